@@ -1,0 +1,299 @@
+"""Shared fixtures for the fluss-c interop suite (pyfluss==1.0.0 from PyPI).
+
+Environment:
+  FLUSS_SERVER    = ours (default) | reference
+  FLUSS_BOOTSTRAP = host:port of the coordinator (required for `reference`)
+  FLUSSD          = path of our server binary (default <repo>/build/flussd)
+
+With `ours` the session fixture starts
+  flussd --data-dir <tmp> -D bind.listeners=FLUSS://127.0.0.1:<p1>
+         -D tablet-server.bind.listeners=FLUSS://127.0.0.1:<p2>
+waits until both ports accept TCP, and stops it by PID (SIGTERM, then
+SIGKILL).  With `reference` nothing is started: the suite connects to
+FLUSS_BOOTSTRAP.
+"""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+import fluss
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER_KIND = os.environ.get("FLUSS_SERVER", "ours").strip().lower() or "ours"
+if SERVER_KIND not in ("ours", "reference"):
+    raise pytest.UsageError(f"FLUSS_SERVER must be 'ours' or 'reference', not {SERVER_KIND!r}")
+IS_OURS = SERVER_KIND == "ours"
+IS_REFERENCE = SERVER_KIND == "reference"
+
+START_TIMEOUT_S = 10.0
+
+ours_only = pytest.mark.skipif(
+    not IS_OURS, reason="needs a server the suite controls (FLUSS_SERVER=reference)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "ours_only: test needs FLUSS_SERVER=ours")
+
+
+def pytest_report_header(config):
+    return f"fluss interop: FLUSS_SERVER={SERVER_KIND} pyfluss={fluss.__version__}"
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def unique(prefix: str) -> str:
+    """A database/table name unique per call (suite can rerun on one server)."""
+    return f"it_{prefix}_{uuid.uuid4().hex[:10]}"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def assert_recent_ms(ts: int, what: str = "time", slack_ms: int = 60_000):
+    """`ts` is epoch milliseconds within a minute of now."""
+    n = now_ms()
+    assert isinstance(ts, int), f"{what} is not an int: {ts!r}"
+    assert abs(n - ts) <= slack_ms, f"{what}={ts} is not within {slack_ms} ms of now ({n})"
+
+
+_API_MSG = re.compile(r'ApiError \{ code: (-?\d+), message: "(.*)" \}', re.S)
+
+
+def server_message(err: "fluss.FlussError") -> str:
+    """The server's error_message as carried inside pyfluss' FlussError.
+
+    pyfluss renders server errors as
+      'Fluss API Error: ApiError { code: N, message: "..." }'.
+    Falls back to the whole message if that shape is not found.
+    """
+    m = _API_MSG.search(err.message or "")
+    return m.group(2) if m else (err.message or "")
+
+
+async def expect_error(code: int, awaitable):
+    """Await `awaitable`, require a FlussError with exactly `code` and a
+    non-empty message. Returns the error."""
+    with pytest.raises(fluss.FlussError) as ei:
+        await awaitable
+    err = ei.value
+    assert err.error_code == code, (
+        f"expected error code {code}, got {err.error_code}: {err.message}")
+    assert err.message and err.message.strip(), "error message is empty"
+    assert server_message(err).strip(), f"server error message is empty: {err.message!r}"
+    return err
+
+
+def wait_ports(host, ports, proc=None, timeout=START_TIMEOUT_S, err_path=None):
+    deadline = time.monotonic() + timeout
+    pending = list(ports)
+    while pending:
+        if proc is not None and proc.poll() is not None:
+            pytest.fail(f"flussd exited with code {proc.returncode} during start-up; "
+                        f"stderr:\n{_read_tail(err_path)}", pytrace=False)
+        port = pending[0]
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                pending.pop(0)
+                continue
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(f"flussd did not accept TCP on {host}:{pending} within "
+                        f"{timeout}s; stderr:\n{_read_tail(err_path)}", pytrace=False)
+        time.sleep(0.05)
+
+
+def _read_tail(path, limit=8000):
+    if not path:
+        return "<no stderr file>"
+    try:
+        data = Path(path).read_text(errors="replace")
+    except OSError as e:
+        return f"<cannot read {path}: {e}>"
+    return data[-limit:]
+
+
+def free_ports(n: int):
+    socks, ports = [], []
+    try:
+        while len(ports) < n:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+            ports.append(s.getsockname()[1])
+    finally:
+        for s in socks:
+            s.close()
+    return ports
+
+
+# ---------------------------------------------------------------------------
+# the server under test
+# ---------------------------------------------------------------------------
+
+class OurServer:
+    """Our flussd, started and stopped by PID."""
+
+    def __init__(self, binary: Path, data_dir: Path, log_dir: Path):
+        self.binary = binary
+        self.data_dir = data_dir
+        self.log_dir = log_dir
+        self.host = "127.0.0.1"
+        self.coordinator_port, self.tablet_port = free_ports(2)
+        self.proc = None
+        self.starts = 0
+        self.err_path = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.coordinator_port}"
+
+    @property
+    def tablet_address(self):
+        return self.host, self.tablet_port
+
+    def start(self):
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        self.starts += 1
+        self.err_path = self.log_dir / f"flussd.{self.starts}.stderr"
+        out_path = self.log_dir / f"flussd.{self.starts}.stdout"
+        cmd = [str(self.binary), "--data-dir", str(self.data_dir),
+               "-D", f"bind.listeners=FLUSS://{self.host}:{self.coordinator_port}",
+               "-D", f"tablet-server.bind.listeners=FLUSS://{self.host}:{self.tablet_port}"]
+        with open(out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=err,
+                                         stdin=subprocess.DEVNULL)
+        wait_ports(self.host, [self.coordinator_port, self.tablet_port],
+                   proc=self.proc, err_path=self.err_path)
+
+    def _signal_and_wait(self, sig, timeout):
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        os.kill(self.proc.pid, sig)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self, timeout: float = 10.0):
+        """SIGTERM, then SIGKILL if it does not exit in time. Returns exit code."""
+        rc = self._signal_and_wait(signal.SIGTERM, timeout)
+        if rc is None and self.proc is not None and self.proc.poll() is None:
+            rc = self._signal_and_wait(signal.SIGKILL, 10.0)
+        return rc
+
+    def kill9(self):
+        return self._signal_and_wait(signal.SIGKILL, 10.0)
+
+    def restart(self, hard: bool = False):
+        """Stop (SIGTERM, or SIGKILL when hard) and start again on the same
+        data dir and ports."""
+        if hard:
+            self.kill9()
+        else:
+            self.stop()
+        self.start()
+
+    def is_running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stderr_tail(self):
+        return _read_tail(self.err_path)
+
+
+class ReferenceServer:
+    def __init__(self, bootstrap: str):
+        self.bootstrap = bootstrap
+        host, _, port = bootstrap.rpartition(":")
+        self.host = host
+        self.coordinator_port = int(port)
+        self.tablet_port = None  # learned from get_server_nodes when needed
+
+    def is_running(self) -> bool:
+        return True
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    if IS_REFERENCE:
+        bootstrap = os.environ.get("FLUSS_BOOTSTRAP")
+        if not bootstrap:
+            pytest.fail("FLUSS_SERVER=reference needs FLUSS_BOOTSTRAP=host:port", pytrace=False)
+        yield ReferenceServer(bootstrap)
+        return
+
+    binary = Path(os.environ.get("FLUSSD", REPO / "build" / "flussd"))
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        pytest.fail(f"server binary {binary} not found or not executable "
+                    f"(build it, or set FLUSSD=...)", pytrace=False)
+    base = tmp_path_factory.mktemp("flussd")
+    data_dir = base / "data"
+    data_dir.mkdir()
+    srv = OurServer(binary, data_dir, base)
+    srv.start()
+    try:
+        yield srv
+    finally:
+        rc = srv.stop()
+        # A clean SIGTERM shutdown should exit 0; not asserted here (a fixture
+        # teardown failure would be reported against an unrelated test).
+        if rc not in (0, None, -signal.SIGTERM):
+            print(f"flussd exited with {rc}; stderr tail:\n{srv.stderr_tail()}")
+
+
+@pytest.fixture
+def our_server(server):
+    """The session server when it is ours (tests using it are skipped
+    against the reference)."""
+    if not IS_OURS:
+        pytest.skip("needs FLUSS_SERVER=ours (the suite must control the process)")
+    if not server.is_running():
+        server.start()
+    return server
+
+
+def make_config(bootstrap: str) -> "fluss.Config":
+    return fluss.Config({"bootstrap.servers": bootstrap})
+
+
+async def connect(bootstrap: str) -> "fluss.FlussConnection":
+    return await fluss.FlussConnection.create(make_config(bootstrap))
+
+
+@pytest.fixture
+async def conn(server):
+    c = await connect(server.bootstrap)
+    try:
+        yield c
+    finally:
+        await c.close()
+
+
+@pytest.fixture
+async def admin(conn):
+    return conn.get_admin()
+
+
+@pytest.fixture
+async def db(admin):
+    """A fresh database, dropped (cascade) after the test."""
+    name = unique("db")
+    await admin.create_database(name, ignore_if_exists=False)
+    try:
+        yield name
+    finally:
+        try:
+            await admin.drop_database(name, ignore_if_not_exists=True, cascade=True)
+        except Exception:  # server may have been restarted/killed by the test
+            pass
