@@ -14,7 +14,6 @@ FLUSS_BOOTSTRAP.
 """
 
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -67,18 +66,10 @@ def assert_recent_ms(ts: int, what: str = "time", slack_ms: int = 60_000):
     assert abs(n - ts) <= slack_ms, f"{what}={ts} is not within {slack_ms} ms of now ({n})"
 
 
-_API_MSG = re.compile(r'ApiError \{ code: (-?\d+), message: "(.*)" \}', re.S)
-
-
 def server_message(err: "fluss.FlussError") -> str:
-    """The server's error_message as carried inside pyfluss' FlussError.
-
-    pyfluss renders server errors as
-      'Fluss API Error: ApiError { code: N, message: "..." }'.
-    Falls back to the whole message if that shape is not found.
-    """
-    m = _API_MSG.search(err.message or "")
-    return m.group(2) if m else (err.message or "")
+    """The server's error_message. pyfluss 1.0.0 puts it verbatim into
+    FlussError.message (str(err) is 'FlussError(code=N): <message>')."""
+    return err.message or ""
 
 
 async def expect_error(code: int, awaitable):

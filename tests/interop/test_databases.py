@@ -1,9 +1,12 @@
 """Database admin API (CREATE/DROP/LIST/EXISTS/GET_DATABASE_INFO) via pyfluss."""
 
+import json
+
 import pyarrow as pa
 import pytest
 
 import fluss
+import rawwire
 from conftest import assert_recent_ms, expect_error, unique
 
 E = fluss.ErrorCode
@@ -168,3 +171,42 @@ async def test_database_name_limits_accepted(admin):
             assert name in await admin.list_databases()
         finally:
             await admin.drop_database(name, ignore_if_not_exists=True, cascade=True)
+
+
+async def test_raw_invalid_database_json(server, admin):
+    """CREATE_DATABASE with unparseable database_json: the reference answers
+    UNKNOWN_SERVER_ERROR (-1), message "java.io.UncheckedIOException: ...
+    JsonParseException ..." (unlike CREATE_TABLE, which answers 15)."""
+    name = unique("dbjson")
+    body = rawwire.f_bytes(1, name) + rawwire.f_varint(2, 0) + rawwire.f_bytes(3, b"{nope")
+    with rawwire.handshake(server.host, server.coordinator_port) as c:
+        rtype, resp = c.call(rawwire.CREATE_DATABASE, body)
+    assert rtype == rawwire.RESPONSE_ERROR
+    code, msg = rawwire.decode_error(resp)
+    assert code == -1, msg
+    assert "JsonParseException" in msg
+    assert await admin.database_exists(name) is False
+
+
+async def test_raw_create_database_without_json(server, admin):
+    """database_json is optional: no comment, no custom properties."""
+    name = unique("dbraw")
+    body = rawwire.f_bytes(1, name) + rawwire.f_varint(2, 0)
+    try:
+        with rawwire.handshake(server.host, server.coordinator_port) as c:
+            rtype, resp = c.call(rawwire.CREATE_DATABASE, body)
+            assert rtype == rawwire.RESPONSE_SUCCESS, rawwire.decode_error(resp)
+            assert resp == b""
+            rtype, resp = c.call(rawwire.GET_DATABASE_INFO, rawwire.f_bytes(1, name))
+        assert rtype == rawwire.RESPONSE_SUCCESS
+        f = rawwire.decode(resp)
+        assert set(f) == {3, 4, 5}, f  # database_json, created_time, modified_time
+        dj = json.loads(f[3][0])
+        assert dj.get("version") == 1
+        assert dj.get("custom_properties") == {}
+        assert "comment" not in dj
+        info = await admin.get_database_info(name)
+        assert info.get_database_descriptor().comment is None
+        assert info.created_time == rawwire.as_int64(f[4][0])
+    finally:
+        await admin.drop_database(name, ignore_if_not_exists=True, cascade=True)

@@ -229,4 +229,4 @@ async def test_get_table_via_connection(conn, db):
     assert ti.table_id == (await admin.get_table_info(path)).table_id
     assert ti.num_buckets == 2
     assert table.has_primary_key() is True
-    assert table.arrow_schema().names == ["id", "region", "amount"]
+    assert table.arrow_schema.names == ["id", "region", "amount"]

@@ -73,8 +73,13 @@ async def test_bucket_key_not_a_column(admin, db):
 
 @pytest.mark.parametrize("count", [0, -1])
 async def test_bucket_count_not_positive(admin, db, count):
+    # The reference answers UNKNOWN_SERVER_ERROR (-1), not 15: the check is an
+    # unmapped InvalidBucketsException thrown while assigning buckets.
+    # Message: "org.apache.fluss.exception.InvalidBucketsException: Number of
+    # buckets must be larger than 0." (+ a Java stack trace).
     desc = fluss.TableDescriptor(two_cols(), bucket_count=count)
-    await expect_error(15, admin.create_table(fluss.TablePath(db, "t"), desc))
+    err = await expect_error(-1, admin.create_table(fluss.TablePath(db, "t"), desc))
+    assert "Number of buckets must be larger than 0" in err.message
     await assert_no_table(admin, db, "t")
 
 
@@ -117,8 +122,10 @@ def table_json(columns, pk=None, partition_key=(), bucket_key=None, bucket_count
     if pk is not None:
         schema["primary_key"] = list(pk)
     d = {"version": 1, "schema": schema, "partition_key": list(partition_key)}
-    if bucket_key is not None:
-        d["bucket_key"] = list(bucket_key)
+    # Fluss 0.9.1 parses "bucket_key" whenever "bucket_count" is present
+    # (see test_raw_bucket_count_without_bucket_key), so always send both.
+    if bucket_key is not None or bucket_count is not None:
+        d["bucket_key"] = list(bucket_key or [])
     if bucket_count is not None:
         d["bucket_count"] = bucket_count
     d["properties"] = properties or {}
@@ -173,4 +180,28 @@ async def test_raw_bucket_key_contains_partition_key(server, admin, db):
 async def test_raw_duplicate_column_names(server, admin, db):
     tj = table_json([col("a", "INTEGER"), col("a", "STRING")])
     assert_raw_error(raw_create(server, db, "t", tj), 15)
+    await assert_no_table(admin, db, "t")
+
+
+async def test_raw_bucket_count_without_bucket_key(server, admin, db):
+    """The reference requires "bucket_key" when "bucket_count" is present and
+    answers INVALID_TABLE_EXCEPTION (its message is a Java NPE text)."""
+    tj = table_json([col("a", "INTEGER")], bucket_count=2)
+    del tj["bucket_key"]
+    assert_raw_error(raw_create(server, db, "t", tj), 15)
+    await assert_no_table(admin, db, "t")
+
+
+async def test_raw_invalid_json(server, admin, db):
+    """Unparseable table_json: INVALID_TABLE_EXCEPTION; the reference's message
+    is "Failed to parse table descriptor: <Jackson JsonParseException text>"."""
+    msg = assert_raw_error(raw_create(server, db, "t", b"{nope"), 15)
+    assert msg.startswith("Failed to parse table descriptor")
+    await assert_no_table(admin, db, "t")
+
+
+async def test_raw_unknown_data_type(server, admin, db):
+    tj = table_json([col("a", "INTEGER"), col("b", "NO_SUCH_TYPE")])
+    res = raw_create(server, db, "t", tj)
+    assert_raw_error(res, 15)
     await assert_no_table(admin, db, "t")
