@@ -4,6 +4,7 @@ import json
 import socket
 import struct
 
+import pyarrow as pa
 import pytest
 
 import fluss
@@ -62,9 +63,10 @@ async def test_api_versions_tablet_server(tablet_address):
 
 
 def test_api_versions_echoes_request_id(server):
+    body = rawwire.f_bytes(1, "fluss-c-interop") + rawwire.f_bytes(2, "0")
     with rawwire.RawConnection(server.host, server.coordinator_port) as c:
         for rid in (0, 7, 0x7FFFFFFF, -5):
-            c.send_request(rawwire.API_VERSIONS, b"", request_id=rid)
+            c.send_request(rawwire.API_VERSIONS, body, request_id=rid)
             rtype, got, _ = c.recv_response()
             assert (rtype, got) == (rawwire.RESPONSE_SUCCESS, rid)
 
@@ -141,36 +143,64 @@ async def test_missing_required_field(server):
     await assert_server_usable(server)
 
 
-@ours_only
+def assert_closed_cleanly(conn):
+    """The server closes the connection. The reference first sends a
+    SERVER_FAILURE frame (type 2, error -1, Netty exception text); pyfluss
+    cannot parse type 2, so ours may send nothing or a type-1 frame."""
+    data = conn.wait_closed(timeout=10)
+    if data and IS_OURS:
+        assert len(data) >= 5 and data[4] == rawwire.RESPONSE_ERROR, data[:64]
+
+
 async def test_oversized_frame_closes_connection(server):
     with rawwire.RawConnection(server.host, server.coordinator_port) as c:
         # declared length 0x7FFFFFF0 (> 100 MB max request size), a few bytes follow
         c.sock.sendall(struct.pack(">i", 0x7FFFFFF0) + struct.pack(">hhi", 1007, 0, 1))
-        c.wait_closed(timeout=10)
+        assert_closed_cleanly(c)
     await assert_server_usable(server)
 
 
-@ours_only
+async def test_frame_just_over_100mb_closes_connection(server):
+    with rawwire.handshake(server.host, server.coordinator_port) as c:
+        c.sock.sendall(struct.pack(">i", 100 * 1024 * 1024 + 1) + struct.pack(">hhi", 1007, 0, 1))
+        assert_closed_cleanly(c)
+    await assert_server_usable(server)
+
+
 async def test_negative_frame_length_closes_connection(server):
     with rawwire.RawConnection(server.host, server.coordinator_port) as c:
         c.sock.sendall(struct.pack(">i", -1) + b"\x00" * 8)
-        c.wait_closed(timeout=10)
+        assert_closed_cleanly(c)
     await assert_server_usable(server)
 
 
-@ours_only
 async def test_frame_shorter_than_header(server):
-    """A frame too short to hold the 8-byte request header: error or close,
-    and the server stays up."""
+    """A frame too short to hold the 8-byte request header. Reference:
+    SERVER_FAILURE (type 2) + close. Ours: ERROR_RESPONSE 3 or close."""
     with rawwire.RawConnection(server.host, server.coordinator_port) as c:
         c.send_frame(b"\x03\xe8\x00")
         try:
             rtype, _, body = c.recv_response()
-            assert rtype == rawwire.RESPONSE_ERROR
-            assert rawwire.decode_error(body)[0] == 3
         except (rawwire.ConnectionClosed, ConnectionResetError):
             pass
+        else:
+            if IS_OURS:
+                assert rtype == rawwire.RESPONSE_ERROR
+                assert rawwire.decode_error(body)[0] == 3
+            else:
+                assert rtype == rawwire.RESPONSE_SERVER_FAILURE
     await assert_server_usable(server)
+
+
+def test_unsupported_api_version_is_ignored(server):
+    """The reference does not check api_version for admin APIs: a
+    GET_TABLE_INFO with version 5 is served like version 0."""
+    with rawwire.handshake(server.host, server.coordinator_port) as c:
+        rtype, body = c.call(rawwire.GET_TABLE_INFO, rawwire.f_bytes(
+            1, rawwire.table_path_msg("fluss", unique("absent"))), api_version=5)
+    assert rtype == rawwire.RESPONSE_ERROR
+    code, msg = rawwire.decode_error(body)
+    assert code == 7 and msg
 
 
 async def test_client_disconnect_mid_frame(server):
@@ -198,7 +228,7 @@ async def test_raw_table_json_data_types(server, db):
     ]
     tj = {"version": 1,
           "schema": {"version": 1, "columns": columns, "primary_key": ["id"]},
-          "comment": "raw", "partition_key": [], "bucket_count": 2,
+          "comment": "raw", "partition_key": [], "bucket_key": [], "bucket_count": 2,
           "properties": {}, "custom_properties": {"src": "raw"}}
     name = "rawtypes"
     with rawwire.handshake(server.host, server.coordinator_port) as c:
@@ -237,3 +267,30 @@ async def test_raw_table_json_data_types(server, db):
         ("id", "int NOT NULL"), ("ch", "char(5)"), ("ch_nn", "char(1) NOT NULL"),
         ("bin", "binary(3)"), ("t", "time(2)"), ("ts", "timestamp(4)"),
         ("ltz", "timestamp_ltz(7)"), ("dec", "decimal(20,5)"), ("arr", "array<char(2)>")]
+
+
+async def test_tablet_server_answers_read_only_admin(server, db, tablet_address):
+    """The Java client sends read-only admin calls to a tablet server; it must
+    return the same data as the coordinator."""
+    conn = await connect(server.bootstrap)
+    try:
+        await conn.get_admin().create_table(
+            fluss.TablePath(db, "t"),
+            fluss.TableDescriptor(fluss.Schema(pa.schema([pa.field("a", pa.int32())]))))
+    finally:
+        await conn.close()
+    with rawwire.handshake(server.host, server.coordinator_port) as c:
+        _, from_coord = c.get_table_info(db, "t")
+    with rawwire.handshake(*tablet_address) as t:
+        rtype, from_tablet = t.get_table_info(db, "t")
+        assert rtype == rawwire.RESPONSE_SUCCESS, from_tablet
+        assert from_tablet == from_coord
+        rtype, body = t.call(rawwire.DATABASE_EXISTS, rawwire.f_bytes(1, db))
+        assert rtype == rawwire.RESPONSE_SUCCESS and rawwire.decode(body)[1] == [1]
+        rtype, body = t.call(rawwire.LIST_TABLES, rawwire.f_bytes(1, db))
+        assert rtype == rawwire.RESPONSE_SUCCESS and rawwire.decode(body)[1] == [b"t"]
+        rtype, body = t.call(rawwire.TABLE_EXISTS, rawwire.f_bytes(
+            1, rawwire.table_path_msg(db, "nope")))
+        assert rtype == rawwire.RESPONSE_SUCCESS and rawwire.decode(body)[1] == [0]
+        rtype, res = t.get_table_info(db, "nope")
+        assert rtype == rawwire.RESPONSE_ERROR and res[0] == 7 and res[1]
