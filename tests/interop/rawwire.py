@@ -168,7 +168,7 @@ class ConnectionClosed(Exception):
 
 
 class RawConnection:
-    def __init__(self, host: str, port: int, timeout: float = 10.0):
+    def __init__(self, host: str, port: int, timeout: float = 5.0):
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.settimeout(timeout)
         self.next_id = 1
@@ -292,7 +292,7 @@ class RawConnection:
         }
 
 
-def handshake(host: str, port: int, timeout: float = 10.0) -> RawConnection:
+def handshake(host: str, port: int, timeout: float = 5.0) -> RawConnection:
     """Open a raw connection and do the API_VERSIONS exchange like a client."""
     conn = RawConnection(host, port, timeout)
     conn.api_versions()
