@@ -34,9 +34,6 @@ IS_REFERENCE = SERVER_KIND == "reference"
 
 START_TIMEOUT_S = 10.0
 
-ours_only = pytest.mark.skipif(
-    not IS_OURS, reason="needs a server the suite controls (FLUSS_SERVER=reference)")
-
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "ours_only: test needs FLUSS_SERVER=ours")

@@ -1,6 +1,5 @@
 """Raw TCP framing and bad-input robustness (plain sockets, no pyfluss)."""
 
-import json
 import socket
 import struct
 
