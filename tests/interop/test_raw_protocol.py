@@ -8,7 +8,7 @@ import pytest
 
 import fluss
 import rawwire
-from conftest import IS_OURS, connect, unique
+from conftest import IS_OURS, IS_REFERENCE, connect, unique
 
 ours_only = pytest.mark.skipif(
     not IS_OURS, reason="reference (Java) server behaves differently here; "
@@ -191,15 +191,21 @@ async def test_frame_shorter_than_header(server):
     await assert_server_usable(server)
 
 
-def test_unsupported_api_version_is_ignored(server):
+def test_unsupported_api_version(server):
     """The reference does not check api_version for admin APIs: a
-    GET_TABLE_INFO with version 5 is served like version 0."""
+    GET_TABLE_INFO with version 5 is served like version 0. fluss-c answers
+    2 UNSUPPORTED_VERSION for a version outside the advertised range."""
     with rawwire.handshake(server.host, server.coordinator_port) as c:
         rtype, body = c.call(rawwire.GET_TABLE_INFO, rawwire.f_bytes(
             1, rawwire.table_path_msg("fluss", unique("absent"))), api_version=5)
-    assert rtype == rawwire.RESPONSE_ERROR
-    code, msg = rawwire.decode_error(body)
-    assert code == 7 and msg
+        assert rtype == rawwire.RESPONSE_ERROR
+        code, msg = rawwire.decode_error(body)
+        assert code == (7 if IS_REFERENCE else 2) and msg
+        # the connection still serves a request with a good version
+        rtype, body = c.call(rawwire.GET_TABLE_INFO, rawwire.f_bytes(
+            1, rawwire.table_path_msg("fluss", unique("absent"))))
+        assert rtype == rawwire.RESPONSE_ERROR
+        assert rawwire.decode_error(body)[0] == 7
 
 
 async def test_client_disconnect_mid_frame(server):

@@ -1,0 +1,200 @@
+/*
+ * client_conn.c — blocking Fluss connection (client_conn.h). Responses are
+ * read whole (4-byte length first) with a frame cap, and matched to the
+ * request id; this client keeps one request in flight.
+ */
+#include "client_conn.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common_alloc.h"
+#include "common_buf.h"
+#include "common_time.h"
+#include "fluss_api.pb-c.h"
+#include "proto_api.h"
+#include "proto_frame.h"
+
+#define FL_CLIENT_FRAME_MAX (512u * 1024 * 1024)
+
+int fl_client_parse_hostport(const char *s, char *host, size_t host_cap, int *port,
+                             fl_error_t *err) {
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s || (size_t)(colon - s) >= host_cap)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "expected host:port, got '%s'", s);
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (*end || p <= 0 || p > 65535)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "bad port in '%s'", s);
+    *port = (int)p;
+    return 0;
+}
+
+static int fl_wait(int fd, short events, int64_t deadline, fl_error_t *err) {
+    for (;;) {
+        int64_t left = deadline - fl_time_mono_ms();
+        if (left <= 0) return fl_err_set(err, FLUSS_ERR__TIMED_OUT, "timed out waiting for the server");
+        struct pollfd p = {fd, events, 0};
+        int rc = poll(&p, 1, (int)left);
+        if (rc > 0) return 0;
+        if (rc < 0 && errno != EINTR)
+            return fl_err_set(err, FLUSS_ERR__TRANSPORT, "poll: %s", strerror(errno));
+    }
+}
+
+int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int timeout_ms,
+                        fl_error_t *err) {
+    memset(c, 0, sizeof(*c));
+    c->fd = -1;
+    c->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
+    char portstr[16];
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_socktype = SOCK_STREAM;
+    int gai = getaddrinfo(host, portstr, &hints, &res);
+    if (gai != 0)
+        return fl_err_set(err, FLUSS_ERR__TRANSPORT, "resolve %s: %s", host, gai_strerror(gai));
+    int rc = FLUSS_ERR__TRANSPORT;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) continue;
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+            c->fd = fd;
+            rc = 0;
+            break;
+        }
+        fl_err_set(err, FLUSS_ERR__TRANSPORT, "connect %s:%d: %s", host, port, strerror(errno));
+        close(fd);
+    }
+    freeaddrinfo(res);
+    if (rc) return rc;
+    int one = 1;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+
+    Fluss__ApiVersionsRequest req = FLUSS__API_VERSIONS_REQUEST__INIT;
+    req.client_software_name = "fluss-c";
+    req.client_software_version = "0.1.0";
+    ProtobufCMessage *resp = NULL;
+    rc = fl_client_conn_call(c, FL_API_API_VERSIONS, &req.base,
+                             &fluss__api_versions_response__descriptor, &resp, err);
+    if (rc) {
+        fl_client_conn_close(c);
+        return rc;
+    }
+    Fluss__ApiVersionsResponse *av = (Fluss__ApiVersionsResponse *)resp;
+    c->server_type = av->has_server_type ? av->server_type : 0;
+    protobuf_c_message_free_unpacked(resp, NULL);
+    return 0;
+}
+
+void fl_client_conn_close(fl_client_conn_t *c) {
+    if (c->fd >= 0) close(c->fd);
+    c->fd = -1;
+}
+
+static int fl_send_all(fl_client_conn_t *c, const uint8_t *p, size_t n, int64_t deadline,
+                       fl_error_t *err) {
+    while (n > 0) {
+        int rc = fl_wait(c->fd, POLLOUT, deadline, err);
+        if (rc) return rc;
+        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return fl_err_set(err, FLUSS_ERR__TRANSPORT, "send: %s", strerror(errno));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int fl_recv_all(fl_client_conn_t *c, uint8_t *p, size_t n, int64_t deadline,
+                       fl_error_t *err) {
+    while (n > 0) {
+        int rc = fl_wait(c->fd, POLLIN, deadline, err);
+        if (rc) return rc;
+        ssize_t r = recv(c->fd, p, n, 0);
+        if (r == 0) return fl_err_set(err, FLUSS_ERR__TRANSPORT, "the server closed the connection");
+        if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return fl_err_set(err, FLUSS_ERR__TRANSPORT, "recv: %s", strerror(errno));
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+int fl_client_conn_call(fl_client_conn_t *c, int16_t api_key, const ProtobufCMessage *req,
+                        const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
+                        fl_error_t *err) {
+    *resp = NULL;
+    if (c->fd < 0) return fl_err_set(err, FLUSS_ERR__TRANSPORT, "not connected");
+    int64_t deadline = fl_time_mono_ms() + c->timeout_ms;
+    int32_t rid = c->next_request_id;
+    c->next_request_id = (c->next_request_id + 1) & 0x7FFFFFFF;
+    size_t n = protobuf_c_message_get_packed_size(req);
+    fl_buf_t frame;
+    fl_buf_init(&frame);
+    fl_frame_put_request_header(&frame, api_key, 0, rid, n);
+    protobuf_c_message_pack(req, fl_buf_reserve(&frame, n));
+    frame.len += n;
+    int rc = fl_send_all(c, frame.data, frame.len, deadline, err);
+    fl_buf_free(&frame);
+    if (rc) goto broken;
+
+    uint8_t lenbuf[4];
+    if ((rc = fl_recv_all(c, lenbuf, 4, deadline, err))) goto broken;
+    uint32_t flen = fl_get_be32(lenbuf);
+    if (flen > FL_CLIENT_FRAME_MAX || flen < 1) {
+        rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "bad response frame length %u", flen);
+        goto broken;
+    }
+    uint8_t *body = fl_try_malloc(flen + 4);
+    if (!body) {
+        rc = fl_err_set(err, FLUSS_ERR__NO_MEMORY, "no memory for a %u-byte response", flen);
+        goto broken;
+    }
+    memcpy(body, lenbuf, 4);
+    if ((rc = fl_recv_all(c, body + 4, flen, deadline, err))) {
+        fl_free(body);
+        goto broken;
+    }
+    fl_frame_response_t fr;
+    if (fl_frame_parse_response(body, flen + 4, &fr) != FL_FRAME_OK || fr.request_id != rid) {
+        fl_free(body);
+        rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "unexpected response frame");
+        goto broken;
+    }
+    if (fr.type != FL_RESPONSE_SUCCESS) {
+        Fluss__ErrorResponse *er = fluss__error_response__unpack(NULL, fr.body_len, fr.body);
+        if (!er) {
+            fl_free(body);
+            rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "undecodable error response");
+            goto broken;
+        }
+        rc = fl_err_set(err, er->error_code, "%s",
+                        er->error_message ? er->error_message : fl_err_default_message(er->error_code));
+        fluss__error_response__free_unpacked(er, NULL);
+        fl_free(body);
+        if (fr.type == FL_RESPONSE_SERVER_FAILURE) fl_client_conn_close(c);
+        return rc;
+    }
+    *resp = protobuf_c_message_unpack(resp_desc, NULL, fr.body_len, fr.body);
+    fl_free(body);
+    if (!*resp) return fl_err_set(err, FLUSS_ERR__CORRUPT, "undecodable response");
+    return 0;
+broken:
+    fl_client_conn_close(c);
+    return rc;
+}

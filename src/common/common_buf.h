@@ -1,0 +1,45 @@
+/*
+ * common_buf.h — a growable byte buffer and big-endian helpers for the RPC
+ * framing. fl_buf_t owns its bytes; _reset keeps the capacity for reuse.
+ */
+#ifndef FL_COMMON_BUF_H
+#define FL_COMMON_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fl_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} fl_buf_t;
+
+void fl_buf_init(fl_buf_t *b);
+void fl_buf_reset(fl_buf_t *b);
+void fl_buf_free(fl_buf_t *b);
+/* Ensures room for n more bytes and returns a pointer to them. */
+uint8_t *fl_buf_reserve(fl_buf_t *b, size_t n);
+/* Same, but returns NULL instead of aborting when the allocation fails. */
+uint8_t *fl_buf_try_reserve(fl_buf_t *b, size_t n);
+void fl_buf_append(fl_buf_t *b, const void *p, size_t n);
+void fl_buf_put_u8(fl_buf_t *b, uint8_t v);
+void fl_buf_put_be16(fl_buf_t *b, uint16_t v);
+void fl_buf_put_be32(fl_buf_t *b, uint32_t v);
+/* Drops the first n bytes. */
+void fl_buf_consume(fl_buf_t *b, size_t n);
+
+static inline uint16_t fl_get_be16(const uint8_t *p) {
+    return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
+}
+static inline uint32_t fl_get_be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+           (uint32_t)p[3];
+}
+static inline void fl_put_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * common_error.c — names and default messages of error codes, from the one
+ * X-macro table in fluss_errors.h.
+ */
+#include "common_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int fl_err_set(fl_error_t *err, int code, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err->code = code;
+        vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+void fl_err_clear(fl_error_t *err) {
+    if (err) {
+        err->code = 0;
+        err->msg[0] = '\0';
+    }
+}
+
+const char *fl_err_name(int code) {
+    switch (code) {
+#define FL_ERR_NAME_(name, c, msg) \
+    case c:                        \
+        return #name;
+        FLUSS_ERROR_TABLE(FL_ERR_NAME_)
+#undef FL_ERR_NAME_
+    default:
+        return "UNKNOWN_ERROR_CODE";
+    }
+}
+
+const char *fl_err_default_message(int code) {
+    switch (code) {
+#define FL_ERR_MSG_(name, c, msg) \
+    case c:                       \
+        return msg;
+        FLUSS_ERROR_TABLE(FL_ERR_MSG_)
+#undef FL_ERR_MSG_
+    default:
+        return "Unknown error code";
+    }
+}

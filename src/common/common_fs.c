@@ -1,0 +1,124 @@
+/*
+ * common_fs.c — durable file helpers (see common_fs.h).
+ */
+#include "common_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common_alloc.h"
+
+int fl_fs_mkdirs(const char *path, fl_error_t *err) {
+    char *p = fl_strdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) goto fail;
+        *s = '/';
+    }
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) goto fail;
+    fl_free(p);
+    return 0;
+fail:
+    fl_err_set(err, FLUSS_ERR__IO, "mkdir %s: %s", p, strerror(errno));
+    fl_free(p);
+    return FLUSS_ERR__IO;
+}
+
+int fl_fs_fsync_dir(const char *dir, fl_error_t *err) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return fl_err_set(err, FLUSS_ERR__IO, "open %s: %s", dir, strerror(errno));
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0) return fl_err_set(err, FLUSS_ERR__IO, "fsync %s: %s", dir, strerror(e));
+    return 0;
+}
+
+static int fl_fs_write_full(int fd, const uint8_t *p, size_t len) {
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int fl_fs_write_atomic(const char *path, const void *data, size_t len,
+                       fl_error_t *err) {
+    size_t plen = strlen(path);
+    char *tmp = fl_malloc(plen + 5);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    char *dir = fl_strdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir) slash[1] = '\0';
+    else if (slash) *slash = '\0';
+    else strcpy(dir, ".");
+
+    int rc = FLUSS_ERR__IO;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fl_err_set(err, rc, "open %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    if (fl_fs_write_full(fd, data, len) != 0) {
+        fl_err_set(err, rc, "write %s: %s", tmp, strerror(errno));
+        close(fd);
+        goto done;
+    }
+    if (fsync(fd) != 0) {
+        fl_err_set(err, rc, "fsync %s: %s", tmp, strerror(errno));
+        close(fd);
+        goto done;
+    }
+    close(fd);
+    if (rename(tmp, path) != 0) {
+        fl_err_set(err, rc, "rename %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    rc = fl_fs_fsync_dir(dir, err);
+done:
+    fl_free(tmp);
+    fl_free(dir);
+    return rc;
+}
+
+int fl_fs_read_all(const char *path, size_t max_bytes, fl_buf_t *out,
+                   int *missing, fl_error_t *err) {
+    if (missing) *missing = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT && missing) *missing = 1;
+        return fl_err_set(err, FLUSS_ERR__IO, "open %s: %s", path, strerror(errno));
+    }
+    size_t total = 0;
+    for (;;) {
+        uint8_t *dst = fl_buf_reserve(out, 65536);
+        ssize_t n = read(fd, dst, 65536);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(fd);
+            return fl_err_set(err, FLUSS_ERR__IO, "read %s: %s", path, strerror(e));
+        }
+        if (n == 0) break;
+        out->len += (size_t)n;
+        total += (size_t)n;
+        if (total > max_bytes) {
+            close(fd);
+            return fl_err_set(err, FLUSS_ERR__IO, "%s is larger than %zu bytes", path,
+                              max_bytes);
+        }
+    }
+    close(fd);
+    return 0;
+}

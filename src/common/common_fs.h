@@ -1,0 +1,25 @@
+/*
+ * common_fs.h — durable file helpers. fl_fs_write_atomic replaces a file so
+ * that after a crash at any instant the path holds either the old or the new
+ * content, never a mix: write a temporary, fsync it, rename over the path,
+ * fsync the directory. A failed fsync is reported, never retried.
+ */
+#ifndef FL_COMMON_FS_H
+#define FL_COMMON_FS_H
+
+#include <stddef.h>
+
+#include "common_buf.h"
+#include "common_error.h"
+
+int fl_fs_mkdirs(const char *path, fl_error_t *err);
+int fl_fs_write_atomic(const char *path, const void *data, size_t len,
+                       fl_error_t *err);
+/* Reads a whole file of at most max_bytes into out (appended).
+ * Returns FLUSS_ERR__IO with errno-style message; a missing file gives
+ * FLUSS_ERR__IO with *missing set to 1 when missing is not NULL. */
+int fl_fs_read_all(const char *path, size_t max_bytes, fl_buf_t *out,
+                   int *missing, fl_error_t *err);
+int fl_fs_fsync_dir(const char *dir, fl_error_t *err);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * coordinator_catalog.c — database and table DDL on the coordinator (see
+ * coordinator_catalog.h). Order of checks follows the reference: names,
+ * descriptor parse, defaults, validation, then existence.
+ */
+#include "coordinator_catalog.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common_alloc.h"
+#include "common_time.h"
+#include "types_table.h"
+
+int fl_catalog_init(fl_catalog_t *cat, fl_metastore_t *ms, const fl_table_defaults_t *defaults,
+                    const int32_t *tablet_ids, size_t tablet_count, fl_error_t *err) {
+    memset(cat, 0, sizeof(*cat));
+    cat->ms = ms;
+    cat->defaults = *defaults;
+    if (tablet_count > FL_CATALOG_TABLET_SERVERS_MAX) tablet_count = FL_CATALOG_TABLET_SERVERS_MAX;
+    cat->tablet_count = tablet_count;
+    memcpy(cat->tablet_ids, tablet_ids, tablet_count * sizeof(int32_t));
+    if (ms->ops->db_count(ms) == 0)
+        return fl_catalog_create_database(cat, FL_CATALOG_DEFAULT_DATABASE, NULL, 0, true, err);
+    return 0;
+}
+
+int fl_catalog_create_database(fl_catalog_t *cat, const char *name, const uint8_t *json,
+                               size_t json_len, bool ignore_if_exists, fl_error_t *err) {
+    int rc = fl_name_check(name, "Database", FLUSS_ERR_INVALID_DATABASE_EXCEPTION, err);
+    if (rc) return rc;
+    fl_database_desc_t desc;
+    if ((rc = fl_database_desc_from_bytes(json, json_len, &desc, err))) return rc;
+    if (cat->ms->ops->db_get(cat->ms, name)) {
+        fl_database_desc_free(&desc);
+        if (ignore_if_exists) return 0;
+        return fl_err_set(err, FLUSS_ERR_DATABASE_ALREADY_EXIST, "Database %s already exists.",
+                          name);
+    }
+    char *text = fl_database_desc_dumps(&desc);
+    fl_database_desc_free(&desc);
+    int64_t now = fl_time_wall_ms();
+    fl_ms_database_t db = {.name = (char *)name, .json = text, .created_ms = now,
+                           .modified_ms = now};
+    rc = cat->ms->ops->db_create(cat->ms, &db, err);
+    free(text);
+    return rc;
+}
+
+size_t fl_catalog_table_count(fl_catalog_t *cat, const char *db) {
+    size_t n = 0;
+    for (size_t i = 0; i < cat->ms->ops->table_count(cat->ms); i++)
+        if (strcmp(cat->ms->ops->table_at(cat->ms, i)->database, db) == 0) n++;
+    return n;
+}
+
+int fl_catalog_drop_database(fl_catalog_t *cat, const char *name, bool ignore_if_not_exists,
+                             bool cascade, fl_error_t *err) {
+    if (!cat->ms->ops->db_get(cat->ms, name)) {
+        if (ignore_if_not_exists) return 0;
+        return fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database %s does not exist.", name);
+    }
+    if (!cascade && fl_catalog_table_count(cat, name) > 0)
+        return fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EMPTY, "Database %s is not empty.", name);
+    return cat->ms->ops->db_drop(cat->ms, name, err);
+}
+
+static int fl_catalog_assign(fl_catalog_t *cat, const fl_table_desc_t *d, int64_t table_id,
+                             fl_ms_table_t *t, fl_error_t *err) {
+    if (d->partition_keys.count > 0) return 0; /* partitions get buckets when created */
+    long rf = strtol(fl_kvlist_get(&d->properties, "table.replication.factor"), NULL, 10);
+    if (rf > (long)cat->tablet_count || rf > FL_REPLICAS_MAX)
+        return fl_err_set(err, FLUSS_ERR_INVALID_REPLICATION_FACTOR,
+                          "Replication factor: %ld larger than available tablet servers: %zu.",
+                          rf, cat->tablet_count);
+    t->bucket_count = d->bucket_count;
+    t->buckets = fl_calloc((size_t)d->bucket_count, sizeof(fl_ms_bucket_t));
+    /* Round robin like the reference, starting from a table-dependent server. */
+    for (int32_t b = 0; b < d->bucket_count; b++) {
+        fl_ms_bucket_t *bk = &t->buckets[b];
+        bk->replica_count = (int32_t)rf;
+        for (long r = 0; r < rf; r++)
+            bk->replicas[r] =
+                cat->tablet_ids[(size_t)((uint64_t)(table_id + b + r) % cat->tablet_count)];
+        bk->leader = bk->replicas[0];
+        bk->leader_epoch = 0;
+    }
+    return 0;
+}
+
+int fl_catalog_create_table(fl_catalog_t *cat, const char *db, const char *name,
+                            const uint8_t *json, size_t json_len, bool ignore_if_exists,
+                            fl_error_t *err) {
+    int rc = fl_name_check(db, "Database", FLUSS_ERR_INVALID_DATABASE_EXCEPTION, err);
+    if (!rc) rc = fl_name_check(name, "Table", FLUSS_ERR_INVALID_TABLE_EXCEPTION, err);
+    if (rc) return rc;
+    fl_table_desc_t d;
+    if ((rc = fl_table_desc_from_bytes(json, json_len, &d, err))) return rc;
+    fl_ms_table_t t;
+    memset(&t, 0, sizeof(t));
+    char *table_json = NULL, *schema_json = NULL;
+    if ((rc = fl_table_normalize(&d, err))) goto done;
+    if ((rc = fl_table_apply_defaults(&d, &cat->defaults, err))) goto done;
+    if ((rc = fl_table_validate(&d, &cat->defaults, err))) goto done;
+    if (!cat->ms->ops->db_get(cat->ms, db)) {
+        rc = fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database %s does not exist.", db);
+        goto done;
+    }
+    if (cat->ms->ops->table_get(cat->ms, db, name)) {
+        if (!ignore_if_exists)
+            rc = fl_err_set(err, FLUSS_ERR_TABLE_ALREADY_EXIST, "Table %s.%s already exists.", db,
+                            name);
+        goto done;
+    }
+    if ((rc = cat->ms->ops->next_id(cat->ms, FL_MS_COUNTER_TABLE_ID, &t.table_id, err))) goto done;
+    if ((rc = fl_catalog_assign(cat, &d, t.table_id, &t, err))) goto done;
+    table_json = fl_table_desc_dumps(&d);
+    json_t *sj = fl_schema_to_json(&d.schema);
+    schema_json = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(sj);
+    t.database = (char *)db;
+    t.name = (char *)name;
+    t.schema_id = 1;
+    t.table_json = table_json;
+    t.schema_count = 1;
+    t.schema_jsons = &schema_json;
+    t.created_ms = t.modified_ms = fl_time_wall_ms();
+    rc = cat->ms->ops->table_create(cat->ms, &t, err);
+done:
+    fl_free(t.buckets);
+    free(table_json);
+    free(schema_json);
+    fl_table_desc_free(&d);
+    return rc;
+}
+
+int fl_catalog_drop_table(fl_catalog_t *cat, const char *db, const char *name,
+                          bool ignore_if_not_exists, fl_error_t *err) {
+    if (!cat->ms->ops->table_get(cat->ms, db, name)) {
+        if (ignore_if_not_exists) return 0;
+        return fl_err_set(err, FLUSS_ERR_TABLE_NOT_EXIST, "Table %s.%s does not exist.", db, name);
+    }
+    return cat->ms->ops->table_drop(cat->ms, db, name, err);
+}
+
+const fl_ms_table_t *fl_catalog_get_table(fl_catalog_t *cat, const char *db, const char *name,
+                                          fl_error_t *err) {
+    const fl_ms_table_t *t = cat->ms->ops->table_get(cat->ms, db, name);
+    if (!t) fl_err_set(err, FLUSS_ERR_TABLE_NOT_EXIST, "Table '%s.%s' does not exist.", db, name);
+    return t;
+}

@@ -1,0 +1,51 @@
+/*
+ * coordinator_catalog.h — databases and tables as the coordinator manages
+ * them (CoordinatorService + MetadataManager in Fluss): create/drop with
+ * Fluss's checks and error codes, table ids and schema ids, creation times,
+ * and the bucket → replica assignment of a new table. Reads go straight to
+ * the metastore views.
+ *
+ * Thread rule: the coordinator's loop thread only.
+ */
+#ifndef FL_COORDINATOR_CATALOG_H
+#define FL_COORDINATOR_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common_error.h"
+#include "coordinator_table_check.h"
+#include "metastore.h"
+
+#define FL_CATALOG_DEFAULT_DATABASE "fluss"
+#define FL_CATALOG_TABLET_SERVERS_MAX 64
+
+typedef struct fl_catalog {
+    fl_metastore_t *ms;
+    fl_table_defaults_t defaults;
+    size_t tablet_count;
+    int32_t tablet_ids[FL_CATALOG_TABLET_SERVERS_MAX]; /* live tablet servers */
+} fl_catalog_t;
+
+/* Creates the default database when the store has no database at all. */
+int fl_catalog_init(fl_catalog_t *cat, fl_metastore_t *ms, const fl_table_defaults_t *defaults,
+                    const int32_t *tablet_ids, size_t tablet_count, fl_error_t *err);
+
+int fl_catalog_create_database(fl_catalog_t *cat, const char *name, const uint8_t *json,
+                               size_t json_len, bool ignore_if_exists, fl_error_t *err);
+int fl_catalog_drop_database(fl_catalog_t *cat, const char *name, bool ignore_if_not_exists,
+                             bool cascade, fl_error_t *err);
+/* Number of tables in a database. */
+size_t fl_catalog_table_count(fl_catalog_t *cat, const char *db);
+
+int fl_catalog_create_table(fl_catalog_t *cat, const char *db, const char *name,
+                            const uint8_t *json, size_t json_len, bool ignore_if_exists,
+                            fl_error_t *err);
+int fl_catalog_drop_table(fl_catalog_t *cat, const char *db, const char *name,
+                          bool ignore_if_not_exists, fl_error_t *err);
+/* The table or NULL with TABLE_NOT_EXIST set in err. */
+const fl_ms_table_t *fl_catalog_get_table(fl_catalog_t *cat, const char *db, const char *name,
+                                          fl_error_t *err);
+
+#endif

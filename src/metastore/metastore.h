@@ -1,0 +1,91 @@
+/*
+ * metastore.h — the cluster metadata store: databases, tables with their
+ * schemas and bucket assignment, and the durable id counters (table ids,
+ * partition ids, writer ids). One interface, several backends: the
+ * embedded one (metastore_embedded.c, local mode) and later ZooKeeper.
+ * Nothing above this header knows which backend runs.
+ *
+ * Thread rule: a metastore is used by one thread (the coordinator's loop).
+ * Getters return views owned by the store, valid until the next mutation.
+ * Every mutation is durable when it returns 0.
+ */
+#ifndef FL_METASTORE_H
+#define FL_METASTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common_error.h"
+
+#define FL_REPLICAS_MAX 16
+
+typedef struct fl_ms_database {
+    char *name;
+    char *json; /* DatabaseDescriptor JSON */
+    int64_t created_ms;
+    int64_t modified_ms;
+} fl_ms_database_t;
+
+typedef struct fl_ms_bucket {
+    int32_t leader;
+    int32_t leader_epoch;
+    int32_t replica_count;
+    int32_t replicas[FL_REPLICAS_MAX];
+} fl_ms_bucket_t;
+
+typedef struct fl_ms_table {
+    char *database;
+    char *name;
+    int64_t table_id;
+    int32_t schema_id;   /* latest schema id, first is 1 */
+    char *table_json;    /* TableDescriptor JSON, defaults applied */
+    size_t schema_count; /* schema_jsons[i] is schema id i + 1 */
+    char **schema_jsons;
+    int64_t created_ms;
+    int64_t modified_ms;
+    int32_t bucket_count; /* entries in buckets; 0 for partitioned tables */
+    fl_ms_bucket_t *buckets;
+} fl_ms_table_t;
+
+enum fl_ms_counter {
+    FL_MS_COUNTER_TABLE_ID = 0,
+    FL_MS_COUNTER_PARTITION_ID,
+    FL_MS_COUNTER_WRITER_ID,
+    FL_MS_COUNTER_COUNT
+};
+
+typedef struct fl_metastore fl_metastore_t;
+
+struct fl_metastore_ops {
+    void (*close)(fl_metastore_t *ms);
+    size_t (*db_count)(fl_metastore_t *ms);
+    const fl_ms_database_t *(*db_at)(fl_metastore_t *ms, size_t i);
+    const fl_ms_database_t *(*db_get)(fl_metastore_t *ms, const char *name);
+    int (*db_create)(fl_metastore_t *ms, const fl_ms_database_t *db, fl_error_t *err);
+    /* Drops the database and every table in it. */
+    int (*db_drop)(fl_metastore_t *ms, const char *name, fl_error_t *err);
+    size_t (*table_count)(fl_metastore_t *ms);
+    const fl_ms_table_t *(*table_at)(fl_metastore_t *ms, size_t i);
+    const fl_ms_table_t *(*table_get)(fl_metastore_t *ms, const char *db, const char *name);
+    const fl_ms_table_t *(*table_by_id)(fl_metastore_t *ms, int64_t table_id);
+    /* Copies *t into the store. */
+    int (*table_create)(fl_metastore_t *ms, const fl_ms_table_t *t, fl_error_t *err);
+    int (*table_drop)(fl_metastore_t *ms, const char *db, const char *name, fl_error_t *err);
+    /* Returns the next value of a counter (first is 0) in *out. */
+    int (*next_id)(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out, fl_error_t *err);
+};
+
+struct fl_metastore {
+    const struct fl_metastore_ops *ops;
+};
+
+/* Opens (creating if needed) the embedded store in dir. A store file that
+ * cannot be read whole and valid is an error: nothing half-written loads. */
+int fl_metastore_embedded_open(const char *dir, fl_metastore_t **out, fl_error_t *err);
+
+/* Frees the owned fields of a record (not the record itself). */
+void fl_ms_database_clear(fl_ms_database_t *db);
+void fl_ms_table_clear(fl_ms_table_t *t);
+void fl_ms_table_copy(fl_ms_table_t *dst, const fl_ms_table_t *src);
+
+#endif

@@ -1,0 +1,389 @@
+/*
+ * metastore_embedded.c — the embedded metadata store of local mode.
+ *
+ * The whole state lives in memory and in one file, <dir>/metadata.json,
+ * replaced atomically on every mutation (common_fs: temp file, fsync,
+ * rename, fsync dir). Metadata changes are rare (DDL, id blocks), so one
+ * small file rewritten per change is simpler and safer than a log. File:
+ *
+ *   {"version":1,"counters":[next table id, next partition id, next writer id],
+ *    "databases":[{"name","json","created","modified"}...],
+ *    "tables":[{"database","name","id","schema_id","table_json","schemas":[..],
+ *               "created","modified","buckets":[{"leader","epoch","replicas":[..]}]}]}
+ *
+ * A failed write latches the store: memory is reloaded from the file and
+ * every later mutation fails with STORAGE_EXCEPTION (no retry of a failed
+ * fsync). Thread rule: one thread, see metastore.h.
+ */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common_alloc.h"
+#include "common_fs.h"
+#include "common_log.h"
+#include "metastore.h"
+
+#define FL_MS_FILE "metadata.json"
+#define FL_MS_FILE_MAX (256u * 1024 * 1024)
+
+typedef struct fl_ms_embedded {
+    fl_metastore_t base;
+    char *path;
+    bool failed;
+    int64_t counters[FL_MS_COUNTER_COUNT];
+    size_t db_count, db_cap;
+    fl_ms_database_t *dbs;
+    size_t table_count, table_cap;
+    fl_ms_table_t *tables;
+} fl_ms_embedded_t;
+
+static void fl_mse_clear_state(fl_ms_embedded_t *m) {
+    for (size_t i = 0; i < m->db_count; i++) fl_ms_database_clear(&m->dbs[i]);
+    for (size_t i = 0; i < m->table_count; i++) fl_ms_table_clear(&m->tables[i]);
+    m->db_count = 0;
+    m->table_count = 0;
+    memset(m->counters, 0, sizeof(m->counters));
+}
+
+/* ---- serialization ---- */
+
+static json_t *fl_mse_to_json(const fl_ms_embedded_t *m) {
+    json_t *root = json_object();
+    json_object_set_new(root, "version", json_integer(1));
+    json_t *counters = json_array();
+    for (int i = 0; i < FL_MS_COUNTER_COUNT; i++)
+        json_array_append_new(counters, json_integer(m->counters[i]));
+    json_object_set_new(root, "counters", counters);
+    json_t *dbs = json_array();
+    for (size_t i = 0; i < m->db_count; i++) {
+        const fl_ms_database_t *d = &m->dbs[i];
+        json_array_append_new(dbs, json_pack("{s:s,s:s,s:I,s:I}", "name", d->name, "json",
+                                             d->json, "created", (json_int_t)d->created_ms,
+                                             "modified", (json_int_t)d->modified_ms));
+    }
+    json_object_set_new(root, "databases", dbs);
+    json_t *tables = json_array();
+    for (size_t i = 0; i < m->table_count; i++) {
+        const fl_ms_table_t *t = &m->tables[i];
+        json_t *schemas = json_array();
+        for (size_t s = 0; s < t->schema_count; s++)
+            json_array_append_new(schemas, json_string(t->schema_jsons[s]));
+        json_t *buckets = json_array();
+        for (int32_t b = 0; b < t->bucket_count; b++) {
+            json_t *replicas = json_array();
+            for (int32_t r = 0; r < t->buckets[b].replica_count; r++)
+                json_array_append_new(replicas, json_integer(t->buckets[b].replicas[r]));
+            json_array_append_new(buckets,
+                                  json_pack("{s:i,s:i,s:o}", "leader", t->buckets[b].leader,
+                                            "epoch", t->buckets[b].leader_epoch, "replicas",
+                                            replicas));
+        }
+        json_array_append_new(
+            tables, json_pack("{s:s,s:s,s:I,s:i,s:s,s:o,s:I,s:I,s:o}", "database", t->database,
+                              "name", t->name, "id", (json_int_t)t->table_id, "schema_id",
+                              t->schema_id, "table_json", t->table_json, "schemas", schemas,
+                              "created", (json_int_t)t->created_ms, "modified",
+                              (json_int_t)t->modified_ms, "buckets", buckets));
+    }
+    json_object_set_new(root, "tables", tables);
+    return root;
+}
+
+static int fl_mse_bad(fl_error_t *err, const char *path, const char *what) {
+    return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: invalid metadata file (%s)", path, what);
+}
+
+static int fl_mse_load_table(fl_ms_embedded_t *m, const json_t *tj, fl_ms_table_t *t,
+                             fl_error_t *err) {
+    const char *db = json_string_value(json_object_get(tj, "database"));
+    const char *name = json_string_value(json_object_get(tj, "name"));
+    const char *tjson = json_string_value(json_object_get(tj, "table_json"));
+    const json_t *schemas = json_object_get(tj, "schemas");
+    const json_t *buckets = json_object_get(tj, "buckets");
+    if (!db || !name || !tjson || !json_is_array(schemas) || !json_is_array(buckets) ||
+        !json_is_integer(json_object_get(tj, "id")))
+        return fl_mse_bad(err, m->path, "table record");
+    t->database = fl_strdup(db);
+    t->name = fl_strdup(name);
+    t->table_json = fl_strdup(tjson);
+    t->table_id = json_integer_value(json_object_get(tj, "id"));
+    t->schema_id = (int32_t)json_integer_value(json_object_get(tj, "schema_id"));
+    t->created_ms = json_integer_value(json_object_get(tj, "created"));
+    t->modified_ms = json_integer_value(json_object_get(tj, "modified"));
+    t->schema_count = json_array_size(schemas);
+    t->schema_jsons = fl_calloc(t->schema_count ? t->schema_count : 1, sizeof(char *));
+    for (size_t s = 0; s < t->schema_count; s++) {
+        const char *sj = json_string_value(json_array_get(schemas, s));
+        if (!sj) return fl_mse_bad(err, m->path, "schema");
+        t->schema_jsons[s] = fl_strdup(sj);
+    }
+    if (t->schema_id < 1 || (size_t)t->schema_id != t->schema_count)
+        return fl_mse_bad(err, m->path, "schema id");
+    t->bucket_count = (int32_t)json_array_size(buckets);
+    t->buckets = fl_calloc(t->bucket_count ? (size_t)t->bucket_count : 1, sizeof(fl_ms_bucket_t));
+    for (int32_t b = 0; b < t->bucket_count; b++) {
+        const json_t *bj = json_array_get(buckets, (size_t)b);
+        const json_t *reps = json_object_get(bj, "replicas");
+        if (!json_is_array(reps) || json_array_size(reps) > FL_REPLICAS_MAX)
+            return fl_mse_bad(err, m->path, "bucket");
+        t->buckets[b].leader = (int32_t)json_integer_value(json_object_get(bj, "leader"));
+        t->buckets[b].leader_epoch = (int32_t)json_integer_value(json_object_get(bj, "epoch"));
+        t->buckets[b].replica_count = (int32_t)json_array_size(reps);
+        for (size_t r = 0; r < json_array_size(reps); r++)
+            t->buckets[b].replicas[r] = (int32_t)json_integer_value(json_array_get(reps, r));
+    }
+    return 0;
+}
+
+static int fl_mse_load(fl_ms_embedded_t *m, fl_error_t *err) {
+    fl_buf_t buf;
+    fl_buf_init(&buf);
+    int missing = 0;
+    int rc = fl_fs_read_all(m->path, FL_MS_FILE_MAX, &buf, &missing, err);
+    if (rc) {
+        fl_buf_free(&buf);
+        if (missing) {
+            fl_err_clear(err);
+            return 0; /* a new store */
+        }
+        return rc;
+    }
+    json_error_t jerr;
+    json_t *root = json_loadb((const char *)buf.data, buf.len, 0, &jerr);
+    fl_buf_free(&buf);
+    if (!root) return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: %s", m->path, jerr.text);
+    rc = 0;
+    const json_t *counters = json_object_get(root, "counters");
+    const json_t *dbs = json_object_get(root, "databases");
+    const json_t *tables = json_object_get(root, "tables");
+    if (json_integer_value(json_object_get(root, "version")) != 1 || !json_is_array(counters) ||
+        json_array_size(counters) != FL_MS_COUNTER_COUNT || !json_is_array(dbs) ||
+        !json_is_array(tables)) {
+        rc = fl_mse_bad(err, m->path, "top level");
+        goto done;
+    }
+    for (int i = 0; i < FL_MS_COUNTER_COUNT; i++)
+        m->counters[i] = json_integer_value(json_array_get(counters, (size_t)i));
+    m->db_cap = m->db_count = json_array_size(dbs);
+    m->dbs = fl_calloc(m->db_cap ? m->db_cap : 1, sizeof(*m->dbs));
+    for (size_t i = 0; i < m->db_count; i++) {
+        const json_t *dj = json_array_get(dbs, i);
+        const char *name = json_string_value(json_object_get(dj, "name"));
+        const char *dj_json = json_string_value(json_object_get(dj, "json"));
+        if (!name || !dj_json) {
+            m->db_count = i;
+            rc = fl_mse_bad(err, m->path, "database record");
+            goto done;
+        }
+        m->dbs[i].name = fl_strdup(name);
+        m->dbs[i].json = fl_strdup(dj_json);
+        m->dbs[i].created_ms = json_integer_value(json_object_get(dj, "created"));
+        m->dbs[i].modified_ms = json_integer_value(json_object_get(dj, "modified"));
+    }
+    m->table_cap = json_array_size(tables);
+    m->tables = fl_calloc(m->table_cap ? m->table_cap : 1, sizeof(*m->tables));
+    for (size_t i = 0; i < m->table_cap; i++) {
+        m->table_count = i + 1;
+        if ((rc = fl_mse_load_table(m, json_array_get(tables, i), &m->tables[i], err))) goto done;
+    }
+done:
+    json_decref(root);
+    if (rc) fl_mse_clear_state(m);
+    return rc;
+}
+
+static int fl_mse_persist(fl_ms_embedded_t *m, fl_error_t *err) {
+    json_t *root = fl_mse_to_json(m);
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    int rc = fl_fs_write_atomic(m->path, text, strlen(text), err);
+    free(text);
+    if (rc) {
+        FL_ERROR("metastore: write failed, store is now read-only: %s", err ? err->msg : "");
+        m->failed = true;
+        fl_mse_clear_state(m);
+        fl_error_t ignored;
+        if (fl_mse_load(m, &ignored)) FL_ERROR("metastore: reload failed: %s", ignored.msg);
+        return fl_err_set(err, FLUSS_ERR_STORAGE_EXCEPTION, "metadata store write failed: %s",
+                          err ? err->msg : "");
+    }
+    return 0;
+}
+
+static int fl_mse_check_writable(fl_ms_embedded_t *m, fl_error_t *err) {
+    if (m->failed)
+        return fl_err_set(err, FLUSS_ERR_STORAGE_EXCEPTION,
+                          "metadata store is read-only after a failed write");
+    return 0;
+}
+
+/* ---- operations ---- */
+
+#define FL_MSE(ms) ((fl_ms_embedded_t *)(ms))
+
+static void fl_mse_close(fl_metastore_t *ms) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    fl_mse_clear_state(m);
+    fl_free(m->dbs);
+    fl_free(m->tables);
+    fl_free(m->path);
+    fl_free(m);
+}
+
+static size_t fl_mse_db_count(fl_metastore_t *ms) { return FL_MSE(ms)->db_count; }
+
+static const fl_ms_database_t *fl_mse_db_at(fl_metastore_t *ms, size_t i) {
+    return i < FL_MSE(ms)->db_count ? &FL_MSE(ms)->dbs[i] : NULL;
+}
+
+static const fl_ms_database_t *fl_mse_db_get(fl_metastore_t *ms, const char *name) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    for (size_t i = 0; i < m->db_count; i++)
+        if (strcmp(m->dbs[i].name, name) == 0) return &m->dbs[i];
+    return NULL;
+}
+
+static int fl_mse_db_create(fl_metastore_t *ms, const fl_ms_database_t *db, fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    if (fl_mse_db_get(ms, db->name))
+        return fl_err_set(err, FLUSS_ERR_DATABASE_ALREADY_EXIST, "Database %s already exists.",
+                          db->name);
+    if (m->db_count == m->db_cap) {
+        m->db_cap = m->db_cap ? m->db_cap * 2 : 8;
+        m->dbs = fl_realloc(m->dbs, m->db_cap * sizeof(*m->dbs));
+    }
+    fl_ms_database_t *d = &m->dbs[m->db_count++];
+    d->name = fl_strdup(db->name);
+    d->json = fl_strdup(db->json);
+    d->created_ms = db->created_ms;
+    d->modified_ms = db->modified_ms;
+    return fl_mse_persist(m, err);
+}
+
+static void fl_mse_remove_table_at(fl_ms_embedded_t *m, size_t i) {
+    fl_ms_table_clear(&m->tables[i]);
+    memmove(&m->tables[i], &m->tables[i + 1], (m->table_count - i - 1) * sizeof(*m->tables));
+    m->table_count--;
+}
+
+static int fl_mse_db_drop(fl_metastore_t *ms, const char *name, fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    size_t at = m->db_count;
+    for (size_t i = 0; i < m->db_count; i++)
+        if (strcmp(m->dbs[i].name, name) == 0) at = i;
+    if (at == m->db_count)
+        return fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database %s does not exist.", name);
+    for (size_t i = m->table_count; i-- > 0;)
+        if (strcmp(m->tables[i].database, name) == 0) fl_mse_remove_table_at(m, i);
+    fl_ms_database_clear(&m->dbs[at]);
+    memmove(&m->dbs[at], &m->dbs[at + 1], (m->db_count - at - 1) * sizeof(*m->dbs));
+    m->db_count--;
+    return fl_mse_persist(m, err);
+}
+
+static size_t fl_mse_table_count(fl_metastore_t *ms) { return FL_MSE(ms)->table_count; }
+
+static const fl_ms_table_t *fl_mse_table_at(fl_metastore_t *ms, size_t i) {
+    return i < FL_MSE(ms)->table_count ? &FL_MSE(ms)->tables[i] : NULL;
+}
+
+static const fl_ms_table_t *fl_mse_table_get(fl_metastore_t *ms, const char *db,
+                                             const char *name) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    for (size_t i = 0; i < m->table_count; i++)
+        if (strcmp(m->tables[i].database, db) == 0 && strcmp(m->tables[i].name, name) == 0)
+            return &m->tables[i];
+    return NULL;
+}
+
+static const fl_ms_table_t *fl_mse_table_by_id(fl_metastore_t *ms, int64_t id) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    for (size_t i = 0; i < m->table_count; i++)
+        if (m->tables[i].table_id == id) return &m->tables[i];
+    return NULL;
+}
+
+static int fl_mse_table_create(fl_metastore_t *ms, const fl_ms_table_t *t, fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    if (!fl_mse_db_get(ms, t->database))
+        return fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database %s does not exist.",
+                          t->database);
+    if (fl_mse_table_get(ms, t->database, t->name))
+        return fl_err_set(err, FLUSS_ERR_TABLE_ALREADY_EXIST, "Table %s.%s already exists.",
+                          t->database, t->name);
+    if (m->table_count == m->table_cap) {
+        m->table_cap = m->table_cap ? m->table_cap * 2 : 8;
+        m->tables = fl_realloc(m->tables, m->table_cap * sizeof(*m->tables));
+    }
+    fl_ms_table_copy(&m->tables[m->table_count++], t);
+    return fl_mse_persist(m, err);
+}
+
+static int fl_mse_table_drop(fl_metastore_t *ms, const char *db, const char *name,
+                             fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    for (size_t i = 0; i < m->table_count; i++) {
+        if (strcmp(m->tables[i].database, db) == 0 && strcmp(m->tables[i].name, name) == 0) {
+            fl_mse_remove_table_at(m, i);
+            return fl_mse_persist(m, err);
+        }
+    }
+    return fl_err_set(err, FLUSS_ERR_TABLE_NOT_EXIST, "Table %s.%s does not exist.", db, name);
+}
+
+static int fl_mse_next_id(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out,
+                          fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    int64_t v = m->counters[c];
+    m->counters[c] = v + 1;
+    rc = fl_mse_persist(m, err);
+    if (rc) return rc;
+    *out = v;
+    return 0;
+}
+
+static const struct fl_metastore_ops fl_mse_ops = {
+    .close = fl_mse_close,
+    .db_count = fl_mse_db_count,
+    .db_at = fl_mse_db_at,
+    .db_get = fl_mse_db_get,
+    .db_create = fl_mse_db_create,
+    .db_drop = fl_mse_db_drop,
+    .table_count = fl_mse_table_count,
+    .table_at = fl_mse_table_at,
+    .table_get = fl_mse_table_get,
+    .table_by_id = fl_mse_table_by_id,
+    .table_create = fl_mse_table_create,
+    .table_drop = fl_mse_table_drop,
+    .next_id = fl_mse_next_id,
+};
+
+int fl_metastore_embedded_open(const char *dir, fl_metastore_t **out, fl_error_t *err) {
+    int rc = fl_fs_mkdirs(dir, err);
+    if (rc) return rc;
+    fl_ms_embedded_t *m = fl_calloc(1, sizeof(*m));
+    m->base.ops = &fl_mse_ops;
+    size_t n = strlen(dir) + sizeof(FL_MS_FILE) + 2;
+    m->path = fl_malloc(n);
+    snprintf(m->path, n, "%s/%s", dir, FL_MS_FILE);
+    if ((rc = fl_mse_load(m, err))) {
+        fl_mse_close(&m->base);
+        return rc;
+    }
+    *out = &m->base;
+    return 0;
+}

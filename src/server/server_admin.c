@@ -1,0 +1,231 @@
+/*
+ * server_admin.c — the database and table admin APIs (CREATE/DROP/LIST/
+ * EXISTS database and table, GET_DATABASE_INFO, GET_TABLE_INFO,
+ * GET_TABLE_SCHEMA, LIST_PARTITION_INFOS): protobuf in, catalog call,
+ * protobuf out. Mutating APIs are routed here only on the coordinator role
+ * (server_dispatch.c).
+ */
+#include <jansson.h>
+#include <string.h>
+
+#include "common_alloc.h"
+#include "server_node.h"
+
+#define FL_CATALOG(role) (&(role)->server->catalog)
+#define FL_MS(role) (FL_CATALOG(role)->ms)
+
+static ProtobufCBinaryData fl_bytes_of(const char *s) {
+    ProtobufCBinaryData b = {strlen(s), (uint8_t *)s};
+    return b;
+}
+
+static int fl_require_path(const Fluss__PbTablePath *p, fl_error_t *err) {
+    if (!p || !p->database_name || !p->table_name)
+        return fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "the request has no table path");
+    return 0;
+}
+
+int fl_api_create_database(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                           fl_buf_t *out, fl_error_t *err) {
+    const Fluss__CreateDatabaseRequest *req = (const Fluss__CreateDatabaseRequest *)m;
+    int rc = fl_catalog_create_database(FL_CATALOG(role), req->database_name,
+                                        req->has_database_json ? req->database_json.data : NULL,
+                                        req->has_database_json ? req->database_json.len : 0,
+                                        req->ignore_if_exists, err);
+    if (rc) return rc;
+    Fluss__CreateDatabaseResponse resp = FLUSS__CREATE_DATABASE_RESPONSE__INIT;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_drop_database(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                         fl_buf_t *out, fl_error_t *err) {
+    const Fluss__DropDatabaseRequest *req = (const Fluss__DropDatabaseRequest *)m;
+    int rc = fl_catalog_drop_database(FL_CATALOG(role), req->database_name,
+                                      req->ignore_if_not_exists, req->cascade, err);
+    if (rc) return rc;
+    Fluss__DropDatabaseResponse resp = FLUSS__DROP_DATABASE_RESPONSE__INIT;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_list_databases(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                          fl_buf_t *out, fl_error_t *err) {
+    (void)err;
+    const Fluss__ListDatabasesRequest *req = (const Fluss__ListDatabasesRequest *)m;
+    fl_metastore_t *ms = FL_MS(role);
+    size_t n = ms->ops->db_count(ms);
+    Fluss__ListDatabasesResponse resp = FLUSS__LIST_DATABASES_RESPONSE__INIT;
+    char **names = fl_calloc(n ? n : 1, sizeof(char *));
+    Fluss__PbDatabaseSummary *sums = fl_calloc(n ? n : 1, sizeof(*sums));
+    Fluss__PbDatabaseSummary **sum_ptrs = fl_calloc(n ? n : 1, sizeof(*sum_ptrs));
+    bool summary = req->has_include_summary && req->include_summary;
+    for (size_t i = 0; i < n; i++) {
+        const fl_ms_database_t *db = ms->ops->db_at(ms, i);
+        if (summary) {
+            Fluss__PbDatabaseSummary s = FLUSS__PB_DATABASE_SUMMARY__INIT;
+            s.database_name = db->name;
+            s.created_time = db->created_ms;
+            s.table_count = (int32_t)fl_catalog_table_count(FL_CATALOG(role), db->name);
+            sums[i] = s;
+            sum_ptrs[i] = &sums[i];
+        } else {
+            names[i] = db->name;
+        }
+    }
+    if (summary) {
+        resp.n_database_summary = n;
+        resp.database_summary = sum_ptrs;
+    } else {
+        resp.n_database_name = n;
+        resp.database_name = names;
+    }
+    fl_server_reply(out, rid, &resp.base);
+    fl_free(names);
+    fl_free(sums);
+    fl_free(sum_ptrs);
+    return 0;
+}
+
+int fl_api_database_exists(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                           fl_buf_t *out, fl_error_t *err) {
+    (void)err;
+    const Fluss__DatabaseExistsRequest *req = (const Fluss__DatabaseExistsRequest *)m;
+    Fluss__DatabaseExistsResponse resp = FLUSS__DATABASE_EXISTS_RESPONSE__INIT;
+    resp.exists = FL_MS(role)->ops->db_get(FL_MS(role), req->database_name) != NULL;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_get_database_info(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                             fl_buf_t *out, fl_error_t *err) {
+    const Fluss__GetDatabaseInfoRequest *req = (const Fluss__GetDatabaseInfoRequest *)m;
+    const fl_ms_database_t *db = FL_MS(role)->ops->db_get(FL_MS(role), req->database_name);
+    if (!db)
+        return fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database '%s' does not exist.",
+                          req->database_name);
+    Fluss__GetDatabaseInfoResponse resp = FLUSS__GET_DATABASE_INFO_RESPONSE__INIT;
+    resp.database_json = fl_bytes_of(db->json);
+    resp.created_time = db->created_ms;
+    resp.modified_time = db->modified_ms;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_create_table(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                        fl_buf_t *out, fl_error_t *err) {
+    const Fluss__CreateTableRequest *req = (const Fluss__CreateTableRequest *)m;
+    int rc = fl_require_path(req->table_path, err);
+    if (!rc)
+        rc = fl_catalog_create_table(FL_CATALOG(role), req->table_path->database_name,
+                                     req->table_path->table_name, req->table_json.data,
+                                     req->table_json.len, req->ignore_if_exists, err);
+    if (rc) return rc;
+    Fluss__CreateTableResponse resp = FLUSS__CREATE_TABLE_RESPONSE__INIT;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_drop_table(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                      fl_buf_t *out, fl_error_t *err) {
+    const Fluss__DropTableRequest *req = (const Fluss__DropTableRequest *)m;
+    int rc = fl_require_path(req->table_path, err);
+    if (!rc)
+        rc = fl_catalog_drop_table(FL_CATALOG(role), req->table_path->database_name,
+                                   req->table_path->table_name, req->ignore_if_not_exists, err);
+    if (rc) return rc;
+    Fluss__DropTableResponse resp = FLUSS__DROP_TABLE_RESPONSE__INIT;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_get_table_info(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                          fl_buf_t *out, fl_error_t *err) {
+    const Fluss__GetTableInfoRequest *req = (const Fluss__GetTableInfoRequest *)m;
+    int rc = fl_require_path(req->table_path, err);
+    if (rc) return rc;
+    const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(role), req->table_path->database_name,
+                                                  req->table_path->table_name, err);
+    if (!t) return err->code;
+    Fluss__GetTableInfoResponse resp = FLUSS__GET_TABLE_INFO_RESPONSE__INIT;
+    resp.table_id = t->table_id;
+    resp.schema_id = t->schema_id;
+    resp.table_json = fl_bytes_of(t->table_json);
+    resp.created_time = t->created_ms;
+    resp.modified_time = t->modified_ms;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_list_tables(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                       fl_buf_t *out, fl_error_t *err) {
+    const Fluss__ListTablesRequest *req = (const Fluss__ListTablesRequest *)m;
+    fl_metastore_t *ms = FL_MS(role);
+    if (!ms->ops->db_get(ms, req->database_name))
+        return fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database %s does not exist.",
+                          req->database_name);
+    size_t total = ms->ops->table_count(ms), n = 0;
+    char **names = fl_calloc(total ? total : 1, sizeof(char *));
+    for (size_t i = 0; i < total; i++) {
+        const fl_ms_table_t *t = ms->ops->table_at(ms, i);
+        if (strcmp(t->database, req->database_name) == 0) names[n++] = t->name;
+    }
+    Fluss__ListTablesResponse resp = FLUSS__LIST_TABLES_RESPONSE__INIT;
+    resp.n_table_name = n;
+    resp.table_name = names;
+    fl_server_reply(out, rid, &resp.base);
+    fl_free(names);
+    return 0;
+}
+
+int fl_api_table_exists(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                        fl_buf_t *out, fl_error_t *err) {
+    const Fluss__TableExistsRequest *req = (const Fluss__TableExistsRequest *)m;
+    int rc = fl_require_path(req->table_path, err);
+    if (rc) return rc;
+    Fluss__TableExistsResponse resp = FLUSS__TABLE_EXISTS_RESPONSE__INIT;
+    resp.exists = FL_MS(role)->ops->table_get(FL_MS(role), req->table_path->database_name,
+                                              req->table_path->table_name) != NULL;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_get_table_schema(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                            fl_buf_t *out, fl_error_t *err) {
+    const Fluss__GetTableSchemaRequest *req = (const Fluss__GetTableSchemaRequest *)m;
+    int rc = fl_require_path(req->table_path, err);
+    if (rc) return rc;
+    const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(role), req->table_path->database_name,
+                                                  req->table_path->table_name, err);
+    if (!t) return err->code;
+    int32_t id = req->has_schema_id ? req->schema_id : t->schema_id;
+    if (id < 1 || (size_t)id > t->schema_count)
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
+                          "Schema for table %s.%s with schema id %d does not exist.", t->database,
+                          t->name, id);
+    Fluss__GetTableSchemaResponse resp = FLUSS__GET_TABLE_SCHEMA_RESPONSE__INIT;
+    resp.schema_id = id;
+    resp.schema_json = fl_bytes_of(t->schema_jsons[id - 1]);
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_list_partition_infos(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                                fl_buf_t *out, fl_error_t *err) {
+    const Fluss__ListPartitionInfosRequest *req = (const Fluss__ListPartitionInfosRequest *)m;
+    int rc = fl_require_path(req->table_path, err);
+    if (rc) return rc;
+    const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(role), req->table_path->database_name,
+                                                  req->table_path->table_name, err);
+    if (!t) return err->code;
+    json_t *j = json_loads(t->table_json, 0, NULL);
+    size_t nkeys = j ? json_array_size(json_object_get(j, "partition_key")) : 0;
+    if (j) json_decref(j);
+    if (nkeys == 0)
+        return fl_err_set(err, FLUSS_ERR_TABLE_NOT_PARTITIONED_EXCEPTION,
+                          "Table '%s.%s' is not a partitioned table.", t->database, t->name);
+    /* Partitions are created by a later stage of fluss-c; none exist yet. */
+    Fluss__ListPartitionInfosResponse resp = FLUSS__LIST_PARTITION_INFOS_RESPONSE__INIT;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}

@@ -1,0 +1,149 @@
+/*
+ * server_dispatch.c — from a request frame to a handler and back: checks
+ * the API key, version and role, decodes the protobuf body, calls the
+ * handler and frames the answer. Answers API_VERSIONS itself from the same
+ * table, so what is advertised is exactly what is dispatched.
+ *
+ * Errors: an API we do not serve or a version out of range gets
+ * ERROR_RESPONSE code 2 (UNSUPPORTED_VERSION); a body that does not decode
+ * gets code 3 (CORRUPT_MESSAGE). Never SERVER_FAILURE (type 2).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common_alloc.h"
+#include "common_log.h"
+#include "proto_api.h"
+#include "server_node.h"
+
+typedef struct fl_api_entry {
+    int16_t key;
+    int roles;
+    const ProtobufCMessageDescriptor *request;
+    fl_api_fn fn;
+} fl_api_entry_t;
+
+static int fl_api_versions(fl_server_role_t *role, const ProtobufCMessage *req,
+                           int32_t request_id, fl_buf_t *out, fl_error_t *err);
+
+/* What fluss-c implements, and for which roles. Versions come from
+ * proto_api.h. */
+static const fl_api_entry_t fl_api_entries[] = {
+    {FL_API_API_VERSIONS, FL_ROLE_CS | FL_ROLE_TS, &fluss__api_versions_request__descriptor, fl_api_versions},
+    {FL_API_CREATE_DATABASE, FL_ROLE_CS, &fluss__create_database_request__descriptor, fl_api_create_database},
+    {FL_API_DROP_DATABASE, FL_ROLE_CS, &fluss__drop_database_request__descriptor, fl_api_drop_database},
+    {FL_API_LIST_DATABASES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_databases_request__descriptor, fl_api_list_databases},
+    {FL_API_DATABASE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__database_exists_request__descriptor, fl_api_database_exists},
+    {FL_API_GET_DATABASE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_database_info_request__descriptor, fl_api_get_database_info},
+    {FL_API_CREATE_TABLE, FL_ROLE_CS, &fluss__create_table_request__descriptor, fl_api_create_table},
+    {FL_API_DROP_TABLE, FL_ROLE_CS, &fluss__drop_table_request__descriptor, fl_api_drop_table},
+    {FL_API_GET_TABLE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_info_request__descriptor, fl_api_get_table_info},
+    {FL_API_LIST_TABLES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_tables_request__descriptor, fl_api_list_tables},
+    {FL_API_TABLE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__table_exists_request__descriptor, fl_api_table_exists},
+    {FL_API_GET_TABLE_SCHEMA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_schema_request__descriptor, fl_api_get_table_schema},
+    {FL_API_LIST_PARTITION_INFOS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_partition_infos_request__descriptor, fl_api_list_partition_infos},
+    {FL_API_GET_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__metadata_request__descriptor, fl_api_get_metadata},
+};
+
+#define FL_API_ENTRY_COUNT (sizeof(fl_api_entries) / sizeof(fl_api_entries[0]))
+
+static const fl_api_entry_t *fl_api_entry(int key) {
+    for (size_t i = 0; i < FL_API_ENTRY_COUNT; i++)
+        if (fl_api_entries[i].key == key) return &fl_api_entries[i];
+    return NULL;
+}
+
+void fl_server_reply(fl_buf_t *out, int32_t request_id, const ProtobufCMessage *msg) {
+    size_t n = protobuf_c_message_get_packed_size(msg);
+    fl_frame_put_response_header(out, FL_RESPONSE_SUCCESS, request_id, n);
+    uint8_t *dst = fl_buf_reserve(out, n);
+    protobuf_c_message_pack(msg, dst);
+    out->len += n;
+}
+
+void fl_server_reply_error(fl_buf_t *out, int32_t request_id, int code, const char *message) {
+    Fluss__ErrorResponse er = FLUSS__ERROR_RESPONSE__INIT;
+    er.error_code = code;
+    char truncated[2049];
+    if (message && *message) {
+        snprintf(truncated, sizeof(truncated), "%s", message);
+        er.error_message = truncated;
+    }
+    size_t n = protobuf_c_message_get_packed_size(&er.base);
+    fl_frame_put_response_header(out, FL_RESPONSE_ERROR, request_id, n);
+    uint8_t *dst = fl_buf_reserve(out, n);
+    protobuf_c_message_pack(&er.base, dst);
+    out->len += n;
+}
+
+static int fl_api_versions(fl_server_role_t *role, const ProtobufCMessage *req,
+                           int32_t request_id, fl_buf_t *out, fl_error_t *err) {
+    (void)req;
+    (void)err;
+    Fluss__PbApiVersion items[FL_API_ENTRY_COUNT];
+    Fluss__PbApiVersion *ptrs[FL_API_ENTRY_COUNT];
+    size_t n = 0;
+    for (size_t i = 0; i < FL_API_ENTRY_COUNT; i++) {
+        const fl_api_entry_t *e = &fl_api_entries[i];
+        if (!(e->roles & role->role)) continue;
+        const fl_api_info_t *info = fl_api_info(e->key);
+        Fluss__PbApiVersion v = FLUSS__PB_API_VERSION__INIT;
+        v.api_key = e->key;
+        v.min_version = info->min_version;
+        v.max_version = info->max_version;
+        items[n] = v;
+        ptrs[n] = &items[n];
+        n++;
+    }
+    Fluss__ApiVersionsResponse resp = FLUSS__API_VERSIONS_RESPONSE__INIT;
+    resp.n_api_versions = n;
+    resp.api_versions = ptrs;
+    resp.has_server_type = 1;
+    resp.server_type = role->role == FL_ROLE_CS ? 1 : 2;
+    fl_server_reply(out, request_id, &resp.base);
+    return 0;
+}
+
+int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request_t *req,
+                     fl_buf_t *out) {
+    (void)conn;
+    fl_server_role_t *role = role_ctx;
+    const fl_api_info_t *info = fl_api_info(req->api_key);
+    const fl_api_entry_t *e = fl_api_entry(req->api_key);
+    char msg[256];
+    if (!info || !e || !(e->roles & role->role)) {
+        snprintf(msg, sizeof(msg), "The %s does not support API key %d%s%s",
+                 role->role == FL_ROLE_CS ? "coordinator server" : "tablet server", req->api_key,
+                 info ? " " : "", info ? info->name : "");
+        FL_DEBUG("rpc: %s", msg);
+        fl_server_reply_error(out, req->request_id, FLUSS_ERR_UNSUPPORTED_VERSION, msg);
+        return 0;
+    }
+    if (req->api_version < info->min_version || req->api_version > info->max_version) {
+        snprintf(msg, sizeof(msg), "Unsupported version %d of API %s (supported %d..%d)",
+                 req->api_version, info->name, info->min_version, info->max_version);
+        fl_server_reply_error(out, req->request_id, FLUSS_ERR_UNSUPPORTED_VERSION, msg);
+        return 0;
+    }
+    ProtobufCMessage *body =
+        protobuf_c_message_unpack(e->request, NULL, req->body_len, req->body);
+    if (!body) {
+        snprintf(msg, sizeof(msg), "Failed to decode the %s request body (%zu bytes)", info->name,
+                 req->body_len);
+        fl_server_reply_error(out, req->request_id, FLUSS_ERR_CORRUPT_MESSAGE, msg);
+        return 0;
+    }
+    fl_error_t err;
+    fl_err_clear(&err);
+    int rc = e->fn(role, body, req->request_id, out, &err);
+    protobuf_c_message_free_unpacked(body, NULL);
+    if (rc) {
+        FL_DEBUG("rpc: %s failed: %s (%d) %s", info->name, fl_err_name(rc), rc, err.msg);
+        /* Local error codes never travel: map them to a wire code. */
+        int wire = rc >= -1 ? rc : FLUSS_ERR_UNKNOWN_SERVER_ERROR;
+        if (rc == FLUSS_ERR__IO) wire = FLUSS_ERR_STORAGE_EXCEPTION;
+        fl_server_reply_error(out, req->request_id, wire,
+                              err.msg[0] ? err.msg : fl_err_default_message(wire));
+    }
+    return 0;
+}

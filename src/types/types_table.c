@@ -1,0 +1,233 @@
+/*
+ * types_table.c — table and database descriptors and name rules
+ * (types_table.h).
+ */
+#include "types_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common_alloc.h"
+
+void fl_table_desc_free(fl_table_desc_t *d) {
+    fl_schema_free(&d->schema);
+    fl_free(d->comment);
+    fl_strlist_free(&d->partition_keys);
+    fl_strlist_free(&d->bucket_keys);
+    fl_kvlist_free(&d->properties);
+    fl_kvlist_free(&d->custom_properties);
+    memset(d, 0, sizeof(*d));
+}
+
+void fl_table_desc_copy(fl_table_desc_t *dst, const fl_table_desc_t *src) {
+    memset(dst, 0, sizeof(*dst));
+    fl_schema_copy(&dst->schema, &src->schema);
+    dst->comment = src->comment ? fl_strdup(src->comment) : NULL;
+    fl_strlist_copy(&dst->partition_keys, &src->partition_keys);
+    dst->has_distribution = src->has_distribution;
+    fl_strlist_copy(&dst->bucket_keys, &src->bucket_keys);
+    dst->has_bucket_count = src->has_bucket_count;
+    dst->bucket_count = src->bucket_count;
+    fl_kvlist_copy(&dst->properties, &src->properties);
+    fl_kvlist_copy(&dst->custom_properties, &src->custom_properties);
+}
+
+static int fl_json_names(const json_t *arr, const char *what, fl_strlist_t *out, int code,
+                         fl_error_t *err) {
+    if (!json_is_array(arr)) return fl_err_set(err, code, "'%s' must be an array", what);
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const char *s = json_string_value(json_array_get(arr, i));
+        if (!s) return fl_err_set(err, code, "'%s' must hold strings", what);
+        fl_strlist_add(out, s);
+    }
+    return 0;
+}
+
+static int fl_json_props(const json_t *obj, const char *what, fl_kvlist_t *out, int code,
+                         fl_error_t *err) {
+    if (!json_is_object(obj)) return fl_err_set(err, code, "'%s' must be an object", what);
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, k, v) {
+        if (json_is_string(v)) {
+            fl_kvlist_set(out, k, json_string_value(v));
+        } else if (json_is_integer(v) || json_is_real(v) || json_is_boolean(v)) {
+            char *text = json_dumps(v, JSON_ENCODE_ANY);
+            fl_kvlist_set(out, k, text);
+            free(text);
+        } else {
+            return fl_err_set(err, code, "'%s' values must be strings", what);
+        }
+    }
+    return 0;
+}
+
+int fl_table_desc_from_json(const json_t *j, fl_table_desc_t *out, fl_error_t *err) {
+    const int code = FLUSS_ERR_INVALID_TABLE_EXCEPTION;
+    memset(out, 0, sizeof(*out));
+    int rc;
+    if (!json_is_object(j)) {
+        rc = fl_err_set(err, code, "table descriptor JSON must be an object");
+        goto fail;
+    }
+    if ((rc = fl_schema_from_json(json_object_get(j, "schema"), &out->schema, err))) goto fail;
+    const json_t *comment = json_object_get(j, "comment");
+    if (json_is_string(comment)) out->comment = fl_strdup(json_string_value(comment));
+    if ((rc = fl_json_names(json_object_get(j, "partition_key"), "partition_key",
+                            &out->partition_keys, code, err)))
+        goto fail;
+    const json_t *bk = json_object_get(j, "bucket_key");
+    const json_t *bc = json_object_get(j, "bucket_count");
+    if (bk || bc) {
+        out->has_distribution = true;
+        if (!bk) {
+            rc = fl_err_set(err, code, "table descriptor JSON has 'bucket_count' but no 'bucket_key'");
+            goto fail;
+        }
+        if ((rc = fl_json_names(bk, "bucket_key", &out->bucket_keys, code, err))) goto fail;
+        if (bc) {
+            if (!json_is_integer(bc) || json_integer_value(bc) > INT32_MAX ||
+                json_integer_value(bc) < INT32_MIN) {
+                rc = fl_err_set(err, code, "'bucket_count' must be an integer");
+                goto fail;
+            }
+            out->has_bucket_count = true;
+            out->bucket_count = (int32_t)json_integer_value(bc);
+        }
+    }
+    if ((rc = fl_json_props(json_object_get(j, "properties"), "properties", &out->properties,
+                            code, err)))
+        goto fail;
+    if ((rc = fl_json_props(json_object_get(j, "custom_properties"), "custom_properties",
+                            &out->custom_properties, code, err)))
+        goto fail;
+    return 0;
+fail:
+    fl_table_desc_free(out);
+    return rc;
+}
+
+int fl_table_desc_from_bytes(const void *data, size_t len, fl_table_desc_t *out,
+                             fl_error_t *err) {
+    json_error_t jerr;
+    json_t *j = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j) {
+        memset(out, 0, sizeof(*out));
+        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                          "Failed to parse table descriptor: %s", jerr.text);
+    }
+    int rc = fl_table_desc_from_json(j, out, err);
+    json_decref(j);
+    return rc;
+}
+
+static json_t *fl_names_json(const fl_strlist_t *l) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < l->count; i++) json_array_append_new(a, json_string(l->items[i]));
+    return a;
+}
+
+static json_t *fl_props_json(const fl_kvlist_t *l) {
+    json_t *o = json_object();
+    for (size_t i = 0; i < l->count; i++)
+        json_object_set_new(o, l->items[i].key, json_string(l->items[i].value));
+    return o;
+}
+
+json_t *fl_table_desc_to_json(const fl_table_desc_t *d) {
+    json_t *j = json_object();
+    json_object_set_new(j, "version", json_integer(1));
+    json_object_set_new(j, "schema", fl_schema_to_json(&d->schema));
+    if (d->comment) json_object_set_new(j, "comment", json_string(d->comment));
+    json_object_set_new(j, "partition_key", fl_names_json(&d->partition_keys));
+    if (d->has_distribution) {
+        json_object_set_new(j, "bucket_key", fl_names_json(&d->bucket_keys));
+        if (d->has_bucket_count)
+            json_object_set_new(j, "bucket_count", json_integer(d->bucket_count));
+    }
+    json_object_set_new(j, "properties", fl_props_json(&d->properties));
+    json_object_set_new(j, "custom_properties", fl_props_json(&d->custom_properties));
+    return j;
+}
+
+char *fl_table_desc_dumps(const fl_table_desc_t *d) {
+    json_t *j = fl_table_desc_to_json(d);
+    char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    return s;
+}
+
+void fl_database_desc_free(fl_database_desc_t *d) {
+    fl_free(d->comment);
+    fl_kvlist_free(&d->custom_properties);
+    memset(d, 0, sizeof(*d));
+}
+
+int fl_database_desc_from_bytes(const void *data, size_t len, fl_database_desc_t *out,
+                                fl_error_t *err) {
+    const int code = FLUSS_ERR_INVALID_DATABASE_EXCEPTION;
+    memset(out, 0, sizeof(*out));
+    if (len == 0) return 0;
+    json_error_t jerr;
+    json_t *j = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j) return fl_err_set(err, code, "Failed to parse database descriptor: %s", jerr.text);
+    int rc = 0;
+    if (!json_is_object(j)) {
+        rc = fl_err_set(err, code, "database descriptor JSON must be an object");
+        goto done;
+    }
+    const json_t *comment = json_object_get(j, "comment");
+    if (json_is_string(comment)) out->comment = fl_strdup(json_string_value(comment));
+    const json_t *props = json_object_get(j, "custom_properties");
+    if (props) rc = fl_json_props(props, "custom_properties", &out->custom_properties, code, err);
+done:
+    json_decref(j);
+    if (rc) fl_database_desc_free(out);
+    return rc;
+}
+
+char *fl_database_desc_dumps(const fl_database_desc_t *d) {
+    json_t *j = json_object();
+    json_object_set_new(j, "version", json_integer(1));
+    if (d->comment) json_object_set_new(j, "comment", json_string(d->comment));
+    json_object_set_new(j, "custom_properties", fl_props_json(&d->custom_properties));
+    char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    return s;
+}
+
+int fl_name_check(const char *name, const char *what, int code, fl_error_t *err) {
+    size_t n = strlen(name), chars = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)name[i] & 0xC0) != 0x80) chars++;
+    const char *why = NULL;
+    char buf[FL_ERROR_MSG_MAX];
+    if (n == 0) {
+        why = "the empty string is not allowed";
+    } else if (strcmp(name, ".") == 0) {
+        why = "'.' is not allowed";
+    } else if (strcmp(name, "..") == 0) {
+        why = "'..' is not allowed";
+    } else if (chars > FL_NAME_LEN_MAX) {
+        snprintf(buf, sizeof(buf), "the length of '%s' is longer than the max allowed length %d",
+                 name, FL_NAME_LEN_MAX);
+        why = buf;
+    } else {
+        for (size_t i = 0; i < n && !why; i++) {
+            char c = name[i];
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-')) {
+                snprintf(buf, sizeof(buf),
+                         "'%s' contains one or more characters other than ASCII alphanumerics, "
+                         "'_' and '-'",
+                         name);
+                why = buf;
+            }
+        }
+    }
+    if (!why && n >= 2 && name[0] == '_' && name[1] == '_')
+        why = "'__' is not allowed as prefix, since it is reserved for internal "
+              "databases/internal tables/internal partitions in Fluss server";
+    if (!why) return 0;
+    return fl_err_set(err, code, "%s name %s is invalid: %s", what, name, why);
+}
