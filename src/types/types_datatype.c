@@ -582,3 +582,14 @@ void fl_datatype_visit_field_ids(const fl_datatype_t *t,
         fl_datatype_visit_field_ids(t->fields[i].type, fn, ctx);
     }
 }
+
+void fl_datatype_reassign_field_ids(fl_datatype_t *t, int32_t *highest) {
+    if (!t) return;
+    fl_datatype_reassign_field_ids(t->element, highest);
+    fl_datatype_reassign_field_ids(t->key, highest);
+    fl_datatype_reassign_field_ids(t->value, highest);
+    for (size_t i = 0; i < t->field_count; i++) {
+        t->fields[i].field_id = ++*highest;
+        fl_datatype_reassign_field_ids(t->fields[i].type, highest);
+    }
+}

@@ -88,6 +88,10 @@ json_t *fl_datatype_to_json(const fl_datatype_t *t);
 int fl_datatype_parse(const char **text, fl_datatype_t **out, fl_error_t *err);
 void fl_datatype_format(const fl_datatype_t *t, fl_buf_t *out);
 
+/* Gives every ROW field in the tree a new id ++*highest, depth first, like
+ * Fluss's ReassignFieldId (used when a schema builder adds a column). */
+void fl_datatype_reassign_field_ids(fl_datatype_t *t, int32_t *highest);
+
 /* Calls fn for every ROW field id in the tree, depth first. */
 void fl_datatype_visit_field_ids(const fl_datatype_t *t,
                                  void (*fn)(int32_t id, void *ctx), void *ctx);

@@ -81,8 +81,11 @@ static void fl_schema_collect_ids(const fl_schema_t *s, fl_id_scan_t *scan) {
 
 void fl_schema_assign_ids(fl_schema_t *s) {
     int32_t next = s->highest_field_id;
-    for (size_t i = 0; i < s->column_count; i++)
-        if (s->columns[i].id < 0) s->columns[i].id = ++next;
+    for (size_t i = 0; i < s->column_count; i++) {
+        if (s->columns[i].id >= 0) continue;
+        s->columns[i].id = ++next;
+        fl_datatype_reassign_field_ids(s->columns[i].type, &next);
+    }
     fl_id_scan_t scan = {.max = -1};
     fl_schema_collect_ids(s, &scan);
     if (scan.max > s->highest_field_id) s->highest_field_id = scan.max;
@@ -260,7 +263,9 @@ int fl_schema_from_json(const json_t *j, fl_schema_t *out, fl_error_t *err) {
     if (ai && (rc = fl_json_strlist(ai, "auto_increment_column", &out->auto_increment, err)))
         goto fail;
     if (with_id == 0) {
-        fl_schema_assign_ids(out);
+        /* an old-style schema: ids are positions, nested ids stay as given */
+        for (size_t i = 0; i < n; i++) out->columns[i].id = (int32_t)i;
+        out->highest_field_id = (int32_t)n - 1;
     } else {
         fl_id_scan_t scan = {.max = -1};
         fl_schema_collect_ids(out, &scan);

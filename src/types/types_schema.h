@@ -46,8 +46,9 @@ void fl_schema_add_column(fl_schema_t *s, const char *name, fl_datatype_t *type,
  * FLUSS_ERR_INVALID_TABLE_EXCEPTION. */
 int fl_schema_from_json(const json_t *j, fl_schema_t *out, fl_error_t *err);
 json_t *fl_schema_to_json(const fl_schema_t *s);
-/* Assigns ids by position to columns whose id is -1 and fixes the highest
- * field id. Used by builders (CLI). */
+/* Gives columns whose id is -1 the next ids in order (nested ROW fields
+ * numbered right after their column, as Fluss's Schema.Builder does) and
+ * fixes the highest field id. Used by builders (CLI). */
 void fl_schema_assign_ids(fl_schema_t *s);
 
 #endif
