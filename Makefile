@@ -7,7 +7,7 @@ DATA_DIR   ?= ./data
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all build deps venv run test test-unit test-asan test-interop test-java fuzz clean
+.PHONY: all build build-asan deps venv run test test-unit test-asan test-interop fuzz clean
 
 all: build
 
@@ -42,13 +42,14 @@ test-asan: build-asan
 
 # The official clients against a real flussd (pyfluss; the Java client
 # smoke test runs inside the suite).
+INTEROP_FLUSSD ?= $(BUILD)/flussd
 test-interop: build venv
-	.venv/bin/python -m pytest tests/interop -q
+	FLUSSD=$(INTEROP_FLUSSD) .venv/bin/python -m pytest tests/interop -q
 
 test: deps build build-asan venv
 	$(MAKE) --no-print-directory test-unit
 	$(MAKE) --no-print-directory test-asan
-	$(MAKE) --no-print-directory test-interop
+	$(MAKE) --no-print-directory test-interop INTEROP_FLUSSD=$(BUILD_ASAN)/flussd
 
 # libFuzzer binaries (clang): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 30
