@@ -1,0 +1,361 @@
+/*
+ * test_metastore_embedded.c — the embedded metadata store (metastore.h):
+ * everything survives close/reopen, counters continue, a stray temp file is
+ * ignored, a corrupt store file fails to open (never half-loaded), and a
+ * writer killed with SIGKILL in the middle of creating tables leaves a
+ * store that opens with every acknowledged table in it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "metastore.h"
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int setup(void **state) {
+    char *dir = strdup("/tmp/fl_metastore_XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    *state = dir;
+    return 0;
+}
+
+static int teardown(void **state) {
+    nftw(*state, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    free(*state);
+    return 0;
+}
+
+static fl_metastore_t *open_ok(const char *dir) {
+    fl_metastore_t *ms = NULL;
+    fl_error_t err;
+    if (fl_metastore_embedded_open(dir, &ms, &err)) fail_msg("open %s: %s", dir, err.msg);
+    return ms;
+}
+
+static void write_file(const char *dir, const char *name, const void *data, size_t len) {
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+static char *read_file(const char *dir, const char *name, size_t *len) {
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *buf = calloc(1, 1 << 20);
+    *len = fread(buf, 1, 1 << 20, f);
+    fclose(f);
+    return buf;
+}
+
+static int make_table(fl_metastore_t *ms, const char *db, const char *name, int32_t buckets,
+                      fl_error_t *err) {
+    fl_ms_table_t t;
+    memset(&t, 0, sizeof(t));
+    int rc = ms->ops->next_id(ms, FL_MS_COUNTER_TABLE_ID, &t.table_id, err);
+    if (rc) return rc;
+    char tj[128], s1[64], s2[64];
+    snprintf(tj, sizeof(tj), "{\"table\":\"%s\"}", name);
+    snprintf(s1, sizeof(s1), "{\"schema\":1,\"of\":\"%s\"}", name);
+    snprintf(s2, sizeof(s2), "{\"schema\":2,\"of\":\"%s\"}", name);
+    char *schemas[2] = {s1, s2};
+    fl_ms_bucket_t b[8];
+    memset(b, 0, sizeof(b));
+    for (int32_t i = 0; i < buckets; i++) {
+        b[i].leader = 100 + i;
+        b[i].leader_epoch = i * 3;
+        b[i].replica_count = 2;
+        b[i].replicas[0] = 100 + i;
+        b[i].replicas[1] = 200 + i;
+    }
+    t.database = (char *)db;
+    t.name = (char *)name;
+    t.schema_id = 2;
+    t.table_json = tj;
+    t.schema_count = 2;
+    t.schema_jsons = schemas;
+    t.created_ms = 1796208227741 + t.table_id;
+    t.modified_ms = 1796208227999 + t.table_id;
+    t.bucket_count = buckets;
+    t.buckets = b;
+    return ms->ops->table_create(ms, &t, err);
+}
+
+static void check_table(fl_metastore_t *ms, const char *db, const char *name, int64_t id,
+                        int32_t buckets) {
+    const fl_ms_table_t *t = ms->ops->table_get(ms, db, name);
+    if (!t) fail_msg("table %s.%s missing", db, name);
+    char want[128];
+    assert_int_equal(t->table_id, id);
+    assert_ptr_equal(ms->ops->table_by_id(ms, id), t);
+    assert_int_equal(t->schema_id, 2);
+    snprintf(want, sizeof(want), "{\"table\":\"%s\"}", name);
+    assert_string_equal(t->table_json, want);
+    assert_int_equal(t->schema_count, 2);
+    snprintf(want, sizeof(want), "{\"schema\":2,\"of\":\"%s\"}", name);
+    assert_string_equal(t->schema_jsons[1], want);
+    assert_int_equal(t->created_ms, 1796208227741 + id);
+    assert_int_equal(t->modified_ms, 1796208227999 + id);
+    assert_int_equal(t->bucket_count, buckets);
+    for (int32_t i = 0; i < buckets; i++) {
+        assert_int_equal(t->buckets[i].leader, 100 + i);
+        assert_int_equal(t->buckets[i].leader_epoch, i * 3);
+        assert_int_equal(t->buckets[i].replica_count, 2);
+        assert_int_equal(t->buckets[i].replicas[1], 200 + i);
+    }
+}
+
+static void test_reopen_keeps_everything(void **state) {
+    const char *dir = *state;
+    fl_error_t err;
+    fl_metastore_t *ms = open_ok(dir);
+    assert_int_equal(ms->ops->db_count(ms), 0);
+    assert_int_equal(ms->ops->table_count(ms), 0);
+    fl_ms_database_t db = {.name = "d1", .json = "{\"version\":1}", .created_ms = 11,
+                           .modified_ms = 12};
+    assert_int_equal(ms->ops->db_create(ms, &db, &err), 0);
+    db.name = "d2";
+    db.created_ms = 21;
+    assert_int_equal(ms->ops->db_create(ms, &db, &err), 0);
+    assert_int_equal(ms->ops->db_create(ms, &db, &err), FLUSS_ERR_DATABASE_ALREADY_EXIST);
+    assert_int_equal(make_table(ms, "d1", "a", 3, &err), 0);
+    assert_int_equal(make_table(ms, "d2", "b", 0, &err), 0);
+    assert_int_equal(make_table(ms, "d2", "c", 8, &err), 0);
+    assert_int_equal(make_table(ms, "d2", "c", 1, &err), FLUSS_ERR_TABLE_ALREADY_EXIST);
+    assert_int_equal(make_table(ms, "nodb", "x", 1, &err), FLUSS_ERR_DATABASE_NOT_EXIST);
+    int64_t pid;
+    assert_int_equal(ms->ops->next_id(ms, FL_MS_COUNTER_PARTITION_ID, &pid, &err), 0);
+    assert_int_equal(pid, 0);
+    ms->ops->close(ms);
+
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->db_count(ms), 2);
+    const fl_ms_database_t *d = ms->ops->db_get(ms, "d1");
+    assert_non_null(d);
+    assert_string_equal(d->json, "{\"version\":1}");
+    assert_int_equal(d->created_ms, 11);
+    assert_int_equal(d->modified_ms, 12);
+    assert_int_equal(ms->ops->db_get(ms, "d2")->created_ms, 21);
+    assert_string_equal(ms->ops->db_at(ms, 1)->name, "d2");
+    assert_null(ms->ops->db_at(ms, 2));
+    assert_int_equal(ms->ops->table_count(ms), 3);
+    check_table(ms, "d1", "a", 0, 3);
+    check_table(ms, "d2", "b", 1, 0);
+    /* ids 3 and 4 went to the failed creates: ids are never reused */
+    check_table(ms, "d2", "c", 2, 8);
+    int64_t id;
+    assert_int_equal(ms->ops->next_id(ms, FL_MS_COUNTER_TABLE_ID, &id, &err), 0);
+    assert_int_equal(id, 5);
+    assert_int_equal(ms->ops->next_id(ms, FL_MS_COUNTER_PARTITION_ID, &id, &err), 0);
+    assert_int_equal(id, 1);
+    assert_int_equal(ms->ops->next_id(ms, FL_MS_COUNTER_WRITER_ID, &id, &err), 0);
+    assert_int_equal(id, 0);
+
+    /* drops are durable too; a database drop takes its tables */
+    assert_int_equal(ms->ops->table_drop(ms, "d1", "a", &err), 0);
+    assert_int_equal(ms->ops->table_drop(ms, "d1", "a", &err), FLUSS_ERR_TABLE_NOT_EXIST);
+    assert_int_equal(ms->ops->db_drop(ms, "d2", &err), 0);
+    assert_int_equal(ms->ops->db_drop(ms, "d2", &err), FLUSS_ERR_DATABASE_NOT_EXIST);
+    ms->ops->close(ms);
+
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->db_count(ms), 1);
+    assert_int_equal(ms->ops->table_count(ms), 0);
+    assert_null(ms->ops->table_by_id(ms, 2));
+    assert_int_equal(ms->ops->next_id(ms, FL_MS_COUNTER_TABLE_ID, &id, &err), 0);
+    assert_int_equal(id, 6);
+    assert_int_equal(ms->ops->next_id(ms, FL_MS_COUNTER_WRITER_ID, &id, &err), 0);
+    assert_int_equal(id, 1);
+    ms->ops->close(ms);
+}
+
+static void test_leftover_temp_file_ignored(void **state) {
+    const char *dir = *state;
+    const char junk[] = "{\"version\":1,\"counters\":[99,";
+    /* before any store exists */
+    write_file(dir, "metadata.json.tmp", junk, sizeof(junk) - 1);
+    fl_metastore_t *ms = open_ok(dir);
+    assert_int_equal(ms->ops->db_count(ms), 0);
+    fl_error_t err;
+    fl_ms_database_t db = {.name = "keep", .json = "{}", .created_ms = 1, .modified_ms = 1};
+    assert_int_equal(ms->ops->db_create(ms, &db, &err), 0);
+    ms->ops->close(ms);
+    /* next to a good store */
+    write_file(dir, "metadata.json.tmp", "\0\xff garbage", 10);
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->db_count(ms), 1);
+    assert_non_null(ms->ops->db_get(ms, "keep"));
+    int64_t id;
+    assert_int_equal(ms->ops->next_id(ms, FL_MS_COUNTER_TABLE_ID, &id, &err), 0);
+    assert_int_equal(id, 0);
+    ms->ops->close(ms);
+}
+
+static void expect_corrupt(const char *dir, const void *data, size_t len) {
+    write_file(dir, "metadata.json", data, len);
+    fl_metastore_t *ms = (fl_metastore_t *)0x1;
+    fl_error_t err;
+    fl_err_clear(&err);
+    int rc = fl_metastore_embedded_open(dir, &ms, &err);
+    if (rc != FLUSS_ERR__CORRUPT)
+        fail_msg("%.*s: rc %d (%s), want __CORRUPT", (int)len, (const char *)data, rc, err.msg);
+    assert_int_equal(err.code, FLUSS_ERR__CORRUPT);
+    assert_ptr_equal(ms, (fl_metastore_t *)0x1); /* nothing handed out */
+}
+
+static void test_corrupt_store_fails_to_open(void **state) {
+    const char *dir = *state;
+    fl_error_t err;
+    fl_metastore_t *ms = open_ok(dir);
+    fl_ms_database_t db = {.name = "d", .json = "{}", .created_ms = 1, .modified_ms = 1};
+    assert_int_equal(ms->ops->db_create(ms, &db, &err), 0);
+    assert_int_equal(make_table(ms, "d", "t1", 2, &err), 0);
+    assert_int_equal(make_table(ms, "d", "t2", 2, &err), 0);
+    ms->ops->close(ms);
+    size_t len;
+    char *good = read_file(dir, "metadata.json", &len);
+    assert_true(len > 100);
+
+    /* every proper prefix of a good file is rejected, none half-loads */
+    for (size_t cut = 0; cut < len; cut += (cut < 40 ? 1 : 37)) expect_corrupt(dir, good, cut);
+    expect_corrupt(dir, "garbage", 7);
+    expect_corrupt(dir, "[]", 2);
+    expect_corrupt(dir, "{\"version\":2,\"counters\":[0,0,0],\"databases\":[],\"tables\":[]}", 58);
+    expect_corrupt(dir, "{\"version\":1,\"counters\":[0,0],\"databases\":[],\"tables\":[]}", 56);
+    const char *bad_db = "{\"version\":1,\"counters\":[0,0,0],\"databases\":[{\"name\":\"d\"}],"
+                         "\"tables\":[]}";
+    expect_corrupt(dir, bad_db, strlen(bad_db));
+    const char *bad_table = "{\"version\":1,\"counters\":[1,0,0],\"databases\":[{\"name\":\"d\","
+                            "\"json\":\"{}\"}],\"tables\":[{\"database\":\"d\",\"name\":\"t\","
+                            "\"id\":0,\"schema_id\":1,\"table_json\":\"{}\",\"schemas\":[],"
+                            "\"buckets\":[]}]}";
+    expect_corrupt(dir, bad_table, strlen(bad_table));
+
+    /* the good bytes still open */
+    write_file(dir, "metadata.json", good, len);
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->table_count(ms), 2);
+    check_table(ms, "d", "t2", 1, 2);
+    ms->ops->close(ms);
+    free(good);
+}
+
+/* ---- crash in the middle ---- */
+
+#define CRASH_TABLES_MAX 100000
+
+static void crash_child(const char *dir, int round, int fd) {
+    fl_metastore_t *ms = NULL;
+    fl_error_t err;
+    if (fl_metastore_embedded_open(dir, &ms, &err)) _exit(2);
+    for (int i = 0; i < CRASH_TABLES_MAX; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "r%d_t%d", round, i);
+        if (make_table(ms, "d", name, (int32_t)(i % 4), &err)) _exit(3);
+        char line[40];
+        int n = snprintf(line, sizeof(line), "%s\n", name);
+        if (write(fd, line, (size_t)n) != n) _exit(4);
+    }
+    _exit(0);
+}
+
+static void test_crash_in_the_middle(void **state) {
+    const char *dir = *state;
+    fl_error_t err;
+    fl_metastore_t *ms = open_ok(dir);
+    fl_ms_database_t db = {.name = "d", .json = "{}", .created_ms = 1, .modified_ms = 1};
+    assert_int_equal(ms->ops->db_create(ms, &db, &err), 0);
+    ms->ops->close(ms);
+
+    const int delays_ms[] = {50, 80, 120, 160, 200};
+    size_t total_acked = 0, tables_before = 0;
+    for (int round = 0; round < 5; round++) {
+        int fds[2];
+        assert_int_equal(pipe(fds), 0);
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            close(fds[0]);
+            crash_child(dir, round, fds[1]);
+        }
+        close(fds[1]);
+        struct timespec ts = {0, (long)delays_ms[round] * 1000000L};
+        nanosleep(&ts, NULL);
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!WIFSIGNALED(status)) fail_msg("child exited early, status %d", status);
+
+        /* the acknowledged names, read to EOF */
+        size_t cap = 1 << 20, len = 0;
+        char *acks = malloc(cap);
+        ssize_t n;
+        while ((n = read(fds[0], acks + len, cap - 1 - len)) > 0) len += (size_t)n;
+        close(fds[0]);
+        acks[len] = '\0';
+
+        ms = open_ok(dir);
+        size_t acked = 0;
+        for (char *save = NULL, *name = strtok_r(acks, "\n", &save); name;
+             name = strtok_r(NULL, "\n", &save)) {
+            if (!ms->ops->table_get(ms, "d", name)) fail_msg("acked table %s lost", name);
+            acked++;
+        }
+        free(acks);
+        size_t count = ms->ops->table_count(ms);
+        size_t grown = count - tables_before;
+        if (grown != acked && grown != acked + 1)
+            fail_msg("round %d: %zu tables new, %zu acknowledged", round, grown, acked);
+        /* ids are unique and the counter is past all of them */
+        int64_t max_id = -1;
+        for (size_t i = 0; i < count; i++) {
+            const fl_ms_table_t *t = ms->ops->table_at(ms, i);
+            assert_ptr_equal(ms->ops->table_by_id(ms, t->table_id), t);
+            if (t->table_id > max_id) max_id = t->table_id;
+        }
+        int64_t next;
+        assert_int_equal(ms->ops->next_id(ms, FL_MS_COUNTER_TABLE_ID, &next, &err), 0);
+        assert_true(next > max_id);
+        ms->ops->close(ms);
+        print_message("round %d: killed after %d ms, %zu acknowledged, %zu new\n", round,
+                      delays_ms[round], acked, grown);
+        total_acked += acked;
+        tables_before = count;
+    }
+    assert_true(total_acked > 0); /* the child got work done */
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leftover_temp_file_ignored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_corrupt_store_fails_to_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_in_the_middle, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
