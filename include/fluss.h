@@ -25,7 +25,7 @@ extern "C" {
 
 typedef struct fluss_error {
     int code;
-    char message[512];
+    char message[2048];
 } fluss_error_t;
 
 typedef struct fluss_client fluss_client_t;

@@ -11,7 +11,7 @@
 
 #include "fluss_errors.h"
 
-#define FL_ERROR_MSG_MAX 512
+#define FL_ERROR_MSG_MAX 2048
 
 typedef struct fl_error {
     int code;

@@ -66,14 +66,24 @@ int fl_catalog_drop_database(fl_catalog_t *cat, const char *name, bool ignore_if
     return cat->ms->ops->db_drop(cat->ms, name, err);
 }
 
-static int fl_catalog_assign(fl_catalog_t *cat, const fl_table_desc_t *d, int64_t table_id,
-                             fl_ms_table_t *t, fl_error_t *err) {
+static int fl_catalog_check_replication(fl_catalog_t *cat, const fl_table_desc_t *d,
+                                        fl_error_t *err) {
     if (d->partition_keys.count > 0) return 0; /* partitions get buckets when created */
-    long rf = strtol(fl_kvlist_get(&d->properties, "table.replication.factor"), NULL, 10);
+    const char *v = fl_kvlist_get(&d->properties, "table.replication.factor");
+    long rf = v ? strtol(v, NULL, 10) : 1;
     if (rf > (long)cat->tablet_count || rf > FL_REPLICAS_MAX)
         return fl_err_set(err, FLUSS_ERR_INVALID_REPLICATION_FACTOR,
                           "Replication factor: %ld larger than available tablet servers: %zu.",
                           rf, cat->tablet_count);
+    return 0;
+}
+
+static int fl_catalog_assign(fl_catalog_t *cat, const fl_table_desc_t *d, int64_t table_id,
+                             fl_ms_table_t *t, fl_error_t *err) {
+    (void)err;
+    if (d->partition_keys.count > 0) return 0; /* partitions get buckets when created */
+    long rf = strtol(fl_kvlist_get(&d->properties, "table.replication.factor"), NULL, 10);
+    if (rf < 1) rf = 1;
     t->bucket_count = d->bucket_count;
     t->buckets = fl_calloc((size_t)d->bucket_count, sizeof(fl_ms_bucket_t));
     /* Round robin like the reference, starting from a table-dependent server. */
@@ -102,6 +112,9 @@ int fl_catalog_create_table(fl_catalog_t *cat, const char *db, const char *name,
     char *table_json = NULL, *schema_json = NULL;
     if ((rc = fl_table_normalize(&d, err))) goto done;
     if ((rc = fl_table_apply_defaults(&d, &cat->defaults, err))) goto done;
+    /* like the reference: the assignment (replication factor) is checked
+     * before the descriptor is validated and before any id is taken */
+    if ((rc = fl_catalog_check_replication(cat, &d, err))) goto done;
     if ((rc = fl_table_validate(&d, &cat->defaults, err))) goto done;
     if (!cat->ms->ops->db_get(cat->ms, db)) {
         rc = fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database %s does not exist.", db);

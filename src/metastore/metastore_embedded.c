@@ -169,6 +169,7 @@ static int fl_mse_load(fl_ms_embedded_t *m, fl_error_t *err) {
     for (int i = 0; i < FL_MS_COUNTER_COUNT; i++)
         m->counters[i] = json_integer_value(json_array_get(counters, (size_t)i));
     m->db_cap = m->db_count = json_array_size(dbs);
+    fl_free(m->dbs);
     m->dbs = fl_calloc(m->db_cap ? m->db_cap : 1, sizeof(*m->dbs));
     for (size_t i = 0; i < m->db_count; i++) {
         const json_t *dj = json_array_get(dbs, i);
@@ -185,6 +186,7 @@ static int fl_mse_load(fl_ms_embedded_t *m, fl_error_t *err) {
         m->dbs[i].modified_ms = json_integer_value(json_object_get(dj, "modified"));
     }
     m->table_cap = json_array_size(tables);
+    fl_free(m->tables);
     m->tables = fl_calloc(m->table_cap ? m->table_cap : 1, sizeof(*m->tables));
     for (size_t i = 0; i < m->table_cap; i++) {
         m->table_count = i + 1;
@@ -203,13 +205,15 @@ static int fl_mse_persist(fl_ms_embedded_t *m, fl_error_t *err) {
     int rc = fl_fs_write_atomic(m->path, text, strlen(text), err);
     free(text);
     if (rc) {
-        FL_ERROR("metastore: write failed, store is now read-only: %s", err ? err->msg : "");
+        char cause[FL_ERROR_MSG_MAX];
+        snprintf(cause, sizeof(cause), "%s", err ? err->msg : "");
+        FL_ERROR("metastore: write failed, store is now read-only: %s", cause);
         m->failed = true;
         fl_mse_clear_state(m);
         fl_error_t ignored;
         if (fl_mse_load(m, &ignored)) FL_ERROR("metastore: reload failed: %s", ignored.msg);
         return fl_err_set(err, FLUSS_ERR_STORAGE_EXCEPTION, "metadata store write failed: %s",
-                          err ? err->msg : "");
+                          cause);
     }
     return 0;
 }

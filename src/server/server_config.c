@@ -164,7 +164,7 @@ int fl_parse_listener(const char *text, fl_listener_addr_t *out) {
     char *sep = strstr(p, "://");
     if (sep) {
         size_t nlen = (size_t)(sep - p);
-        if (nlen >= sizeof(out->name)) return -1;
+        if (nlen == 0 || nlen >= sizeof(out->name)) return -1;
         memcpy(out->name, p, nlen);
         p = sep + 3;
     } else {
@@ -174,13 +174,15 @@ int fl_parse_listener(const char *text, fl_listener_addr_t *out) {
     if (!colon) return -1;
     *colon = '\0';
     char *host = p;
-    if (*host == '[') { /* [::1] */
+    if (*host == '[') { /* [::1]:port */
         host++;
-        char *rb = strchr(host, ']');
-        if (rb) *rb = '\0';
+        size_t hl = strlen(host);
+        if (hl == 0 || host[hl - 1] != ']') return -1;
+        host[hl - 1] = '\0';
     }
     if (strlen(host) >= sizeof(out->host) || !*host) return -1;
     strcpy(out->host, host);
+    if (!isdigit((unsigned char)colon[1])) return -1;
     char *pend;
     long port = strtol(colon + 1, &pend, 10);
     while (isspace((unsigned char)*pend)) pend++;

@@ -559,7 +559,13 @@ void fl_datatype_format(const fl_datatype_t *t, fl_buf_t *out) {
         fl_buf_put_u8(out, '<');
         for (size_t i = 0; i < t->field_count; i++) {
             if (i) fl_buf_append(out, ", ", 2);
-            fl_buf_append(out, t->fields[i].name, strlen(t->fields[i].name));
+            const char *fname = t->fields[i].name;
+            bool plain = *fname != '\0';
+            for (const char *c = fname; *c; c++)
+                if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-') plain = false;
+            if (!plain) fl_buf_put_u8(out, '`');
+            fl_buf_append(out, fname, strlen(fname));
+            if (!plain) fl_buf_put_u8(out, '`');
             fl_buf_put_u8(out, ' ');
             fl_datatype_format(t->fields[i].type, out);
         }

@@ -107,7 +107,7 @@ static int fl_json_strlist(const json_t *arr, const char *what, fl_strlist_t *ou
     return 0;
 }
 
-/* "[a, b, c]" as Java prints a list. */
+/* "[a, b, c]" as Java prints a list; the error message buffer bounds it. */
 static void fl_column_names_text(const fl_schema_t *s, char *out, size_t cap) {
     size_t n = (size_t)snprintf(out, cap, "[");
     for (size_t i = 0; i < s->column_count && n < cap; i++)
@@ -123,7 +123,7 @@ static void fl_names_list_text(const fl_strlist_t *l, char *out, size_t cap) {
 }
 
 static int fl_schema_normalize(fl_schema_t *s, fl_error_t *err) {
-    char cols[256], keys[192];
+    char cols[FL_ERROR_MSG_MAX], keys[FL_ERROR_MSG_MAX];
     for (size_t i = 0; i < s->column_count; i++)
         for (size_t k = 0; k < i; k++)
             if (strcmp(s->columns[i].name, s->columns[k].name) == 0) {
