@@ -3,6 +3,7 @@
  */
 #include "common_fs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -120,5 +121,35 @@ int fl_fs_read_all(const char *path, size_t max_bytes, fl_buf_t *out,
         }
     }
     close(fd);
+    return 0;
+}
+
+int fl_fs_remove_tree(const char *path, fl_error_t *err) {
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT) return 0;
+        return fl_err_set(err, FLUSS_ERR__IO, "stat %s: %s", path, strerror(errno));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (!d) return fl_err_set(err, FLUSS_ERR__IO, "opendir %s: %s", path, strerror(errno));
+        struct dirent *e;
+        int rc = 0;
+        while ((e = readdir(d)) && !rc) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            size_t n = strlen(path) + strlen(e->d_name) + 2;
+            char *child = fl_malloc(n);
+            snprintf(child, n, "%s/%s", path, e->d_name);
+            rc = fl_fs_remove_tree(child, err);
+            fl_free(child);
+        }
+        closedir(d);
+        if (rc) return rc;
+        if (rmdir(path) != 0)
+            return fl_err_set(err, FLUSS_ERR__IO, "rmdir %s: %s", path, strerror(errno));
+        return 0;
+    }
+    if (unlink(path) != 0)
+        return fl_err_set(err, FLUSS_ERR__IO, "unlink %s: %s", path, strerror(errno));
     return 0;
 }

@@ -21,5 +21,7 @@ int fl_fs_write_atomic(const char *path, const void *data, size_t len,
 int fl_fs_read_all(const char *path, size_t max_bytes, fl_buf_t *out,
                    int *missing, fl_error_t *err);
 int fl_fs_fsync_dir(const char *dir, fl_error_t *err);
+/* Removes a directory tree (no symlinks followed); a missing path is fine. */
+int fl_fs_remove_tree(const char *path, fl_error_t *err);
 
 #endif

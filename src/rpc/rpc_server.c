@@ -34,6 +34,8 @@ struct fl_rpc_conn {
     fl_buf_t writing;   /* buffer owned by the current uv_write */
     bool closing;
     bool reading;
+    bool handle_closed;
+    int refs; /* deferred responses holding this connection */
     int64_t last_active_ms;
 };
 
@@ -53,6 +55,7 @@ struct fl_rpc_server {
 
 static void fl_rpc_conn_close(fl_rpc_conn_t *c);
 static void fl_rpc_conn_flush(fl_rpc_conn_t *c);
+static void fl_rpc_update_reading(fl_rpc_conn_t *c);
 
 static void fl_rpc_maybe_closed(fl_rpc_server_t *srv) {
     if (srv->closing && srv->pending_closes == 0 && srv->close_cb) {
@@ -62,15 +65,36 @@ static void fl_rpc_maybe_closed(fl_rpc_server_t *srv) {
     }
 }
 
-static void fl_rpc_on_conn_closed(uv_handle_t *h) {
-    fl_rpc_conn_t *c = h->data;
-    fl_rpc_server_t *srv = c->srv;
+static void fl_rpc_conn_free(fl_rpc_conn_t *c) {
     fl_buf_free(&c->in);
     fl_buf_free(&c->out);
     fl_buf_free(&c->writing);
     fl_free(c);
+}
+
+static void fl_rpc_on_conn_closed(uv_handle_t *h) {
+    fl_rpc_conn_t *c = h->data;
+    fl_rpc_server_t *srv = c->srv;
+    c->handle_closed = true;
+    if (c->refs == 0) fl_rpc_conn_free(c);
     srv->pending_closes--;
     fl_rpc_maybe_closed(srv);
+}
+
+void fl_rpc_conn_ref(fl_rpc_conn_t *c) { c->refs++; }
+
+void fl_rpc_conn_unref(fl_rpc_conn_t *c) {
+    if (--c->refs == 0 && c->handle_closed) fl_rpc_conn_free(c);
+}
+
+bool fl_rpc_conn_is_open(const fl_rpc_conn_t *c) { return !c->closing; }
+
+void fl_rpc_conn_send(fl_rpc_conn_t *c, const uint8_t *frames, size_t len) {
+    if (c->closing) return;
+    fl_buf_append(&c->out, frames, len);
+    c->last_active_ms = fl_time_mono_ms();
+    fl_rpc_conn_flush(c);
+    fl_rpc_update_reading(c);
 }
 
 static void fl_rpc_conn_close(fl_rpc_conn_t *c) {
@@ -92,8 +116,6 @@ static void fl_rpc_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
     buf->base = (char *)p;
     buf->len = p ? FL_RPC_READ_CHUNK : 0;
 }
-
-static void fl_rpc_update_reading(fl_rpc_conn_t *c);
 
 static void fl_rpc_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 

@@ -15,6 +15,7 @@
 #ifndef FL_RPC_SERVER_H
 #define FL_RPC_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -50,5 +51,14 @@ void fl_rpc_server_close(fl_rpc_server_t *srv, void (*cb)(fl_rpc_server_t *srv))
 void fl_rpc_server_destroy(fl_rpc_server_t *srv);
 
 size_t fl_rpc_server_connection_count(const fl_rpc_server_t *srv);
+
+/* Deferred responses (long-poll fetches): a handler that answers later
+ * takes a reference on its connection, and sends whole response frames
+ * with fl_rpc_conn_send when ready. Sending on a connection that has closed
+ * in the meantime does nothing. Every ref needs an unref. */
+void fl_rpc_conn_ref(fl_rpc_conn_t *conn);
+void fl_rpc_conn_unref(fl_rpc_conn_t *conn);
+bool fl_rpc_conn_is_open(const fl_rpc_conn_t *conn);
+void fl_rpc_conn_send(fl_rpc_conn_t *conn, const uint8_t *frames, size_t len);
 
 #endif

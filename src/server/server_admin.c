@@ -38,11 +38,41 @@ int fl_api_create_database(fl_server_role_t *role, const ProtobufCMessage *m, in
     return 0;
 }
 
+/* Deletes the local data of a dropped table (its bucket logs). */
+static void fl_drop_table_data(fl_server_role_t *role, const char *db, const char *name,
+                               int64_t table_id) {
+    fl_error_t e;
+    fl_replica_manager_drop_table(&role->server->replicas, db, name, table_id, &e);
+}
+
+typedef struct fl_dropped {
+    size_t count;
+    int64_t *ids;
+    char **names;
+} fl_dropped_t;
+
 int fl_api_drop_database(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
                          fl_buf_t *out, fl_error_t *err) {
     const Fluss__DropDatabaseRequest *req = (const Fluss__DropDatabaseRequest *)m;
+    fl_metastore_t *ms = FL_MS(role);
+    fl_dropped_t dropped = {0};
+    size_t n = ms->ops->table_count(ms);
+    dropped.ids = fl_calloc(n ? n : 1, sizeof(int64_t));
+    dropped.names = fl_calloc(n ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        const fl_ms_table_t *t = ms->ops->table_at(ms, i);
+        if (strcmp(t->database, req->database_name) != 0) continue;
+        dropped.ids[dropped.count] = t->table_id;
+        dropped.names[dropped.count++] = fl_strdup(t->name);
+    }
     int rc = fl_catalog_drop_database(FL_CATALOG(role), req->database_name,
                                       req->ignore_if_not_exists, req->cascade, err);
+    for (size_t i = 0; i < dropped.count; i++) {
+        if (!rc) fl_drop_table_data(role, req->database_name, dropped.names[i], dropped.ids[i]);
+        fl_free(dropped.names[i]);
+    }
+    fl_free(dropped.ids);
+    fl_free(dropped.names);
     if (rc) return rc;
     Fluss__DropDatabaseResponse resp = FLUSS__DROP_DATABASE_RESPONSE__INIT;
     fl_server_reply(out, rid, &resp.base);
@@ -130,10 +160,16 @@ int fl_api_drop_table(fl_server_role_t *role, const ProtobufCMessage *m, int32_t
                       fl_buf_t *out, fl_error_t *err) {
     const Fluss__DropTableRequest *req = (const Fluss__DropTableRequest *)m;
     int rc = fl_require_path(req->table_path, err);
-    if (!rc)
-        rc = fl_catalog_drop_table(FL_CATALOG(role), req->table_path->database_name,
-                                   req->table_path->table_name, req->ignore_if_not_exists, err);
     if (rc) return rc;
+    const fl_ms_table_t *t = FL_MS(role)->ops->table_get(FL_MS(role), req->table_path->database_name,
+                                                         req->table_path->table_name);
+    int64_t table_id = t ? t->table_id : -1;
+    rc = fl_catalog_drop_table(FL_CATALOG(role), req->table_path->database_name,
+                               req->table_path->table_name, req->ignore_if_not_exists, err);
+    if (rc) return rc;
+    if (table_id >= 0)
+        fl_drop_table_data(role, req->table_path->database_name, req->table_path->table_name,
+                           table_id);
     Fluss__DropTableResponse resp = FLUSS__DROP_TABLE_RESPONSE__INIT;
     fl_server_reply(out, rid, &resp.base);
     return 0;

@@ -43,6 +43,10 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_GET_TABLE_SCHEMA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_schema_request__descriptor, fl_api_get_table_schema},
     {FL_API_LIST_PARTITION_INFOS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_partition_infos_request__descriptor, fl_api_list_partition_infos},
     {FL_API_GET_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__metadata_request__descriptor, fl_api_get_metadata},
+    {FL_API_INIT_WRITER, FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer},
+    {FL_API_PRODUCE_LOG, FL_ROLE_TS, &fluss__produce_log_request__descriptor, fl_api_produce_log},
+    {FL_API_FETCH_LOG, FL_ROLE_TS, &fluss__fetch_log_request__descriptor, fl_api_fetch_log},
+    {FL_API_LIST_OFFSETS, FL_ROLE_TS, &fluss__list_offsets_request__descriptor, fl_api_list_offsets},
 };
 
 #define FL_API_ENTRY_COUNT (sizeof(fl_api_entries) / sizeof(fl_api_entries[0]))
@@ -135,8 +139,11 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
     }
     fl_error_t err;
     fl_err_clear(&err);
+    role->server->conn = conn;
+    role->server->request_kept = false;
     int rc = e->fn(role, body, req->request_id, out, &err);
-    protobuf_c_message_free_unpacked(body, NULL);
+    if (!role->server->request_kept) protobuf_c_message_free_unpacked(body, NULL);
+    role->server->conn = NULL;
     if (rc) {
         FL_DEBUG("rpc: %s failed: %s (%d) %s", info->name, fl_err_name(rc), rc, err.msg);
         /* Local error codes never travel: map them to a wire code. */

@@ -25,9 +25,18 @@
 typedef struct fl_main_state {
     uv_loop_t *loop;
     fl_rpc_server_t *rpc;
+    fl_server_t *server;
     uv_signal_t sigint, sigterm;
+    uv_timer_t retention;
     int signals_closed;
 } fl_main_state_t;
+
+#define FL_RETENTION_CHECK_MS (5 * 60 * 1000)
+
+static void fl_on_retention(uv_timer_t *t) {
+    fl_main_state_t *st = t->data;
+    fl_replica_manager_retention(&st->server->replicas, fl_time_wall_ms());
+}
 
 static void fl_usage(FILE *f) {
     fprintf(f,
@@ -66,6 +75,9 @@ static void fl_on_signal(uv_signal_t *s, int signum) {
     uv_signal_stop(&st->sigterm);
     uv_close((uv_handle_t *)&st->sigint, fl_on_signal_closed);
     uv_close((uv_handle_t *)&st->sigterm, fl_on_signal_closed);
+    uv_timer_stop(&st->retention);
+    uv_close((uv_handle_t *)&st->retention, NULL);
+    fl_server_fetch_shutdown(st->server); /* answer parked fetches first */
     fl_rpc_server_close(st->rpc, fl_on_rpc_closed);
 }
 
@@ -124,6 +136,7 @@ int main(int argc, char **argv) {
 
     int64_t t0 = fl_time_mono_ms();
     int64_t bucket_number, replication_factor, max_bucket, frame_max, idle_ms, tablet_id;
+    int64_t segment_bytes, index_interval, flush_messages;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
         fl_config_int(&cfg, "max.bucket.num", 128000, &max_bucket, &err) ||
@@ -131,7 +144,11 @@ int main(int argc, char **argv) {
         fl_config_bytes(&cfg, "netty.server.max-request-size", 100LL * 1024 * 1024, &frame_max,
                         &err) ||
         fl_config_duration_ms(&cfg, "netty.connection.max-idle-time", 10LL * 60 * 1000, &idle_ms,
-                              &err))
+                              &err) ||
+        fl_config_bytes(&cfg, "log.segment.file-size", 1024LL * 1024 * 1024, &segment_bytes,
+                        &err) ||
+        fl_config_bytes(&cfg, "log.index.interval-size", 4096, &index_interval, &err) ||
+        fl_config_int(&cfg, "log.flush.interval-messages", INT64_MAX, &flush_messages, &err))
         goto fatal;
     if (bucket_number < 1 || replication_factor < 1 || max_bucket < 1 || frame_max < 16) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "bucket, replication and size settings must be positive");
@@ -158,9 +175,17 @@ int main(int argc, char **argv) {
     int32_t tablet_ids[1] = {(int32_t)tablet_id};
     if (fl_catalog_init(&server.catalog, ms, &defaults, tablet_ids, 1, &err)) goto fatal;
 
+    fl_log_config_t log_cfg = {(uint64_t)segment_bytes, (uint64_t)index_interval,
+                               7LL * 24 * 3600 * 1000, (size_t)frame_max, flush_messages == 1};
+    char tablet_dir[4096];
+    snprintf(tablet_dir, sizeof(tablet_dir), "%s/tablet-server-%lld", data_dir, (long long)tablet_id);
+    fl_replica_manager_init(&server.replicas, tablet_dir, &log_cfg);
+
     fl_main_state_t st;
     memset(&st, 0, sizeof(st));
     st.loop = uv_default_loop();
+    st.server = &server;
+    server.loop = st.loop;
     fl_rpc_limits_t limits = {(size_t)frame_max, 64u * 1024 * 1024, idle_ms};
     st.rpc = fl_rpc_server_new(st.loop, &limits, fl_server_handle);
     server.coordinator_role = (fl_server_role_t){&server, FL_ROLE_CS, &server.coordinator};
@@ -183,6 +208,10 @@ int main(int argc, char **argv) {
     uv_signal_start(&st.sigint, fl_on_signal, SIGINT);
     uv_signal_start(&st.sigterm, fl_on_signal, SIGTERM);
     signal(SIGPIPE, SIG_IGN);
+    uv_timer_init(st.loop, &st.retention);
+    st.retention.data = &st;
+    uv_timer_start(&st.retention, fl_on_retention, FL_RETENTION_CHECK_MS, FL_RETENTION_CHECK_MS);
+    uv_unref((uv_handle_t *)&st.retention);
 
     FL_INFO("fluss-c local mode: coordinator 0 on %s:%d, tablet server %d on %s:%d, data in %s "
             "(started in %lld ms)",
@@ -191,6 +220,7 @@ int main(int argc, char **argv) {
             (long long)(fl_time_mono_ms() - t0));
     uv_run(st.loop, UV_RUN_DEFAULT);
     fl_rpc_server_destroy(st.rpc);
+    fl_replica_manager_close(&server.replicas);
     ms->ops->close(ms);
     uv_loop_close(st.loop);
     fl_config_free(&cfg);

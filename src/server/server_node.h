@@ -18,6 +18,7 @@
 #include "coordinator_catalog.h"
 #include "fluss_api.pb-c.h"
 #include "proto_frame.h"
+#include "replica_manager.h"
 #include "rpc_server.h"
 
 #define FL_SERVER_HOST_MAX 256
@@ -36,6 +37,8 @@ typedef struct fl_server_role {
     const fl_endpoint_t *self;
 } fl_server_role_t;
 
+typedef struct fl_delayed_fetch fl_delayed_fetch_t;
+
 struct fl_server {
     fl_catalog_t catalog;
     fl_endpoint_t coordinator;
@@ -43,7 +46,17 @@ struct fl_server {
     fl_endpoint_t tablets[FL_CATALOG_TABLET_SERVERS_MAX];
     fl_server_role_t coordinator_role;
     fl_server_role_t tablet_roles[FL_CATALOG_TABLET_SERVERS_MAX];
+    fl_replica_manager_t replicas; /* the local tablet server's buckets */
+    uv_loop_t *loop;               /* NULL: no long-poll (tests) */
+    /* Per call: the connection of the request being handled, and whether
+     * the handler kept the decoded request (a parked fetch frees it). */
+    fl_rpc_conn_t *conn;
+    bool request_kept;
+    fl_delayed_fetch_t *parked; /* long-poll fetches waiting for data */
 };
+
+/* Fails every parked fetch's wait and frees them (shutdown). */
+void fl_server_fetch_shutdown(fl_server_t *srv);
 
 /* The rpc handler (fl_rpc_handler_fn) for a listener whose ctx is a
  * fl_server_role_t. */
@@ -72,6 +85,11 @@ int fl_api_list_tables(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl
 int fl_api_table_exists(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 int fl_api_get_table_schema(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 int fl_api_list_partition_infos(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+/* server_log.c: */
+int fl_api_init_writer(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+int fl_api_produce_log(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+int fl_api_fetch_log(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+int fl_api_list_offsets(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 /* server_metadata.c: */
 int fl_api_get_metadata(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 

@@ -1,0 +1,273 @@
+/*
+ * log_segment.c — segment files (log_segment.h). Reads go through pread on
+ * batch boundaries found from the sparse index; the scan used by recovery
+ * and lookups reads headers in 64 KiB chunks.
+ */
+#include "log_segment.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common_alloc.h"
+
+#define FL_SEGMENT_SCAN_CHUNK (64u * 1024)
+#define FL_SEGMENT_BATCH_MAX (1u << 30)
+
+static int fl_pread_full(int fd, uint8_t *buf, size_t len, uint64_t pos, size_t *got) {
+    size_t n = 0;
+    while (n < len) {
+        ssize_t r = pread(fd, buf + n, len - n, (off_t)(pos + n));
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    *got = n;
+    return 0;
+}
+
+static void fl_index_add(fl_log_segment_t *s, int64_t offset, uint64_t position) {
+    if (s->index_count == s->index_cap) {
+        s->index_cap = s->index_cap ? s->index_cap * 2 : 64;
+        s->index = fl_realloc(s->index, s->index_cap * sizeof(*s->index));
+    }
+    s->index[s->index_count++] = (fl_index_entry_t){offset, position};
+}
+
+static void fl_time_add(fl_log_segment_t *s, int64_t ts, int64_t offset) {
+    if (s->time_count == s->time_cap) {
+        s->time_cap = s->time_cap ? s->time_cap * 2 : 64;
+        s->time_index = fl_realloc(s->time_index, s->time_cap * sizeof(*s->time_index));
+    }
+    s->time_index[s->time_count++] = (fl_time_entry_t){ts, offset};
+}
+
+/* Index bookkeeping for one batch appended at position. */
+static void fl_segment_track(fl_log_segment_t *s, const fl_batch_view_t *b, uint64_t position) {
+    if (s->index_count == 0 || s->bytes_since_index >= s->index_interval) {
+        fl_index_add(s, b->base_offset, position);
+        s->bytes_since_index = 0;
+    }
+    s->bytes_since_index += b->size;
+    if (b->commit_timestamp > s->max_timestamp) {
+        s->max_timestamp = b->commit_timestamp;
+        fl_time_add(s, b->commit_timestamp, b->base_offset);
+    }
+    s->next_offset = fl_batch_next_offset(b);
+}
+
+/* Scans the file from 0; returns the length of the valid prefix. */
+static int fl_segment_scan(fl_log_segment_t *s, uint64_t file_size, fl_segment_batch_fn fn,
+                           void *ctx, uint64_t *valid, fl_error_t *err) {
+    uint8_t *chunk = fl_malloc(FL_SEGMENT_SCAN_CHUNK);
+    uint8_t *big = NULL;
+    uint64_t pos = 0;
+    int rc = 0;
+    while (pos < file_size) {
+        uint8_t head[FL_BATCH_LOG_OVERHEAD];
+        size_t got;
+        if (fl_pread_full(s->fd, head, sizeof(head), pos, &got) != 0) {
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s: %s", s->path,
+                            strerror(errno));
+            break;
+        }
+        size_t bsize;
+        fl_error_t ignored;
+        if (got < sizeof(head) ||
+            fl_batch_peek_size(head, got, FL_SEGMENT_BATCH_MAX, &bsize, &ignored) != 0 ||
+            pos + bsize > file_size)
+            break; /* torn tail */
+        uint8_t *buf = chunk;
+        if (bsize > FL_SEGMENT_SCAN_CHUNK) {
+            big = fl_try_realloc(big, bsize);
+            if (!big) break;
+            buf = big;
+        }
+        if (fl_pread_full(s->fd, buf, bsize, pos, &got) != 0 || got != bsize) break;
+        fl_batch_view_t b;
+        if (fl_batch_parse(buf, bsize, &b, &ignored) != 0 || fl_batch_check_crc(&b, &ignored) != 0)
+            break; /* corrupt: stop here */
+        if (s->size > 0 && b.base_offset < s->next_offset) break; /* offsets must grow */
+        fl_segment_track(s, &b, pos);
+        if (fn) fn(&b, ctx);
+        pos += bsize;
+        s->size = pos;
+    }
+    fl_free(chunk);
+    fl_free(big);
+    *valid = pos;
+    return rc;
+}
+
+int fl_log_segment_open(const char *dir, int64_t base_offset, uint64_t index_interval,
+                        bool truncate_tail, fl_segment_batch_fn fn, void *ctx,
+                        fl_log_segment_t **out, fl_error_t *err) {
+    fl_log_segment_t *s = fl_calloc(1, sizeof(*s));
+    s->base_offset = s->next_offset = base_offset;
+    s->max_timestamp = -1;
+    s->index_interval = index_interval ? index_interval : 4096;
+    size_t n = strlen(dir) + 32;
+    s->path = fl_malloc(n);
+    snprintf(s->path, n, "%s/%020" PRId64 ".log", dir, base_offset);
+    s->fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (s->fd < 0) {
+        int rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "open %s: %s", s->path,
+                            strerror(errno));
+        fl_log_segment_close(s);
+        return rc;
+    }
+    struct stat st;
+    fstat(s->fd, &st);
+    uint64_t valid = 0;
+    int rc = fl_segment_scan(s, (uint64_t)st.st_size, fn, ctx, &valid, err);
+    if (!rc && valid < (uint64_t)st.st_size && truncate_tail) {
+        if (ftruncate(s->fd, (off_t)valid) != 0 || fsync(s->fd) != 0)
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "truncate %s: %s", s->path,
+                            strerror(errno));
+    }
+    if (rc) {
+        fl_log_segment_close(s);
+        return rc;
+    }
+    s->size = valid;
+    *out = s;
+    return 0;
+}
+
+void fl_log_segment_close(fl_log_segment_t *s) {
+    if (!s) return;
+    if (s->fd >= 0) close(s->fd);
+    fl_free(s->path);
+    fl_free(s->index);
+    fl_free(s->time_index);
+    fl_free(s);
+}
+
+int fl_log_segment_append(fl_log_segment_t *s, const uint8_t *data, size_t len,
+                          const fl_batch_view_t *batches, size_t batch_count, fl_error_t *err) {
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = pwrite(s->fd, data + done, len - done, (off_t)(s->size + done));
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            /* a failed write is not retried: cut back to the last whole batch */
+            int e = errno;
+            if (ftruncate(s->fd, (off_t)s->size) != 0) { /* nothing more to do */
+            }
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "write %s: %s", s->path,
+                              strerror(e));
+        }
+        done += (size_t)w;
+    }
+    uint64_t pos = s->size;
+    for (size_t i = 0; i < batch_count; i++) {
+        fl_segment_track(s, &batches[i], pos);
+        pos += batches[i].size;
+    }
+    s->size += len;
+    return 0;
+}
+
+/* Largest index entry with offset <= target. */
+static uint64_t fl_index_lookup(const fl_log_segment_t *s, int64_t target) {
+    size_t lo = 0, hi = s->index_count;
+    uint64_t pos = 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->index[mid].offset <= target) {
+            pos = s->index[mid].position;
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return pos;
+}
+
+int fl_log_segment_find(const fl_log_segment_t *s, int64_t offset, uint64_t *position,
+                        fl_error_t *err) {
+    if (offset >= s->next_offset) return 1;
+    uint64_t pos = fl_index_lookup(s, offset);
+    while (pos < s->size) {
+        uint8_t head[FL_BATCH_HEADER_V0];
+        size_t got;
+        if (fl_pread_full(s->fd, head, sizeof(head), pos, &got) != 0 || got < sizeof(head))
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
+        int64_t base = fl_get_le64(head);
+        int32_t length = fl_get_le32(head + 8);
+        int32_t delta = fl_get_le32(head + 28 + (head[12] == 2 ? 4 : 0));
+        if (base + delta >= offset) {
+            *position = pos;
+            return 0;
+        }
+        pos += (uint64_t)length + FL_BATCH_LOG_OVERHEAD;
+    }
+    return 1;
+}
+
+int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max_bytes,
+                        int64_t end_offset, bool at_least_one, fl_buf_t *out, size_t *read_bytes,
+                        fl_error_t *err) {
+    /* Walk headers to find how many whole batches fit, then read them in
+     * one pread. */
+    uint64_t pos = position;
+    size_t total = 0;
+    while (pos < s->size) {
+        uint8_t head[FL_BATCH_HEADER_V0];
+        size_t got;
+        if (fl_pread_full(s->fd, head, sizeof(head), pos, &got) != 0 || got < sizeof(head))
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
+        int64_t base = fl_get_le64(head);
+        size_t bsize = (size_t)(uint32_t)fl_get_le32(head + 8) + FL_BATCH_LOG_OVERHEAD;
+        if (base >= end_offset) break;
+        if (total + bsize > max_bytes && !(at_least_one && total == 0)) break;
+        total += bsize;
+        pos += bsize;
+    }
+    *read_bytes = total;
+    if (total == 0) return 0;
+    uint8_t *dst = fl_buf_try_reserve(out, total);
+    if (!dst)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "no memory for a %zu-byte read",
+                          total);
+    size_t got;
+    if (fl_pread_full(s->fd, dst, total, position, &got) != 0 || got != total)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
+    out->len += total;
+    return 0;
+}
+
+int64_t fl_log_segment_offset_for_time(const fl_log_segment_t *s, int64_t ts, fl_error_t *err) {
+    (void)err;
+    if (s->max_timestamp < ts) return -1;
+    /* time entries are increasing in timestamp; the first entry >= ts */
+    size_t lo = 0, hi = s->time_count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->time_index[mid].timestamp < ts) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < s->time_count ? s->time_index[lo].offset : -1;
+}
+
+int fl_log_segment_sync(fl_log_segment_t *s, fl_error_t *err) {
+    if (fsync(s->fd) != 0)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "fsync %s: %s", s->path,
+                          strerror(errno));
+    return 0;
+}
+
+int fl_log_segment_delete(fl_log_segment_t *s, fl_error_t *err) {
+    if (unlink(s->path) != 0 && errno != ENOENT)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "unlink %s: %s", s->path,
+                          strerror(errno));
+    return 0;
+}

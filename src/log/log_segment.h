@@ -1,0 +1,76 @@
+/*
+ * log_segment.h — one segment file of a bucket's log (Fluss LogSegment):
+ * <dir>/<20-digit base offset>.log holding whole record batches back to
+ * back, with a sparse in-memory offset index (an entry every
+ * index_interval bytes: offset → file position) and time index (largest
+ * commit timestamp so far → offset), both rebuilt by scanning the file when
+ * the segment is opened. Scanning stops at the first torn or CRC-bad batch;
+ * the caller decides to truncate there. One bucket, one thread.
+ */
+#ifndef FL_LOG_SEGMENT_H
+#define FL_LOG_SEGMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common_buf.h"
+#include "common_error.h"
+#include "record_batch.h"
+
+typedef struct fl_index_entry {
+    int64_t offset;    /* base offset of a batch */
+    uint64_t position; /* its byte position in the file */
+} fl_index_entry_t;
+
+typedef struct fl_time_entry {
+    int64_t timestamp; /* commit timestamp of the batch (monotonic in a log) */
+    int64_t offset;    /* its base offset */
+} fl_time_entry_t;
+
+typedef struct fl_log_segment {
+    int64_t base_offset;
+    int64_t next_offset; /* one past the last offset in the segment */
+    int64_t max_timestamp; /* -1 when empty */
+    uint64_t size;       /* bytes of whole batches */
+    int fd;
+    char *path;
+    size_t index_count, index_cap;
+    fl_index_entry_t *index;
+    size_t time_count, time_cap;
+    fl_time_entry_t *time_index;
+    uint64_t bytes_since_index;
+    uint64_t index_interval;
+} fl_log_segment_t;
+
+/* Called for every whole valid batch found while scanning (recovery). */
+typedef void (*fl_segment_batch_fn)(const fl_batch_view_t *b, void *ctx);
+
+/* Opens (creating) the segment of base_offset in dir and scans it. On
+ * return *valid_bytes is the length of the whole valid prefix; bytes after
+ * it (a torn or corrupt tail) are truncated away when truncate_tail is
+ * set. Calls fn for each valid batch. */
+int fl_log_segment_open(const char *dir, int64_t base_offset, uint64_t index_interval,
+                        bool truncate_tail, fl_segment_batch_fn fn, void *ctx,
+                        fl_log_segment_t **out, fl_error_t *err);
+void fl_log_segment_close(fl_log_segment_t *s);
+/* Appends whole batches (already offset-assigned) in one write. */
+int fl_log_segment_append(fl_log_segment_t *s, const uint8_t *data, size_t len,
+                          const fl_batch_view_t *batches, size_t batch_count, fl_error_t *err);
+/* Position of the batch that contains offset (or the first batch after it),
+ * scanning batch headers from the nearest index entry. Returns 1 when the
+ * offset is at or past the end of the segment. */
+int fl_log_segment_find(const fl_log_segment_t *s, int64_t offset, uint64_t *position,
+                        fl_error_t *err);
+/* Appends to out whole batches from position: at least one batch, then
+ * more while the total stays within max_bytes and below end_offset. */
+int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max_bytes,
+                        int64_t end_offset, bool at_least_one, fl_buf_t *out, size_t *read_bytes,
+                        fl_error_t *err);
+/* First batch whose commit timestamp >= ts: its base offset, or -1. */
+int64_t fl_log_segment_offset_for_time(const fl_log_segment_t *s, int64_t ts, fl_error_t *err);
+int fl_log_segment_sync(fl_log_segment_t *s, fl_error_t *err);
+/* Removes the file (after close). */
+int fl_log_segment_delete(fl_log_segment_t *s, fl_error_t *err);
+
+#endif

@@ -1,0 +1,337 @@
+/*
+ * log_tablet.c — a bucket's log (log_tablet.h).
+ */
+#include "log_tablet.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common_alloc.h"
+#include "common_fs.h"
+#include "common_log.h"
+
+#define FL_BATCHES_PER_APPEND_MAX 4096
+
+static int fl_offline(fl_log_tablet_t *t, fl_error_t *err) {
+    return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                      "the log in %s is offline after a failed write", t->dir);
+}
+
+static void fl_tablet_add_segment(fl_log_tablet_t *t, fl_log_segment_t *s) {
+    if (t->segment_count == t->segment_cap) {
+        t->segment_cap = t->segment_cap ? t->segment_cap * 2 : 8;
+        t->segments = fl_realloc(t->segments, t->segment_cap * sizeof(*t->segments));
+    }
+    t->segments[t->segment_count++] = s;
+}
+
+static int fl_cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void fl_tablet_recover_batch(const fl_batch_view_t *b, void *ctx) {
+    fl_log_tablet_t *t = ctx;
+    if (b->writer_id != -1)
+        fl_writer_state_record(&t->writers, b->writer_id, b->batch_sequence, b->base_offset,
+                               fl_batch_last_offset(b));
+    if (b->commit_timestamp > t->last_commit_timestamp)
+        t->last_commit_timestamp = b->commit_timestamp;
+}
+
+int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_tablet_t **out,
+                       fl_error_t *err) {
+    int rc = fl_fs_mkdirs(dir, err);
+    if (rc) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", err->msg);
+    fl_log_tablet_t *t = fl_calloc(1, sizeof(*t));
+    t->dir = fl_strdup(dir);
+    t->cfg = *cfg;
+    t->last_commit_timestamp = -1;
+    fl_writer_state_init(&t->writers);
+
+    DIR *d = opendir(dir);
+    if (!d) {
+        rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "opendir %s: %s", dir, strerror(errno));
+        fl_log_tablet_close(t);
+        return rc;
+    }
+    size_t n = 0, cap = 16;
+    int64_t *bases = fl_malloc(cap * sizeof(int64_t));
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len != 24 || strcmp(e->d_name + 20, ".log") != 0) continue;
+        char *end;
+        long long base = strtoll(e->d_name, &end, 10);
+        if (end != e->d_name + 20 || base < 0) continue;
+        if (n == cap) bases = fl_realloc(bases, (cap *= 2) * sizeof(int64_t));
+        bases[n++] = base;
+    }
+    closedir(d);
+    qsort(bases, n, sizeof(int64_t), fl_cmp_i64);
+    if (n == 0) bases[n++] = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        fl_log_segment_t *s;
+        /* every segment is scanned; a torn or corrupt tail is cut off, and
+         * segments after a damaged one are dropped (they cannot follow) */
+        rc = fl_log_segment_open(dir, bases[i], cfg->index_interval, true, fl_tablet_recover_batch,
+                                 t, &s, err);
+        if (rc) break;
+        bool damaged = t->segment_count > 0 &&
+                       t->segments[t->segment_count - 1]->next_offset != s->base_offset;
+        if (damaged) {
+            FL_WARN("log %s: segment %lld does not follow offset %lld; dropping it and later ones",
+                    dir, (long long)s->base_offset,
+                    (long long)t->segments[t->segment_count - 1]->next_offset);
+            for (size_t k = i; k < n; k++) {
+                char path[4096];
+                snprintf(path, sizeof(path), "%s/%020" PRId64 ".log", dir, bases[k]);
+                unlink(path);
+            }
+            fl_log_segment_close(s);
+            break;
+        }
+        fl_tablet_add_segment(t, s);
+    }
+    fl_free(bases);
+    if (rc) {
+        fl_log_tablet_close(t);
+        return rc;
+    }
+    t->log_start_offset = t->segments[0]->base_offset;
+    t->log_end_offset = t->segments[t->segment_count - 1]->next_offset;
+    *out = t;
+    return 0;
+}
+
+void fl_log_tablet_close(fl_log_tablet_t *t) {
+    if (!t) return;
+    if (!t->offline && t->segment_count) {
+        fl_error_t ignored;
+        fl_log_segment_sync(t->segments[t->segment_count - 1], &ignored);
+    }
+    for (size_t i = 0; i < t->segment_count; i++) fl_log_segment_close(t->segments[i]);
+    fl_free(t->segments);
+    fl_writer_state_free(&t->writers);
+    fl_free(t->dir);
+    fl_free(t);
+}
+
+int fl_log_tablet_delete(fl_log_tablet_t *t, fl_error_t *err) {
+    int rc = 0;
+    for (size_t i = 0; i < t->segment_count; i++)
+        if (fl_log_segment_delete(t->segments[i], err)) rc = err->code;
+    char *dir = fl_strdup(t->dir);
+    t->offline = true; /* nothing to sync */
+    fl_log_tablet_close(t);
+    if (rmdir(dir) != 0 && errno != ENOENT && !rc)
+        rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "rmdir %s: %s", dir, strerror(errno));
+    fl_free(dir);
+    return rc;
+}
+
+static int fl_tablet_roll(fl_log_tablet_t *t, fl_error_t *err) {
+    fl_log_segment_t *active = t->segments[t->segment_count - 1];
+    int rc = fl_log_segment_sync(active, err);
+    if (rc) return rc;
+    fl_log_segment_t *s;
+    rc = fl_log_segment_open(t->dir, t->log_end_offset, t->cfg.index_interval, true, NULL, NULL,
+                             &s, err);
+    if (rc) return rc;
+    fl_tablet_add_segment(t, s);
+    return fl_fs_fsync_dir(t->dir, err) ? FLUSS_ERR_LOG_STORAGE_EXCEPTION : 0;
+}
+
+int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64_t now_ms,
+                         fl_append_result_t *res, fl_error_t *err) {
+    if (t->offline) return fl_offline(t, err);
+    memset(res, 0, sizeof(*res));
+    fl_batch_view_t views[64];
+    fl_batch_view_t *batches = views;
+    size_t count = 0, cap = 64;
+    int rc = 0;
+    /* 1. validate every batch before touching the log */
+    for (size_t pos = 0; pos < len;) {
+        size_t bsize;
+        rc = fl_batch_peek_size(records + pos, len - pos, t->cfg.batch_bytes_max, &bsize, err);
+        if (rc == 1 || (rc == 0 && pos + bsize > len)) {
+            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                            "records end inside a batch (%zu bytes left)", len - pos);
+        }
+        if (rc) goto done;
+        if (count == FL_BATCHES_PER_APPEND_MAX) {
+            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION, "too many batches in one request");
+            goto done;
+        }
+        if (count == cap) {
+            fl_batch_view_t *bigger = fl_malloc(cap * 2 * sizeof(*bigger));
+            memcpy(bigger, batches, count * sizeof(*bigger));
+            if (batches != views) fl_free(batches);
+            batches = bigger;
+            cap *= 2;
+        }
+        if ((rc = fl_batch_parse(records + pos, bsize, &batches[count], err))) goto done;
+        if ((rc = fl_batch_check_crc(&batches[count], err))) goto done;
+        count++;
+        pos += bsize;
+    }
+    if (count == 0) {
+        rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION, "no record batch in the request");
+        goto done;
+    }
+    /* 2. idempotence */
+    for (size_t i = 0; i < count; i++) {
+        if (batches[i].writer_id == -1) continue;
+        int64_t dup_offset;
+        rc = fl_writer_state_check(&t->writers, batches[i].writer_id, batches[i].batch_sequence,
+                                   &dup_offset, err);
+        if (rc == FL_WRITER_DUPLICATE) {
+            if (count != 1) {
+                rc = fl_err_set(err, FLUSS_ERR_DUPLICATE_SEQUENCE_EXCEPTION,
+                                "duplicate batch sequence %d inside a multi-batch request",
+                                batches[i].batch_sequence);
+                goto done;
+            }
+            res->duplicate = true;
+            res->base_offset = dup_offset;
+            res->last_offset = dup_offset + batches[i].last_offset_delta;
+            rc = 0;
+            goto done;
+        }
+        if (rc) goto done;
+        for (size_t k = 0; k < i; k++) /* two batches of one writer in one request */
+            if (batches[k].writer_id == batches[i].writer_id &&
+                batches[i].batch_sequence != batches[k].batch_sequence + 1) {
+                rc = fl_err_set(err, FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION,
+                                "batch sequences of writer %lld are not consecutive",
+                                (long long)batches[i].writer_id);
+                goto done;
+            }
+    }
+    /* 3. assign offsets and the commit timestamp (one for the request) */
+    int64_t ts = now_ms > t->last_commit_timestamp ? now_ms : t->last_commit_timestamp;
+    int64_t next = t->log_end_offset;
+    for (size_t i = 0; i < count; i++) {
+        uint8_t *p = (uint8_t *)batches[i].data;
+        fl_batch_set_base_offset(p, next);
+        fl_batch_set_commit_timestamp(p, ts);
+        batches[i].base_offset = next;
+        batches[i].commit_timestamp = ts;
+        next += batches[i].last_offset_delta + 1;
+    }
+    /* 4. roll if the active segment is full, then write */
+    fl_log_segment_t *active = t->segments[t->segment_count - 1];
+    if (active->size > 0 && active->size + len > t->cfg.segment_bytes) {
+        if ((rc = fl_tablet_roll(t, err))) {
+            t->offline = true;
+            goto done;
+        }
+        active = t->segments[t->segment_count - 1];
+    }
+    if ((rc = fl_log_segment_append(active, records, len, batches, count, err))) {
+        t->offline = true;
+        goto done;
+    }
+    if (t->cfg.flush_every_append && (rc = fl_log_segment_sync(active, err))) {
+        t->offline = true;
+        goto done;
+    }
+    for (size_t i = 0; i < count; i++)
+        if (batches[i].writer_id != -1)
+            fl_writer_state_record(&t->writers, batches[i].writer_id, batches[i].batch_sequence,
+                                   batches[i].base_offset, fl_batch_last_offset(&batches[i]));
+    res->base_offset = t->log_end_offset;
+    res->last_offset = next - 1;
+    t->log_end_offset = next;
+    t->last_commit_timestamp = ts;
+done:
+    if (batches != views) fl_free(batches);
+    return rc;
+}
+
+/* Index of the segment that holds offset (the last with base <= offset). */
+static size_t fl_tablet_segment_for(const fl_log_tablet_t *t, int64_t offset) {
+    size_t lo = 0, hi = t->segment_count;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (t->segments[mid]->base_offset <= offset) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
+                       int64_t upper_offset, fl_buf_t *out, fl_error_t *err) {
+    if (t->offline) return fl_offline(t, err);
+    if (offset < t->log_start_offset || offset > t->log_end_offset)
+        return fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
+                          "Received request for offset %lld for table bucket, but we only have "
+                          "log segments in the range %lld to %lld.",
+                          (long long)offset, (long long)t->log_start_offset,
+                          (long long)t->log_end_offset);
+    if (offset >= upper_offset) return 0;
+    size_t total = 0;
+    for (size_t i = fl_tablet_segment_for(t, offset); i < t->segment_count; i++) {
+        fl_log_segment_t *s = t->segments[i];
+        uint64_t pos;
+        int rc = fl_log_segment_find(s, offset, &pos, err);
+        if (rc == 1) continue;
+        if (rc) return rc;
+        size_t got = 0;
+        rc = fl_log_segment_read(s, pos, max_bytes - (total < max_bytes ? total : max_bytes),
+                                 upper_offset, total == 0, out, &got, err);
+        if (rc) return rc;
+        total += got;
+        if (total >= max_bytes || got == 0) break;
+        offset = s->next_offset;
+    }
+    return 0;
+}
+
+int64_t fl_log_tablet_offset_for_time(fl_log_tablet_t *t, int64_t ts, fl_error_t *err) {
+    for (size_t i = 0; i < t->segment_count; i++) {
+        int64_t off = fl_log_segment_offset_for_time(t->segments[i], ts, err);
+        if (off >= 0) return off < t->log_start_offset ? t->log_start_offset : off;
+    }
+    return t->log_end_offset;
+}
+
+int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t *err) {
+    if (t->cfg.ttl_ms <= 0 || t->offline) return 0;
+    size_t drop = 0;
+    while (drop + 1 < t->segment_count) {
+        const fl_log_segment_t *s = t->segments[drop];
+        if (s->max_timestamp < 0 || now_ms - s->max_timestamp <= t->cfg.ttl_ms) break;
+        drop++;
+    }
+    for (size_t i = 0; i < drop; i++) {
+        fl_log_segment_t *s = t->segments[i];
+        int rc = fl_log_segment_delete(s, err);
+        fl_log_segment_close(s);
+        if (rc) {
+            memmove(t->segments, t->segments + i + 1, (t->segment_count - i - 1) * sizeof(*t->segments));
+            t->segment_count -= i + 1;
+            t->log_start_offset = t->segments[0]->base_offset;
+            return rc;
+        }
+    }
+    if (drop) {
+        memmove(t->segments, t->segments + drop, (t->segment_count - drop) * sizeof(*t->segments));
+        t->segment_count -= drop;
+        t->log_start_offset = t->segments[0]->base_offset;
+    }
+    return 0;
+}
+
+int fl_log_tablet_sync(fl_log_tablet_t *t, fl_error_t *err) {
+    if (t->offline) return fl_offline(t, err);
+    int rc = fl_log_segment_sync(t->segments[t->segment_count - 1], err);
+    if (rc) t->offline = true;
+    return rc;
+}

@@ -1,0 +1,82 @@
+/*
+ * log_tablet.h — the log of one bucket replica (Fluss LogTablet): an
+ * ordered list of segments in one directory, the log start and end
+ * offsets, idempotent-writer state, appends that assign offsets and commit
+ * timestamps, whole-batch reads, timestamp lookups, segment rolling and
+ * retention by age. Recovery on open scans the segments, truncates the
+ * active one at its first torn or CRC-bad batch and rebuilds the writer
+ * state; nothing past the last whole batch is ever served.
+ *
+ * Durability: appends reach the page cache before they are acknowledged
+ * (they survive a process crash); segments are fsynced when rolled and on
+ * close, and on every append when flush_every_append is set. A failed write
+ * or fsync takes the tablet offline: every later call fails with
+ * LOG_STORAGE_EXCEPTION, nothing is retried.
+ *
+ * Thread rule: one bucket is used by one thread at a time.
+ */
+#ifndef FL_LOG_TABLET_H
+#define FL_LOG_TABLET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common_buf.h"
+#include "common_error.h"
+#include "log_segment.h"
+#include "log_writer_state.h"
+
+typedef struct fl_log_config {
+    uint64_t segment_bytes;  /* log.segment.file-size (1 GiB) */
+    uint64_t index_interval; /* log.index.interval-size (4 KiB) */
+    int64_t ttl_ms;          /* table.log.ttl (7 days); <= 0 keeps everything */
+    size_t batch_bytes_max;  /* largest batch accepted */
+    bool flush_every_append;
+} fl_log_config_t;
+
+typedef struct fl_log_tablet {
+    char *dir;
+    fl_log_config_t cfg;
+    size_t segment_count, segment_cap;
+    fl_log_segment_t **segments; /* ascending base offset; last is active */
+    int64_t log_start_offset;
+    int64_t log_end_offset;
+    int64_t last_commit_timestamp;
+    fl_writer_state_t writers;
+    bool offline;
+} fl_log_tablet_t;
+
+typedef struct fl_append_result {
+    int64_t base_offset; /* of the first batch (original offset of a duplicate) */
+    int64_t last_offset;
+    bool duplicate;
+} fl_append_result_t;
+
+int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_tablet_t **out,
+                       fl_error_t *err);
+/* fsyncs and closes. */
+void fl_log_tablet_close(fl_log_tablet_t *t);
+/* Closes and removes the directory. */
+int fl_log_tablet_delete(fl_log_tablet_t *t, fl_error_t *err);
+
+/* Validates every batch of records (header, CRC, sizes) and appends them
+ * all or nothing. records is rewritten in place (offsets, timestamps).
+ * A batch of a known writer with a retained sequence is a duplicate: not
+ * appended, answered with its original offset (only when the request is
+ * that single batch). */
+int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64_t now_ms,
+                         fl_append_result_t *res, fl_error_t *err);
+/* Appends to out whole batches starting with the one containing offset,
+ * up to max_bytes (at least one batch), never past upper_offset.
+ * offset < log start or > log end is LOG_OFFSET_OUT_OF_RANGE_EXCEPTION;
+ * offset == log end reads nothing. */
+int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
+                       int64_t upper_offset, fl_buf_t *out, fl_error_t *err);
+/* First offset whose batch commit timestamp >= ts, or the log end offset. */
+int64_t fl_log_tablet_offset_for_time(fl_log_tablet_t *t, int64_t ts, fl_error_t *err);
+/* Deletes whole segments older than the TTL (never the active one). */
+int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t *err);
+int fl_log_tablet_sync(fl_log_tablet_t *t, fl_error_t *err);
+
+#endif

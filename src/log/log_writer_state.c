@@ -1,0 +1,95 @@
+/*
+ * log_writer_state.c — idempotent writer bookkeeping (log_writer_state.h):
+ * an open-addressing table keyed by writer id, each entry a ring of the last
+ * FL_WRITER_BATCHES_KEPT batches.
+ */
+#include "log_writer_state.h"
+
+#include <string.h>
+
+#include "common_alloc.h"
+
+void fl_writer_state_init(fl_writer_state_t *s) {
+    s->cap = 16;
+    s->used = 0;
+    s->slots = fl_malloc(s->cap * sizeof(*s->slots));
+    for (size_t i = 0; i < s->cap; i++) s->slots[i].writer_id = -1;
+}
+
+void fl_writer_state_free(fl_writer_state_t *s) {
+    fl_free(s->slots);
+    memset(s, 0, sizeof(*s));
+}
+
+static size_t fl_writer_hash(int64_t id, size_t cap) {
+    uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 17) & (cap - 1);
+}
+
+static fl_writer_entry_t *fl_writer_find(const fl_writer_state_t *s, int64_t id) {
+    for (size_t i = fl_writer_hash(id, s->cap), n = 0; n < s->cap; i = (i + 1) & (s->cap - 1), n++) {
+        if (s->slots[i].writer_id == id) return &s->slots[i];
+        if (s->slots[i].writer_id == -1) return NULL;
+    }
+    return NULL;
+}
+
+static void fl_writer_grow(fl_writer_state_t *s) {
+    fl_writer_state_t bigger = {.cap = s->cap * 2, .used = 0};
+    bigger.slots = fl_malloc(bigger.cap * sizeof(*bigger.slots));
+    for (size_t i = 0; i < bigger.cap; i++) bigger.slots[i].writer_id = -1;
+    for (size_t i = 0; i < s->cap; i++) {
+        if (s->slots[i].writer_id == -1) continue;
+        size_t k = fl_writer_hash(s->slots[i].writer_id, bigger.cap);
+        while (bigger.slots[k].writer_id != -1) k = (k + 1) & (bigger.cap - 1);
+        bigger.slots[k] = s->slots[i];
+        bigger.used++;
+    }
+    fl_free(s->slots);
+    *s = bigger;
+}
+
+int fl_writer_state_check(const fl_writer_state_t *s, int64_t writer_id, int32_t sequence,
+                          int64_t *dup_first_offset, fl_error_t *err) {
+    const fl_writer_entry_t *e = fl_writer_find(s, writer_id);
+    if (!e) {
+        if (sequence == 0) return FL_WRITER_NEW_BATCH;
+        return fl_err_set(err, FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION,
+                          "Out of order batch sequence for writer %lld: %d (incoming batch "
+                          "sequence), -1 (current batch sequence)",
+                          (long long)writer_id, sequence);
+    }
+    for (int32_t i = 0; i < e->count; i++) {
+        const fl_writer_batch_t *b = &e->batches[(e->head - i + FL_WRITER_BATCHES_KEPT) %
+                                                 FL_WRITER_BATCHES_KEPT];
+        if (b->sequence == sequence) {
+            *dup_first_offset = b->first_offset;
+            return FL_WRITER_DUPLICATE;
+        }
+    }
+    int32_t last = e->batches[e->head].sequence;
+    int32_t next = last == INT32_MAX ? 0 : last + 1;
+    if (sequence == next) return FL_WRITER_NEW_BATCH;
+    return fl_err_set(err, FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION,
+                      "Out of order batch sequence for writer %lld: %d (incoming batch "
+                      "sequence), %d (current batch sequence)",
+                      (long long)writer_id, sequence, last);
+}
+
+void fl_writer_state_record(fl_writer_state_t *s, int64_t writer_id, int32_t sequence,
+                            int64_t first_offset, int64_t last_offset) {
+    fl_writer_entry_t *e = fl_writer_find(s, writer_id);
+    if (!e) {
+        if ((s->used + 1) * 4 > s->cap * 3) fl_writer_grow(s);
+        size_t k = fl_writer_hash(writer_id, s->cap);
+        while (s->slots[k].writer_id != -1) k = (k + 1) & (s->cap - 1);
+        e = &s->slots[k];
+        memset(e, 0, sizeof(*e));
+        e->writer_id = writer_id;
+        e->head = FL_WRITER_BATCHES_KEPT - 1;
+        s->used++;
+    }
+    e->head = (e->head + 1) % FL_WRITER_BATCHES_KEPT;
+    e->batches[e->head] = (fl_writer_batch_t){sequence, first_offset, last_offset};
+    if (e->count < FL_WRITER_BATCHES_KEPT) e->count++;
+}

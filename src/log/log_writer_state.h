@@ -1,0 +1,52 @@
+/*
+ * log_writer_state.h — idempotent writers of one bucket (Fluss
+ * WriterStateManager / WriterAppendInfo): per writer id the last five
+ * batches (sequence, first and last offset), so a retried batch is answered
+ * as a duplicate with its original offset and an out-of-order one is
+ * refused. Rebuilt from the log's batches on open. One bucket, one thread.
+ */
+#ifndef FL_LOG_WRITER_STATE_H
+#define FL_LOG_WRITER_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common_error.h"
+
+#define FL_WRITER_BATCHES_KEPT 5
+#define FL_WRITERS_MAX 65536
+
+typedef struct fl_writer_batch {
+    int32_t sequence;
+    int64_t first_offset;
+    int64_t last_offset;
+} fl_writer_batch_t;
+
+typedef struct fl_writer_entry {
+    int64_t writer_id; /* -1 = empty slot */
+    int32_t count;     /* batches kept, <= FL_WRITER_BATCHES_KEPT */
+    int32_t head;      /* index of the newest */
+    fl_writer_batch_t batches[FL_WRITER_BATCHES_KEPT];
+} fl_writer_entry_t;
+
+typedef struct fl_writer_state {
+    size_t cap; /* power of two */
+    size_t used;
+    fl_writer_entry_t *slots;
+} fl_writer_state_t;
+
+enum fl_writer_check { FL_WRITER_NEW_BATCH = 0, FL_WRITER_DUPLICATE = 1 };
+
+void fl_writer_state_init(fl_writer_state_t *s);
+void fl_writer_state_free(fl_writer_state_t *s);
+/* Classifies a batch of writer_id/sequence: FL_WRITER_NEW_BATCH (append
+ * it), FL_WRITER_DUPLICATE (*dup_first_offset set to where it was
+ * appended), or OUT_OF_ORDER_SEQUENCE_EXCEPTION with err set. */
+int fl_writer_state_check(const fl_writer_state_t *s, int64_t writer_id, int32_t sequence,
+                          int64_t *dup_first_offset, fl_error_t *err);
+/* Records an appended batch. */
+void fl_writer_state_record(fl_writer_state_t *s, int64_t writer_id, int32_t sequence,
+                            int64_t first_offset, int64_t last_offset);
+
+#endif

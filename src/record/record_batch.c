@@ -1,0 +1,109 @@
+/*
+ * record_batch.c — LogRecordBatch header view and checks (record_batch.h).
+ */
+#include "record_batch.h"
+
+#include "common_crc32c.h"
+
+int fl_batch_peek_size(const uint8_t *p, size_t len, size_t size_max, size_t *size,
+                       fl_error_t *err) {
+    if (len < FL_BATCH_LOG_OVERHEAD) return 1;
+    int32_t length = fl_get_le32(p + 8);
+    if (length < FL_BATCH_HEADER_V0 - FL_BATCH_LOG_OVERHEAD)
+        return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                          "record batch length %d is smaller than a batch header", length);
+    size_t total = (size_t)length + FL_BATCH_LOG_OVERHEAD;
+    if (total > size_max)
+        return fl_err_set(err, FLUSS_ERR_RECORD_TOO_LARGE_EXCEPTION,
+                          "record batch of %zu bytes is larger than the limit %zu", total,
+                          size_max);
+    *size = total;
+    return 0;
+}
+
+int fl_batch_parse(const uint8_t *p, size_t len, fl_batch_view_t *b, fl_error_t *err) {
+    const int code = FLUSS_ERR_CORRUPT_RECORD_EXCEPTION;
+    if (len < FL_BATCH_HEADER_V0)
+        return fl_err_set(err, code, "record batch of %zu bytes is shorter than its header", len);
+    b->data = p;
+    b->size = len;
+    b->base_offset = fl_get_le64(p);
+    int32_t length = fl_get_le32(p + 8);
+    if (length < 0 || (size_t)length + FL_BATCH_LOG_OVERHEAD != len)
+        return fl_err_set(err, code, "record batch length %d does not match its %zu bytes",
+                          length, len);
+    b->magic = (int8_t)p[12];
+    b->commit_timestamp = fl_get_le64(p + 13);
+    const uint8_t *h;
+    switch (b->magic) {
+    case 0:
+    case 1:
+        b->leader_epoch = -1;
+        b->crc = (uint32_t)fl_get_le32(p + 21);
+        h = p + 25;
+        b->header_size = b->magic == 0 ? FL_BATCH_HEADER_V0 : FL_BATCH_HEADER_V1;
+        break;
+    case 2:
+        b->leader_epoch = fl_get_le32(p + 21);
+        b->crc = (uint32_t)fl_get_le32(p + 25);
+        h = p + 29;
+        b->header_size = FL_BATCH_HEADER_V2;
+        break;
+    default:
+        return fl_err_set(err, code, "unsupported record batch magic %d", b->magic);
+    }
+    if (len < b->header_size)
+        return fl_err_set(err, code, "record batch of %zu bytes is shorter than its v%d header",
+                          len, b->magic);
+    b->schema_id = (int16_t)((uint16_t)h[0] | (uint16_t)h[1] << 8);
+    b->attributes = (int8_t)h[2];
+    b->last_offset_delta = fl_get_le32(h + 3);
+    b->writer_id = fl_get_le64(h + 7);
+    b->batch_sequence = fl_get_le32(h + 15);
+    b->record_count = fl_get_le32(h + 19);
+    b->stats_size = 0;
+    if (b->magic >= 1) {
+        int32_t stats = fl_get_le32(p + b->header_size - 4);
+        if (stats < 0 || (size_t)stats > len - b->header_size)
+            return fl_err_set(err, code, "record batch statistics length %d is out of bounds",
+                              stats);
+        b->stats_size = (size_t)stats;
+    }
+    b->records_start = b->header_size + b->stats_size;
+    if (b->record_count < 0)
+        return fl_err_set(err, code, "record batch has a negative record count %d",
+                          b->record_count);
+    int32_t want_delta = b->record_count > 0 ? b->record_count - 1 : 0;
+    if (b->last_offset_delta != want_delta)
+        return fl_err_set(err, code,
+                          "record batch last offset delta %d does not match its %d records",
+                          b->last_offset_delta, b->record_count);
+    if (b->schema_id < 0)
+        return fl_err_set(err, code, "record batch has a negative schema id %d", b->schema_id);
+    return 0;
+}
+
+uint32_t fl_batch_compute_crc(const uint8_t *p, size_t len, int8_t magic) {
+    size_t from = magic == 2 ? 29 : 25;
+    if (len < from) return 0;
+    return fl_crc32c(0, p + from, len - from);
+}
+
+int fl_batch_check_crc(const fl_batch_view_t *b, fl_error_t *err) {
+    uint32_t crc = fl_batch_compute_crc(b->data, b->size, b->magic);
+    if (crc != b->crc)
+        return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                          "record batch is corrupt (stored crc = %u, computed crc = %u)", b->crc,
+                          crc);
+    return 0;
+}
+
+void fl_batch_set_base_offset(uint8_t *p, int64_t base_offset) {
+    fl_put_le64(p, (uint64_t)base_offset);
+}
+
+void fl_batch_set_commit_timestamp(uint8_t *p, int64_t ts) { fl_put_le64(p + 13, (uint64_t)ts); }
+
+void fl_batch_set_length(uint8_t *p, size_t len) {
+    fl_put_le32(p + 8, (uint32_t)(len - FL_BATCH_LOG_OVERHEAD));
+}

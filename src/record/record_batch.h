@@ -1,0 +1,103 @@
+/*
+ * record_batch.h — the Fluss LogRecordBatch header (LogRecordBatchFormat):
+ * a view over a batch's bytes, its validation, and the two fields a leader
+ * assigns. All integers little-endian.
+ *
+ *   magic 0 (48-byte header) and 1 (52):        magic 2 (56):
+ *   0  int64  BaseOffset                         0  int64 BaseOffset
+ *   8  int32  Length (= batch bytes - 12)        8  int32 Length
+ *   12 int8   Magic                              12 int8  Magic
+ *   13 int64  CommitTimestamp                    13 int64 CommitTimestamp
+ *   21 uint32 CRC-32C of [25, end)               21 int32 LeaderEpoch
+ *   25 int16  SchemaId                           25 uint32 CRC of [29, end)
+ *   27 int8   Attributes (bit0 append-only)      29 int16 SchemaId
+ *   28 int32  LastOffsetDelta                    31 int8  Attributes
+ *   32 int64  WriterId (-1 none)                 32 int32 LastOffsetDelta
+ *   40 int32  BatchSequence (-1 none)            36 int64 WriterId
+ *   44 int32  RecordCount                        44 int32 BatchSequence
+ *   48 (v1)   int32 StatisticsLength + stats     48 int32 RecordCount
+ *                                                52 int32 StatisticsLength + stats
+ * The CRC does not cover the fields the leader rewrites (BaseOffset,
+ * Length, Magic, CommitTimestamp, LeaderEpoch).
+ */
+#ifndef FL_RECORD_BATCH_H
+#define FL_RECORD_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common_error.h"
+
+#define FL_BATCH_LOG_OVERHEAD 12
+#define FL_BATCH_HEADER_V0 48
+#define FL_BATCH_HEADER_V1 52
+#define FL_BATCH_HEADER_V2 56
+#define FL_BATCH_MAGIC_MAX 2
+#define FL_BATCH_ATTR_APPEND_ONLY 0x01
+
+typedef struct fl_batch_view {
+    const uint8_t *data; /* the whole batch */
+    size_t size;         /* Length + 12 */
+    int8_t magic;
+    int64_t base_offset;
+    int64_t commit_timestamp;
+    int32_t leader_epoch; /* -1 below magic 2 */
+    uint32_t crc;
+    int16_t schema_id;
+    int8_t attributes;
+    int32_t last_offset_delta;
+    int64_t writer_id;
+    int32_t batch_sequence;
+    int32_t record_count;
+    size_t header_size;   /* fixed header */
+    size_t stats_size;    /* statistics bytes after the header (v1, v2) */
+    size_t records_start; /* offset of the records (after statistics) */
+} fl_batch_view_t;
+
+static inline int64_t fl_batch_last_offset(const fl_batch_view_t *b) {
+    return b->base_offset + b->last_offset_delta;
+}
+static inline int64_t fl_batch_next_offset(const fl_batch_view_t *b) {
+    return b->base_offset + b->last_offset_delta + 1;
+}
+
+/* How many bytes the batch starting at p takes, once 12 bytes are there.
+ * Returns 0 and sets *size, 1 when more bytes are needed, or a Fluss error
+ * (CORRUPT_RECORD_EXCEPTION) for a length that cannot be right. */
+int fl_batch_peek_size(const uint8_t *p, size_t len, size_t size_max, size_t *size,
+                       fl_error_t *err);
+/* Parses and checks the header of one whole batch of exactly len bytes
+ * (magic, lengths, counts); does not check the CRC. */
+int fl_batch_parse(const uint8_t *p, size_t len, fl_batch_view_t *out, fl_error_t *err);
+/* Checks the CRC-32C over the covered bytes. */
+int fl_batch_check_crc(const fl_batch_view_t *b, fl_error_t *err);
+/* The CRC a batch should carry (writers). */
+uint32_t fl_batch_compute_crc(const uint8_t *p, size_t len, int8_t magic);
+
+/* Leader-assigned fields, written in place. */
+void fl_batch_set_base_offset(uint8_t *p, int64_t base_offset);
+void fl_batch_set_commit_timestamp(uint8_t *p, int64_t ts);
+/* Writes Length (the batch is len bytes). */
+void fl_batch_set_length(uint8_t *p, size_t len);
+
+static inline int32_t fl_get_le32(const uint8_t *p) {
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24);
+}
+static inline int64_t fl_get_le64(const uint8_t *p) {
+    return (int64_t)((uint64_t)(uint32_t)fl_get_le32(p) |
+                     (uint64_t)(uint32_t)fl_get_le32(p + 4) << 32);
+}
+static inline void fl_put_le32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+static inline void fl_put_le64(uint8_t *p, uint64_t v) {
+    fl_put_le32(p, (uint32_t)v);
+    fl_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+#endif
