@@ -31,6 +31,7 @@ typedef struct fl_replica_manager {
     fl_replica_t **replicas;
 } fl_replica_manager_t;
 
+/* A zeroed manager (no init) hosts nothing: opens fail, drops do nothing. */
 void fl_replica_manager_init(fl_replica_manager_t *rm, const char *data_dir,
                              const fl_log_config_t *log_defaults);
 void fl_replica_manager_close(fl_replica_manager_t *rm);
