@@ -43,6 +43,7 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_GET_TABLE_SCHEMA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_schema_request__descriptor, fl_api_get_table_schema},
     {FL_API_LIST_PARTITION_INFOS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_partition_infos_request__descriptor, fl_api_list_partition_infos},
     {FL_API_GET_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__metadata_request__descriptor, fl_api_get_metadata},
+    {FL_API_GET_FILESYSTEM_SECURITY_TOKEN, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_file_system_security_token_request__descriptor, fl_api_get_fs_token},
     {FL_API_INIT_WRITER, FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer},
     {FL_API_PRODUCE_LOG, FL_ROLE_TS, &fluss__produce_log_request__descriptor, fl_api_produce_log},
     {FL_API_FETCH_LOG, FL_ROLE_TS, &fluss__fetch_log_request__descriptor, fl_api_fetch_log},

@@ -108,3 +108,19 @@ done:
     fl_free(tm_ptrs);
     return rc;
 }
+
+/* GET_FILESYSTEM_SECURITY_TOKEN: remote storage is the local file system
+ * (no tiered data yet), which needs no credentials: scheme "file" and an
+ * empty token, as the reference answers for a local remote.data.dir. */
+int fl_api_get_fs_token(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                        fl_buf_t *out, fl_error_t *err) {
+    (void)role;
+    (void)m;
+    (void)err;
+    Fluss__GetFileSystemSecurityTokenResponse resp = FLUSS__GET_FILE_SYSTEM_SECURITY_TOKEN_RESPONSE__INIT;
+    resp.schema = "file";
+    resp.token.len = 0;
+    resp.token.data = NULL;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}

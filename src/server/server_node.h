@@ -90,6 +90,7 @@ int fl_api_init_writer(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl
 int fl_api_produce_log(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 int fl_api_fetch_log(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 int fl_api_list_offsets(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+int fl_api_get_fs_token(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 /* server_metadata.c: */
 int fl_api_get_metadata(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 
