@@ -1,0 +1,295 @@
+"""Shared helpers for the log-table interop tests (tests/interop/test_log_*.py).
+
+* pyfluss side: create a log table and wait until its buckets answer,
+  read a whole table back with a record-batch log scanner, compare tables.
+* raw side (protocol.md §3.6-3.9, §4): CRC-32C, V0 log record batches built
+  by hand (header + one Arrow IPC RecordBatch message from pyarrow's
+  RecordBatch.serialize()), and PRODUCE_LOG / FETCH_LOG / LIST_OFFSETS /
+  INIT_WRITER on a RawConnection to the tablet server.
+"""
+
+import asyncio
+import struct
+import time
+
+import pyarrow as pa
+
+import fluss
+from rawwire import (RESPONSE_ERROR, RESPONSE_SUCCESS, as_int32, as_int64, decode,
+                     decode_error, f_bytes, f_varint, handshake, table_path_msg)
+
+PRODUCE_LOG = 1014
+FETCH_LOG = 1015
+LIST_OFFSETS = 1021
+INIT_WRITER = 1026
+
+OFFSET_EARLIEST = 0
+OFFSET_LATEST = 1
+OFFSET_TIMESTAMP = 2
+
+V0_HEADER = 48
+CRC_OFFSET = 21
+SCHEMA_ID_OFFSET = 25
+
+# error codes (protocol.md §7)
+CORRUPT_RECORD = 14
+INVALID_REQUIRED_ACKS = 18
+LOG_OFFSET_OUT_OF_RANGE = 19
+UNKNOWN_TABLE_OR_BUCKET = 21
+OUT_OF_ORDER_SEQUENCE = 31
+INVALID_COLUMN_PROJECTION = 34
+INVALID_TIMESTAMP = 38
+
+
+# --------------------------------------------------------------------------
+# pyfluss helpers
+# --------------------------------------------------------------------------
+
+async def wait_ready(admin, path, buckets: int = 1, timeout: float = 20.0):
+    """Wait until every bucket of `path` answers LIST_OFFSETS (the reference
+    needs a moment after CREATE_TABLE before the buckets have a leader)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            await admin.list_offsets(path, list(range(buckets)), fluss.OffsetSpec.earliest())
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+
+
+async def create_log_table(admin, db, name, arrow_schema: pa.Schema, **descriptor):
+    """Create a log table from a pyarrow schema; return its TablePath once
+    all its buckets are ready."""
+    path = fluss.TablePath(db, name)
+    await admin.create_table(path, fluss.TableDescriptor(fluss.Schema(arrow_schema),
+                                                         **descriptor))
+    await wait_ready(admin, path, descriptor.get("bucket_count") or 1)
+    return path
+
+
+async def num_buckets(admin, path) -> int:
+    return (await admin.get_table_info(path)).num_buckets
+
+
+async def read_all(conn, admin, path, scan=None) -> pa.Table:
+    """Everything in the table (all buckets from the earliest offset) via a
+    record-batch log scanner's to_arrow(). `scan` may be a configured
+    TableScan (e.g. with a projection)."""
+    table = await conn.get_table(path)
+    if scan is None:
+        scan = table.new_scan()
+    scanner = await scan.create_record_batch_log_scanner()
+    n = await num_buckets(admin, path)
+    scanner.subscribe_buckets({b: fluss.EARLIEST_OFFSET for b in range(n)})
+    return await asyncio.wait_for(scanner.to_arrow(), 30)
+
+
+async def read_batches(conn, admin, path, expected_rows: int, timeout: float = 15.0):
+    """All RecordBatch objects (with bucket / base_offset / last_offset) until
+    `expected_rows` rows have been seen."""
+    table = await conn.get_table(path)
+    scanner = await table.new_scan().create_record_batch_log_scanner()
+    n = await num_buckets(admin, path)
+    scanner.subscribe_buckets({b: fluss.EARLIEST_OFFSET for b in range(n)})
+    out, rows = [], 0
+    deadline = time.monotonic() + timeout
+    while rows < expected_rows and time.monotonic() < deadline:
+        for rb in await scanner.poll_record_batch(500):
+            out.append(rb)
+            rows += rb.batch.num_rows
+    return out
+
+
+async def latest_offsets(admin, path, buckets: int = 1) -> dict:
+    return await admin.list_offsets(path, list(range(buckets)), fluss.OffsetSpec.latest())
+
+
+async def earliest_offsets(admin, path, buckets: int = 1) -> dict:
+    return await admin.list_offsets(path, list(range(buckets)), fluss.OffsetSpec.earliest())
+
+
+def sort_by(table: pa.Table, column: str = "id") -> pa.Table:
+    return table.sort_by([(column, "ascending")])
+
+
+def assert_tables_equal(got: pa.Table, want: pa.Table):
+    """Same column names, types and values (row order as given)."""
+    assert got.schema.names == want.schema.names, (got.schema, want.schema)
+    for name in want.schema.names:
+        g, w = got.column(name), want.column(name)
+        assert g.type == w.type, f"column {name}: type {g.type} != {w.type}"
+        gl, wl = g.to_pylist(), w.to_pylist()
+        if gl != wl:
+            diffs = [(i, a, b) for i, (a, b) in enumerate(zip(gl, wl)) if a != b][:5]
+            raise AssertionError(f"column {name} differs (row, got, want): {diffs}; "
+                                 f"lengths {len(gl)} vs {len(wl)}")
+    assert got.num_rows == want.num_rows
+
+
+async def tablet_address(admin):
+    """(host, port) of the (single) tablet server."""
+    nodes = await admin.get_server_nodes()
+    tablets = [n for n in nodes if n.server_type == "TabletServer"]
+    assert tablets, f"no tablet server in {nodes!r}"
+    return tablets[0].host, tablets[0].port
+
+
+# --------------------------------------------------------------------------
+# CRC-32C and record batches
+# --------------------------------------------------------------------------
+
+def _crc32c_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC_TABLE = _crc32c_table()
+
+
+def crc32c(data: bytes, crc: int = 0) -> int:
+    crc ^= 0xFFFFFFFF
+    for b in data:
+        crc = _CRC_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+assert crc32c(b"123456789") == 0xE3069283  # standard CRC-32C check value
+
+
+def build_batch(rows: "pa.RecordBatch | None", schema_id: int, writer_id: int = -1,
+                seq: int = -1, attributes: int = 1, bad_crc: bool = False) -> bytes:
+    """A V0 log record batch (protocol.md §4.1): 48-byte header, then (unless
+    `rows` is None, i.e. an empty header-only batch) one Arrow IPC
+    RecordBatch message, uncompressed. CRC-32C over [25, end)."""
+    body = b"" if rows is None else rows.serialize().to_pybytes()
+    count = 0 if rows is None else rows.num_rows
+    tail = struct.pack("<hbiqii", schema_id, attributes, max(count - 1, 0),
+                       writer_id, seq, count) + body
+    total = V0_HEADER + len(body)
+    crc = crc32c(tail)
+    if bad_crc:
+        crc ^= 0x5A5A5A5A
+    head = struct.pack("<qibqI", 0, total - 12, 0, 0, crc)
+    assert len(head) + len(tail) == total
+    return head + tail
+
+
+def parse_batches(records: bytes) -> list:
+    """Headers of the concatenated batches in a FETCH_LOG `records` field."""
+    out, pos = [], 0
+    while pos + 12 <= len(records):
+        base, length = struct.unpack_from("<qi", records, pos)
+        end = pos + 12 + length
+        if end > len(records):
+            break  # incomplete trailing batch
+        magic = records[pos + 12]
+        assert magic == 0, f"unexpected magic {magic}"
+        (commit_ts, crc, schema_id, attrs, lod, wid, seq, count) = struct.unpack_from(
+            "<qIhbiqii", records, pos + 13)
+        out.append(dict(base_offset=base, length=length, commit_ts=commit_ts, crc=crc,
+                        schema_id=schema_id, attributes=attrs, last_offset_delta=lod,
+                        writer_id=wid, seq=seq, record_count=count,
+                        crc_ok=crc32c(records[pos + 25:end]) == crc,
+                        raw=records[pos:end]))
+        pos = end
+    return out
+
+
+# --------------------------------------------------------------------------
+# raw RPCs on the tablet server
+# --------------------------------------------------------------------------
+
+async def raw_tablet(admin):
+    host, port = await tablet_address(admin)
+    return handshake(host, port)
+
+
+def produce_log(rc, table_id: int, bucket_records: dict, acks: int = -1,
+                timeout_ms: int = 30000):
+    """PRODUCE_LOG; -> (response_type, [ {bucket, error_code, error_message,
+    base_offset} ]) or (RESPONSE_ERROR, (code, message))."""
+    body = f_varint(1, acks) + f_varint(2, table_id) + f_varint(3, timeout_ms)
+    for bucket, records in bucket_records.items():
+        body += f_bytes(4, f_varint(2, bucket) + f_bytes(3, records))
+    rtype, resp = rc.call(PRODUCE_LOG, body)
+    if rtype != RESPONSE_SUCCESS:
+        return rtype, decode_error(resp)
+    out = []
+    for raw in decode(resp).get(1, []):
+        f = decode(raw)
+        out.append(dict(bucket=as_int32(f[2][0]),
+                        error_code=as_int32(f[3][0]) if 3 in f else 0,
+                        error_message=f[4][0].decode() if 4 in f else None,
+                        base_offset=as_int64(f[5][0]) if 5 in f else None))
+    return rtype, out
+
+
+def fetch_log(rc, table_id: int, bucket_offsets: dict, max_wait_ms: int = 0,
+              min_bytes: int = 1, max_bytes: int = 16 << 20,
+              bucket_max_bytes: int = 1 << 20, projection=None):
+    """FETCH_LOG as a client (follower id -1); -> (response_type, [ {bucket,
+    error_code, error_message, high_watermark, log_start_offset, records} ])."""
+    tbl = f_varint(1, table_id) + f_varint(2, 1 if projection is not None else 0)
+    for p in projection or []:
+        tbl += f_varint(3, p)
+    for bucket, offset in bucket_offsets.items():
+        tbl += f_bytes(4, f_varint(2, bucket) + f_varint(3, offset)
+                       + f_varint(4, bucket_max_bytes))
+    body = (f_varint(1, -1) + f_varint(2, max_bytes) + f_bytes(3, tbl)
+            + f_varint(4, max_wait_ms) + f_varint(5, min_bytes))
+    rtype, resp = rc.call(FETCH_LOG, body)
+    if rtype != RESPONSE_SUCCESS:
+        return rtype, decode_error(resp)
+    out = []
+    for traw in decode(resp).get(1, []):
+        t = decode(traw)
+        for braw in t.get(2, []):
+            f = decode(braw)
+            out.append(dict(table_id=as_int64(t[1][0]), bucket=as_int32(f[2][0]),
+                            error_code=as_int32(f[3][0]) if 3 in f else 0,
+                            error_message=f[4][0].decode() if 4 in f else None,
+                            high_watermark=as_int64(f[5][0]) if 5 in f else None,
+                            log_start_offset=as_int64(f[6][0]) if 6 in f else None,
+                            records=f[8][0] if 8 in f else None))
+    return rtype, out
+
+
+def list_offsets_raw(rc, table_id: int, buckets, offset_type: int, timestamp=None):
+    body = f_varint(1, -1) + f_varint(2, offset_type) + f_varint(3, table_id)
+    for b in buckets:
+        body += f_varint(5, b)
+    if timestamp is not None:
+        body += f_varint(6, timestamp)
+    rtype, resp = rc.call(LIST_OFFSETS, body)
+    if rtype != RESPONSE_SUCCESS:
+        return rtype, decode_error(resp)
+    out = []
+    for raw in decode(resp).get(1, []):
+        f = decode(raw)
+        out.append(dict(bucket=as_int32(f[1][0]),
+                        error_code=as_int32(f[2][0]) if 2 in f else 0,
+                        error_message=f[3][0].decode() if 3 in f else None,
+                        offset=as_int64(f[4][0]) if 4 in f else None))
+    return rtype, out
+
+
+def init_writer(rc, database: str, table: str) -> int:
+    rtype, resp = rc.call(INIT_WRITER, f_bytes(1, table_path_msg(database, table)))
+    assert rtype == RESPONSE_SUCCESS, (rtype, decode_error(resp))
+    return as_int64(decode(resp)[1][0])
+
+
+def records_of(fetched: list, bucket: int = 0) -> bytes:
+    for b in fetched:
+        if b["bucket"] == bucket:
+            assert b["error_code"] == 0, b
+            return b["records"] or b""
+    raise AssertionError(f"bucket {bucket} missing in {fetched}")
+
