@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common_alloc.h"
 #include "common_fs.h"
@@ -45,6 +46,22 @@ fl_replica_t *fl_replica_manager_find(fl_replica_manager_t *rm, int64_t table_id
     return NULL;
 }
 
+/* The leader-epoch → start-offset checkpoint beside the log (the batch
+ * format of magic 0 cannot carry epochs). Text, as Kafka and Fluss write
+ * it: version, entry count, then "epoch start_offset" lines. A local server
+ * leads every bucket at epoch 0 from the log's first offset. */
+static int fl_replica_epoch_checkpoint(const char *dir, const fl_log_tablet_t *log,
+                                       fl_error_t *err) {
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/leader-epoch-checkpoint", dir);
+    if (access(path, F_OK) == 0) return 0;
+    char text[64];
+    int n = snprintf(text, sizeof(text), "0\n1\n0 %" PRId64 "\n", log->log_start_offset);
+    int rc = fl_fs_write_atomic(path, text, (size_t)n, err);
+    if (rc) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", err->msg);
+    return 0;
+}
+
 static char *fl_table_dir(const fl_replica_manager_t *rm, const char *db, const char *table,
                           int64_t table_id) {
     size_t n = strlen(rm->data_dir) + strlen(db) + strlen(table) + 48;
@@ -72,9 +89,11 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
         snprintf(dir, sizeof(dir), "%s/log-%d", tdir, bucket);
     fl_log_config_t cfg = rm->log_defaults;
     cfg.ttl_ms = ttl_ms;
-    fl_log_tablet_t *log;
+    fl_log_tablet_t *log = NULL;
     int rc = fl_log_tablet_open(dir, &cfg, &log, err);
+    if (!rc) rc = fl_replica_epoch_checkpoint(dir, log, err);
     if (rc) {
+        if (log) fl_log_tablet_close(log);
         fl_free(tdir);
         return rc;
     }
