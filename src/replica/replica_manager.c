@@ -52,14 +52,19 @@ fl_replica_t *fl_replica_manager_find(fl_replica_manager_t *rm, int64_t table_id
  * leads every bucket at epoch 0 from the log's first offset. */
 static int fl_replica_epoch_checkpoint(const char *dir, const fl_log_tablet_t *log,
                                        fl_error_t *err) {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/leader-epoch-checkpoint", dir);
-    if (access(path, F_OK) == 0) return 0;
-    char text[64];
-    int n = snprintf(text, sizeof(text), "0\n1\n0 %" PRId64 "\n", log->log_start_offset);
-    int rc = fl_fs_write_atomic(path, text, (size_t)n, err);
-    if (rc) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", err->msg);
-    return 0;
+    size_t plen = strlen(dir) + sizeof("/leader-epoch-checkpoint");
+    char *path = fl_malloc(plen);
+    snprintf(path, plen, "%s/leader-epoch-checkpoint", dir);
+    int rc = 0;
+    if (access(path, F_OK) != 0) {
+        char text[64];
+        int n = snprintf(text, sizeof(text), "0\n1\n0 %" PRId64 "\n", log->log_start_offset);
+        if (fl_fs_write_atomic(path, text, (size_t)n, err))
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "leader epoch checkpoint: %s",
+                            path);
+    }
+    fl_free(path);
+    return rc;
 }
 
 static char *fl_table_dir(const fl_replica_manager_t *rm, const char *db, const char *table,
