@@ -163,12 +163,29 @@ def crc32c(data: bytes, crc: int = 0) -> int:
 assert crc32c(b"123456789") == 0xE3069283  # standard CRC-32C check value
 
 
+def arrow_message(rows: pa.RecordBatch, codec=None, level=None) -> bytes:
+    """One encapsulated Arrow IPC RecordBatch message (no schema, no EOS),
+    optionally with buffer compression ("lz4" = LZ4_FRAME, "zstd")."""
+    if codec is None:
+        return rows.serialize().to_pybytes()
+    sink = pa.BufferOutputStream()
+    opts = pa.ipc.IpcWriteOptions(compression=pa.Codec(codec, compression_level=level))
+    with pa.ipc.new_stream(sink, rows.schema, options=opts) as w:
+        w.write_batch(rows)
+    reader = pa.ipc.MessageReader.open_stream(sink.getvalue())
+    assert reader.read_next_message().type == "schema"
+    msg = reader.read_next_message()
+    assert msg.type == "record batch"
+    return msg.serialize().to_pybytes()
+
+
 def build_batch(rows: "pa.RecordBatch | None", schema_id: int, writer_id: int = -1,
-                seq: int = -1, attributes: int = 1, bad_crc: bool = False) -> bytes:
+                seq: int = -1, attributes: int = 1, bad_crc: bool = False,
+                codec=None, level=None) -> bytes:
     """A V0 log record batch (protocol.md §4.1): 48-byte header, then (unless
     `rows` is None, i.e. an empty header-only batch) one Arrow IPC
-    RecordBatch message, uncompressed. CRC-32C over [25, end)."""
-    body = b"" if rows is None else rows.serialize().to_pybytes()
+    RecordBatch message (uncompressed unless `codec`). CRC-32C over [25, end)."""
+    body = b"" if rows is None else arrow_message(rows, codec, level)
     count = 0 if rows is None else rows.num_rows
     tail = struct.pack("<hbiqii", schema_id, attributes, max(count - 1, 0),
                        writer_id, seq, count) + body
