@@ -13,6 +13,8 @@ SCHEMA_JSON is a JSON object:
   "select":   column positions of make_fixtures.all_types_batch() the batch
               must equal, optional
   "values":   {name: [python values]} the batch must equal, optional
+  "ranges":   {name: [start, stop]} column name must equal range(start, stop)
+              (for batches too large to spell out), optional
 Exit status 0 when FILE decodes (full validation) and equals every given
 expectation; 1 with a diff on stderr otherwise.
 """
@@ -67,6 +69,11 @@ def main():
     if spec.get("values") is not None:
         want = pa.RecordBatch.from_pydict(spec["values"], schema=schema)
         ok &= compare("vs values", got, want)
+    for name, (start, stop) in (spec.get("ranges") or {}).items():
+        col = got.column(got.schema.get_field_index(name))
+        if col.to_pylist() != list(range(start, stop)):
+            print(f"column {name} is not range({start}, {stop})", file=sys.stderr)
+            ok = False
     return 0 if ok else 1
 
 
