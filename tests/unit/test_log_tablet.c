@@ -328,6 +328,35 @@ static void test_all_or_nothing(void **state) {
     fl_log_tablet_close(t);
 }
 
+static void test_many_batches_per_request(void **state) {
+    const char *dir = *state;
+    fl_log_config_t cfg = cfg_default();
+    fl_log_tablet_t *t = tab_open(dir, &cfg);
+    /* more batches than the on-stack view array holds */
+    size_t len = 0;
+    uint8_t *req = NULL;
+    for (int i = 0; i < 300; i++) req = tagged_append(req, &len, -1, -1, 1 + i % 3, 4, (uint32_t)i);
+    fl_append_result_t r;
+    fl_error_t err;
+    assert_int_equal(fl_log_tablet_append(t, req, len, 10, &r, &err), 0);
+    free(req);
+    assert_int_equal(r.base_offset, 0);
+    assert_int_equal(r.last_offset, 100 * (1 + 2 + 3) - 1);
+    got_batch_t *g = malloc(300 * sizeof(*g));
+    assert_int_equal(read_from(t, 0, g, 300), 300);
+    for (int i = 0; i < 300; i++) assert_int_equal(g[i].tag, (uint32_t)i);
+    /* above the per-request limit: refused, nothing appended */
+    len = 0;
+    req = NULL;
+    for (int i = 0; i < 4097; i++) req = tagged_append(req, &len, -1, -1, 1, 4, (uint32_t)i);
+    assert_int_equal(fl_log_tablet_append(t, req, len, 10, &r, &err),
+                     FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+    free(req);
+    assert_int_equal(t->log_end_offset, 600);
+    free(g);
+    fl_log_tablet_close(t);
+}
+
 static void test_duplicates(void **state) {
     const char *dir = *state;
     fl_log_config_t cfg = cfg_default();
@@ -871,6 +900,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_offsets_consecutive, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commit_timestamps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_all_or_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_batches_per_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_duplicates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_ranges, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rolling_segments, setup, teardown),
