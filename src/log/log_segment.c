@@ -87,15 +87,26 @@ static int fl_segment_scan(fl_log_segment_t *s, uint64_t file_size, fl_segment_b
             break; /* torn tail */
         uint8_t *buf = chunk;
         if (bsize > FL_SEGMENT_SCAN_CHUNK) {
-            big = fl_try_realloc(big, bsize);
-            if (!big) break;
+            uint8_t *bigger = fl_try_realloc(big, bsize);
+            if (!bigger) { /* not a torn tail: never cut valid data for this */
+                rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                                "no memory to scan a %zu-byte batch in %s", bsize, s->path);
+                break;
+            }
+            big = bigger;
             buf = big;
         }
-        if (fl_pread_full(s->fd, buf, bsize, pos, &got) != 0 || got != bsize) break;
+        if (fl_pread_full(s->fd, buf, bsize, pos, &got) != 0) {
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s: %s", s->path,
+                            strerror(errno));
+            break;
+        }
+        if (got != bsize) break; /* torn tail */
         fl_batch_view_t b;
         if (fl_batch_parse(buf, bsize, &b, &ignored) != 0 || fl_batch_check_crc(&b, &ignored) != 0)
             break; /* corrupt: stop here */
-        if (s->size > 0 && b.base_offset < s->next_offset) break; /* offsets must grow */
+        /* offsets start at the segment's base and only grow */
+        if (s->size == 0 ? b.base_offset != s->base_offset : b.base_offset < s->next_offset) break;
         fl_segment_track(s, &b, pos);
         if (fn) fn(&b, ctx);
         pos += bsize;

@@ -46,8 +46,9 @@ static void fl_tablet_recover_batch(const fl_batch_view_t *b, void *ctx) {
 
 int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_tablet_t **out,
                        fl_error_t *err) {
-    int rc = fl_fs_mkdirs(dir, err);
-    if (rc) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", err->msg);
+    fl_error_t mk;
+    int rc = fl_fs_mkdirs(dir, &mk);
+    if (rc) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", mk.msg);
     fl_log_tablet_t *t = fl_calloc(1, sizeof(*t));
     t->dir = fl_strdup(dir);
     t->cfg = *cfg;
@@ -77,26 +78,27 @@ int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_table
     if (n == 0) bases[n++] = 0;
 
     for (size_t i = 0; i < n; i++) {
+        /* a segment must start where the previous one ends; after a damaged
+         * one (its tail cut off) the later segments cannot follow and are
+         * dropped before they are scanned, so none of their batches counts */
+        if (t->segment_count > 0 && t->segments[t->segment_count - 1]->next_offset != bases[i]) {
+            FL_WARN("log %s: segment %lld does not follow offset %lld; dropping it and later ones",
+                    dir, (long long)bases[i],
+                    (long long)t->segments[t->segment_count - 1]->next_offset);
+            for (size_t k = i; k < n; k++) {
+                size_t plen = strlen(dir) + 32;
+                char *path = fl_malloc(plen);
+                snprintf(path, plen, "%s/%020" PRId64 ".log", dir, bases[k]);
+                unlink(path);
+                fl_free(path);
+            }
+            break;
+        }
         fl_log_segment_t *s;
-        /* every segment is scanned; a torn or corrupt tail is cut off, and
-         * segments after a damaged one are dropped (they cannot follow) */
+        /* every segment is scanned; a torn or corrupt tail is cut off */
         rc = fl_log_segment_open(dir, bases[i], cfg->index_interval, true, fl_tablet_recover_batch,
                                  t, &s, err);
         if (rc) break;
-        bool damaged = t->segment_count > 0 &&
-                       t->segments[t->segment_count - 1]->next_offset != s->base_offset;
-        if (damaged) {
-            FL_WARN("log %s: segment %lld does not follow offset %lld; dropping it and later ones",
-                    dir, (long long)s->base_offset,
-                    (long long)t->segments[t->segment_count - 1]->next_offset);
-            for (size_t k = i; k < n; k++) {
-                char path[4096];
-                snprintf(path, sizeof(path), "%s/%020" PRId64 ".log", dir, bases[k]);
-                unlink(path);
-            }
-            fl_log_segment_close(s);
-            break;
-        }
         fl_tablet_add_segment(t, s);
     }
     fl_free(bases);
@@ -145,7 +147,10 @@ static int fl_tablet_roll(fl_log_tablet_t *t, fl_error_t *err) {
                              &s, err);
     if (rc) return rc;
     fl_tablet_add_segment(t, s);
-    return fl_fs_fsync_dir(t->dir, err) ? FLUSS_ERR_LOG_STORAGE_EXCEPTION : 0;
+    fl_error_t e;
+    if (fl_fs_fsync_dir(t->dir, &e))
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", e.msg);
+    return 0;
 }
 
 int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64_t now_ms,
@@ -188,6 +193,24 @@ int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64
     /* 2. idempotence */
     for (size_t i = 0; i < count; i++) {
         if (batches[i].writer_id == -1) continue;
+        /* a later batch of a writer already in this request must follow it */
+        size_t prev = i;
+        for (size_t k = 0; k < i; k++)
+            if (batches[k].writer_id == batches[i].writer_id) prev = k;
+        if (prev != i) {
+            int32_t want = batches[prev].batch_sequence == INT32_MAX
+                               ? 0
+                               : batches[prev].batch_sequence + 1;
+            if (batches[i].batch_sequence != want) {
+                rc = fl_err_set(err, FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION,
+                                "Out of order batch sequence for writer %lld: %d (incoming batch "
+                                "sequence), %d (previous batch of the request)",
+                                (long long)batches[i].writer_id, batches[i].batch_sequence,
+                                batches[prev].batch_sequence);
+                goto done;
+            }
+            continue;
+        }
         int64_t dup_offset;
         rc = fl_writer_state_check(&t->writers, batches[i].writer_id, batches[i].batch_sequence,
                                    &dup_offset, err);
@@ -205,14 +228,6 @@ int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64
             goto done;
         }
         if (rc) goto done;
-        for (size_t k = 0; k < i; k++) /* two batches of one writer in one request */
-            if (batches[k].writer_id == batches[i].writer_id &&
-                batches[i].batch_sequence != batches[k].batch_sequence + 1) {
-                rc = fl_err_set(err, FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION,
-                                "batch sequences of writer %lld are not consecutive",
-                                (long long)batches[i].writer_id);
-                goto done;
-            }
     }
     /* 3. assign offsets and the commit timestamp (one for the request) */
     int64_t ts = now_ms > t->last_commit_timestamp ? now_ms : t->last_commit_timestamp;

@@ -15,7 +15,6 @@
 #include "common_error.h"
 
 #define FL_WRITER_BATCHES_KEPT 5
-#define FL_WRITERS_MAX 65536
 
 typedef struct fl_writer_batch {
     int32_t sequence;
