@@ -894,6 +894,62 @@ static void test_sigkill_while_appending(void **state) {
     }
 }
 
+/* Regression: two batches of one writer in one request (seq n, n+1). */
+static void test_one_writer_two_batches_in_a_request(void **state) {
+    fl_log_config_t cfg = cfg_default();
+    fl_log_tablet_t *t = tab_open(*state, &cfg);
+    fl_append_result_t r;
+    fl_error_t err;
+    size_t len = 0;
+    uint8_t *req = tagged_append(NULL, &len, 7, 0, 1, 10, 1);
+    req = tagged_append(req, &len, 7, 1, 1, 10, 2);
+    assert_int_equal(fl_log_tablet_append(t, req, len, 100, &r, &err), 0);
+    assert_int_equal(r.base_offset, 0);
+    assert_int_equal(t->log_end_offset, 2);
+    free(req);
+    /* a known writer continues with two more */
+    len = 0;
+    req = tagged_append(NULL, &len, 7, 2, 1, 10, 3);
+    req = tagged_append(req, &len, 7, 3, 1, 10, 4);
+    assert_int_equal(fl_log_tablet_append(t, req, len, 100, &r, &err), 0);
+    assert_int_equal(t->log_end_offset, 4);
+    free(req);
+    /* a gap inside the request is refused, nothing appended */
+    len = 0;
+    req = tagged_append(NULL, &len, 7, 4, 1, 10, 5);
+    req = tagged_append(req, &len, 7, 6, 1, 10, 6);
+    assert_int_equal(fl_log_tablet_append(t, req, len, 100, &r, &err),
+                     FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION);
+    assert_int_equal(t->log_end_offset, 4);
+    free(req);
+    fl_log_tablet_close(t);
+}
+
+/* Regression: a segment dropped by recovery (it no longer follows the
+ * previous one) contributes nothing to the writer state. */
+static void test_dropped_segment_leaves_no_writer_state(void **state) {
+    fl_log_config_t cfg = cfg_default();
+    cfg.segment_bytes = 1; /* one request per segment */
+    fl_log_tablet_t *t = tab_open(*state, &cfg);
+    for (int32_t seq = 0; seq < 4; seq++) append1_ok(t, 9, seq, 1, 10, (uint32_t)seq, 1000 + seq);
+    fl_log_tablet_close(t);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%020d.log", (char *)*state, 1);
+    assert_int_equal(truncate(path, 20), 0); /* segment 1 torn: 2 and 3 cannot follow */
+    t = tab_open(*state, &cfg);
+    assert_int_equal(t->log_end_offset, 1);
+    assert_int_equal(t->last_commit_timestamp, 1000);
+    fl_append_result_t r;
+    fl_error_t err;
+    /* seq 1 is the true next one; 2 and 3 are not duplicates any more */
+    assert_int_equal(append1(t, 9, 3, 1, 10, 33, 2000, &r, &err),
+                     FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION);
+    assert_int_equal(append1(t, 9, 1, 1, 10, 11, 2000, &r, &err), 0);
+    assert_false(r.duplicate);
+    assert_int_equal(r.base_offset, 1);
+    fl_log_tablet_close(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_open_empty, setup, teardown),
@@ -911,6 +967,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_failed_write_takes_offline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_sync_takes_offline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigkill_while_appending, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_one_writer_two_batches_in_a_request, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dropped_segment_leaves_no_writer_state, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
