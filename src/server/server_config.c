@@ -32,16 +32,23 @@ int fl_config_set_arg(fl_config_t *cfg, const char *kv, fl_error_t *err) {
 }
 
 #define FL_YAML_DEPTH_MAX 16
+/* YAML aliases can make a small file expand exponentially: refuse files
+ * with more keys than any real server.yaml has. */
+#define FL_YAML_KEYS_MAX 4096
 
 /* Walks a YAML mapping, joining nested keys with '.'. */
 static int fl_yaml_walk(fl_config_t *cfg, yaml_document_t *doc, yaml_node_t *node,
-                        const char *prefix, int depth, fl_error_t *err) {
+                        const char *prefix, int depth, size_t *keys, fl_error_t *err) {
     if (depth > FL_YAML_DEPTH_MAX)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "configuration nested too deeply");
     if (node->type != YAML_MAPPING_NODE)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "configuration must be a mapping");
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
          p++) {
+        if (++*keys > FL_YAML_KEYS_MAX)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "configuration has more than %d keys (aliases expanded)",
+                              FL_YAML_KEYS_MAX);
         yaml_node_t *k = yaml_document_get_node(doc, p->key);
         yaml_node_t *v = yaml_document_get_node(doc, p->value);
         if (!k || !v || k->type != YAML_SCALAR_NODE)
@@ -52,7 +59,7 @@ static int fl_yaml_walk(fl_config_t *cfg, yaml_document_t *doc, yaml_node_t *nod
         if (v->type == YAML_SCALAR_NODE) {
             fl_config_set(cfg, key, (const char *)v->data.scalar.value);
         } else if (v->type == YAML_MAPPING_NODE) {
-            int rc = fl_yaml_walk(cfg, doc, v, key, depth + 1, err);
+            int rc = fl_yaml_walk(cfg, doc, v, key, depth + 1, keys, err);
             if (rc) return rc;
         } else {
             /* sequences: join scalars with ',' (e.g. listener lists) */
@@ -89,7 +96,8 @@ int fl_config_load_yaml(fl_config_t *cfg, const char *path, fl_error_t *err) {
         return rc;
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (root) rc = fl_yaml_walk(cfg, &doc, root, "", 0, err);
+    size_t keys = 0;
+    if (root) rc = fl_yaml_walk(cfg, &doc, root, "", 0, &keys, err);
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
     fclose(f);
