@@ -86,6 +86,13 @@ void fluss_client_destroy(fluss_client_t *c) {
     fl_free(c);
 }
 
+/* For client_table.c (declared in client_table.h): the coordinator
+ * connection and the per-call timeout, borrowed. */
+fl_client_conn_t *fl_client_coordinator(fluss_client_t *c, int *timeout_ms) {
+    *timeout_ms = c->timeout_ms;
+    return &c->coord;
+}
+
 #define FL_CALL(c, key, req, desc, resp, err) \
     fl_client_conn_call(&(c)->coord, (key), &(req).base, (desc), (ProtobufCMessage **)(resp), (err))
 

@@ -1,7 +1,7 @@
 /*
  * client_conn.c — blocking Fluss connection (client_conn.h). Responses are
  * read whole (4-byte length first) with a frame cap, and matched to the
- * request id; this client keeps one request in flight.
+ * request id; _call keeps one request in flight, _send/_recv pipeline.
  */
 #include "client_conn.h"
 
@@ -135,10 +135,8 @@ static int fl_recv_all(fl_client_conn_t *c, uint8_t *p, size_t n, int64_t deadli
     return 0;
 }
 
-int fl_client_conn_call(fl_client_conn_t *c, int16_t api_key, const ProtobufCMessage *req,
-                        const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
-                        fl_error_t *err) {
-    *resp = NULL;
+int fl_client_conn_send(fl_client_conn_t *c, int16_t api_key, const ProtobufCMessage *req,
+                        int32_t *request_id, fl_error_t *err) {
     if (c->fd < 0) return fl_err_set(err, FLUSS_ERR__TRANSPORT, "not connected");
     int64_t deadline = fl_time_mono_ms() + c->timeout_ms;
     int32_t rid = c->next_request_id;
@@ -151,10 +149,33 @@ int fl_client_conn_call(fl_client_conn_t *c, int16_t api_key, const ProtobufCMes
     frame.len += n;
     int rc = fl_send_all(c, frame.data, frame.len, deadline, err);
     fl_buf_free(&frame);
-    if (rc) goto broken;
+    if (rc) {
+        fl_client_conn_close(c);
+        return rc;
+    }
+    *request_id = rid;
+    return 0;
+}
 
+int fl_client_conn_readable(const fl_client_conn_t *c) {
+    if (c->fd < 0) return 0;
+    struct pollfd p = {c->fd, POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
+}
+
+int fl_client_conn_recv(fl_client_conn_t *c, int64_t deadline,
+                        const ProtobufCMessageDescriptor *resp_desc, int32_t *request_id,
+                        ProtobufCMessage **resp, fl_error_t *err) {
+    *resp = NULL;
+    *request_id = -1;
+    if (c->fd < 0) return fl_err_set(err, FLUSS_ERR__TRANSPORT, "not connected");
     uint8_t lenbuf[4];
-    if ((rc = fl_recv_all(c, lenbuf, 4, deadline, err))) goto broken;
+    int rc = fl_recv_all(c, lenbuf, 4, deadline, err);
+    if (rc) {
+        /* a timeout before any byte leaves the stream in sync */
+        if (rc == FLUSS_ERR__TIMED_OUT) return rc;
+        goto broken;
+    }
     uint32_t flen = fl_get_be32(lenbuf);
     if (flen > FL_CLIENT_FRAME_MAX || flen < 1) {
         rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "bad response frame length %u", flen);
@@ -166,16 +187,19 @@ int fl_client_conn_call(fl_client_conn_t *c, int16_t api_key, const ProtobufCMes
         goto broken;
     }
     memcpy(body, lenbuf, 4);
-    if ((rc = fl_recv_all(c, body + 4, flen, deadline, err))) {
+    /* the rest of a started frame gets the connection's whole timeout */
+    int64_t rest = fl_time_mono_ms() + c->timeout_ms;
+    if ((rc = fl_recv_all(c, body + 4, flen, rest > deadline ? rest : deadline, err))) {
         fl_free(body);
         goto broken;
     }
     fl_frame_response_t fr;
-    if (fl_frame_parse_response(body, flen + 4, &fr) != FL_FRAME_OK || fr.request_id != rid) {
+    if (fl_frame_parse_response(body, flen + 4, &fr) != FL_FRAME_OK) {
         fl_free(body);
         rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "unexpected response frame");
         goto broken;
     }
+    *request_id = fr.request_id;
     if (fr.type != FL_RESPONSE_SUCCESS) {
         Fluss__ErrorResponse *er = fluss__error_response__unpack(NULL, fr.body_len, fr.body);
         if (!er) {
@@ -196,5 +220,26 @@ int fl_client_conn_call(fl_client_conn_t *c, int16_t api_key, const ProtobufCMes
     return 0;
 broken:
     fl_client_conn_close(c);
+    return rc;
+}
+
+int fl_client_conn_call(fl_client_conn_t *c, int16_t api_key, const ProtobufCMessage *req,
+                        const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
+                        fl_error_t *err) {
+    *resp = NULL;
+    int32_t rid, got;
+    int rc = fl_client_conn_send(c, api_key, req, &rid, err);
+    if (rc) return rc;
+    rc = fl_client_conn_recv(c, fl_time_mono_ms() + c->timeout_ms, resp_desc, &got, resp, err);
+    if (rc == FLUSS_ERR__TIMED_OUT) {
+        fl_client_conn_close(c); /* the late answer would desynchronize the stream */
+        return rc;
+    }
+    if (got != rid && c->fd >= 0) {
+        if (*resp) protobuf_c_message_free_unpacked(*resp, NULL);
+        *resp = NULL;
+        fl_client_conn_close(c);
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "unexpected response frame");
+    }
     return rc;
 }

@@ -27,6 +27,21 @@ void fl_client_conn_close(fl_client_conn_t *c);
 int fl_client_conn_call(fl_client_conn_t *c, int16_t api_key, const ProtobufCMessage *req,
                         const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
                         fl_error_t *err);
+/* Pipelined use (several requests in flight on one connection): _send
+ * writes one request and returns its id in *request_id; _recv reads the
+ * next response frame (waiting until deadline_ms on the monotonic clock)
+ * and returns the id it answers in *request_id with the decoded body in
+ * *resp, or that request's ERROR_RESPONSE code with *resp NULL. A
+ * transport failure closes the connection (fd < 0): every request still
+ * in flight on it is lost. Do not mix with _call while requests are in
+ * flight. */
+int fl_client_conn_send(fl_client_conn_t *c, int16_t api_key, const ProtobufCMessage *req,
+                        int32_t *request_id, fl_error_t *err);
+int fl_client_conn_recv(fl_client_conn_t *c, int64_t deadline_ms,
+                        const ProtobufCMessageDescriptor *resp_desc, int32_t *request_id,
+                        ProtobufCMessage **resp, fl_error_t *err);
+/* 1 when a response (or EOF) can be read without blocking, else 0. */
+int fl_client_conn_readable(const fl_client_conn_t *c);
 /* Splits "host:port". */
 int fl_client_parse_hostport(const char *s, char *host, size_t host_cap, int *port,
                              fl_error_t *err);
