@@ -113,6 +113,254 @@ char *fluss_table_spec_to_json(const fluss_table_spec_t *spec, fluss_error_t *er
 /* The name of an error code ("TABLE_NOT_EXIST"). */
 const char *fluss_error_name(int code);
 
+/* ======================================================================
+ * ---- log tables: table handle, rows, append writer, log scanner ----
+ *
+ * Thread rules for this section: a fluss_table_t is immutable after
+ * fluss_table_open and may be read from several threads at once (the
+ * writers and scanners made from it own their own connections). One
+ * writer, scanner, row or record batch is used by one thread at a time.
+ * A table must outlive the writers and scanners made from it; a record
+ * batch owns its data and may outlive its scanner and table.
+ * ====================================================================== */
+
+typedef struct fluss_table fluss_table_t;
+
+/* Opens a log table: GET_TABLE_INFO (schema, buckets, properties) and
+ * GET_METADATA (bucket leaders, tablet server addresses) through the
+ * client's coordinator connection. Blocks. The client must outlive the
+ * call only (the table keeps copies of everything it needs; connections
+ * to tablet servers are opened by writers and scanners). */
+int fluss_table_open(fluss_client_t *client, const char *database, const char *table,
+                     fluss_table_t **out, fluss_error_t *err);
+void fluss_table_close(fluss_table_t *table);
+
+/* Borrowed views valid while the table is open. */
+int64_t fluss_table_id(const fluss_table_t *t);
+int32_t fluss_table_bucket_count(const fluss_table_t *t);
+size_t fluss_table_column_count(const fluss_table_t *t);
+const char *fluss_table_column_name(const fluss_table_t *t, size_t col);
+/* The column's SQL type text ("DECIMAL(10, 2) NOT NULL"), owned by the table. */
+const char *fluss_table_column_type(const fluss_table_t *t, size_t col);
+/* Index of the named column, or -1. */
+int fluss_table_column_index(const fluss_table_t *t, const char *name);
+
+#define FLUSS_OFFSET_EARLIEST ((int64_t)-2)
+#define FLUSS_OFFSET_LATEST ((int64_t)-3)
+
+typedef enum fluss_offset_spec {
+    FLUSS_OFFSETS_EARLIEST = 0,
+    FLUSS_OFFSETS_LATEST = 1,   /* the high watermark: the next offset written */
+    FLUSS_OFFSETS_TIMESTAMP = 2 /* first offset committed at or after timestamp_ms */
+} fluss_offset_spec_t;
+
+/* LIST_OFFSETS for n buckets (all buckets when buckets is NULL, then
+ * n must be fluss_table_bucket_count). offsets[i] receives bucket
+ * buckets[i]'s offset. Opens a short-lived connection per leader. Blocks. */
+int fluss_table_list_offsets(const fluss_table_t *t, const int32_t *buckets, size_t n,
+                             fluss_offset_spec_t spec, int64_t timestamp_ms, int64_t *offsets,
+                             fluss_error_t *err);
+
+/* ---- rows ---- */
+
+/* A row of the table's schema being built for a writer. Every column
+ * starts NULL. Setters copy what they are given; the row owns its data.
+ * Setters fail with FLUSS_ERR__INVALID_ARG for a column index out of range
+ * or a value that does not fit the column's type (the row keeps its old
+ * value in that column). */
+typedef struct fluss_row fluss_row_t;
+
+fluss_row_t *fluss_row_new(const fluss_table_t *t);
+void fluss_row_destroy(fluss_row_t *row);
+/* Sets every column back to NULL; keeps memory for reuse. */
+void fluss_row_clear(fluss_row_t *row);
+
+int fluss_row_set_null(fluss_row_t *row, size_t col, fluss_error_t *err);
+int fluss_row_set_bool(fluss_row_t *row, size_t col, bool v, fluss_error_t *err);
+/* TINYINT, SMALLINT, INT, BIGINT (range checked); FLOAT, DOUBLE. */
+int fluss_row_set_int64(fluss_row_t *row, size_t col, int64_t v, fluss_error_t *err);
+/* FLOAT, DOUBLE. */
+int fluss_row_set_double(fluss_row_t *row, size_t col, double v, fluss_error_t *err);
+/* STRING, CHAR (UTF-8 bytes), BYTES, BINARY(n) (exactly n bytes). */
+int fluss_row_set_bytes(fluss_row_t *row, size_t col, const void *p, size_t n,
+                        fluss_error_t *err);
+int fluss_row_set_string(fluss_row_t *row, size_t col, const char *s, fluss_error_t *err);
+/* DECIMAL(p, s) from text "-123.45" (rounded half-up to s digits; more
+ * than p digits is an error). */
+int fluss_row_set_decimal(fluss_row_t *row, size_t col, const char *text, fluss_error_t *err);
+/* DATE: days since 1970-01-01. */
+int fluss_row_set_date(fluss_row_t *row, size_t col, int32_t epoch_days, fluss_error_t *err);
+/* TIME(p): milliseconds of the day (Fluss keeps TIME at millisecond
+ * precision). */
+int fluss_row_set_time(fluss_row_t *row, size_t col, int32_t millis_of_day, fluss_error_t *err);
+/* TIMESTAMP(p), TIMESTAMP_LTZ(p): milliseconds since the epoch (UTC) plus
+ * nanoseconds of that millisecond (0..999999); truncated to p digits. */
+int fluss_row_set_timestamp(fluss_row_t *row, size_t col, int64_t epoch_millis,
+                            int32_t nanos_of_milli, fluss_error_t *err);
+/* Parses text per the column's type: true/false; integers; floats;
+ * decimals; STRING/CHAR as is; BYTES/BINARY as hex ("0x" optional);
+ * DATE YYYY-MM-DD; TIME HH:MM[:SS[.fff]]; TIMESTAMP "YYYY-MM-DD[ T]HH:MM[:SS[.f…]]"
+ * (TIMESTAMP_LTZ also with a Z or ±HH:MM suffix) or epoch milliseconds.
+ * text NULL sets NULL. ARRAY/MAP/ROW columns are not supported yet
+ * (FLUSS_ERR__INVALID_ARG). */
+int fluss_row_set_text(fluss_row_t *row, size_t col, const char *text, fluss_error_t *err);
+
+/* ---- append writer ---- */
+
+typedef struct fluss_append_writer_options {
+    size_t batch_bytes;        /* 0 = 1 MiB: a bucket's batch is closed at this size */
+    int linger_ms;             /* < 0 = 100: an open batch older than this is sent */
+    size_t buffer_memory_max;  /* 0 = 64 MiB: rows buffered + requests in flight */
+    int max_inflight;          /* 0 = 5: PRODUCE_LOG requests in flight per server */
+    int acks;                  /* 0 = -1 (all); else 1 or -1 */
+    int idempotent;            /* < 0 or 1 = on (INIT_WRITER, batch sequences), 0 = off */
+    int request_timeout_ms;    /* 0 = 30 s */
+} fluss_append_writer_options_t;
+
+typedef struct fluss_append_writer fluss_append_writer_t;
+
+/* Creates a writer for a log table; opts may be NULL (all defaults).
+ * Supports the ARROW log format with the table's compression
+ * (table.log.arrow.compression.type / .zstd.level). With idempotence on
+ * it calls INIT_WRITER (blocks). The writer has no background thread: it
+ * builds, sends and collects acknowledgements inside _append and _flush. */
+int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_t *opts,
+                            fluss_append_writer_t **out, fluss_error_t *err);
+/* Adds a copy of row (the caller keeps row). Picks the bucket: the bucket
+ * key's compacted encoding hashed like the Java client, or a sticky
+ * bucket that moves round robin when its batch closes. May block to send
+ * batches and wait for acknowledgements when buffer_memory_max or
+ * max_inflight is reached. Returns the first error of an earlier batch
+ * if one failed (the writer is then failed: every later call returns it). */
+int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
+                               fluss_error_t *err);
+/* Sends every buffered row and waits until all are acknowledged (or
+ * failed). Returns the first error. Blocks. */
+int fluss_append_writer_flush(fluss_append_writer_t *w, fluss_error_t *err);
+/* Rows and bytes (uncompressed Arrow) acknowledged so far. */
+void fluss_append_writer_stats(const fluss_append_writer_t *w, int64_t *rows_acked,
+                               int64_t *bytes_acked);
+/* Drops whatever is not flushed and closes the writer's connections. */
+void fluss_append_writer_destroy(fluss_append_writer_t *w);
+
+/* ---- log scanner ---- */
+
+typedef struct fluss_log_scanner fluss_log_scanner_t;
+typedef struct fluss_record_batch fluss_record_batch_t;
+
+/* A scanner over a log table's buckets. projection: NULL for all
+ * columns, or n column indexes in the order batches should present them.
+ * The projection is pushed down to the server (projected_fields sorted
+ * ascending, reordered here); a server that cannot project answers
+ * INVALID_COLUMN_PROJECTION (34) from _poll. */
+int fluss_log_scanner_new(fluss_table_t *t, const int32_t *projection, size_t n,
+                          fluss_log_scanner_t **out, fluss_error_t *err);
+/* With pushdown off the scanner fetches whole batches and projects them
+ * itself (for servers that answer 34). Default on. */
+void fluss_log_scanner_set_projection_pushdown(fluss_log_scanner_t *s, bool enabled);
+/* Starts (or moves) reading bucket at offset: an offset, or
+ * FLUSS_OFFSET_EARLIEST, or FLUSS_OFFSET_LATEST (resolved now with
+ * LIST_OFFSETS; blocks). */
+int fluss_log_scanner_subscribe(fluss_log_scanner_t *s, int32_t bucket, int64_t offset,
+                                fluss_error_t *err);
+void fluss_log_scanner_unsubscribe(fluss_log_scanner_t *s, int32_t bucket);
+/* The next offset the scanner will return for bucket, or -1 when not
+ * subscribed (FLUSS_OFFSET_EARLIEST until the first fetch answers). */
+int64_t fluss_log_scanner_position(const fluss_log_scanner_t *s, int32_t bucket);
+/* Waits up to timeout_ms for records (FETCH_LOG long poll, min_bytes 1).
+ * Returns 0 with *out a batch (caller frees with fluss_record_batch_free)
+ * or *out NULL on timeout; or an error (a per-bucket server error names
+ * the bucket in err). Rows below the subscribed offset are skipped. */
+int fluss_log_scanner_poll(fluss_log_scanner_t *s, int timeout_ms, fluss_record_batch_t **out,
+                           fluss_error_t *err);
+void fluss_log_scanner_destroy(fluss_log_scanner_t *s);
+
+/* ---- record batches ---- */
+
+typedef enum fluss_change_type {
+    FLUSS_CHANGE_APPEND_ONLY = 0,
+    FLUSS_CHANGE_INSERT = 1,
+    FLUSS_CHANGE_UPDATE_BEFORE = 2,
+    FLUSS_CHANGE_UPDATE_AFTER = 3,
+    FLUSS_CHANGE_DELETE = 4
+} fluss_change_type_t;
+
+void fluss_record_batch_free(fluss_record_batch_t *b);
+int32_t fluss_record_batch_bucket(const fluss_record_batch_t *b);
+/* Offset of the batch's first row (after skipped rows). */
+int64_t fluss_record_batch_base_offset(const fluss_record_batch_t *b);
+size_t fluss_record_batch_row_count(const fluss_record_batch_t *b);
+size_t fluss_record_batch_column_count(const fluss_record_batch_t *b);
+/* Borrowed; the projected column's name. */
+const char *fluss_record_batch_column_name(const fluss_record_batch_t *b, size_t col);
+int64_t fluss_record_batch_offset(const fluss_record_batch_t *b, size_t row);
+/* Commit timestamp (ms) of the row. */
+int64_t fluss_record_batch_timestamp(const fluss_record_batch_t *b, size_t row);
+fluss_change_type_t fluss_record_batch_change_type(const fluss_record_batch_t *b, size_t row);
+bool fluss_record_batch_is_null(const fluss_record_batch_t *b, size_t row, size_t col);
+
+/* Text of one value, snprintf style: writes at most cap bytes (NUL
+ * terminated when cap > 0) and returns the full length. Plain text:
+ * integers, floats (shortest round-trip form), decimals, strings as is,
+ * bytes as lowercase hex, DATE YYYY-MM-DD, TIME HH:MM:SS[.fff],
+ * TIMESTAMP ISO-8601 (TIMESTAMP_LTZ with a Z), ARRAY/MAP/ROW as JSON;
+ * NULL as "". With FLUSS_TEXT_JSON the text is a JSON value: strings,
+ * bytes, dates and times quoted and escaped, NULL as null. */
+#define FLUSS_TEXT_JSON 1
+size_t fluss_record_batch_value_text(const fluss_record_batch_t *b, size_t row, size_t col,
+                                     int flags, char *buf, size_t cap);
+
+/* ---- Arrow C Data Interface (https://arrow.apache.org/docs/format/CDataInterface.html) ---- */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  // Array type description
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+
+  // Release callback
+  void (*release)(struct ArrowSchema*);
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+struct ArrowArray {
+  // Array data description
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+
+  // Release callback
+  void (*release)(struct ArrowArray*);
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+#endif  // ARROW_C_DATA_INTERFACE
+
+/* Exports the batch as a struct array (one child per column, in the
+ * scanner's projection order) and its schema. Both are independent of
+ * the batch (their buffers are copies freed by the release callbacks);
+ * the caller owns them and must call their release callbacks. On error
+ * neither is set. */
+int fluss_record_batch_to_arrow(const fluss_record_batch_t *b, struct ArrowSchema *schema,
+                                struct ArrowArray *array, fluss_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,271 @@
+/*
+ * client_batch.c — a fetched log record batch decoded for libfluss's
+ * readers (fluss.h fluss_record_batch_*): the V0/V1/V2 header
+ * (record_batch.h), the change-type vector of non-append-only batches,
+ * and the ARROW body's columns with every buffer decompressed into
+ * memory the batch owns (Fluss's DefaultLogRecordBatch +
+ * ArrowLogRecordReader). Bytes come from a server and are validated:
+ * buffer sizes against node lengths, offsets monotonic and inside their
+ * data. Thread rule: a batch has one user at a time; it owns everything
+ * (type clones included), so it outlives its scanner and table.
+ */
+#include <string.h>
+
+#include "client_table.h"
+#include "common_alloc.h"
+#include "record_batch.h"
+
+#define FL_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
+
+static size_t fl_rcol_width(const fl_datatype_t *t) {
+    switch (t->root) {
+    case FL_TYPE_TINYINT: return 1;
+    case FL_TYPE_SMALLINT: return 2;
+    case FL_TYPE_INTEGER:
+    case FL_TYPE_FLOAT:
+    case FL_TYPE_DATE: return 4;
+    case FL_TYPE_BIGINT:
+    case FL_TYPE_DOUBLE:
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMP_LTZ: return 8;
+    case FL_TYPE_TIME: return t->precision > 3 ? 8 : 4;
+    case FL_TYPE_DECIMAL: return 16;
+    case FL_TYPE_BINARY: return (size_t)(t->length > 0 ? t->length : 1);
+    default: return 0;
+    }
+}
+
+static void fl_rcol_free(fl_rcol_t *c) {
+    fl_buf_free(&c->validity);
+    fl_buf_free(&c->values);
+    fl_buf_free(&c->data);
+    for (size_t i = 0; i < c->child_count; i++) fl_rcol_free(&c->children[i]);
+    fl_free(c->children);
+    memset(c, 0, sizeof(*c));
+}
+
+bool fl_rcol_is_null(const fl_rcol_t *c, int64_t i) {
+    if (c->validity.len == 0) return false;
+    return !(c->validity.data[i / 8] >> (i % 8) & 1);
+}
+
+static int fl_get_buffer(const fl_arrow_batch_view_t *v, size_t *bi, fl_buf_t *out,
+                         fl_error_t *err) {
+    if (*bi >= v->buffer_count)
+        return fl_err_set(err, FL_CORRUPT, "arrow batch has too few buffers");
+    return fl_arrow_buffer_get(v, (*bi)++, FL_ARROW_BUFFER_BYTES_MAX, out, err);
+}
+
+/* Offsets (length + 1 int32) ascending from >= 0 up to at most limit. */
+static int fl_check_offsets(const fl_rcol_t *c, int64_t limit, fl_error_t *err) {
+    if (c->values.len < (size_t)(c->length + 1) * 4) {
+        if (c->length == 0 && c->values.len == 0) return 0; /* empty: no offsets written */
+        return fl_err_set(err, FL_CORRUPT, "arrow offsets buffer too short");
+    }
+    int32_t prev = fl_get_le32(c->values.data);
+    if (prev < 0) return fl_err_set(err, FL_CORRUPT, "negative arrow offset");
+    for (int64_t i = 1; i <= c->length; i++) {
+        int32_t o = fl_get_le32(c->values.data + 4 * i);
+        if (o < prev) return fl_err_set(err, FL_CORRUPT, "arrow offsets go backwards");
+        prev = o;
+    }
+    if (prev > limit) return fl_err_set(err, FL_CORRUPT, "arrow offsets beyond the data");
+    return 0;
+}
+
+static int fl_decode_col(const fl_datatype_t *t, int kind, const fl_arrow_batch_view_t *v,
+                         size_t *ni, size_t *bi, int depth, fl_rcol_t *c, fl_error_t *err) {
+    memset(c, 0, sizeof(*c));
+    c->kind = kind;
+    c->type = kind == FL_RCOL_ENTRIES ? NULL : t;
+    fl_buf_init(&c->validity);
+    fl_buf_init(&c->values);
+    fl_buf_init(&c->data);
+    if (depth > FL_TYPE_DEPTH_MAX) return fl_err_set(err, FL_CORRUPT, "type too deep");
+    if (*ni >= v->node_count) return fl_err_set(err, FL_CORRUPT, "arrow batch has too few nodes");
+    fl_arrow_node_t node = fl_arrow_batch_node(v, (*ni)++);
+    c->length = node.length;
+    c->null_count = node.null_count;
+    if (c->length < 0 || c->length > INT32_MAX)
+        return fl_err_set(err, FL_CORRUPT, "bad arrow node length");
+    int rc = fl_get_buffer(v, bi, &c->validity, err);
+    if (rc) return rc;
+    if (c->validity.len < (size_t)(c->length + 7) / 8) {
+        if (c->null_count > 0) return fl_err_set(err, FL_CORRUPT, "arrow validity buffer too short");
+        c->validity.len = 0;
+    }
+    switch (kind) {
+    case FL_TYPE_BOOLEAN:
+        if ((rc = fl_get_buffer(v, bi, &c->values, err))) return rc;
+        if (c->values.len < (size_t)(c->length + 7) / 8)
+            return fl_err_set(err, FL_CORRUPT, "arrow boolean buffer too short");
+        return 0;
+    case FL_TYPE_CHAR:
+    case FL_TYPE_STRING:
+    case FL_TYPE_BYTES:
+        if ((rc = fl_get_buffer(v, bi, &c->values, err))) return rc;
+        if ((rc = fl_get_buffer(v, bi, &c->data, err))) return rc;
+        return fl_check_offsets(c, (int64_t)c->data.len, err);
+    case FL_TYPE_ARRAY:
+    case FL_TYPE_MAP:
+        if ((rc = fl_get_buffer(v, bi, &c->values, err))) return rc;
+        c->child_count = 1;
+        c->children = fl_calloc(1, sizeof(fl_rcol_t));
+        rc = kind == FL_TYPE_ARRAY
+                 ? fl_decode_col(t->element, (int)t->element->root, v, ni, bi, depth + 1, c->children, err)
+                 : fl_decode_col(t, FL_RCOL_ENTRIES, v, ni, bi, depth + 1, c->children, err);
+        if (rc) return rc;
+        return fl_check_offsets(c, c->children[0].length, err);
+    case FL_RCOL_ENTRIES:
+    case FL_TYPE_ROW: {
+        size_t n = kind == FL_RCOL_ENTRIES ? 2 : t->field_count;
+        c->child_count = n;
+        c->children = fl_calloc(n ? n : 1, sizeof(fl_rcol_t));
+        for (size_t i = 0; i < n; i++) {
+            const fl_datatype_t *ct = kind == FL_RCOL_ENTRIES ? (i ? t->value : t->key) : t->fields[i].type;
+            if ((rc = fl_decode_col(ct, (int)ct->root, v, ni, bi, depth + 1, &c->children[i], err)))
+                return rc;
+            if (c->children[i].length < c->length)
+                return fl_err_set(err, FL_CORRUPT, "arrow struct child shorter than its parent");
+        }
+        return 0;
+    }
+    default: {
+        size_t w = fl_rcol_width(t);
+        if (w == 0) return fl_err_set(err, FL_CORRUPT, "unsupported column type");
+        if ((rc = fl_get_buffer(v, bi, &c->values, err))) return rc;
+        if (c->values.len < (size_t)c->length * w)
+            return fl_err_set(err, FL_CORRUPT, "arrow values buffer too short");
+        return 0;
+    }
+    }
+}
+
+void fluss_record_batch_free(fluss_record_batch_t *b) {
+    if (!b) return;
+    for (size_t i = 0; i < b->column_count; i++) {
+        fl_rcol_free(&b->cols[i]);
+        fl_free(b->names[i]);
+        fl_datatype_destroy(b->types[i]);
+    }
+    fl_free(b->cols);
+    fl_free(b->names);
+    fl_free(b->types);
+    fl_free(b->change_types);
+    fl_free(b);
+}
+
+int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len, int32_t bucket,
+                           const int32_t *msg_cols, size_t msg_count, const int32_t *present,
+                           size_t present_count, int64_t min_offset, bool check_crc,
+                           fluss_record_batch_t **out, fl_error_t *err) {
+    *out = NULL;
+    fl_batch_view_t bv;
+    int rc = fl_batch_parse(p, len, &bv, err);
+    if (rc) return rc;
+    if (check_crc && (rc = fl_batch_check_crc(&bv, err))) return rc;
+    if (bv.record_count <= 0 || fl_batch_last_offset(&bv) < min_offset) return 0;
+    size_t pos = bv.records_start;
+    const uint8_t *ct = NULL;
+    if (!(bv.attributes & FL_BATCH_ATTR_APPEND_ONLY)) {
+        if (len - pos < (size_t)bv.record_count)
+            return fl_err_set(err, FL_CORRUPT, "change-type vector cut short");
+        ct = p + pos;
+        pos += (size_t)bv.record_count;
+    }
+    fl_arrow_batch_view_t av;
+    if ((rc = fl_arrow_message_parse(p + pos, len - pos, &av, err))) return rc;
+    if (av.length != bv.record_count)
+        return fl_err_set(err, FL_CORRUPT, "arrow batch has %lld rows, the header says %d",
+                          (long long)av.length, bv.record_count);
+    fl_rcol_t *cols = fl_calloc(msg_count ? msg_count : 1, sizeof(fl_rcol_t));
+    fl_datatype_t **types = fl_calloc(msg_count ? msg_count : 1, sizeof(fl_datatype_t *));
+    size_t ni = 0, bi = 0;
+    for (size_t i = 0; i < msg_count && !rc; i++) {
+        types[i] = fl_datatype_clone(fl_table_type(t, (size_t)msg_cols[i]));
+        rc = fl_decode_col(types[i], (int)types[i]->root, &av, &ni, &bi, 0, &cols[i], err);
+        if (!rc && cols[i].length < av.length)
+            rc = fl_err_set(err, FL_CORRUPT, "arrow column shorter than the batch");
+    }
+    if (!rc) {
+        fluss_record_batch_t *b = fl_calloc(1, sizeof(*b));
+        b->bucket = bucket;
+        int64_t skip = min_offset > bv.base_offset ? min_offset - bv.base_offset : 0;
+        b->skip = (size_t)skip;
+        b->rows = (size_t)(bv.record_count - skip);
+        b->base_offset = bv.base_offset + skip;
+        b->commit_timestamp = bv.commit_timestamp;
+        b->column_count = present_count;
+        b->cols = fl_calloc(present_count ? present_count : 1, sizeof(fl_rcol_t));
+        b->names = fl_calloc(present_count ? present_count : 1, sizeof(char *));
+        b->types = fl_calloc(present_count ? present_count : 1, sizeof(fl_datatype_t *));
+        for (size_t k = 0; k < present_count; k++) {
+            size_t m = 0;
+            while (m < msg_count && msg_cols[m] != present[k]) m++;
+            if (m == msg_count || !types[m]) abort(); /* the scanner checks projections */
+            b->cols[k] = cols[m];
+            b->types[k] = types[m];
+            memset(&cols[m], 0, sizeof(cols[m]));
+            types[m] = NULL;
+            b->names[k] = fl_strdup(t->desc.schema.columns[present[k]].name);
+        }
+        if (ct) {
+            b->change_types = fl_malloc((size_t)bv.record_count);
+            memcpy(b->change_types, ct, (size_t)bv.record_count);
+        }
+        *out = b;
+    }
+    for (size_t i = 0; i < msg_count; i++) {
+        fl_rcol_free(&cols[i]);
+        fl_datatype_destroy(types[i]);
+    }
+    fl_free(cols);
+    fl_free(types);
+    return rc;
+}
+
+/* ---- accessors ---- */
+
+int32_t fluss_record_batch_bucket(const fluss_record_batch_t *b) { return b->bucket; }
+int64_t fluss_record_batch_base_offset(const fluss_record_batch_t *b) { return b->base_offset; }
+size_t fluss_record_batch_row_count(const fluss_record_batch_t *b) { return b->rows; }
+size_t fluss_record_batch_column_count(const fluss_record_batch_t *b) { return b->column_count; }
+
+const char *fluss_record_batch_column_name(const fluss_record_batch_t *b, size_t col) {
+    return col < b->column_count ? b->names[col] : NULL;
+}
+
+int64_t fluss_record_batch_offset(const fluss_record_batch_t *b, size_t row) {
+    return b->base_offset + (int64_t)row;
+}
+
+int64_t fluss_record_batch_timestamp(const fluss_record_batch_t *b, size_t row) {
+    (void)row;
+    return b->commit_timestamp;
+}
+
+fluss_change_type_t fluss_record_batch_change_type(const fluss_record_batch_t *b, size_t row) {
+    if (!b->change_types || row >= b->rows) return FLUSS_CHANGE_APPEND_ONLY;
+    return (fluss_change_type_t)b->change_types[b->skip + row];
+}
+
+bool fluss_record_batch_is_null(const fluss_record_batch_t *b, size_t row, size_t col) {
+    if (row >= b->rows || col >= b->column_count) return true;
+    return fl_rcol_is_null(&b->cols[col], (int64_t)(b->skip + row));
+}
+
+size_t fluss_record_batch_value_text(const fluss_record_batch_t *b, size_t row, size_t col,
+                                     int flags, char *buf, size_t cap) {
+    fl_buf_t t;
+    fl_buf_init(&t);
+    if (row < b->rows && col < b->column_count)
+        fl_rcol_text(&b->cols[col], (int64_t)(b->skip + row), flags, &t);
+    size_t n = t.len;
+    if (cap > 0) {
+        size_t k = n < cap - 1 ? n : cap - 1;
+        if (k) memcpy(buf, t.data, k);
+        buf[k] = '\0';
+    }
+    fl_buf_free(&t);
+    return n;
+}

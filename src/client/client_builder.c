@@ -1,0 +1,291 @@
+/*
+ * client_builder.c — one bucket's open batch in libfluss's append writer:
+ * rows appended column by column into Arrow buffers, then closed into a
+ * V0 LogRecordBatch with an ARROW body (protocol.md §4.1, §4.3; Fluss's
+ * MemoryLogRecordsArrowBuilder + ArrowWriter). Thread rule: one user.
+ *
+ * Buffers per column (Fluss type → Arrow, protocol.md §4.3):
+ *
+ * | Fluss type                    | buffer 1 (after validity)                 | buffer 2 |
+ * |-------------------------------|-------------------------------------------|----------|
+ * | BOOLEAN                       | values, 1 bit per row                     | —        |
+ * | TINYINT/SMALLINT/INT/BIGINT   | 1/2/4/8-byte LE values                    | —        |
+ * | FLOAT/DOUBLE                  | IEEE 754 LE                               | —        |
+ * | DECIMAL(p,s)                  | 16-byte LE two's complement unscaled      | —        |
+ * | DATE                          | int32 days                                | —        |
+ * | TIME(p)                       | p=0 int32 s, 1-3 int32 ms, 4-6 int64 us, 7-9 int64 ns | — |
+ * | TIMESTAMP(_LTZ)(p)            | int64 s / ms / us / ns by the same bands  | —        |
+ * | BINARY(n)                     | n bytes per row                           | —        |
+ * | CHAR/STRING/BYTES             | int32 offsets (rows + 1)                  | bytes    |
+ * | ARRAY/MAP/ROW                 | written as all-NULL columns only          |          |
+ *
+ * V0 header written by _finish (all LE): BaseOffset 0, Length, Magic 0,
+ * CommitTimestamp 0, CRC-32C of [25, end), SchemaId, Attributes 1
+ * (append-only), LastOffsetDelta rows-1, WriterId, BatchSequence,
+ * RecordCount; then the Arrow message.
+ */
+#include <string.h>
+
+#include "client_table.h"
+#include "common_alloc.h"
+#include "record_batch.h"
+
+static bool fl_type_nested(fl_type_root_t r) {
+    return r == FL_TYPE_ARRAY || r == FL_TYPE_MAP || r == FL_TYPE_ROW;
+}
+
+static bool fl_type_var(fl_type_root_t r) {
+    return r == FL_TYPE_CHAR || r == FL_TYPE_STRING || r == FL_TYPE_BYTES;
+}
+
+/* Bytes per value of a fixed-width type; 0 for bits, var and nested. */
+static size_t fl_type_width(const fl_datatype_t *t) {
+    switch (t->root) {
+    case FL_TYPE_TINYINT: return 1;
+    case FL_TYPE_SMALLINT: return 2;
+    case FL_TYPE_INTEGER:
+    case FL_TYPE_FLOAT:
+    case FL_TYPE_DATE: return 4;
+    case FL_TYPE_BIGINT:
+    case FL_TYPE_DOUBLE:
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMP_LTZ: return 8;
+    case FL_TYPE_TIME: return t->precision > 3 ? 8 : 4;
+    case FL_TYPE_DECIMAL: return 16;
+    case FL_TYPE_BINARY: return (size_t)(t->length > 0 ? t->length : 1);
+    default: return 0;
+    }
+}
+
+int fl_builder_check_table(const fluss_table_t *t, fl_error_t *err) {
+    if (!t->arrow_format)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "%s.%s: only the ARROW log format can be written yet", t->database,
+                          t->name);
+    for (size_t i = 0; i < t->desc.schema.column_count; i++) {
+        uint32_t nodes, buffers;
+        if (fl_arrow_column_shape(fl_table_type(t, i), &nodes, &buffers))
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "column %s: unsupported type",
+                              t->desc.schema.columns[i].name);
+    }
+    return 0;
+}
+
+void fl_builder_init(fl_builder_t *b, const fluss_table_t *t) {
+    memset(b, 0, sizeof(*b));
+    b->t = t;
+    size_t n = t->desc.schema.column_count;
+    b->cols = fl_calloc(n ? n : 1, sizeof(fl_colbuild_t));
+    fl_builder_clear(b);
+}
+
+void fl_builder_free(fl_builder_t *b) {
+    for (size_t i = 0; i < b->t->desc.schema.column_count; i++) {
+        fl_buf_free(&b->cols[i].validity);
+        fl_buf_free(&b->cols[i].values);
+        fl_buf_free(&b->cols[i].data);
+    }
+    fl_free(b->cols);
+    b->cols = NULL;
+}
+
+void fl_builder_clear(fl_builder_t *b) {
+    for (size_t i = 0; i < b->t->desc.schema.column_count; i++) {
+        fl_colbuild_t *c = &b->cols[i];
+        c->validity.len = c->values.len = c->data.len = 0;
+        c->null_count = 0;
+        if (fl_type_var(fl_table_type(b->t, i)->root)) {
+            uint8_t zero[4] = {0};
+            fl_buf_append(&c->values, zero, 4); /* offsets[0] */
+        }
+    }
+    b->rows = 0;
+    b->bytes = 0;
+}
+
+static void fl_bit_set(fl_buf_t *bits, int64_t i, bool v) {
+    if (i % 8 == 0) fl_buf_put_u8(bits, 0);
+    if (v) bits->data[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+static void fl_put_fixed(fl_buf_t *b, uint64_t v, size_t w) {
+    uint8_t *p = fl_buf_reserve(b, w);
+    for (size_t k = 0; k < w; k++) p[k] = (uint8_t)(v >> (8 * k));
+    b->len += w;
+}
+
+static int64_t fl_floor_div(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* The Arrow value of a TIME/TIMESTAMP cell in the column's unit. */
+static int64_t fl_time_units(const fl_datatype_t *t, int64_t ms, int32_t nanos) {
+    int p = t->precision;
+    if (p == 0) return fl_floor_div(ms, 1000);
+    if (p <= 3) return ms;
+    if (p <= 6) return ms * 1000 + nanos / 1000;
+    return ms * 1000000 + nanos;
+}
+
+void fl_builder_append(fl_builder_t *b, const fluss_row_t *row) {
+    size_t before = 0, after = 0;
+    for (size_t i = 0; i < b->t->desc.schema.column_count; i++) {
+        fl_colbuild_t *c = &b->cols[i];
+        const fl_datatype_t *t = fl_table_type(b->t, i);
+        const fl_cell_t *cell = &row->cells[i];
+        before += c->values.len + c->data.len;
+        fl_bit_set(&c->validity, b->rows, !cell->is_null);
+        if (cell->is_null) c->null_count++;
+        bool null = cell->is_null;
+        switch (t->root) {
+        case FL_TYPE_BOOLEAN: fl_bit_set(&c->values, b->rows, !null && cell->i); break;
+        case FL_TYPE_TINYINT:
+        case FL_TYPE_SMALLINT:
+        case FL_TYPE_INTEGER:
+        case FL_TYPE_BIGINT:
+        case FL_TYPE_DATE: fl_put_fixed(&c->values, null ? 0 : (uint64_t)cell->i, fl_type_width(t)); break;
+        case FL_TYPE_FLOAT: {
+            float f = null ? 0.0f : (float)cell->d;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            fl_put_fixed(&c->values, u, 4);
+            break;
+        }
+        case FL_TYPE_DOUBLE: {
+            uint64_t u = 0;
+            if (!null) memcpy(&u, &cell->d, 8);
+            fl_put_fixed(&c->values, u, 8);
+            break;
+        }
+        case FL_TYPE_DECIMAL: {
+            unsigned __int128 u = null ? 0 : (unsigned __int128)cell->dec;
+            fl_put_fixed(&c->values, (uint64_t)u, 8);
+            fl_put_fixed(&c->values, (uint64_t)(u >> 64), 8);
+            break;
+        }
+        case FL_TYPE_TIME:
+        case FL_TYPE_TIMESTAMP:
+        case FL_TYPE_TIMESTAMP_LTZ:
+            fl_put_fixed(&c->values, null ? 0 : (uint64_t)fl_time_units(t, cell->i, cell->nanos),
+                         fl_type_width(t));
+            break;
+        case FL_TYPE_BINARY: {
+            size_t w = fl_type_width(t);
+            uint8_t *p = fl_buf_reserve(&c->values, w);
+            if (null) memset(p, 0, w);
+            else memcpy(p, fl_cell_bytes(row, cell), w);
+            c->values.len += w;
+            break;
+        }
+        case FL_TYPE_CHAR:
+        case FL_TYPE_STRING:
+        case FL_TYPE_BYTES: {
+            if (!null) fl_buf_append(&c->data, fl_cell_bytes(row, cell), cell->len);
+            fl_put_fixed(&c->values, (uint32_t)c->data.len, 4);
+            break;
+        }
+        default: break; /* nested: all NULL, emitted at finish */
+        }
+        after += c->values.len + c->data.len;
+    }
+    b->rows++;
+    b->bytes += after - before + (b->rows % 8 == 1 ? b->t->desc.schema.column_count : 0);
+}
+
+/* Emits an all-NULL column of type t and `length` rows (nested columns,
+ * which the writer cannot fill yet). Children of lists and maps are empty. */
+static int fl_emit_nulls(const fl_datatype_t *t, int64_t length, bool top, fl_arrow_writer_t *w,
+                         fl_buf_t *zeros, fl_error_t *err) {
+    size_t need = (size_t)length * 16 + 8;
+    if (zeros->len < need) {
+        memset(fl_buf_reserve(zeros, need - zeros->len), 0, need - zeros->len);
+        zeros->len = need;
+    }
+    fl_arrow_writer_add_node(w, length, top ? length : 0);
+    int rc = fl_arrow_writer_add_buffer(w, zeros->data, top ? (size_t)(length + 7) / 8 : 0, err);
+    if (rc) return rc;
+    switch (t->root) {
+    case FL_TYPE_ARRAY:
+        if ((rc = fl_arrow_writer_add_buffer(w, zeros->data, (size_t)(length + 1) * 4, err))) return rc;
+        return fl_emit_nulls(t->element, 0, false, w, zeros, err);
+    case FL_TYPE_MAP:
+        if ((rc = fl_arrow_writer_add_buffer(w, zeros->data, (size_t)(length + 1) * 4, err))) return rc;
+        fl_arrow_writer_add_node(w, 0, 0); /* entries */
+        if ((rc = fl_arrow_writer_add_buffer(w, zeros->data, 0, err))) return rc;
+        if ((rc = fl_emit_nulls(t->key, 0, false, w, zeros, err))) return rc;
+        return fl_emit_nulls(t->value, 0, false, w, zeros, err);
+    case FL_TYPE_ROW:
+        for (size_t i = 0; i < t->field_count; i++)
+            if ((rc = fl_emit_nulls(t->fields[i].type, length, false, w, zeros, err))) return rc;
+        return 0;
+    case FL_TYPE_BOOLEAN: return fl_arrow_writer_add_buffer(w, zeros->data, (size_t)(length + 7) / 8, err);
+    case FL_TYPE_CHAR:
+    case FL_TYPE_STRING:
+    case FL_TYPE_BYTES:
+        if ((rc = fl_arrow_writer_add_buffer(w, zeros->data, (size_t)(length + 1) * 4, err))) return rc;
+        return fl_arrow_writer_add_buffer(w, zeros->data, 0, err);
+    default: {
+        size_t width = fl_type_width(t);
+        if ((size_t)length * width > zeros->len) {
+            size_t more = (size_t)length * width - zeros->len;
+            memset(fl_buf_reserve(zeros, more), 0, more);
+            zeros->len += more;
+        }
+        return fl_arrow_writer_add_buffer(w, zeros->data, (size_t)length * width, err);
+    }
+    }
+}
+
+int fl_builder_finish(fl_builder_t *b, int64_t writer_id, int32_t sequence, fl_buf_t *out,
+                      fl_error_t *err) {
+    const fluss_table_t *t = b->t;
+    fl_arrow_write_options_t o = {t->codec, t->zstd_level, 8};
+    fl_arrow_writer_t w;
+    fl_arrow_writer_init(&w, &o);
+    fl_buf_t zeros;
+    fl_buf_init(&zeros);
+    int rc = 0;
+    for (size_t i = 0; i < t->desc.schema.column_count && !rc; i++) {
+        const fl_colbuild_t *c = &b->cols[i];
+        const fl_datatype_t *ty = fl_table_type(t, i);
+        if (fl_type_nested(ty->root)) {
+            rc = fl_emit_nulls(ty, b->rows, true, &w, &zeros, err);
+            continue;
+        }
+        fl_arrow_writer_add_node(&w, b->rows, c->null_count);
+        rc = fl_arrow_writer_add_buffer(&w, c->validity.data, c->validity.len, err);
+        if (!rc) rc = fl_arrow_writer_add_buffer(&w, c->values.data, c->values.len, err);
+        if (!rc && fl_type_var(ty->root))
+            rc = fl_arrow_writer_add_buffer(&w, c->data.data, c->data.len, err);
+    }
+    fl_buf_free(&zeros);
+    if (rc) {
+        fl_arrow_writer_reset(&w);
+        return rc;
+    }
+    size_t start = out->len;
+    memset(fl_buf_reserve(out, FL_BATCH_HEADER_V0), 0, FL_BATCH_HEADER_V0);
+    out->len += FL_BATCH_HEADER_V0;
+    rc = fl_arrow_writer_finish(&w, b->rows, out, err);
+    fl_arrow_writer_reset(&w);
+    if (rc) {
+        out->len = start;
+        return rc;
+    }
+    uint8_t *h = out->data + start;
+    size_t len = out->len - start;
+    fl_put_le64(h + 0, 0);
+    fl_put_le32(h + 8, (uint32_t)(len - FL_BATCH_LOG_OVERHEAD));
+    h[12] = 0;
+    fl_put_le64(h + 13, 0);
+    h[25] = (uint8_t)t->schema_id;
+    h[26] = (uint8_t)((uint32_t)t->schema_id >> 8);
+    h[27] = FL_BATCH_ATTR_APPEND_ONLY;
+    fl_put_le32(h + 28, (uint32_t)(b->rows > 0 ? b->rows - 1 : 0));
+    fl_put_le64(h + 32, (uint64_t)writer_id);
+    fl_put_le32(h + 40, (uint32_t)sequence);
+    fl_put_le32(h + 44, (uint32_t)b->rows);
+    fl_put_le32(h + 21, fl_batch_compute_crc(h, len, 0));
+    return 0;
+}

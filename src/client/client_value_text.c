@@ -1,0 +1,271 @@
+/*
+ * client_value_text.c — the text of one value of a decoded column
+ * (fluss.h fluss_record_batch_value_text): what the CLI prints for
+ * `fluss scan`, plain or as a JSON value. Units follow the Arrow mapping
+ * of protocol.md §4.3 (TIME/TIMESTAMP precision bands). Thread rule: none.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client_table.h"
+#include "record_batch.h"
+
+#define FL_JSON (flags & FLUSS_TEXT_JSON)
+
+static void fl_puts(fl_buf_t *o, const char *s) { fl_buf_append(o, s, strlen(s)); }
+
+static void fl_printf(fl_buf_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fl_printf(fl_buf_t *o, const char *fmt, ...) {
+    char tmp[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    if (n > 0) fl_buf_append(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static void fl_json_string(fl_buf_t *o, const uint8_t *p, size_t n) {
+    fl_buf_put_u8(o, '"');
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        switch (c) {
+        case '"': fl_puts(o, "\\\""); break;
+        case '\\': fl_puts(o, "\\\\"); break;
+        case '\n': fl_puts(o, "\\n"); break;
+        case '\r': fl_puts(o, "\\r"); break;
+        case '\t': fl_puts(o, "\\t"); break;
+        case '\b': fl_puts(o, "\\b"); break;
+        case '\f': fl_puts(o, "\\f"); break;
+        default:
+            if (c < 0x20) fl_printf(o, "\\u%04x", c);
+            else fl_buf_put_u8(o, c);
+        }
+    }
+    fl_buf_put_u8(o, '"');
+}
+
+/* Shortest text that reads back as the same double (or float). */
+static void fl_float_text(fl_buf_t *o, double d, bool single, int flags) {
+    if (isnan(d) || isinf(d)) {
+        const char *s = isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+        if (FL_JSON) fl_printf(o, "\"%s\"", s);
+        else fl_puts(o, s);
+        return;
+    }
+    char tmp[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+        double back = strtod(tmp, NULL);
+        if (single ? (float)back == (float)d : back == d) break;
+    }
+    fl_puts(o, tmp);
+    /* make it look like a float: 1 → 1.0 */
+    if (!strpbrk(tmp, ".eEn")) fl_puts(o, ".0");
+}
+
+static void fl_decimal_text(fl_buf_t *o, __int128 v, int scale) {
+    char digits[64];
+    int n = 0;
+    bool neg = v < 0;
+    unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
+    do {
+        digits[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    while (n <= scale) digits[n++] = '0';
+    if (neg) fl_buf_put_u8(o, '-');
+    for (int i = n - 1; i >= 0; i--) {
+        fl_buf_put_u8(o, (uint8_t)digits[i]);
+        if (i == scale && scale > 0) fl_buf_put_u8(o, '.');
+    }
+}
+
+static int64_t fl_fdiv(int64_t a, int64_t b, int64_t *rem) {
+    int64_t q = a / b, r = a % b;
+    if (r < 0) {
+        r += b;
+        q--;
+    }
+    *rem = r;
+    return q;
+}
+
+/* p fraction digits of frac_ns (nanoseconds). */
+static void fl_fraction(fl_buf_t *o, int64_t frac_ns, int p) {
+    if (p <= 0) return;
+    char tmp[16];
+    snprintf(tmp, sizeof(tmp), "%09lld", (long long)frac_ns);
+    fl_buf_put_u8(o, '.');
+    fl_buf_append(o, tmp, (size_t)(p > 9 ? 9 : p));
+}
+
+/* Converts a TIME/TIMESTAMP value in the column's unit to (seconds, nanos). */
+static int64_t fl_to_seconds(int64_t v, int p, int64_t *ns) {
+    int64_t rem;
+    if (p == 0) {
+        *ns = 0;
+        return v;
+    }
+    if (p <= 3) {
+        int64_t s = fl_fdiv(v, 1000, &rem);
+        *ns = rem * 1000000;
+        return s;
+    }
+    if (p <= 6) {
+        int64_t s = fl_fdiv(v, 1000000, &rem);
+        *ns = rem * 1000;
+        return s;
+    }
+    int64_t s = fl_fdiv(v, 1000000000, &rem);
+    *ns = rem;
+    return s;
+}
+
+static void fl_date_text(fl_buf_t *o, int64_t days) {
+    int64_t y;
+    unsigned m, d;
+    fl_civil_from_days(days, &y, &m, &d);
+    fl_printf(o, "%04lld-%02u-%02u", (long long)y, m, d);
+}
+
+static uint64_t fl_le(const uint8_t *p, size_t w) {
+    uint64_t v = 0;
+    for (size_t k = 0; k < w; k++) v |= (uint64_t)p[k] << (8 * k);
+    return v;
+}
+
+static int64_t fl_sle(const uint8_t *p, size_t w) {
+    uint64_t v = fl_le(p, w);
+    if (w < 8 && (v >> (8 * w - 1) & 1)) v |= ~(uint64_t)0 << (8 * w);
+    return (int64_t)v;
+}
+
+void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *o) {
+    if (fl_rcol_is_null(c, i)) {
+        if (FL_JSON) fl_puts(o, "null");
+        return;
+    }
+    const fl_datatype_t *t = c->type;
+    const uint8_t *v = c->values.data;
+    switch (c->kind) {
+    case FL_TYPE_BOOLEAN: fl_puts(o, (v[i / 8] >> (i % 8) & 1) ? "true" : "false"); return;
+    case FL_TYPE_TINYINT: fl_printf(o, "%lld", (long long)fl_sle(v + i, 1)); return;
+    case FL_TYPE_SMALLINT: fl_printf(o, "%lld", (long long)fl_sle(v + 2 * i, 2)); return;
+    case FL_TYPE_INTEGER: fl_printf(o, "%lld", (long long)fl_sle(v + 4 * i, 4)); return;
+    case FL_TYPE_BIGINT: fl_printf(o, "%lld", (long long)fl_sle(v + 8 * i, 8)); return;
+    case FL_TYPE_FLOAT: {
+        uint32_t u = (uint32_t)fl_le(v + 4 * i, 4);
+        float f;
+        memcpy(&f, &u, 4);
+        fl_float_text(o, f, true, flags);
+        return;
+    }
+    case FL_TYPE_DOUBLE: {
+        uint64_t u = fl_le(v + 8 * i, 8);
+        double d;
+        memcpy(&d, &u, 8);
+        fl_float_text(o, d, false, flags);
+        return;
+    }
+    case FL_TYPE_DECIMAL: {
+        unsigned __int128 u = (unsigned __int128)fl_le(v + 16 * i + 8, 8) << 64 | fl_le(v + 16 * i, 8);
+        fl_decimal_text(o, (__int128)u, t->scale);
+        return;
+    }
+    case FL_TYPE_CHAR:
+    case FL_TYPE_STRING: {
+        int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
+        if (FL_JSON) fl_json_string(o, c->data.data + a, (size_t)(b - a));
+        else fl_buf_append(o, c->data.data + a, (size_t)(b - a));
+        return;
+    }
+    case FL_TYPE_BYTES:
+    case FL_TYPE_BINARY: {
+        const uint8_t *p;
+        size_t n;
+        if (c->kind == FL_TYPE_BYTES) {
+            int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
+            p = c->data.data + a;
+            n = (size_t)(b - a);
+        } else {
+            n = (size_t)t->length;
+            p = v + (size_t)i * n;
+        }
+        if (FL_JSON) fl_buf_put_u8(o, '"');
+        for (size_t k = 0; k < n; k++) fl_printf(o, "%02x", p[k]);
+        if (FL_JSON) fl_buf_put_u8(o, '"');
+        return;
+    }
+    case FL_TYPE_DATE:
+        if (FL_JSON) fl_buf_put_u8(o, '"');
+        fl_date_text(o, fl_sle(v + 4 * i, 4));
+        if (FL_JSON) fl_buf_put_u8(o, '"');
+        return;
+    case FL_TYPE_TIME: {
+        int64_t raw = t->precision > 3 ? fl_sle(v + 8 * i, 8) : fl_sle(v + 4 * i, 4);
+        int64_t ns, s = fl_to_seconds(raw, t->precision, &ns);
+        if (FL_JSON) fl_buf_put_u8(o, '"');
+        fl_printf(o, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s / 60 % 60),
+                  (long long)(s % 60));
+        fl_fraction(o, ns, t->precision);
+        if (FL_JSON) fl_buf_put_u8(o, '"');
+        return;
+    }
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMP_LTZ: {
+        int64_t ns, s = fl_to_seconds(fl_sle(v + 8 * i, 8), t->precision, &ns);
+        int64_t sod, days = fl_fdiv(s, 86400, &sod);
+        if (FL_JSON) fl_buf_put_u8(o, '"');
+        fl_date_text(o, days);
+        fl_printf(o, "T%02lld:%02lld:%02lld", (long long)(sod / 3600), (long long)(sod / 60 % 60),
+                  (long long)(sod % 60));
+        fl_fraction(o, ns, t->precision);
+        if (c->kind == FL_TYPE_TIMESTAMP_LTZ) fl_buf_put_u8(o, 'Z');
+        if (FL_JSON) fl_buf_put_u8(o, '"');
+        return;
+    }
+    case FL_TYPE_ARRAY: {
+        int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
+        fl_buf_put_u8(o, '[');
+        for (int32_t k = a; k < b; k++) {
+            if (k > a) fl_puts(o, ", ");
+            fl_rcol_text(&c->children[0], k, FLUSS_TEXT_JSON, o);
+        }
+        fl_buf_put_u8(o, ']');
+        return;
+    }
+    case FL_TYPE_MAP: {
+        int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
+        const fl_rcol_t *e = &c->children[0];
+        fl_buf_put_u8(o, '{');
+        for (int32_t k = a; k < b; k++) {
+            if (k > a) fl_puts(o, ", ");
+            fl_buf_t key;
+            fl_buf_init(&key);
+            fl_rcol_text(&e->children[0], k, 0, &key);
+            fl_json_string(o, key.data ? key.data : (const uint8_t *)"", key.len);
+            fl_buf_free(&key);
+            fl_puts(o, ": ");
+            fl_rcol_text(&e->children[1], k, FLUSS_TEXT_JSON, o);
+        }
+        fl_buf_put_u8(o, '}');
+        return;
+    }
+    case FL_TYPE_ROW: {
+        fl_buf_put_u8(o, '{');
+        for (size_t k = 0; k < c->child_count; k++) {
+            if (k) fl_puts(o, ", ");
+            const char *name = t->fields[k].name;
+            fl_json_string(o, (const uint8_t *)name, strlen(name));
+            fl_puts(o, ": ");
+            fl_rcol_text(&c->children[k], i, FLUSS_TEXT_JSON, o);
+        }
+        fl_buf_put_u8(o, '}');
+        return;
+    }
+    default: fl_puts(o, "?"); return;
+    }
+}

@@ -1,0 +1,578 @@
+/*
+ * client_writer.c — libfluss's append writer for log tables (fluss.h
+ * fluss_append_writer_*): Fluss's RecordAccumulator + Sender +
+ * IdempotenceManager in one thread. Rows go to a bucket (bucket-key hash
+ * or sticky), into that bucket's open Arrow batch (client_builder.c); a
+ * batch closes at batch_bytes or after linger_ms and waits in the ready
+ * queue; ready batches go out in PRODUCE_LOG requests (one batch per
+ * bucket per request) pipelined up to max_inflight per tablet server; a
+ * retriable failure sends the same bytes (same writer id and batch
+ * sequence) again, after the bucket's other in-flight batches came back,
+ * so the server's sequence check keeps the order (protocol.md §4.7).
+ *
+ * Thread rule: no thread of its own; everything happens inside _append
+ * and _flush on the caller's thread. One user at a time.
+ *
+ * Limits: buffer_memory_max bounds open batches + ready + in-flight
+ * bytes; FL_WRITER_REQUEST_BYTES_MAX one request; FL_WRITER_RETRIES_MAX
+ * sends of one batch.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client_table.h"
+#include "common_alloc.h"
+#include "common_time.h"
+#include "fluss_api.pb-c.h"
+#include "proto_api.h"
+
+#define FL_WRITER_REQUEST_BYTES_MAX (8u * 1024 * 1024)
+#define FL_WRITER_RETRIES_MAX 10
+#define FL_WRITER_RETRY_BACKOFF_MS 100
+#define FL_WRITER_INFLIGHT_MAX 64
+#define FL_WRITER_LINGER_CHECK_ROWS 256
+
+typedef struct fl_wbatch {
+    struct fl_wbatch *next;
+    int32_t bucket;
+    int32_t sequence;
+    int64_t rows;
+    size_t raw_bytes;
+    fl_buf_t bytes; /* the whole V0 batch */
+    int attempts;
+    int64_t not_before_ms;
+} fl_wbatch_t;
+
+typedef struct fl_wbucket {
+    fl_builder_t builder;
+    bool open;
+    int64_t opened_ms;
+    int32_t next_sequence;
+    int inflight;
+    bool blocked; /* a batch is being retried: send nothing else until inflight is 0 */
+} fl_wbucket_t;
+
+typedef struct fl_winflight {
+    bool used;
+    int node;
+    int32_t request_id;
+    size_t count;
+    fl_wbatch_t **batches;
+} fl_winflight_t;
+
+typedef struct fl_wconn {
+    fl_client_conn_t conn;
+    int inflight;
+} fl_wconn_t;
+
+struct fluss_append_writer {
+    fluss_table_t *t;
+    fluss_append_writer_options_t o;
+    int64_t writer_id;
+    fl_wbucket_t *buckets;
+    fl_wconn_t *conns;
+    fl_wbatch_t *ready;
+    fl_winflight_t *inflight;
+    size_t inflight_cap;
+    size_t inflight_count;
+    size_t memory;
+    int32_t sticky;
+    int64_t rows_since_linger_check;
+    fl_error_t failed;
+    int64_t rows_acked;
+    int64_t bytes_acked;
+    fl_buf_t key;
+};
+
+static bool fl_retriable(int code) {
+    switch (code) {
+    case FLUSS_ERR_NETWORK_EXCEPTION:
+    case FLUSS_ERR_NOT_LEADER_OR_FOLLOWER:
+    case FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION:
+    case FLUSS_ERR_REQUEST_TIME_OUT:
+    case FLUSS_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND_EXCEPTION:
+    case FLUSS_ERR_NOT_ENOUGH_REPLICAS_EXCEPTION:
+    case FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION:
+    case FLUSS_ERR_STORAGE_BACKPRESSURE_EXCEPTION:
+    case FLUSS_ERR__TRANSPORT:
+    case FLUSS_ERR__TIMED_OUT: return true;
+    default: return false;
+    }
+}
+
+static void fl_wbatch_free(fl_wbatch_t *b) {
+    fl_buf_free(&b->bytes);
+    fl_free(b);
+}
+
+static void fl_writer_fail(fluss_append_writer_t *w, const fl_error_t *err) {
+    if (w->failed.code == 0) w->failed = *err;
+}
+
+static void fl_writer_failf(fluss_append_writer_t *w, int code, const char *fmt, int32_t bucket,
+                            const char *msg) {
+    if (w->failed.code != 0) return;
+    fl_err_set(&w->failed, code, fmt, bucket, msg);
+}
+
+/* ---- ready queue ---- */
+
+static void fl_ready_push_tail(fluss_append_writer_t *w, fl_wbatch_t *b) {
+    b->next = NULL;
+    fl_wbatch_t **p = &w->ready;
+    while (*p) p = &(*p)->next;
+    *p = b;
+}
+
+/* Puts a batch to retry back in sequence order: after the last queued
+ * batch of its bucket with a lower sequence, else first. */
+static void fl_ready_requeue(fluss_append_writer_t *w, fl_wbatch_t *b) {
+    fl_wbatch_t **pos = &w->ready;
+    for (fl_wbatch_t **p = &w->ready; *p; p = &(*p)->next)
+        if ((*p)->bucket == b->bucket && (*p)->sequence < b->sequence) pos = &(*p)->next;
+    b->next = *pos;
+    *pos = b;
+}
+
+static void fl_writer_retry(fluss_append_writer_t *w, fl_wbatch_t *b, const fl_error_t *why) {
+    w->buckets[b->bucket].blocked = true;
+    if (++b->attempts > FL_WRITER_RETRIES_MAX) {
+        fl_error_t e;
+        fl_err_set(&e, why->code, "bucket %d: gave up after %d attempts: %s", b->bucket,
+                   b->attempts, why->msg);
+        fl_writer_fail(w, &e);
+    }
+    b->not_before_ms = fl_time_mono_ms() + FL_WRITER_RETRY_BACKOFF_MS;
+    fl_ready_requeue(w, b);
+}
+
+/* ---- closing batches ---- */
+
+static int fl_writer_close_bucket(fluss_append_writer_t *w, int32_t bucket) {
+    fl_wbucket_t *wb = &w->buckets[bucket];
+    if (!wb->open) return 0;
+    fl_wbatch_t *b = fl_calloc(1, sizeof(*b));
+    fl_buf_init(&b->bytes);
+    b->bucket = bucket;
+    b->rows = wb->builder.rows;
+    b->raw_bytes = wb->builder.bytes;
+    b->sequence = w->writer_id >= 0 ? wb->next_sequence : -1;
+    fl_error_t err;
+    fl_err_clear(&err);
+    int rc = fl_builder_finish(&wb->builder, w->writer_id, b->sequence, &b->bytes, &err);
+    w->memory -= wb->builder.bytes;
+    fl_builder_clear(&wb->builder);
+    wb->open = false;
+    if (rc) {
+        fl_wbatch_free(b);
+        fl_writer_fail(w, &err);
+        return rc;
+    }
+    if (w->writer_id >= 0) wb->next_sequence = wb->next_sequence == INT32_MAX ? 0 : wb->next_sequence + 1;
+    w->memory += b->bytes.len;
+    fl_ready_push_tail(w, b);
+    if (w->t->bucket_key_count == 0 && bucket == w->sticky)
+        w->sticky = (w->sticky + 1) % w->t->bucket_count;
+    return 0;
+}
+
+static void fl_writer_close_lingering(fluss_append_writer_t *w, int64_t now) {
+    for (int32_t i = 0; i < w->t->bucket_count; i++)
+        if (w->buckets[i].open && now - w->buckets[i].opened_ms >= w->o.linger_ms)
+            fl_writer_close_bucket(w, i);
+}
+
+/* ---- sending ---- */
+
+static fl_winflight_t *fl_inflight_slot(fluss_append_writer_t *w) {
+    for (size_t i = 0; i < w->inflight_cap; i++)
+        if (!w->inflight[i].used) return &w->inflight[i];
+    return NULL;
+}
+
+/* Everything in flight on node is lost (transport failure or timeout):
+ * those batches are retried. */
+static void fl_writer_node_lost(fluss_append_writer_t *w, int node, const fl_error_t *why) {
+    fl_client_conn_close(&w->conns[node].conn);
+    for (size_t i = 0; i < w->inflight_cap; i++) {
+        fl_winflight_t *f = &w->inflight[i];
+        if (!f->used || f->node != node) continue;
+        for (size_t k = 0; k < f->count; k++) {
+            w->buckets[f->batches[k]->bucket].inflight--;
+            fl_writer_retry(w, f->batches[k], why);
+        }
+        fl_free(f->batches);
+        memset(f, 0, sizeof(*f));
+        w->inflight_count--;
+    }
+    w->conns[node].inflight = 0;
+}
+
+/* Sends one request to node with the first due batch of every unblocked
+ * bucket it leads. Returns 1 when something was sent, 0 if nothing to
+ * send, or an error. */
+static int fl_writer_send_node(fluss_append_writer_t *w, int node, int64_t now) {
+    fl_wconn_t *c = &w->conns[node];
+    if (c->inflight >= w->o.max_inflight) return 0;
+    fl_wbatch_t *picked[256];
+    size_t n = 0, bytes = 0;
+    for (fl_wbatch_t **p = &w->ready; *p && n < 256;) {
+        fl_wbatch_t *b = *p;
+        fl_wbucket_t *wb = &w->buckets[b->bucket];
+        bool dup = false;
+        for (size_t k = 0; k < n; k++) dup |= picked[k]->bucket == b->bucket;
+        bool ok = !dup && w->t->leader_node[b->bucket] == node && b->not_before_ms <= now &&
+                  !(wb->blocked && wb->inflight > 0) &&
+                  (n == 0 || bytes + b->bytes.len <= FL_WRITER_REQUEST_BYTES_MAX);
+        if (!ok) {
+            p = &b->next;
+            continue;
+        }
+        *p = b->next;
+        picked[n++] = b;
+        bytes += b->bytes.len;
+    }
+    if (n == 0) return 0;
+    fl_error_t err;
+    fl_err_clear(&err);
+    int rc = 0;
+    if (c->conn.fd < 0) rc = fl_table_connect_node(w->t, node, &c->conn, &err);
+    int32_t rid = -1;
+    if (!rc) {
+        Fluss__PbProduceLogReqForBucket *reqs = fl_calloc(n, sizeof(*reqs));
+        Fluss__PbProduceLogReqForBucket **ptrs = fl_calloc(n, sizeof(*ptrs));
+        for (size_t k = 0; k < n; k++) {
+            fluss__pb_produce_log_req_for_bucket__init(&reqs[k]);
+            reqs[k].bucket_id = picked[k]->bucket;
+            reqs[k].records.data = picked[k]->bytes.data;
+            reqs[k].records.len = picked[k]->bytes.len;
+            ptrs[k] = &reqs[k];
+        }
+        Fluss__ProduceLogRequest req = FLUSS__PRODUCE_LOG_REQUEST__INIT;
+        req.acks = w->o.acks;
+        req.table_id = w->t->table_id;
+        req.timeout_ms = w->o.request_timeout_ms;
+        req.n_buckets_req = n;
+        req.buckets_req = ptrs;
+        rc = fl_client_conn_send(&c->conn, FL_API_PRODUCE_LOG, &req.base, &rid, &err);
+        fl_free(reqs);
+        fl_free(ptrs);
+    }
+    if (rc) {
+        /* not sent: retry the batches (a fresh connection next time) */
+        for (size_t k = n; k-- > 0;) fl_writer_retry(w, picked[k], &err);
+        if (c->conn.fd >= 0) fl_client_conn_close(&c->conn);
+        if (!fl_retriable(rc)) fl_writer_fail(w, &err);
+        return 0;
+    }
+    fl_winflight_t *f = fl_inflight_slot(w);
+    if (!f) abort(); /* cannot happen: max_inflight per node × nodes = inflight_cap */
+    f->used = true;
+    f->node = node;
+    f->request_id = rid;
+    f->count = n;
+    f->batches = fl_malloc(n * sizeof(fl_wbatch_t *));
+    memcpy(f->batches, picked, n * sizeof(fl_wbatch_t *));
+    for (size_t k = 0; k < n; k++) w->buckets[picked[k]->bucket].inflight++;
+    c->inflight++;
+    w->inflight_count++;
+    return 1;
+}
+
+static void fl_writer_send_ready(fluss_append_writer_t *w) {
+    if (w->failed.code) return;
+    int64_t now = fl_time_mono_ms();
+    /* batches of leaderless buckets cannot go anywhere */
+    for (fl_wbatch_t *b = w->ready; b; b = b->next)
+        if (w->t->leader_node[b->bucket] < 0) {
+            fl_writer_failf(w, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION,
+                            "bucket %d has no leader%s", b->bucket, "");
+            return;
+        }
+    for (size_t node = 0; node < w->t->node_count; node++)
+        while (w->ready && fl_writer_send_node(w, (int)node, now) == 1) {}
+}
+
+/* ---- acknowledgements ---- */
+
+static void fl_writer_complete(fluss_append_writer_t *w, fl_winflight_t *f,
+                               Fluss__ProduceLogResponse *resp, const fl_error_t *req_err) {
+    w->conns[f->node].inflight--;
+    for (size_t k = 0; k < f->count; k++) {
+        fl_wbatch_t *b = f->batches[k];
+        fl_wbucket_t *wb = &w->buckets[b->bucket];
+        wb->inflight--;
+        fl_error_t e;
+        fl_err_clear(&e);
+        if (req_err) {
+            e = *req_err;
+        } else {
+            const Fluss__PbProduceLogRespForBucket *br = NULL;
+            for (size_t j = 0; resp && j < resp->n_buckets_resp; j++)
+                if (resp->buckets_resp[j]->bucket_id == b->bucket) br = resp->buckets_resp[j];
+            if (!br)
+                fl_err_set(&e, FLUSS_ERR__CORRUPT, "PRODUCE_LOG did not answer bucket %d", b->bucket);
+            else if (br->has_error_code && br->error_code != 0 &&
+                     br->error_code != FLUSS_ERR_DUPLICATE_SEQUENCE_EXCEPTION)
+                fl_err_set(&e, br->error_code, "bucket %d: %s", b->bucket,
+                           br->error_message ? br->error_message
+                                             : fl_err_default_message(br->error_code));
+        }
+        if (e.code == 0) {
+            w->rows_acked += b->rows;
+            w->bytes_acked += (int64_t)b->raw_bytes;
+            w->memory -= b->bytes.len;
+            fl_wbatch_free(b);
+        } else if (fl_retriable(e.code) ||
+                   (e.code == FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION && wb->blocked)) {
+            fl_writer_retry(w, b, &e);
+        } else {
+            w->memory -= b->bytes.len;
+            fl_wbatch_free(b);
+            fl_writer_fail(w, &e);
+        }
+        if (wb->inflight == 0) wb->blocked = false;
+    }
+    fl_free(f->batches);
+    memset(f, 0, sizeof(*f));
+    w->inflight_count--;
+}
+
+/* Reads one response from node (waiting until deadline). */
+static void fl_writer_recv_node(fluss_append_writer_t *w, int node, int64_t deadline) {
+    fl_wconn_t *c = &w->conns[node];
+    fl_error_t err;
+    fl_err_clear(&err);
+    int32_t rid;
+    ProtobufCMessage *resp = NULL;
+    int rc = fl_client_conn_recv(&c->conn, deadline, &fluss__produce_log_response__descriptor,
+                                 &rid, &resp, &err);
+    if (c->conn.fd < 0 || rc == FLUSS_ERR__TIMED_OUT) {
+        fl_writer_node_lost(w, node, &err);
+        return;
+    }
+    fl_winflight_t *f = NULL;
+    for (size_t i = 0; i < w->inflight_cap; i++)
+        if (w->inflight[i].used && w->inflight[i].node == node && w->inflight[i].request_id == rid)
+            f = &w->inflight[i];
+    if (!f) {
+        if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+        fl_err_set(&err, FLUSS_ERR__CORRUPT, "answer to unknown request %d", rid);
+        fl_writer_node_lost(w, node, &err);
+        return;
+    }
+    fl_writer_complete(w, f, (Fluss__ProduceLogResponse *)resp, rc ? &err : NULL);
+    if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+}
+
+/* Handles every response that is already there; with wait, blocks for
+ * at least one (up to the request timeout). */
+static void fl_writer_poll(fluss_append_writer_t *w, bool wait) {
+    struct pollfd fds[64];
+    int nodes[64];
+    for (;;) {
+        size_t n = 0;
+        for (size_t i = 0; i < w->t->node_count && n < 64; i++)
+            if (w->conns[i].inflight > 0 && w->conns[i].conn.fd >= 0) {
+                fds[n].fd = w->conns[i].conn.fd;
+                fds[n].events = POLLIN;
+                fds[n].revents = 0;
+                nodes[n++] = (int)i;
+            }
+        if (n == 0) return;
+        int timeout = wait ? w->o.request_timeout_ms : 0;
+        int rc = poll(fds, n, timeout);
+        if (rc < 0) continue;
+        if (rc == 0) {
+            if (!wait) return;
+            fl_error_t err;
+            fl_err_set(&err, FLUSS_ERR__TIMED_OUT, "no PRODUCE_LOG answer within %d ms",
+                       w->o.request_timeout_ms);
+            for (size_t i = 0; i < n; i++) fl_writer_node_lost(w, nodes[i], &err);
+            return;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (fds[i].revents)
+                fl_writer_recv_node(w, nodes[i], fl_time_mono_ms() + w->o.request_timeout_ms);
+        wait = false;
+    }
+}
+
+/* Earliest not_before of a queued batch, or -1. */
+static int64_t fl_writer_next_due(const fluss_append_writer_t *w) {
+    int64_t due = -1;
+    for (fl_wbatch_t *b = w->ready; b; b = b->next)
+        if (due < 0 || b->not_before_ms < due) due = b->not_before_ms;
+    return due;
+}
+
+static void fl_sleep_ms(int64_t ms) {
+    if (ms <= 0) return;
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* One step of progress when the writer must make room or drain: send,
+ * then wait for an answer or for a retry to come due. */
+static void fl_writer_step(fluss_append_writer_t *w) {
+    fl_writer_send_ready(w);
+    if (w->inflight_count > 0) {
+        fl_writer_poll(w, true);
+    } else if (w->ready && !w->failed.code) {
+        int64_t due = fl_writer_next_due(w);
+        fl_sleep_ms(due - fl_time_mono_ms());
+    }
+}
+
+/* ---- public ---- */
+
+static int fl_init_writer(fluss_append_writer_t *w, fl_error_t *err) {
+    int node = -1;
+    for (int32_t b = 0; b < w->t->bucket_count && node < 0; b++) node = w->t->leader_node[b];
+    if (node < 0) node = 0;
+    fl_client_conn_t *c = &w->conns[node].conn;
+    int rc = fl_table_connect_node(w->t, node, c, err);
+    if (rc) return rc;
+    Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
+    path.database_name = w->t->database;
+    path.table_name = w->t->name;
+    Fluss__PbTablePath *paths[1] = {&path};
+    Fluss__InitWriterRequest req = FLUSS__INIT_WRITER_REQUEST__INIT;
+    req.n_table_path = 1;
+    req.table_path = paths;
+    Fluss__InitWriterResponse *resp = NULL;
+    rc = fl_client_conn_call(c, FL_API_INIT_WRITER, &req.base,
+                             &fluss__init_writer_response__descriptor, (ProtobufCMessage **)&resp,
+                             err);
+    if (rc) return rc;
+    w->writer_id = resp->writer_id;
+    protobuf_c_message_free_unpacked(&resp->base, NULL);
+    return 0;
+}
+
+int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_t *opts,
+                            fluss_append_writer_t **out, fluss_error_t *e) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    int rc = fl_builder_check_table(t, &err);
+    if (rc) return fl_client_error_out(e, &err);
+    if (t->node_count == 0) {
+        fl_err_set(&err, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION, "the cluster has no tablet server");
+        return fl_client_error_out(e, &err);
+    }
+    fluss_append_writer_t *w = fl_calloc(1, sizeof(*w));
+    w->t = t;
+    if (opts) w->o = *opts;
+    else w->o.linger_ms = -1, w->o.idempotent = -1;
+    if (w->o.batch_bytes == 0) w->o.batch_bytes = 1024 * 1024;
+    if (w->o.linger_ms < 0) w->o.linger_ms = 100;
+    if (w->o.buffer_memory_max == 0) w->o.buffer_memory_max = 64u * 1024 * 1024;
+    if (w->o.max_inflight <= 0) w->o.max_inflight = 5;
+    if (w->o.max_inflight > FL_WRITER_INFLIGHT_MAX) w->o.max_inflight = FL_WRITER_INFLIGHT_MAX;
+    if (w->o.acks == 0) w->o.acks = -1;
+    if (w->o.request_timeout_ms <= 0) w->o.request_timeout_ms = t->timeout_ms;
+    w->buckets = fl_calloc((size_t)t->bucket_count, sizeof(fl_wbucket_t));
+    for (int32_t b = 0; b < t->bucket_count; b++) fl_builder_init(&w->buckets[b].builder, t);
+    w->conns = fl_calloc(t->node_count, sizeof(fl_wconn_t));
+    for (size_t i = 0; i < t->node_count; i++) w->conns[i].conn.fd = -1;
+    w->inflight_cap = t->node_count * (size_t)w->o.max_inflight;
+    w->inflight = fl_calloc(w->inflight_cap, sizeof(fl_winflight_t));
+    w->writer_id = -1;
+    w->sticky = (int32_t)((uint64_t)fl_time_mono_ms() % (uint64_t)t->bucket_count);
+    fl_buf_init(&w->key);
+    if (w->o.idempotent != 0 && (rc = fl_init_writer(w, &err))) {
+        fluss_append_writer_destroy(w);
+        return fl_client_error_out(e, &err);
+    }
+    *out = w;
+    return 0;
+}
+
+int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
+                               fluss_error_t *e) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    if (w->failed.code) return fl_client_error_out(e, &w->failed);
+    if (row->t != w->t && row->column_count != w->t->desc.schema.column_count) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "the row is of another table");
+        return fl_client_error_out(e, &err);
+    }
+    for (size_t i = 0; i < row->column_count; i++)
+        if (row->cells[i].is_null && !fl_table_type(w->t, i)->nullable) {
+            fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "column %s is NOT NULL but has no value",
+                       w->t->desc.schema.columns[i].name);
+            return fl_client_error_out(e, &err);
+        }
+    int32_t bucket = w->sticky;
+    if (w->t->bucket_key_count > 0 && fl_row_bucket(row, &w->key, &bucket, &err))
+        return fl_client_error_out(e, &err);
+    fl_wbucket_t *wb = &w->buckets[bucket];
+    if (!wb->open) {
+        wb->open = true;
+        wb->opened_ms = fl_time_mono_ms();
+    }
+    size_t before = wb->builder.bytes;
+    fl_builder_append(&wb->builder, row);
+    w->memory += wb->builder.bytes - before;
+    if (wb->builder.bytes >= w->o.batch_bytes) fl_writer_close_bucket(w, bucket);
+    if (++w->rows_since_linger_check >= FL_WRITER_LINGER_CHECK_ROWS) {
+        w->rows_since_linger_check = 0;
+        fl_writer_close_lingering(w, fl_time_mono_ms());
+    }
+    if (w->ready) fl_writer_send_ready(w);
+    if (w->inflight_count) fl_writer_poll(w, false);
+    while (w->memory > w->o.buffer_memory_max && !w->failed.code) {
+        if (!w->ready && w->inflight_count == 0) {
+            int32_t big = -1;
+            for (int32_t b = 0; b < w->t->bucket_count; b++)
+                if (w->buckets[b].open && (big < 0 || w->buckets[b].builder.bytes > w->buckets[big].builder.bytes))
+                    big = b;
+            if (big < 0) break;
+            fl_writer_close_bucket(w, big);
+        }
+        fl_writer_step(w);
+    }
+    if (w->failed.code) return fl_client_error_out(e, &w->failed);
+    return 0;
+}
+
+int fluss_append_writer_flush(fluss_append_writer_t *w, fluss_error_t *e) {
+    for (int32_t b = 0; b < w->t->bucket_count && !w->failed.code; b++)
+        fl_writer_close_bucket(w, b);
+    while ((w->ready || w->inflight_count) && !w->failed.code) fl_writer_step(w);
+    /* a failure still waits for what is in flight, so nothing is lost silently */
+    while (w->inflight_count) fl_writer_poll(w, true);
+    if (w->failed.code) return fl_client_error_out(e, &w->failed);
+    return 0;
+}
+
+void fluss_append_writer_stats(const fluss_append_writer_t *w, int64_t *rows_acked,
+                               int64_t *bytes_acked) {
+    if (rows_acked) *rows_acked = w->rows_acked;
+    if (bytes_acked) *bytes_acked = w->bytes_acked;
+}
+
+void fluss_append_writer_destroy(fluss_append_writer_t *w) {
+    if (!w) return;
+    while (w->ready) {
+        fl_wbatch_t *b = w->ready;
+        w->ready = b->next;
+        fl_wbatch_free(b);
+    }
+    for (size_t i = 0; i < w->inflight_cap; i++) {
+        fl_winflight_t *f = &w->inflight[i];
+        if (!f->used) continue;
+        for (size_t k = 0; k < f->count; k++) fl_wbatch_free(f->batches[k]);
+        fl_free(f->batches);
+    }
+    fl_free(w->inflight);
+    for (size_t i = 0; i < w->t->node_count; i++) fl_client_conn_close(&w->conns[i].conn);
+    fl_free(w->conns);
+    for (int32_t b = 0; b < w->t->bucket_count; b++) fl_builder_free(&w->buckets[b].builder);
+    fl_free(w->buckets);
+    fl_buf_free(&w->key);
+    fl_free(w);
+}
