@@ -2,6 +2,7 @@
  * cli_main.c — `fluss`, the command-line tool over libfluss:
  *   fluss [--bootstrap-server HOST:PORT] db create|drop|list|describe ...
  *   fluss [--bootstrap-server HOST:PORT] table create|drop|list|describe ...
+ *   fluss [--bootstrap-server HOST:PORT] produce|scan DB.TABLE ... (cli_produce.c, cli_scan.c)
  * Exit codes: 0 ok, 1 the server or connection failed, 2 bad usage.
  */
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_data.h"
 #include "fluss.h"
 
 #define FL_CLI_PROPS_MAX 64
@@ -30,6 +32,9 @@ static void usage_main(FILE *f) {
             "  table drop DB.TABLE [--if-exists]\n"
             "  table list [DB]\n"
             "  table describe DB.TABLE [--json]\n"
+            "  produce DB.TABLE [--format csv|json] [--header] [--batch-bytes N] [--linger-ms N]\n"
+            "  scan DB.TABLE [--from earliest|latest|TIMESTAMP_MS] [--columns a,b] [--follow]\n"
+            "               [--format table|json|csv] [--limit N]\n"
             "\n"
             "The bootstrap server defaults to $FLUSS_BOOTSTRAP or 127.0.0.1:9123.\n"
             "Run 'fluss db --help' or 'fluss table create --help' for details.\n");
@@ -331,6 +336,8 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[i], "db") == 0) return cmd_db(argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "table") == 0) return cmd_table(argc - i - 1, argv + i + 1);
+    if (strcmp(argv[i], "produce") == 0) return fl_cli_produce(g_bootstrap, argc - i - 1, argv + i + 1);
+    if (strcmp(argv[i], "scan") == 0) return fl_cli_scan(g_bootstrap, argc - i - 1, argv + i + 1);
     fprintf(stderr, "fluss: unknown command '%s'\n\n", argv[i]);
     usage_main(stderr);
     return 2;

@@ -1,0 +1,374 @@
+/*
+ * cli_produce.c — `fluss produce DB.TABLE`: rows from stdin (CSV or JSON
+ * lines) appended to a log table through libfluss's append writer, with
+ * progress on stderr. Exit codes: 0 ok, 1 bad input or a server /
+ * connection failure, 2 bad usage. Single-threaded.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli_data.h"
+
+#define FL_CLI_FIELDS_MAX 4096
+
+static void usage_produce(FILE *f) {
+    fprintf(f,
+            "usage: fluss produce DB.TABLE [--format csv|json] [--header] [--batch-bytes N]\n"
+            "                     [--linger-ms N]\n"
+            "\n"
+            "Appends rows read from stdin to a log table.\n"
+            "  --format csv    (default) comma-separated values in column order; an empty\n"
+            "                  unquoted field is NULL, \"\" an empty string; quotes as in RFC 4180\n"
+            "  --header        the first CSV line names the columns (any order, a subset)\n"
+            "  --format json   one JSON object per line, keys are column names\n"
+            "  --batch-bytes N batch size per bucket (default 1 MiB)\n"
+            "  --linger-ms N   how long a batch may wait to fill (default 100)\n"
+            "Values: true/false, numbers, DECIMAL as text, BYTES as hex, DATE YYYY-MM-DD,\n"
+            "TIME HH:MM:SS[.fff], TIMESTAMP YYYY-MM-DD HH:MM:SS[.fff] or epoch ms.\n"
+            "Progress (rows, MB/s) goes to stderr every second.\n");
+}
+
+static double fl_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int fl_cli_open_table(const char *bootstrap, const char *path, fluss_client_t **client,
+                      fluss_table_t **table) {
+    char db[256];
+    const char *name = path;
+    const char *dot = strchr(path, '.');
+    if (dot) {
+        if ((size_t)(dot - path) >= sizeof(db)) return 2;
+        memcpy(db, path, (size_t)(dot - path));
+        db[dot - path] = '\0';
+        name = dot + 1;
+    } else {
+        snprintf(db, sizeof(db), "fluss");
+    }
+    const char *b = bootstrap ? bootstrap : getenv("FLUSS_BOOTSTRAP");
+    if (!b || !*b) b = "127.0.0.1:9123";
+    fluss_error_t err;
+    if (fluss_client_new(b, 30000, client, &err) != 0) {
+        fprintf(stderr, "fluss: cannot connect to %s: %s\n", b, err.message);
+        return 1;
+    }
+    if (fluss_table_open(*client, db, name, table, &err) != 0) {
+        fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code),
+                err.code);
+        fluss_client_destroy(*client);
+        *client = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- CSV ---- */
+
+typedef struct fl_csv_record {
+    char *buf;          /* field texts, NUL separated */
+    size_t cap;
+    size_t count;
+    size_t starts[FL_CLI_FIELDS_MAX];
+    bool quoted[FL_CLI_FIELDS_MAX];
+} fl_csv_record_t;
+
+static void fl_csv_put(fl_csv_record_t *r, size_t *len, char c) {
+    if (*len + 1 >= r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 4096;
+        r->buf = realloc(r->buf, r->cap);
+        if (!r->buf) abort();
+    }
+    r->buf[(*len)++] = c;
+}
+
+/* Reads one CSV record (which may span lines inside quotes). Returns 1 on
+ * a record, 0 at end of input, -1 on malformed input. */
+static int fl_csv_read(FILE *in, fl_csv_record_t *r, long *line_no) {
+    size_t len = 0;
+    r->count = 0;
+    int c = fgetc(in);
+    if (c == EOF) return 0;
+    (*line_no)++;
+    bool in_quotes = false, field_start = true;
+    r->starts[0] = 0;
+    r->quoted[0] = false;
+    r->count = 1;
+    for (;; c = fgetc(in)) {
+        if (c == EOF) {
+            if (in_quotes) return -1;
+            break;
+        }
+        if (in_quotes) {
+            if (c == '"') {
+                int d = fgetc(in);
+                if (d == '"') {
+                    fl_csv_put(r, &len, '"');
+                } else {
+                    in_quotes = false;
+                    if (d != EOF) ungetc(d, in);
+                }
+            } else {
+                if (c == '\n') (*line_no)++;
+                fl_csv_put(r, &len, (char)c);
+            }
+            continue;
+        }
+        if (c == '"' && field_start) {
+            in_quotes = true;
+            r->quoted[r->count - 1] = true;
+            field_start = false;
+            continue;
+        }
+        if (c == ',') {
+            fl_csv_put(r, &len, '\0');
+            if (r->count >= FL_CLI_FIELDS_MAX) return -1;
+            r->starts[r->count] = len;
+            r->quoted[r->count] = false;
+            r->count++;
+            field_start = true;
+            continue;
+        }
+        if (c == '\n') break;
+        if (c == '\r') {
+            int d = fgetc(in);
+            if (d == '\n') break;
+            if (d != EOF) ungetc(d, in);
+            continue;
+        }
+        field_start = false;
+        fl_csv_put(r, &len, (char)c);
+    }
+    fl_csv_put(r, &len, '\0');
+    return 1;
+}
+
+static const char *fl_csv_field(const fl_csv_record_t *r, size_t i) { return r->buf + r->starts[i]; }
+
+/* ---- JSON ---- */
+
+static int fl_json_set(fluss_row_t *row, const fluss_table_t *t, int col, json_t *v,
+                       fluss_error_t *err) {
+    char tmp[64];
+    switch (json_typeof(v)) {
+    case JSON_NULL: return fluss_row_set_null(row, (size_t)col, err);
+    case JSON_TRUE:
+    case JSON_FALSE: return fluss_row_set_text(row, (size_t)col, json_is_true(v) ? "true" : "false", err);
+    case JSON_STRING: return fluss_row_set_text(row, (size_t)col, json_string_value(v), err);
+    case JSON_INTEGER:
+        snprintf(tmp, sizeof(tmp), "%lld", (long long)json_integer_value(v));
+        return fluss_row_set_text(row, (size_t)col, tmp, err);
+    case JSON_REAL: {
+        const char *type = fluss_table_column_type(t, (size_t)col);
+        if (strncmp(type, "FLOAT", 5) == 0 || strncmp(type, "DOUBLE", 6) == 0)
+            return fluss_row_set_double(row, (size_t)col, json_real_value(v), err);
+        snprintf(tmp, sizeof(tmp), "%.17g", json_real_value(v));
+        return fluss_row_set_text(row, (size_t)col, tmp, err);
+    }
+    default:
+        snprintf(err->message, sizeof(err->message), "column %s: nested JSON values are not supported yet",
+                 fluss_table_column_name(t, (size_t)col));
+        err->code = FLUSS_ERR__INVALID_ARG;
+        return err->code;
+    }
+}
+
+/* ---- the command ---- */
+
+typedef struct fl_progress {
+    double start, last;
+    long long rows;
+    long long bytes;
+    bool shown;
+} fl_progress_t;
+
+static void fl_progress_tick(fl_progress_t *p, bool final) {
+    double now = fl_now_s();
+    if (!final && now - p->last < 1.0) return;
+    p->last = now;
+    double el = now - p->start > 1e-9 ? now - p->start : 1e-9;
+    if (final) {
+        if (p->shown) fprintf(stderr, "\n");
+        fprintf(stderr, "produced %lld rows (%.1f MB) in %.2f s: %.0f rows/s, %.1f MB/s\n", p->rows,
+                (double)p->bytes / 1e6, el, (double)p->rows / el, (double)p->bytes / 1e6 / el);
+    } else {
+        fprintf(stderr, "\r%lld rows, %.1f MB, %.1f MB/s", p->rows, (double)p->bytes / 1e6,
+                (double)p->bytes / 1e6 / el);
+        p->shown = true;
+    }
+}
+
+int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
+    const char *path = NULL;
+    bool json = false, header = false;
+    fluss_append_writer_options_t o = {0};
+    o.linger_ms = -1;
+    o.idempotent = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage_produce(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--header") == 0) header = true;
+        else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
+            const char *f = argv[++i];
+            if (strcmp(f, "json") == 0) json = true;
+            else if (strcmp(f, "csv") != 0) goto bad;
+        } else if (strcmp(a, "--batch-bytes") == 0 && i + 1 < argc) {
+            char *end;
+            long long n = strtoll(argv[++i], &end, 10);
+            if (*end || n <= 0) goto bad;
+            o.batch_bytes = (size_t)n;
+        } else if (strcmp(a, "--linger-ms") == 0 && i + 1 < argc) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 0) goto bad;
+            o.linger_ms = (int)n;
+        } else if (a[0] != '-' && !path) path = a;
+        else goto bad;
+    }
+    if (!path) goto bad;
+
+    fluss_client_t *client = NULL;
+    fluss_table_t *t = NULL;
+    int rc = fl_cli_open_table(bootstrap, path, &client, &t);
+    if (rc) return rc;
+    fluss_error_t err;
+    fluss_append_writer_t *w = NULL;
+    if (fluss_append_writer_new(t, &o, &w, &err)) {
+        fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
+        fluss_table_close(t);
+        fluss_client_destroy(client);
+        return 1;
+    }
+    size_t ncols = fluss_table_column_count(t);
+    fluss_row_t *row = fluss_row_new(t);
+    fl_progress_t prog = {fl_now_s(), fl_now_s(), 0, 0, false};
+    long line_no = 0;
+    int exit_code = 0;
+    int map[FL_CLI_FIELDS_MAX];
+    size_t map_count = ncols;
+    for (size_t i = 0; i < ncols && i < FL_CLI_FIELDS_MAX; i++) map[i] = (int)i;
+    if (json) {
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&line, &cap, stdin)) > 0) {
+            line_no++;
+            while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+            if (n == 0) continue;
+            json_error_t je;
+            json_t *obj = json_loadb(line, (size_t)n, 0, &je);
+            if (!obj || !json_is_object(obj)) {
+                fprintf(stderr, "fluss: line %ld: not a JSON object%s%s\n", line_no,
+                        obj ? "" : ": ", obj ? "" : je.text);
+                json_decref(obj);
+                exit_code = 1;
+                break;
+            }
+            fluss_row_clear(row);
+            const char *key;
+            json_t *v;
+            json_object_foreach(obj, key, v) {
+                int col = fluss_table_column_index(t, key);
+                if (col < 0) {
+                    fprintf(stderr, "fluss: line %ld: unknown column '%s'\n", line_no, key);
+                    exit_code = 1;
+                    break;
+                }
+                if (fl_json_set(row, t, col, v, &err)) {
+                    fprintf(stderr, "fluss: line %ld: %s\n", line_no, err.message);
+                    exit_code = 1;
+                    break;
+                }
+            }
+            json_decref(obj);
+            if (exit_code) break;
+            if (fluss_append_writer_append(w, row, &err)) {
+                fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
+                exit_code = 1;
+                break;
+            }
+            prog.rows++;
+            prog.bytes += n + 1;
+            fl_progress_tick(&prog, false);
+        }
+        free(line);
+    } else {
+        fl_csv_record_t rec = {0};
+        int got;
+        if (header) {
+            got = fl_csv_read(stdin, &rec, &line_no);
+            if (got < 0) {
+                fprintf(stderr, "fluss: line %ld: malformed CSV header\n", line_no);
+                exit_code = 1;
+            }
+            map_count = got > 0 ? rec.count : 0;
+            for (size_t i = 0; i < map_count && !exit_code; i++) {
+                map[i] = fluss_table_column_index(t, fl_csv_field(&rec, i));
+                if (map[i] < 0) {
+                    fprintf(stderr, "fluss: unknown column '%s' in the CSV header\n", fl_csv_field(&rec, i));
+                    exit_code = 1;
+                }
+            }
+        }
+        while (!exit_code) {
+            long first_line = line_no + 1;
+            got = fl_csv_read(stdin, &rec, &line_no);
+            if (got == 0) break;
+            if (got < 0) {
+                fprintf(stderr, "fluss: line %ld: malformed CSV (unclosed quote?)\n", first_line);
+                exit_code = 1;
+                break;
+            }
+            if (rec.count == 1 && rec.buf[0] == '\0' && !rec.quoted[0]) continue; /* empty line */
+            if (rec.count != map_count) {
+                fprintf(stderr, "fluss: line %ld: %zu fields, expected %zu\n", first_line, rec.count, map_count);
+                exit_code = 1;
+                break;
+            }
+            fluss_row_clear(row);
+            for (size_t i = 0; i < rec.count; i++) {
+                const char *f = fl_csv_field(&rec, i);
+                const char *text = (f[0] == '\0' && !rec.quoted[i]) ? NULL : f;
+                if (fluss_row_set_text(row, (size_t)map[i], text, &err)) {
+                    fprintf(stderr, "fluss: line %ld: %s\n", first_line, err.message);
+                    exit_code = 1;
+                    break;
+                }
+            }
+            if (exit_code) break;
+            if (fluss_append_writer_append(w, row, &err)) {
+                fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
+                exit_code = 1;
+                break;
+            }
+            prog.rows++;
+            prog.bytes += (long long)(rec.starts[rec.count - 1] + strlen(fl_csv_field(&rec, rec.count - 1)) + 1);
+            fl_progress_tick(&prog, false);
+        }
+        free(rec.buf);
+    }
+    if (fluss_append_writer_flush(w, &err)) {
+        fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
+        exit_code = 1;
+    }
+    int64_t acked = 0;
+    fluss_append_writer_stats(w, &acked, NULL);
+    prog.rows = acked;
+    fl_progress_tick(&prog, true);
+    fluss_row_destroy(row);
+    fluss_append_writer_destroy(w);
+    fluss_table_close(t);
+    fluss_client_destroy(client);
+    return exit_code;
+bad:
+    fprintf(stderr, "fluss: bad arguments for produce\n\n");
+    usage_produce(stderr);
+    return 2;
+}
