@@ -12,11 +12,14 @@
  */
 #include <jansson.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common_alloc.h"
 #include "common_log.h"
 #include "common_time.h"
+#include "record_project.h"
 #include "server_node.h"
+#include "types_schema.h"
 
 #define FL_FETCH_WAIT_MAX_MS 30000
 #define FL_PARKED_FETCHES_MAX 4096
@@ -107,6 +110,69 @@ int fl_api_init_writer(fl_server_role_t *role, const ProtobufCMessage *m, int32_
 
 /* ---- FETCH_LOG ---- */
 
+#define FL_SCHEMAS_CACHED_MAX 64
+
+/* The schemas of one table, parsed on demand for projection. */
+typedef struct fl_proj_ctx {
+    const fl_ms_table_t *table;
+    bool parsed[FL_SCHEMAS_CACHED_MAX];
+    fl_schema_t schemas[FL_SCHEMAS_CACHED_MAX];
+    const fl_datatype_t **types[FL_SCHEMAS_CACHED_MAX];
+} fl_proj_ctx_t;
+
+static const fl_datatype_t *const *fl_proj_schema_types(void *vctx, int16_t schema_id,
+                                                        size_t *column_count) {
+    fl_proj_ctx_t *c = vctx;
+    if (schema_id < 1 || (size_t)schema_id > c->table->schema_count ||
+        schema_id >= FL_SCHEMAS_CACHED_MAX)
+        return NULL;
+    if (!c->parsed[schema_id]) {
+        json_t *j = json_loads(c->table->schema_jsons[schema_id - 1], 0, NULL);
+        fl_error_t e;
+        int rc = j ? fl_schema_from_json(j, &c->schemas[schema_id], &e) : -1;
+        if (j) json_decref(j);
+        if (rc) return NULL;
+        fl_schema_t *s = &c->schemas[schema_id];
+        c->types[schema_id] = fl_calloc(s->column_count ? s->column_count : 1, sizeof(fl_datatype_t *));
+        for (size_t i = 0; i < s->column_count; i++) c->types[schema_id][i] = s->columns[i].type;
+        c->parsed[schema_id] = true;
+    }
+    *column_count = c->schemas[schema_id].column_count;
+    return c->types[schema_id];
+}
+
+static void fl_proj_ctx_free(fl_proj_ctx_t *c) {
+    for (int i = 0; i < FL_SCHEMAS_CACHED_MAX; i++) {
+        if (!c->parsed[i]) continue;
+        fl_schema_free(&c->schemas[i]);
+        fl_free(c->types[i]);
+    }
+}
+
+/* Checks that a table can be projected as requested (ARROW log format,
+ * a valid field list for its latest schema). */
+static int fl_proj_prepare(fl_server_t *srv, const Fluss__PbFetchLogReqForTable *tr,
+                           fl_proj_ctx_t *c, fl_error_t *err) {
+    memset(c, 0, sizeof(*c));
+    c->table = srv->catalog.ms->ops->table_by_id(srv->catalog.ms, tr->table_id);
+    if (!c->table) return 0; /* per-bucket UNKNOWN_TABLE_OR_BUCKET follows */
+    json_t *j = json_loads(c->table->table_json, 0, NULL);
+    const char *fmt = j ? json_string_value(json_object_get(json_object_get(j, "properties"),
+                                                            "table.log.format"))
+                        : NULL;
+    bool arrow = !fmt || strcasecmp(fmt, "ARROW") == 0;
+    if (j) json_decref(j);
+    if (!arrow)
+        return fl_err_set(err, FLUSS_ERR_INVALID_COLUMN_PROJECTION,
+                          "Projection pushdown is only supported for the ARROW log format, the "
+                          "table uses %s.",
+                          fmt);
+    size_t columns = 0;
+    if (!fl_proj_schema_types(c, (int16_t)c->table->schema_id, &columns))
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST, "The table schema cannot be read.");
+    return fl_projection_check(tr->projected_fields, tr->n_projected_fields, columns, err);
+}
+
 static void fl_fetch_wake_all(fl_server_t *srv);
 
 /* Builds the whole fetch answer into frame; returns the record bytes. */
@@ -126,6 +192,12 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
         Fluss__PbFetchLogRespForTable t = FLUSS__PB_FETCH_LOG_RESP_FOR_TABLE__INIT;
         t.table_id = tr->table_id;
         size_t nb = tr->n_buckets_req;
+        fl_proj_ctx_t proj;
+        fl_error_t proj_err;
+        fl_err_clear(&proj_err);
+        int proj_rc = 0;
+        if (tr->projection_pushdown_enabled)
+            proj_rc = fl_proj_prepare(role->server, tr, &proj, &proj_err);
         blocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket));
         block_ptrs[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket *));
         datas[i] = fl_calloc(nb ? nb : 1, sizeof(fl_buf_t));
@@ -140,9 +212,7 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
             fl_replica_t *r = NULL;
             int rc = fl_bucket_replica(role, tr->table_id, br->has_partition_id, br->partition_id,
                                        br->bucket_id, &r, &err);
-            if (!rc && tr->projection_pushdown_enabled)
-                rc = fl_err_set(&err, FLUSS_ERR_INVALID_COLUMN_PROJECTION,
-                                "Projection pushdown is not supported by this server yet.");
+            if (!rc && proj_rc) rc = fl_err_set(&err, proj_rc, "%s", proj_err.msg);
             fl_buf_t *data = &datas[i][k];
             if (!rc) {
                 int64_t offset = br->fetch_offset == FL_OFFSET_EARLIEST ? r->log->log_start_offset
@@ -157,6 +227,15 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
                     rc = fl_log_tablet_read(r->log, offset, limit, r->log->log_end_offset, data, &err);
                 else if (offset < r->log->log_start_offset || offset > r->log->log_end_offset)
                     rc = fl_log_tablet_read(r->log, offset, 1, r->log->log_end_offset, data, &err);
+                if (!rc && tr->projection_pushdown_enabled && data->len > 0) {
+                    fl_buf_t projected;
+                    fl_buf_init(&projected);
+                    fl_projection_t p = {tr->projected_fields, tr->n_projected_fields};
+                    rc = fl_record_project(data->data, data->len, &p, fl_proj_schema_types, &proj,
+                                           &projected, &err);
+                    fl_buf_free(data);
+                    *data = projected;
+                }
             }
             if (rc) {
                 b.has_error_code = 1;
@@ -177,6 +256,7 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
             blocks[i][k] = b;
             block_ptrs[i][k] = &blocks[i][k];
         }
+        if (tr->projection_pushdown_enabled) fl_proj_ctx_free(&proj);
         t.n_buckets_resp = nb;
         t.buckets_resp = block_ptrs[i];
         tables[i] = t;

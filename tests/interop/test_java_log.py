@@ -4,9 +4,7 @@ ARROW), and a projected scan that the server must prune."""
 
 import subprocess
 
-import pytest
-
-from conftest import IS_OURS, REPO
+from conftest import REPO
 
 
 def run_java(server, *args):
@@ -22,7 +20,6 @@ def test_java_log_formats(server):
         assert f"ok: {fmt} 500 rows written and read back" in out, out[-3000:]
 
 
-@pytest.mark.xfail(IS_OURS, reason="projection pushdown not implemented yet", strict=True)
 def test_java_log_projection(server):
     rc, out = run_java(server, "ARROW", "--project")
     assert rc == 0, out[-6000:]
