@@ -415,7 +415,7 @@ int fluss_row_set_text(fluss_row_t *r, size_t col, const char *text, fluss_error
         for (size_t i = 0; i < n / 2 && !rc; i++) {
             int hi = fl_hex_val(h[2 * i]), lo = fl_hex_val(h[2 * i + 1]);
             if (hi < 0 || lo < 0) rc = fl_err_set(err, FL_ERR_ARG, "column %s: '%s' is not hex", name, text);
-            bytes[i] = (uint8_t)(hi << 4 | lo);
+            else bytes[i] = (uint8_t)(hi << 4 | lo);
         }
         if (!rc) rc = fl_row_set_bytes_i(r, col, bytes, n / 2, err);
         fl_free(bytes);

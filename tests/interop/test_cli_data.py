@@ -9,6 +9,7 @@ import csv
 import datetime as dt
 import io
 import json
+import os
 import re
 import struct
 import subprocess
@@ -25,7 +26,8 @@ from logutil import (create_log_table, latest_offsets, read_all, read_batches, s
 
 pytestmark = pytest.mark.skipif(not IS_OURS, reason="the CLI ships with fluss-c's build")
 
-CLI = REPO / "build" / "fluss"
+# FLUSS_CLI=build-asan/fluss runs libfluss itself under ASan+UBSan
+CLI = REPO / os.environ.get("FLUSS_CLI", "build/fluss")
 UTC = dt.timezone.utc
 
 
