@@ -3,12 +3,21 @@
  * lines) appended to a log table through libfluss's append writer, with
  * progress on stderr. Exit codes: 0 ok, 1 bad input or a server /
  * connection failure, 2 bad usage. Single-threaded.
+ *
+ * The writer has no thread of its own, so rows read from a slow pipe
+ * (`tail -f log | fluss produce`) would wait in an open batch while the
+ * CLI blocks on input: stdin is read through a cookie stream whose read
+ * first flushes the writer whenever no input is ready.
  */
+#define _GNU_SOURCE /* fopencookie */
+#include <errno.h>
 #include <jansson.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli_data.h"
 
@@ -65,6 +74,26 @@ int fl_cli_open_table(const char *bootstrap, const char *path, fluss_client_t **
         return 1;
     }
     return 0;
+}
+
+/* ---- stdin that flushes the writer before it blocks ---- */
+
+typedef struct fl_stdin {
+    fluss_append_writer_t *w;
+    bool failed;
+    fluss_error_t err;
+} fl_stdin_t;
+
+static ssize_t fl_stdin_read(void *cookie, char *buf, size_t size) {
+    fl_stdin_t *in = cookie;
+    struct pollfd p = {STDIN_FILENO, POLLIN, 0};
+    if (in->w && !in->failed && poll(&p, 1, 0) == 0 && fluss_append_writer_flush(in->w, &in->err))
+        in->failed = true;
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, buf, size);
+        if (n < 0 && errno == EINTR) continue;
+        return n;
+    }
 }
 
 /* ---- CSV ---- */
@@ -247,6 +276,11 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
         return 1;
     }
     size_t ncols = fluss_table_column_count(t);
+    fl_stdin_t cookie = {w, false, {0}};
+    cookie_io_functions_t io = {fl_stdin_read, NULL, NULL, NULL};
+    FILE *in = fopencookie(&cookie, "r", io);
+    if (!in) abort();
+    setvbuf(in, NULL, _IOFBF, 1 << 16);
     fluss_row_t *row = fluss_row_new(t);
     fl_progress_t prog = {fl_now_s(), fl_now_s(), 0, 0, false};
     long line_no = 0;
@@ -258,7 +292,7 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
         char *line = NULL;
         size_t cap = 0;
         ssize_t n;
-        while ((n = getline(&line, &cap, stdin)) > 0) {
+        while (!cookie.failed && (n = getline(&line, &cap, in)) > 0) {
             line_no++;
             while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
             if (n == 0) continue;
@@ -303,7 +337,7 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
         fl_csv_record_t rec = {0};
         int got;
         if (header) {
-            got = fl_csv_read(stdin, &rec, &line_no);
+            got = fl_csv_read(in, &rec, &line_no);
             if (got < 0) {
                 fprintf(stderr, "fluss: line %ld: malformed CSV header\n", line_no);
                 exit_code = 1;
@@ -317,9 +351,9 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
                 }
             }
         }
-        while (!exit_code) {
+        while (!exit_code && !cookie.failed) {
             long first_line = line_no + 1;
-            got = fl_csv_read(stdin, &rec, &line_no);
+            got = fl_csv_read(in, &rec, &line_no);
             if (got == 0) break;
             if (got < 0) {
                 fprintf(stderr, "fluss: line %ld: malformed CSV (unclosed quote?)\n", first_line);
@@ -354,7 +388,12 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
         }
         free(rec.buf);
     }
-    if (fluss_append_writer_flush(w, &err)) {
+    fclose(in);
+    if (cookie.failed) {
+        err = cookie.err;
+        fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
+        exit_code = 1;
+    } else if (fluss_append_writer_flush(w, &err)) {
         fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
         exit_code = 1;
     }

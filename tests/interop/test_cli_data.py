@@ -412,6 +412,29 @@ async def test_follow_sees_rows_appended_later(server, admin, db):
             p.wait()
 
 
+async def test_produce_from_a_slow_pipe_sends_without_waiting_for_eof(server, admin, db):
+    create(server, f"{db}.pipe", "id INT", "--buckets", "1")
+    tp = fluss.TablePath(db, "pipe")
+    await wait_ready(admin, tp)
+    p = subprocess.Popen([str(CLI), "--bootstrap-server", server.bootstrap, "produce", f"{db}.pipe"],
+                         stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        p.stdin.write("1\n2\n")
+        p.stdin.flush()
+        deadline = time.monotonic() + 10
+        while (await latest_offsets(admin, tp)) != {0: 2}:
+            assert time.monotonic() < deadline, "rows not sent while stdin stays open"
+            time.sleep(0.05)
+        p.stdin.write("3\n")
+        p.stdin.close()
+        assert p.wait(timeout=20) == 0, p.stderr.read()
+        assert await latest_offsets(admin, tp) == {0: 3}
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 async def test_100k_rows_produce_and_scan(server, conn, admin, db):
     create(server, f"{db}.vol", "id BIGINT, name STRING, v DOUBLE, ts TIMESTAMP(3)",
            "--buckets", "3")
