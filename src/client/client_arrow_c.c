@@ -133,7 +133,10 @@ static void fl_carray_release(struct ArrowArray *a) {
     a->release = NULL;
 }
 
-/* A 64-byte aligned copy of b padded with zeros to at least min bytes. */
+/* A 64-byte aligned copy of b padded with zeros to at least min bytes.
+ * aligned_alloc/free bypass the allocation funnel on purpose: the Arrow
+ * spec recommends 64-byte alignment and the release callback may run in
+ * another library's code, far from any fl_ allocator state. */
 static void *fl_copy_buffer(const fl_buf_t *b, size_t min) {
     size_t n = b->len > min ? b->len : min;
     size_t cap = (n + 63) / 64 * 64;
