@@ -49,11 +49,16 @@ bool fl_rcol_is_null(const fl_rcol_t *c, int64_t i) {
     return !(c->validity.data[i / 8] >> (i % 8) & 1);
 }
 
+/* A fetched buffer may not inflate past this: a server's answer is at most
+ * a few MiB of batches, and a compressed buffer that claims gigabytes is a
+ * decompression bomb, not data. */
+#define FL_CLIENT_BUFFER_BYTES_MAX ((size_t)256 << 20)
+
 static int fl_get_buffer(const fl_arrow_batch_view_t *v, size_t *bi, fl_buf_t *out,
                          fl_error_t *err) {
     if (*bi >= v->buffer_count)
         return fl_err_set(err, FL_CORRUPT, "arrow batch has too few buffers");
-    return fl_arrow_buffer_get(v, (*bi)++, FL_ARROW_BUFFER_BYTES_MAX, out, err);
+    return fl_arrow_buffer_get(v, (*bi)++, FL_CLIENT_BUFFER_BYTES_MAX, out, err);
 }
 
 /* Offsets (length + 1 int32) ascending from >= 0 up to at most limit. */

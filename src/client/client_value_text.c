@@ -178,8 +178,10 @@ void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *o) {
     case FL_TYPE_CHAR:
     case FL_TYPE_STRING: {
         int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
-        if (FL_JSON) fl_json_string(o, c->data.data + a, (size_t)(b - a));
-        else fl_buf_append(o, c->data.data + a, (size_t)(b - a));
+        /* an all-empty column has no data buffer at all */
+        const uint8_t *p = b > a ? c->data.data + a : (const uint8_t *)"";
+        if (FL_JSON) fl_json_string(o, p, (size_t)(b - a));
+        else fl_buf_append(o, p, (size_t)(b - a));
         return;
     }
     case FL_TYPE_BYTES:
@@ -188,8 +190,8 @@ void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *o) {
         size_t n;
         if (c->kind == FL_TYPE_BYTES) {
             int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
-            p = c->data.data + a;
             n = (size_t)(b - a);
+            p = n ? c->data.data + a : NULL;
         } else {
             n = (size_t)t->length;
             p = v + (size_t)i * n;
