@@ -169,6 +169,11 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len,
     int rc = fl_batch_parse(p, len, &bv, err);
     if (rc) return rc;
     if (check_crc && (rc = fl_batch_check_crc(&bv, err))) return rc;
+    /* a server assigns offsets from 0; anything that could overflow the
+     * per-row offsets below is not a real log */
+    if (bv.base_offset < 0 || bv.base_offset > INT64_MAX / 2)
+        return fl_err_set(err, FL_CORRUPT, "fetched batch has base offset %lld",
+                          (long long)bv.base_offset);
     if (bv.record_count <= 0 || fl_batch_last_offset(&bv) < min_offset) return 0;
     size_t pos = bv.records_start;
     const uint8_t *ct = NULL;

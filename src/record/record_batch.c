@@ -78,10 +78,6 @@ int fl_batch_parse(const uint8_t *p, size_t len, fl_batch_view_t *b, fl_error_t 
         return fl_err_set(err, code,
                           "record batch last offset delta %d does not match its %d records",
                           b->last_offset_delta, b->record_count);
-    /* offsets are record numbers; the last one must be representable */
-    if (b->base_offset < 0 || b->base_offset > INT64_MAX - (int64_t)INT32_MAX - 1)
-        return fl_err_set(err, code, "record batch base offset %lld is out of range",
-                          (long long)b->base_offset);
     if (b->schema_id < 0)
         return fl_err_set(err, code, "record batch has a negative schema id %d", b->schema_id);
     return 0;

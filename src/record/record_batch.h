@@ -55,11 +55,14 @@ typedef struct fl_batch_view {
     size_t records_start; /* offset of the records (after statistics) */
 } fl_batch_view_t;
 
+/* The base offset of a batch from a peer is unchecked (a leader rewrites
+ * it): these wrap instead of overflowing; readers compare against offsets
+ * they expect before trusting them. */
 static inline int64_t fl_batch_last_offset(const fl_batch_view_t *b) {
-    return b->base_offset + b->last_offset_delta;
+    return (int64_t)((uint64_t)b->base_offset + (uint64_t)(int64_t)b->last_offset_delta);
 }
 static inline int64_t fl_batch_next_offset(const fl_batch_view_t *b) {
-    return b->base_offset + b->last_offset_delta + 1;
+    return (int64_t)((uint64_t)b->base_offset + (uint64_t)(int64_t)b->last_offset_delta + 1u);
 }
 
 /* How many bytes the batch starting at p takes, once 12 bytes are there.
