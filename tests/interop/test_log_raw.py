@@ -262,3 +262,32 @@ async def test_truncated_records_rejected(our_server, admin, log_table):
         _, resp = produce_log(rc, tid, {0: records})
         assert one(resp)["error_code"] == CORRUPT_RECORD, (records[:16], resp)
     assert await latest_offsets(admin, path, 2) == {0: 0, 1: 0}
+
+
+async def test_fetch_byte_limits(log_table):
+    """At least one whole batch even when the limits are smaller than it;
+    otherwise whole batches up to the limit.  The reference fills the
+    limit with a truncated trailing batch (clients drop it); ours returns
+    only whole batches."""
+    path, tid, sid, rc = log_table
+    for k in range(4):
+        ok_produce(rc, tid, {0: build_batch(rows(*range(k * 10, k * 10 + 10)), sid)})
+    _, resp = fetch_log(rc, tid, {0: 0})
+    sizes = [len(h["raw"]) for h in parse_batches(one(resp)["records"])]
+    assert len(sizes) == 4 and len(one(resp)["records"]) == sum(sizes)
+
+    for max_bytes, bucket_max in ((16 << 20, 1), (1, 1 << 20), (0, 0),
+                                  (16 << 20, sizes[0] + sizes[1] // 2),
+                                  (sizes[0] + sizes[1] + 10, 1 << 20)):
+        _, resp = fetch_log(rc, tid, {0: 0}, max_bytes=max_bytes, bucket_max_bytes=bucket_max)
+        r = one(resp)
+        assert r["error_code"] == 0 and r["high_watermark"] == 40, r
+        records = r["records"]
+        whole = parse_batches(records)
+        limit = max(min(max_bytes, bucket_max), sizes[0])
+        expect_batches = max(1, max(n for n in range(5) if sum(sizes[:n]) <= limit))
+        assert [h["base_offset"] for h in whole] == [0, 10, 20, 30][:expect_batches], \
+            (max_bytes, bucket_max, len(records))
+        assert len(records) <= limit
+        if IS_OURS:
+            assert len(records) == sum(sizes[:expect_batches]), "partial trailing batch"
