@@ -366,8 +366,10 @@ int fl_api_fetch_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_t 
 
 int fl_api_produce_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
                        fl_buf_t *out, fl_error_t *err) {
-    (void)err;
     const Fluss__ProduceLogRequest *req = (const Fluss__ProduceLogRequest *)m;
+    if (req->acks != -1 && req->acks != 0 && req->acks != 1)
+        return fl_err_set(err, FLUSS_ERR_INVALID_REQUIRED_ACKS, "Invalid required acks: %d",
+                          req->acks);
     size_t nb = req->n_buckets_req;
     Fluss__PbProduceLogRespForBucket *bs = fl_calloc(nb ? nb : 1, sizeof(*bs));
     Fluss__PbProduceLogRespForBucket **ptrs = fl_calloc(nb ? nb : 1, sizeof(*ptrs));
@@ -385,11 +387,7 @@ int fl_api_produce_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_
         int rc = 0;
         fl_replica_t *r = NULL;
         fl_append_result_t res;
-        if (req->acks != -1 && req->acks != 0 && req->acks != 1)
-            rc = fl_err_set(&e, FLUSS_ERR_INVALID_REQUIRED_ACKS,
-                            "Invalid required acks %d, it must be -1 (all), 0 or 1.", req->acks);
-        if (!rc)
-            rc = fl_bucket_replica(role, req->table_id, br->has_partition_id, br->partition_id,
+        rc = fl_bucket_replica(role, req->table_id, br->has_partition_id, br->partition_id,
                                    br->bucket_id, &r, &e);
         if (!rc) rc = fl_log_tablet_append(r->log, br->records.data, br->records.len, now, &res, &e);
         if (rc) {

@@ -2,11 +2,7 @@
 the scanner returns exactly the requested columns, in the requested order,
 with the written values.  pyfluss sends the projected positions ascending
 and reorders locally; the server must cut the Arrow batches down to those
-columns (protocol.md §3.7).
-
-Our server does not implement projection pushdown yet (it answers per-bucket
-error 34): the projection tests are strict xfails on ours so they flip to
-failures-to-fix (XPASS) when it lands."""
+columns (protocol.md §3.7)."""
 
 import time
 from decimal import Decimal
@@ -15,13 +11,11 @@ import pyarrow as pa
 import pytest
 
 import fluss
-from conftest import IS_OURS
+
 from logutil import (INVALID_COLUMN_PROJECTION, V0_HEADER, build_batch,
                      create_log_table, fetch_log, parse_batches, produce_log,
                      raw_tablet, read_all)
 
-not_yet = pytest.mark.xfail(IS_OURS, reason="projection pushdown not implemented yet",
-                            strict=True)
 
 SCHEMA = pa.schema([
     pa.field("id", pa.int32()),
@@ -83,7 +77,6 @@ def expect(want: pa.Table, names):
     return want.select(names)
 
 
-@not_yet
 @pytest.mark.parametrize("indices", [[2, 0], [0], [7], [5, 3, 1], [4, 6], [7, 6, 5, 4, 3, 2, 1, 0]],
                          ids=["2_0", "0", "7", "5_3_1", "4_6", "reversed"])
 async def test_project_by_index(conn, admin, db, indices):
@@ -94,7 +87,6 @@ async def test_project_by_index(conn, admin, db, indices):
     assert got.equals(expect(want, names)), (got.slice(0, 3), expect(want, names).slice(0, 3))
 
 
-@not_yet
 async def test_project_by_name_three_buckets(conn, admin, db):
     path, table, want = await filled(conn, admin, db, "proj_name", bucket_count=3,
                                      bucket_keys=["id"])
@@ -105,7 +97,6 @@ async def test_project_by_name_three_buckets(conn, admin, db):
     assert got.equals(expect(want, names)), got.slice(0, 3)
 
 
-@not_yet
 @pytest.mark.parametrize("compression", ["NONE", "LZ4_FRAME", "ZSTD"])
 async def test_project_compressed(conn, admin, db, compression):
     path, table, want = await filled(
@@ -115,7 +106,6 @@ async def test_project_compressed(conn, admin, db, compression):
     assert got.equals(expect(want, ["raw", "name"]))
 
 
-@not_yet
 async def test_project_record_scanner(conn, admin, db):
     """The record-based scanner with a projection: rows hold only the
     projected columns."""
@@ -152,7 +142,6 @@ async def test_raw_projection_not_ascending_is_rejected(conn, admin, db):
         rc.close()
 
 
-@not_yet
 @pytest.mark.parametrize("compression,codec", [("NONE", None), ("ZSTD", "zstd"),
                                                ("LZ4_FRAME", "lz4")])
 async def test_raw_projection_returns_projected_batches(conn, admin, db, compression, codec):

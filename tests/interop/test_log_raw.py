@@ -227,8 +227,6 @@ async def test_list_offsets_raw(log_table):
     assert one(resp)["error_code"] == 38 and one(resp)["offset"] is None, resp
 
 
-@pytest.mark.xfail(IS_OURS, strict=True, reason="ours answers acks outside {-1,0,1} with a "
-                   "per-bucket error 18; the reference with a whole-request ERROR_RESPONSE 18")
 async def test_invalid_acks(admin, log_table):
     path, tid, sid, rc = log_table
     for acks in (5, -2, 2):
