@@ -16,7 +16,8 @@ if [[ ! -f $J/target/.built || -n "$(find $J/pom.xml $J/src -newer $J/target/.bu
   (mvn -B -q -o -f $J/pom.xml package -DskipTests || mvn -B -q -f $J/pom.xml package -DskipTests) >/dev/null
   touch $J/target/.built
 fi
-bench() { java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$J/target/classes:$J/target/lib/*" \
+bench() { java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+    --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED -cp "$J/target/classes:$J/target/lib/*" \
     flussc.bench.LogBench "$@"; }
 wchar() { awk '/^wchar/ {print $2}' /proc/$1/io; }
 

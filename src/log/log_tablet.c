@@ -37,15 +37,113 @@ static int fl_cmp_i64(const void *a, const void *b) {
 
 static void fl_tablet_recover_batch(const fl_batch_view_t *b, void *ctx) {
     fl_log_tablet_t *t = ctx;
-    if (b->writer_id != -1)
+    if (b->writer_id != -1 && b->base_offset >= t->snapshot_offset)
         fl_writer_state_record(&t->writers, b->writer_id, b->batch_sequence, b->base_offset,
                                fl_batch_last_offset(b));
     if (b->commit_timestamp > t->last_commit_timestamp)
         t->last_commit_timestamp = b->commit_timestamp;
 }
 
+#define FL_SNAPSHOT_SUFFIX ".writer_snapshot"
+#define FL_SNAPSHOTS_KEPT 2
+
+/* Offsets of the snapshot files in dir, ascending. */
+static size_t fl_list_snapshots(const char *dir, int64_t **out) {
+    size_t n = 0, cap = 8;
+    int64_t *v = fl_malloc(cap * sizeof(int64_t));
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len != 20 + sizeof(FL_SNAPSHOT_SUFFIX) - 1 || strcmp(e->d_name + 20, FL_SNAPSHOT_SUFFIX))
+            continue;
+        char *end;
+        long long off = strtoll(e->d_name, &end, 10);
+        if (end != e->d_name + 20 || off < 0) continue;
+        if (n == cap) v = fl_realloc(v, (cap *= 2) * sizeof(int64_t));
+        v[n++] = off;
+    }
+    if (d) closedir(d);
+    qsort(v, n, sizeof(int64_t), fl_cmp_i64);
+    *out = v;
+    return n;
+}
+
+static char *fl_snapshot_path(const char *dir, int64_t offset) {
+    size_t n = strlen(dir) + 48;
+    char *p = fl_malloc(n);
+    snprintf(p, n, "%s/%020" PRId64 FL_SNAPSHOT_SUFFIX, dir, offset);
+    return p;
+}
+
+/* Writes the writer state as of the log end offset and keeps only the
+ * newest FL_SNAPSHOTS_KEPT snapshots. */
+static int fl_tablet_write_snapshot(fl_log_tablet_t *t, fl_error_t *err) {
+    fl_buf_t b;
+    fl_buf_init(&b);
+    fl_writer_state_encode(&t->writers, &b);
+    char *path = fl_snapshot_path(t->dir, t->log_end_offset);
+    fl_error_t e;
+    int rc = fl_fs_write_atomic(path, b.data, b.len, &e);
+    fl_free(path);
+    fl_buf_free(&b);
+    if (rc) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "writer snapshot: %s", e.msg);
+    int64_t *offs;
+    size_t n = fl_list_snapshots(t->dir, &offs);
+    for (size_t i = 0; i + FL_SNAPSHOTS_KEPT < n; i++) {
+        char *old = fl_snapshot_path(t->dir, offs[i]);
+        unlink(old);
+        fl_free(old);
+    }
+    fl_free(offs);
+    return 0;
+}
+
+/* Loads the newest snapshot that decodes; returns its offset or -1. */
+static int64_t fl_tablet_load_snapshot(fl_log_tablet_t *t) {
+    int64_t *offs;
+    size_t n = fl_list_snapshots(t->dir, &offs);
+    int64_t loaded = -1;
+    for (size_t i = n; i-- > 0 && loaded < 0;) {
+        char *path = fl_snapshot_path(t->dir, offs[i]);
+        fl_buf_t b;
+        fl_buf_init(&b);
+        fl_error_t e;
+        if (fl_fs_read_all(path, 1u << 30, &b, NULL, &e) == 0 &&
+            fl_writer_state_decode(&t->writers, b.data, b.len, &e) == 0)
+            loaded = offs[i];
+        else
+            FL_WARN("log %s: ignoring writer snapshot %s: %s", t->dir, path, e.msg);
+        fl_buf_free(&b);
+        fl_free(path);
+    }
+    fl_free(offs);
+    return loaded;
+}
+
+static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, bool use_snapshot,
+                                   fl_log_tablet_t **out, fl_error_t *err);
+
 int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_tablet_t **out,
                        fl_error_t *err) {
+    int rc = fl_log_tablet_open_once(dir, cfg, true, out, err);
+    if (rc == 1) { /* the snapshot is ahead of the recovered log: rebuild from the log */
+        int64_t *offs;
+        size_t n = fl_list_snapshots(dir, &offs);
+        for (size_t i = 0; i < n; i++) {
+            char *p = fl_snapshot_path(dir, offs[i]);
+            unlink(p);
+            fl_free(p);
+        }
+        fl_free(offs);
+        rc = fl_log_tablet_open_once(dir, cfg, false, out, err);
+    }
+    return rc;
+}
+
+static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, bool use_snapshot,
+                                   fl_log_tablet_t **out, fl_error_t *err) {
+
     fl_error_t mk;
     int rc = fl_fs_mkdirs(dir, &mk);
     if (rc) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", mk.msg);
@@ -54,6 +152,8 @@ int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_table
     t->cfg = *cfg;
     t->last_commit_timestamp = -1;
     fl_writer_state_init(&t->writers);
+    t->snapshot_offset = use_snapshot ? fl_tablet_load_snapshot(t) : -1;
+    if (t->snapshot_offset < 0) t->snapshot_offset = 0;
 
     DIR *d = opendir(dir);
     if (!d) {
@@ -108,6 +208,13 @@ int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_table
     }
     t->log_start_offset = t->segments[0]->base_offset;
     t->log_end_offset = t->segments[t->segment_count - 1]->next_offset;
+    if (t->log_end_offset < t->snapshot_offset) {
+        FL_WARN("log %s: writer snapshot at %lld is past the log end %lld; rebuilding", dir,
+                (long long)t->snapshot_offset, (long long)t->log_end_offset);
+        t->offline = true; /* close without writing a snapshot */
+        fl_log_tablet_close(t);
+        return 1;
+    }
     *out = t;
     return 0;
 }
@@ -115,8 +222,10 @@ int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_table
 void fl_log_tablet_close(fl_log_tablet_t *t) {
     if (!t) return;
     if (!t->offline && t->segment_count) {
-        fl_error_t ignored;
-        fl_log_segment_sync(t->segments[t->segment_count - 1], &ignored);
+        fl_error_t e;
+        if (fl_log_segment_sync(t->segments[t->segment_count - 1], &e) == 0 &&
+            fl_tablet_write_snapshot(t, &e) != 0)
+            FL_WARN("log %s: %s", t->dir, e.msg);
     }
     for (size_t i = 0; i < t->segment_count; i++) fl_log_segment_close(t->segments[i]);
     fl_free(t->segments);
@@ -132,8 +241,9 @@ int fl_log_tablet_delete(fl_log_tablet_t *t, fl_error_t *err) {
     char *dir = fl_strdup(t->dir);
     t->offline = true; /* nothing to sync */
     fl_log_tablet_close(t);
-    if (rmdir(dir) != 0 && errno != ENOENT && !rc)
-        rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "rmdir %s: %s", dir, strerror(errno));
+    fl_error_t e; /* snapshots and checkpoints go with the segments */
+    if (fl_fs_remove_tree(dir, &e) != 0 && !rc)
+        rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", e.msg);
     fl_free(dir);
     return rc;
 }
@@ -141,6 +251,7 @@ int fl_log_tablet_delete(fl_log_tablet_t *t, fl_error_t *err) {
 static int fl_tablet_roll(fl_log_tablet_t *t, fl_error_t *err) {
     fl_log_segment_t *active = t->segments[t->segment_count - 1];
     int rc = fl_log_segment_sync(active, err);
+    if (!rc) rc = fl_tablet_write_snapshot(t, err);
     if (rc) return rc;
     fl_log_segment_t *s;
     rc = fl_log_segment_open(t->dir, t->log_end_offset, t->cfg.index_interval, true, NULL, NULL,

@@ -5,7 +5,10 @@
  * timestamps, whole-batch reads, timestamp lookups, segment rolling and
  * retention by age. Recovery on open scans the segments, truncates the
  * active one at its first torn or CRC-bad batch and rebuilds the writer
- * state; nothing past the last whole batch is ever served.
+ * state from the newest writer snapshot (<offset>.writer_snapshot, written
+ * at every roll and clean close, so writers whose batches retention deleted
+ * stay known) plus the batches after it; nothing past the last whole batch
+ * is ever served.
  *
  * Durability: appends reach the page cache before they are acknowledged
  * (they survive a process crash); segments are fsynced when rolled and on
@@ -44,6 +47,7 @@ typedef struct fl_log_tablet {
     int64_t log_end_offset;
     int64_t last_commit_timestamp;
     fl_writer_state_t writers;
+    int64_t snapshot_offset; /* writer state loaded from a snapshot up to here */
     bool offline;
 } fl_log_tablet_t;
 

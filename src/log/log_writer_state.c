@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "common_crc32c.h"
+#include "record_batch.h"
 
 void fl_writer_state_init(fl_writer_state_t *s) {
     s->cap = 16;
@@ -92,4 +94,71 @@ void fl_writer_state_record(fl_writer_state_t *s, int64_t writer_id, int32_t seq
     e->head = (e->head + 1) % FL_WRITER_BATCHES_KEPT;
     e->batches[e->head] = (fl_writer_batch_t){sequence, first_offset, last_offset};
     if (e->count < FL_WRITER_BATCHES_KEPT) e->count++;
+}
+
+#define FL_WS_MAGIC "FLWS"
+#define FL_WS_VERSION 1
+#define FL_WS_BATCH_BYTES 20
+
+void fl_writer_state_encode(const fl_writer_state_t *s, fl_buf_t *out) {
+    size_t start = out->len;
+    uint8_t w[8];
+    fl_buf_append(out, FL_WS_MAGIC, 4);
+    fl_put_le32(w, FL_WS_VERSION);
+    fl_buf_append(out, w, 4);
+    fl_put_le32(w, (uint32_t)s->used);
+    fl_buf_append(out, w, 4);
+    for (size_t i = 0; i < s->cap; i++) {
+        const fl_writer_entry_t *e = &s->slots[i];
+        if (e->writer_id == -1) continue;
+        fl_put_le64(w, (uint64_t)e->writer_id);
+        fl_buf_append(out, w, 8);
+        fl_put_le32(w, (uint32_t)e->count);
+        fl_buf_append(out, w, 4);
+        for (int32_t k = e->count - 1; k >= 0; k--) {
+            const fl_writer_batch_t *b =
+                &e->batches[(e->head - k + FL_WRITER_BATCHES_KEPT) % FL_WRITER_BATCHES_KEPT];
+            fl_put_le32(w, (uint32_t)b->sequence);
+            fl_buf_append(out, w, 4);
+            fl_put_le64(w, (uint64_t)b->first_offset);
+            fl_buf_append(out, w, 8);
+            fl_put_le64(w, (uint64_t)b->last_offset);
+            fl_buf_append(out, w, 8);
+        }
+    }
+    fl_put_le32(w, fl_crc32c(0, out->data + start, out->len - start));
+    fl_buf_append(out, w, 4);
+}
+
+int fl_writer_state_decode(fl_writer_state_t *s, const uint8_t *p, size_t len, fl_error_t *err) {
+    const int code = FLUSS_ERR__CORRUPT;
+    if (len < 16 || memcmp(p, FL_WS_MAGIC, 4) != 0)
+        return fl_err_set(err, code, "not a writer snapshot");
+    if ((uint32_t)fl_get_le32(p + len - 4) != fl_crc32c(0, p, len - 4))
+        return fl_err_set(err, code, "writer snapshot checksum mismatch");
+    if (fl_get_le32(p + 4) != FL_WS_VERSION)
+        return fl_err_set(err, code, "writer snapshot version %d", fl_get_le32(p + 4));
+    int32_t writers = fl_get_le32(p + 8);
+    size_t pos = 12, end = len - 4;
+    fl_writer_state_t fresh;
+    fl_writer_state_init(&fresh);
+    for (int32_t i = 0; i < writers; i++) {
+        if (end - pos < 12) goto bad;
+        int64_t id = fl_get_le64(p + pos);
+        int32_t count = fl_get_le32(p + pos + 8);
+        pos += 12;
+        if (id == -1 || count < 1 || count > FL_WRITER_BATCHES_KEPT ||
+            (end - pos) / FL_WS_BATCH_BYTES < (size_t)count || fl_writer_find(&fresh, id))
+            goto bad;
+        for (int32_t k = 0; k < count; k++, pos += FL_WS_BATCH_BYTES)
+            fl_writer_state_record(&fresh, id, fl_get_le32(p + pos), fl_get_le64(p + pos + 4),
+                                   fl_get_le64(p + pos + 12));
+    }
+    if (writers < 0 || pos != end) goto bad;
+    fl_writer_state_free(s);
+    *s = fresh;
+    return 0;
+bad:
+    fl_writer_state_free(&fresh);
+    return fl_err_set(err, code, "writer snapshot is inconsistent");
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common_buf.h"
 #include "common_error.h"
 
 #define FL_WRITER_BATCHES_KEPT 5
@@ -47,5 +48,14 @@ int fl_writer_state_check(const fl_writer_state_t *s, int64_t writer_id, int32_t
 /* Records an appended batch. */
 void fl_writer_state_record(fl_writer_state_t *s, int64_t writer_id, int32_t sequence,
                             int64_t first_offset, int64_t last_offset);
+
+/* Snapshot encoding (the body of a .writer_snapshot file), little-endian:
+ *   0 "FLWS" | 4 int32 version 1 | 8 int32 writer count |
+ *   per writer: int64 writer id, int32 batch count, then per batch oldest
+ *   first: int32 sequence, int64 first offset, int64 last offset |
+ *   last 4 bytes: CRC-32C of everything before them. */
+void fl_writer_state_encode(const fl_writer_state_t *s, fl_buf_t *out);
+/* Replaces s with a decoded snapshot; CORRUPT on any inconsistency. */
+int fl_writer_state_decode(fl_writer_state_t *s, const uint8_t *p, size_t len, fl_error_t *err);
 
 #endif

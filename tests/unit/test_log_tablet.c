@@ -950,6 +950,51 @@ static void test_dropped_segment_leaves_no_writer_state(void **state) {
     fl_log_tablet_close(t);
 }
 
+/* A writer whose batches retention deleted stays known after a restart
+ * (the writer snapshot), so its next sequence is accepted, not 31. */
+static void test_writer_snapshot_survives_retention(void **state) {
+    fl_log_config_t cfg = cfg_default();
+    cfg.segment_bytes = 1; /* one request per segment */
+    cfg.ttl_ms = 1000;
+    fl_log_tablet_t *t = tab_open(*state, &cfg);
+    for (int32_t seq = 0; seq < 3; seq++) append1_ok(t, 5, seq, 1, 10, (uint32_t)seq, 1000);
+    append1_ok(t, -1, -1, 1, 10, 99, 100000); /* a later segment without writer 5 */
+    append1_ok(t, -1, -1, 1, 10, 98, 100000);
+    fl_error_t err;
+    assert_int_equal(fl_log_tablet_apply_retention(t, 100000, &err), 0);
+    assert_true(t->log_start_offset >= 3); /* writer 5's batches are gone */
+    fl_log_tablet_close(t);
+    t = tab_open(*state, &cfg);
+    fl_append_result_t r;
+    assert_int_equal(append1(t, 5, 3, 1, 10, 3, 100001, &r, &err), 0);
+    assert_false(r.duplicate);
+    fl_log_tablet_close(t);
+}
+
+/* A snapshot ahead of the log (the log lost its tail after the snapshot
+ * was written) is discarded and the state rebuilt from the log. */
+static void test_writer_snapshot_ahead_of_log(void **state) {
+    fl_log_config_t cfg = cfg_default();
+    fl_log_tablet_t *t = tab_open(*state, &cfg);
+    append1_ok(t, 6, 0, 1, 10, 0, 1000);
+    fl_append_result_t second = append1_ok(t, 6, 1, 1, 10, 1, 1000);
+    fl_log_tablet_close(t); /* snapshot at offset 2 */
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%020d.log", (char *)*state, 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(truncate(path, st.st_size - 5), 0); /* second batch torn */
+    t = tab_open(*state, &cfg);
+    assert_int_equal(t->log_end_offset, second.base_offset);
+    fl_append_result_t r;
+    fl_error_t err;
+    /* seq 1 was lost with the tail: it is new again, not a duplicate */
+    assert_int_equal(append1(t, 6, 1, 1, 10, 1, 2000, &r, &err), 0);
+    assert_false(r.duplicate);
+    assert_int_equal(r.base_offset, second.base_offset);
+    fl_log_tablet_close(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_open_empty, setup, teardown),
@@ -969,6 +1014,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_sigkill_while_appending, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_writer_two_batches_in_a_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dropped_segment_leaves_no_writer_state, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_writer_snapshot_survives_retention, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_writer_snapshot_ahead_of_log, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
