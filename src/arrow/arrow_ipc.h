@@ -70,6 +70,10 @@ typedef struct fl_arrow_buffer {
  * for an unknown root or a tree deeper than FL_TYPE_DEPTH_MAX or wider than
  * FL_ARROW_SHAPE_MAX. */
 int fl_arrow_column_shape(const fl_datatype_t *t, uint32_t *nodes, uint32_t *buffers);
+/* Bytes per value in the values buffer of a fixed-width column of Fluss
+ * type t (TIME(p>3) and timestamps 8, DECIMAL 16, BINARY(n) n); 0 for
+ * BOOLEAN (bits), variable-width and nested types. */
+size_t fl_arrow_value_width(const fl_datatype_t *t);
 
 /* ---- parse -------------------------------------------------------------- */
 

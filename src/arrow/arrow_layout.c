@@ -81,3 +81,21 @@ static int fl_arrow_shape_depth(const fl_datatype_t *t, int depth, uint32_t *nod
 int fl_arrow_column_shape(const fl_datatype_t *t, uint32_t *nodes, uint32_t *buffers) {
     return fl_arrow_shape_depth(t, 0, nodes, buffers);
 }
+
+size_t fl_arrow_value_width(const fl_datatype_t *t) {
+    switch (t->root) {
+    case FL_TYPE_TINYINT: return 1;
+    case FL_TYPE_SMALLINT: return 2;
+    case FL_TYPE_INTEGER:
+    case FL_TYPE_FLOAT:
+    case FL_TYPE_DATE: return 4;
+    case FL_TYPE_BIGINT:
+    case FL_TYPE_DOUBLE:
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMP_LTZ: return 8;
+    case FL_TYPE_TIME: return t->precision > 3 ? 8 : 4;
+    case FL_TYPE_DECIMAL: return 16;
+    case FL_TYPE_BINARY: return (size_t)(t->length > 0 ? t->length : 1);
+    default: return 0;
+    }
+}

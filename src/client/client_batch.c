@@ -17,23 +17,6 @@
 
 #define FL_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
 
-static size_t fl_rcol_width(const fl_datatype_t *t) {
-    switch (t->root) {
-    case FL_TYPE_TINYINT: return 1;
-    case FL_TYPE_SMALLINT: return 2;
-    case FL_TYPE_INTEGER:
-    case FL_TYPE_FLOAT:
-    case FL_TYPE_DATE: return 4;
-    case FL_TYPE_BIGINT:
-    case FL_TYPE_DOUBLE:
-    case FL_TYPE_TIMESTAMP:
-    case FL_TYPE_TIMESTAMP_LTZ: return 8;
-    case FL_TYPE_TIME: return t->precision > 3 ? 8 : 4;
-    case FL_TYPE_DECIMAL: return 16;
-    case FL_TYPE_BINARY: return (size_t)(t->length > 0 ? t->length : 1);
-    default: return 0;
-    }
-}
 
 static void fl_rcol_free(fl_rcol_t *c) {
     fl_buf_free(&c->validity);
@@ -136,7 +119,7 @@ static int fl_decode_col(const fl_datatype_t *t, int kind, const fl_arrow_batch_
         return 0;
     }
     default: {
-        size_t w = fl_rcol_width(t);
+        size_t w = fl_arrow_value_width(t);
         if (w == 0) return fl_err_set(err, FL_CORRUPT, "unsupported column type");
         if ((rc = fl_get_buffer(v, bi, &c->values, err))) return rc;
         if (c->values.len < (size_t)c->length * w)

@@ -38,24 +38,6 @@ static bool fl_type_var(fl_type_root_t r) {
     return r == FL_TYPE_CHAR || r == FL_TYPE_STRING || r == FL_TYPE_BYTES;
 }
 
-/* Bytes per value of a fixed-width type; 0 for bits, var and nested. */
-static size_t fl_type_width(const fl_datatype_t *t) {
-    switch (t->root) {
-    case FL_TYPE_TINYINT: return 1;
-    case FL_TYPE_SMALLINT: return 2;
-    case FL_TYPE_INTEGER:
-    case FL_TYPE_FLOAT:
-    case FL_TYPE_DATE: return 4;
-    case FL_TYPE_BIGINT:
-    case FL_TYPE_DOUBLE:
-    case FL_TYPE_TIMESTAMP:
-    case FL_TYPE_TIMESTAMP_LTZ: return 8;
-    case FL_TYPE_TIME: return t->precision > 3 ? 8 : 4;
-    case FL_TYPE_DECIMAL: return 16;
-    case FL_TYPE_BINARY: return (size_t)(t->length > 0 ? t->length : 1);
-    default: return 0;
-    }
-}
 
 int fl_builder_check_table(const fluss_table_t *t, fl_error_t *err) {
     if (!t->arrow_format)
@@ -144,7 +126,7 @@ void fl_builder_append(fl_builder_t *b, const fluss_row_t *row) {
         case FL_TYPE_SMALLINT:
         case FL_TYPE_INTEGER:
         case FL_TYPE_BIGINT:
-        case FL_TYPE_DATE: fl_put_fixed(&c->values, null ? 0 : (uint64_t)cell->i, fl_type_width(t)); break;
+        case FL_TYPE_DATE: fl_put_fixed(&c->values, null ? 0 : (uint64_t)cell->i, fl_arrow_value_width(t)); break;
         case FL_TYPE_FLOAT: {
             float f = null ? 0.0f : (float)cell->d;
             uint32_t u;
@@ -168,10 +150,10 @@ void fl_builder_append(fl_builder_t *b, const fluss_row_t *row) {
         case FL_TYPE_TIMESTAMP:
         case FL_TYPE_TIMESTAMP_LTZ:
             fl_put_fixed(&c->values, null ? 0 : (uint64_t)fl_time_units(t, cell->i, cell->nanos),
-                         fl_type_width(t));
+                         fl_arrow_value_width(t));
             break;
         case FL_TYPE_BINARY: {
-            size_t w = fl_type_width(t);
+            size_t w = fl_arrow_value_width(t);
             uint8_t *p = fl_buf_reserve(&c->values, w);
             if (null) memset(p, 0, w);
             else memcpy(p, fl_cell_bytes(row, cell), w);
@@ -226,7 +208,7 @@ static int fl_emit_nulls(const fl_datatype_t *t, int64_t length, bool top, fl_ar
         if ((rc = fl_arrow_writer_add_buffer(w, zeros->data, (size_t)(length + 1) * 4, err))) return rc;
         return fl_arrow_writer_add_buffer(w, zeros->data, 0, err);
     default: {
-        size_t width = fl_type_width(t);
+        size_t width = fl_arrow_value_width(t);
         if ((size_t)length * width > zeros->len) {
             size_t more = (size_t)length * width - zeros->len;
             memset(fl_buf_reserve(zeros, more), 0, more);
