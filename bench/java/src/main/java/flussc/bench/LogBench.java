@@ -117,14 +117,25 @@ public final class LogBench {
         }
     }
 
+    /* Bytes this JVM has read through read() calls (sockets, during a scan). */
+    static long readBytes() throws Exception {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get("/proc/self/io"))) {
+            if (line.startsWith("rchar:")) return Long.parseLong(line.substring(6).trim());
+        }
+        return -1;
+    }
+
     static void wideScan(int rows, boolean projected) throws Exception {
         try (Table table = conn.getTable(TablePath.of(DB, "wide"))) {
             int[] proj = projected ? new int[] {0, 1, 2, 3, 4} : null;
+            long r0 = readBytes();
             long t0 = System.nanoTime();
             int seen = scanAll(table, rows, proj);
             double s = (System.nanoTime() - t0) / 1e9;
+            long r1 = readBytes();
             System.out.printf("{\"workload\":\"scan\",\"columns\":%d,\"rows\":%d,\"seconds\":%.3f,"
-                    + "\"rows_per_s\":%.0f}%n", projected ? 5 : WIDE_COLUMNS, seen, s, seen / s);
+                    + "\"rows_per_s\":%.0f,\"client_read_bytes\":%d}%n", projected ? 5 : WIDE_COLUMNS,
+                    seen, s, seen / s, r1 - r0);
         }
     }
 
