@@ -175,9 +175,12 @@ static int fl_proj_prepare(fl_server_t *srv, const Fluss__PbFetchLogReqForTable 
 
 static void fl_fetch_wake_all(fl_server_t *srv);
 
-/* Builds the whole fetch answer into frame; returns the record bytes. */
+/* Builds the whole fetch answer into frame (when not NULL); returns the
+ * record bytes, or SIZE_MAX when a bucket failed (an error is answered at
+ * once, never parked). */
 static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogRequest *req,
                              int32_t request_id, fl_buf_t *frame) {
+    bool failed = false;
     size_t nt = req->n_tables_req, total = 0;
     size_t request_max = req->max_bytes > 0 ? (size_t)req->max_bytes : 0;
     Fluss__PbFetchLogRespForTable *tables = fl_calloc(nt ? nt : 1, sizeof(*tables));
@@ -238,6 +241,7 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
                 }
             }
             if (rc) {
+                failed = true;
                 b.has_error_code = 1;
                 b.error_code = rc >= -1 ? rc : FLUSS_ERR_UNKNOWN_SERVER_ERROR;
                 messages = fl_realloc(messages, (message_count + 1) * sizeof(char *));
@@ -279,7 +283,7 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
     fl_free(block_ptrs);
     fl_free(tables);
     fl_free(table_ptrs);
-    return total;
+    return failed ? SIZE_MAX : total;
 }
 
 static void fl_parked_unlink(fl_delayed_fetch_t *d) {

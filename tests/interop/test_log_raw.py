@@ -192,7 +192,10 @@ async def test_unknown_bucket_and_table(log_table):
         assert one(resp, bucket)["error_code"] == UNKNOWN_TABLE_OR_BUCKET, resp
         assert one(resp, bucket)["error_message"], resp
 
-        rtype, resp = fetch_log(rc, table_id, {bucket: 0})
+        # an error is answered at once, not after the long-poll wait
+        t0 = time.monotonic()
+        rtype, resp = fetch_log(rc, table_id, {bucket: 0}, max_wait_ms=3000)
+        assert time.monotonic() - t0 < 2.0, "a failed fetch waited for max_wait_ms"
         assert rtype == RESPONSE_SUCCESS, resp
         assert one(resp, bucket)["error_code"] == UNKNOWN_TABLE_OR_BUCKET, resp
 
