@@ -22,29 +22,12 @@
 
 #include <cmocka.h>
 
+#include "test_tmpdir.h"
+
 #include "batch_builder.h"
 #include "common_buf.h"
 #include "log_segment.h"
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static int setup(void **state) {
-    char *dir = strdup("/tmp/fl_segment_XXXXXX");
-    if (!mkdtemp(dir)) return -1;
-    *state = dir;
-    return 0;
-}
-
-static int teardown(void **state) {
-    nftw(*state, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
-    free(*state);
-    return 0;
-}
 
 static char *subdir(const char *dir, const char *name) {
     char *p = malloc(strlen(dir) + strlen(name) + 2);
