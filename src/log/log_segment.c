@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "common_alloc.h"
+#include "common_crc32c.h"
+#include "common_fs.h"
 
 #define FL_SEGMENT_SCAN_CHUNK (64u * 1024)
 #define FL_SEGMENT_BATCH_MAX (1u << 30)
@@ -215,7 +217,10 @@ int fl_log_segment_find(const fl_log_segment_t *s, int64_t offset, uint64_t *pos
         int64_t base = fl_get_le64(head);
         int32_t length = fl_get_le32(head + 8);
         int32_t delta = fl_get_le32(head + 28 + (head[12] == 2 ? 4 : 0));
-        if (base + delta >= offset) {
+        if (length < FL_BATCH_HEADER_V0 - FL_BATCH_LOG_OVERHEAD || delta < 0)
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                              "%s is corrupt at position %llu", s->path, (unsigned long long)pos);
+        if ((int64_t)((uint64_t)base + (uint64_t)delta) >= offset) {
             *position = pos;
             return 0;
         }
@@ -237,7 +242,11 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
         if (fl_pread_full(s->fd, head, sizeof(head), pos, &got) != 0 || got < sizeof(head))
             return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
         int64_t base = fl_get_le64(head);
-        size_t bsize = (size_t)(uint32_t)fl_get_le32(head + 8) + FL_BATCH_LOG_OVERHEAD;
+        int32_t length = fl_get_le32(head + 8);
+        if (length < FL_BATCH_HEADER_V0 - FL_BATCH_LOG_OVERHEAD || pos + (uint64_t)length > s->size)
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                              "%s is corrupt at position %llu", s->path, (unsigned long long)pos);
+        size_t bsize = (size_t)length + FL_BATCH_LOG_OVERHEAD;
         if (base >= end_offset) break;
         if (total + bsize > max_bytes && !(at_least_one && total == 0)) break;
         total += bsize;
@@ -276,9 +285,136 @@ int fl_log_segment_sync(fl_log_segment_t *s, fl_error_t *err) {
     return 0;
 }
 
+static char *fl_index_path(const char *dir, int64_t base_offset) {
+    size_t n = strlen(dir) + 32;
+    char *p = fl_malloc(n);
+    snprintf(p, n, "%s/%020" PRId64 ".index", dir, base_offset);
+    return p;
+}
+
+/* The index path of a segment from its .log path. */
+static char *fl_segment_index_path(const fl_log_segment_t *s) {
+    size_t n = strlen(s->path);
+    char *p = fl_malloc(n + 3);
+    memcpy(p, s->path, n - 4); /* drop ".log" */
+    memcpy(p + n - 4, ".index", 7);
+    return p;
+}
+
 int fl_log_segment_delete(fl_log_segment_t *s, fl_error_t *err) {
+    char *ip = fl_segment_index_path(s);
+    unlink(ip);
+    fl_free(ip);
     if (unlink(s->path) != 0 && errno != ENOENT)
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "unlink %s: %s", s->path,
                           strerror(errno));
     return 0;
+}
+
+#define FL_IX_MAGIC "FLIX"
+#define FL_IX_HEADER 40
+#define FL_IX_ENTRIES_MAX (1u << 24)
+
+int fl_log_segment_write_index(const fl_log_segment_t *s, fl_error_t *err) {
+    fl_buf_t b;
+    fl_buf_init(&b);
+    uint8_t *h = fl_buf_reserve(&b, FL_IX_HEADER);
+    memcpy(h, FL_IX_MAGIC, 4);
+    fl_put_le32(h + 4, 1);
+    fl_put_le64(h + 8, s->size);
+    fl_put_le64(h + 16, (uint64_t)s->next_offset);
+    fl_put_le64(h + 24, (uint64_t)s->max_timestamp);
+    fl_put_le32(h + 32, (uint32_t)s->index_count);
+    fl_put_le32(h + 36, (uint32_t)s->time_count);
+    b.len = FL_IX_HEADER;
+    for (size_t i = 0; i < s->index_count; i++) {
+        uint8_t *e = fl_buf_reserve(&b, 16);
+        fl_put_le64(e, (uint64_t)s->index[i].offset);
+        fl_put_le64(e + 8, s->index[i].position);
+        b.len += 16;
+    }
+    for (size_t i = 0; i < s->time_count; i++) {
+        uint8_t *e = fl_buf_reserve(&b, 16);
+        fl_put_le64(e, (uint64_t)s->time_index[i].timestamp);
+        fl_put_le64(e + 8, (uint64_t)s->time_index[i].offset);
+        b.len += 16;
+    }
+    uint8_t crc[4];
+    fl_put_le32(crc, fl_crc32c(0, b.data, b.len));
+    fl_buf_append(&b, crc, 4);
+    char *path = fl_segment_index_path(s);
+    fl_error_t e;
+    int rc = fl_fs_write_atomic(path, b.data, b.len, &e);
+    fl_free(path);
+    fl_buf_free(&b);
+    if (rc) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "segment index: %s", e.msg);
+    return 0;
+}
+
+int fl_log_segment_open_indexed(const char *dir, int64_t base_offset, uint64_t index_interval,
+                                fl_log_segment_t **out, fl_error_t *err) {
+    char *ip = fl_index_path(dir, base_offset);
+    fl_buf_t b;
+    fl_buf_init(&b);
+    int missing = 0;
+    fl_error_t e;
+    int rc = fl_fs_read_all(ip, FL_IX_HEADER + 32ull * FL_IX_ENTRIES_MAX, &b, &missing, &e);
+    fl_free(ip);
+    if (rc || b.len < FL_IX_HEADER + 4 || memcmp(b.data, FL_IX_MAGIC, 4) != 0 ||
+        fl_get_le32(b.data + 4) != 1 ||
+        (uint32_t)fl_get_le32(b.data + b.len - 4) != fl_crc32c(0, b.data, b.len - 4)) {
+        fl_buf_free(&b);
+        return 1;
+    }
+    uint64_t size = (uint64_t)fl_get_le64(b.data + 8);
+    int64_t next = fl_get_le64(b.data + 16), max_ts = fl_get_le64(b.data + 24);
+    uint32_t n = (uint32_t)fl_get_le32(b.data + 32), m = (uint32_t)fl_get_le32(b.data + 36);
+    if (n > FL_IX_ENTRIES_MAX || m > FL_IX_ENTRIES_MAX ||
+        b.len != FL_IX_HEADER + 16ull * (n + m) + 4 || next < base_offset) {
+        fl_buf_free(&b);
+        return 1;
+    }
+    /* open the segment file without scanning, and check its size */
+    fl_log_segment_t *s = fl_calloc(1, sizeof(*s));
+    s->base_offset = base_offset;
+    s->index_interval = index_interval ? index_interval : 4096;
+    size_t plen = strlen(dir) + 32;
+    s->path = fl_malloc(plen);
+    snprintf(s->path, plen, "%s/%020" PRId64 ".log", dir, base_offset);
+    s->fd = open(s->path, O_RDWR | O_CLOEXEC);
+    struct stat st;
+    if (s->fd < 0 || fstat(s->fd, &st) != 0 || (uint64_t)st.st_size != size) {
+        fl_log_segment_close(s);
+        fl_buf_free(&b);
+        return 1;
+    }
+    s->size = size;
+    s->next_offset = next;
+    s->max_timestamp = max_ts;
+    const uint8_t *p = b.data + FL_IX_HEADER;
+    for (uint32_t i = 0; i < n; i++, p += 16) {
+        int64_t off = fl_get_le64(p);
+        uint64_t pos = (uint64_t)fl_get_le64(p + 8);
+        if (pos >= size || off < base_offset || off >= next ||
+            (s->index_count && (off <= s->index[s->index_count - 1].offset ||
+                                pos <= s->index[s->index_count - 1].position)))
+            goto bad;
+        fl_index_add(s, off, pos);
+    }
+    for (uint32_t i = 0; i < m; i++, p += 16) {
+        int64_t ts = fl_get_le64(p), off = fl_get_le64(p + 8);
+        if (off < base_offset || off >= next ||
+            (s->time_count && ts <= s->time_index[s->time_count - 1].timestamp))
+            goto bad;
+        fl_time_add(s, ts, off);
+    }
+    if (size > 0 && (s->index_count == 0 || s->index[0].position != 0)) goto bad;
+    fl_buf_free(&b);
+    *out = s;
+    (void)err;
+    return 0;
+bad:
+    fl_log_segment_close(s);
+    fl_buf_free(&b);
+    return 1;
 }

@@ -70,7 +70,23 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
 /* First batch whose commit timestamp >= ts: its base offset, or -1. */
 int64_t fl_log_segment_offset_for_time(const fl_log_segment_t *s, int64_t ts, fl_error_t *err);
 int fl_log_segment_sync(fl_log_segment_t *s, fl_error_t *err);
-/* Removes the file (after close). */
+/* Removes the file and its index file (after close). */
 int fl_log_segment_delete(fl_log_segment_t *s, fl_error_t *err);
+
+/* Index files. A segment that is no longer appended to (rolled) gets
+ * <base>.index, written atomically, so a later open need not scan it:
+ *
+ *   0 "FLIX" | 4 int32 version 1 | 8 int64 segment size | 16 int64 next offset
+ *   | 24 int64 max timestamp | 32 int32 offset entries n | 36 int32 time
+ *   entries m | 40 n x (int64 offset, int64 position) | m x (int64
+ *   timestamp, int64 offset) | int32 CRC-32C of all before it.  (LE)
+ *
+ * It describes the segment only while the segment file has exactly the
+ * recorded size; anything else (missing, torn, CRC, size) means "scan". */
+int fl_log_segment_write_index(const fl_log_segment_t *s, fl_error_t *err);
+/* Opens the segment from its index file without scanning. Returns 1 when
+ * there is no usable index (the caller opens it with a scan instead). */
+int fl_log_segment_open_indexed(const char *dir, int64_t base_offset, uint64_t index_interval,
+                                fl_log_segment_t **out, fl_error_t *err);
 
 #endif

@@ -190,15 +190,31 @@ static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, 
                 char *path = fl_malloc(plen);
                 snprintf(path, plen, "%s/%020" PRId64 ".log", dir, bases[k]);
                 unlink(path);
+                snprintf(path, plen, "%s/%020" PRId64 ".index", dir, bases[k]);
+                unlink(path);
                 fl_free(path);
             }
             break;
         }
-        fl_log_segment_t *s;
-        /* every segment is scanned; a torn or corrupt tail is cut off */
-        rc = fl_log_segment_open(dir, bases[i], cfg->index_interval, true, fl_tablet_recover_batch,
-                                 t, &s, err);
-        if (rc) break;
+        fl_log_segment_t *s = NULL;
+        /* a rolled segment with a valid index file is not scanned, unless
+         * the writer state needs its batches (they follow the snapshot) */
+        if (i + 1 < n && fl_log_segment_open_indexed(dir, bases[i], cfg->index_interval, &s, err) == 0) {
+            if (s->next_offset > t->snapshot_offset) {
+                fl_log_segment_close(s);
+                s = NULL;
+            } else if (s->max_timestamp > t->last_commit_timestamp) {
+                t->last_commit_timestamp = s->max_timestamp;
+            }
+        } else {
+            s = NULL;
+        }
+        /* otherwise scanned; a torn or corrupt tail is cut off */
+        if (!s) {
+            rc = fl_log_segment_open(dir, bases[i], cfg->index_interval, true,
+                                     fl_tablet_recover_batch, t, &s, err);
+            if (rc) break;
+        }
         fl_tablet_add_segment(t, s);
     }
     fl_free(bases);
@@ -251,6 +267,7 @@ int fl_log_tablet_delete(fl_log_tablet_t *t, fl_error_t *err) {
 static int fl_tablet_roll(fl_log_tablet_t *t, fl_error_t *err) {
     fl_log_segment_t *active = t->segments[t->segment_count - 1];
     int rc = fl_log_segment_sync(active, err);
+    if (!rc) rc = fl_log_segment_write_index(active, err);
     if (!rc) rc = fl_tablet_write_snapshot(t, err);
     if (rc) return rc;
     fl_log_segment_t *s;
