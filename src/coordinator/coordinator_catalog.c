@@ -163,3 +163,174 @@ const fl_ms_table_t *fl_catalog_get_table(fl_catalog_t *cat, const char *db, con
     if (!t) fl_err_set(err, FLUSS_ERR_TABLE_NOT_EXIST, "Table '%s.%s' does not exist.", db, name);
     return t;
 }
+
+int fl_catalog_partition_keys(const fl_ms_table_t *t, fl_strlist_t *keys, fl_error_t *err) {
+    memset(keys, 0, sizeof(*keys));
+    json_t *j = json_loads(t->table_json, 0, NULL);
+    const json_t *pk = j ? json_object_get(j, "partition_key") : NULL;
+    for (size_t i = 0; pk && i < json_array_size(pk); i++)
+        if (json_string_value(json_array_get(pk, i)))
+            fl_strlist_add(keys, json_string_value(json_array_get(pk, i)));
+    if (j) json_decref(j);
+    if (!pk) return fl_err_set(err, FLUSS_ERR__CORRUPT, "stored table JSON has no partition_key");
+    return 0;
+}
+
+/* Resolves a spec to values in partition-key order and the partition name. */
+static int fl_catalog_resolve_spec(const fl_ms_table_t *t, const fl_strlist_t *keys,
+                                   const char *const *spec_keys, const char *const *spec_values,
+                                   size_t spec_count, bool is_create, fl_strlist_t *values,
+                                   char **name, fl_error_t *err) {
+    const int code = FLUSS_ERR_PARTITION_SPEC_INVALID_EXCEPTION;
+    memset(values, 0, sizeof(*values));
+    if (spec_count != keys->count)
+        return fl_err_set(err, code,
+                          "PartitionSpec size is not equal to partition keys size for "
+                          "partitioned table %s.%s.",
+                          t->database, t->name);
+    size_t len = 0;
+    for (size_t k = 0; k < keys->count; k++) {
+        const char *v = NULL;
+        for (size_t i = 0; i < spec_count; i++)
+            if (strcmp(spec_keys[i], keys->items[k]) == 0) v = spec_values[i];
+        if (!v) {
+            fl_strlist_free(values);
+            return fl_err_set(err, code,
+                              "PartitionSpec does not contain partition key '%s' for partitioned "
+                              "table %s.%s.",
+                              keys->items[k], t->database, t->name);
+        }
+        fl_error_t e;
+        if (fl_name_check(v, "Partition", code, &e) != 0) {
+            /* "__" prefixes are refused only on create, as the reference does */
+            bool prefix_only = strncmp(v, "__", 2) == 0 && strlen(v) <= FL_NAME_LEN_MAX &&
+                               strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_-") == strlen(v);
+            if (is_create || !prefix_only) {
+                fl_strlist_free(values);
+                const char *why = strstr(e.msg, "is invalid: ");
+                return fl_err_set(err, code, "The partition value %s is invalid: %s", v,
+                                  why ? why + 12 : e.msg);
+            }
+        }
+        fl_strlist_add(values, v);
+        len += strlen(v) + 1;
+    }
+    *name = fl_malloc(len + 1);
+    (*name)[0] = '\0';
+    for (size_t k = 0; k < values->count; k++) {
+        if (k) strcat(*name, "$");
+        strcat(*name, values->items[k]);
+    }
+    return 0;
+}
+
+static const fl_ms_table_t *fl_catalog_partitioned_table(fl_catalog_t *cat, const char *db,
+                                                         const char *table, fl_strlist_t *keys,
+                                                         fl_error_t *err) {
+    const fl_ms_table_t *t = cat->ms->ops->table_get(cat->ms, db, table);
+    if (!t) {
+        fl_err_set(err, FLUSS_ERR_TABLE_NOT_EXIST, "Table '%s.%s' does not exist.", db, table);
+        return NULL;
+    }
+    if (fl_catalog_partition_keys(t, keys, err)) return NULL;
+    if (keys->count == 0) {
+        fl_strlist_free(keys);
+        fl_err_set(err, FLUSS_ERR_TABLE_NOT_PARTITIONED_EXCEPTION,
+                   "Only partitioned table support create partition.");
+        return NULL;
+    }
+    return t;
+}
+
+int fl_catalog_create_partition(fl_catalog_t *cat, const char *db, const char *table,
+                                const char *const *spec_keys, const char *const *spec_values,
+                                size_t spec_count, bool ignore_if_exists, fl_error_t *err) {
+    fl_strlist_t keys, values;
+    const fl_ms_table_t *t = fl_catalog_partitioned_table(cat, db, table, &keys, err);
+    if (!t) return err->code;
+    char *name = NULL;
+    int rc = fl_catalog_resolve_spec(t, &keys, spec_keys, spec_values, spec_count, true, &values,
+                                     &name, err);
+    fl_strlist_free(&keys);
+    if (rc) return rc;
+    fl_ms_partition_t p;
+    memset(&p, 0, sizeof(p));
+    int64_t table_id = t->table_id;
+    if (fl_ms_table_partition(t, 0, name)) {
+        if (!ignore_if_exists)
+            rc = fl_err_set(err, FLUSS_ERR_PARTITION_ALREADY_EXISTS,
+                            "Partition '%s' already exists for table %s.%s", name, db, table);
+        goto done;
+    }
+    if (t->partition_count >= FL_CATALOG_PARTITIONS_MAX) {
+        rc = fl_err_set(err, FLUSS_ERR_PARTITION_MAX_NUM_EXCEPTION,
+                        "Exceed the maximum number of partitions for table %s.%s, only allow %d "
+                        "partitions.",
+                        db, table, FL_CATALOG_PARTITIONS_MAX);
+        goto done;
+    }
+    json_t *j = json_loads(t->table_json, 0, NULL);
+    int32_t buckets = j ? (int32_t)json_integer_value(json_object_get(j, "bucket_count")) : 0;
+    const char *rfs = j ? json_string_value(json_object_get(json_object_get(j, "properties"),
+                                                           "table.replication.factor"))
+                        : NULL;
+    long rf = rfs ? strtol(rfs, NULL, 10) : 1;
+    if (j) json_decref(j);
+    if (rf > (long)cat->tablet_count || rf > FL_REPLICAS_MAX || rf < 1 || buckets < 1) {
+        rc = fl_err_set(err, FLUSS_ERR_INVALID_REPLICATION_FACTOR,
+                        "Replication factor: %ld larger than available tablet servers: %zu.", rf,
+                        cat->tablet_count);
+        goto done;
+    }
+    if ((rc = cat->ms->ops->next_id(cat->ms, FL_MS_COUNTER_PARTITION_ID, &p.partition_id, err)))
+        goto done;
+    p.name = name;
+    p.values = values.items;
+    p.value_count = values.count;
+    p.created_ms = fl_time_wall_ms();
+    p.bucket_count = buckets;
+    p.buckets = fl_calloc((size_t)buckets, sizeof(fl_ms_bucket_t));
+    for (int32_t b = 0; b < buckets; b++) {
+        fl_ms_bucket_t *bk = &p.buckets[b];
+        bk->replica_count = (int32_t)rf;
+        for (long r = 0; r < rf; r++)
+            bk->replicas[r] = cat->tablet_ids[(size_t)((uint64_t)(p.partition_id + b + r) %
+                                                       cat->tablet_count)];
+        bk->leader = bk->replicas[0];
+    }
+    rc = cat->ms->ops->partition_create(cat->ms, table_id, &p, err);
+    fl_free(p.buckets);
+done:
+    fl_free(name);
+    fl_strlist_free(&values);
+    return rc;
+}
+
+int fl_catalog_drop_partition(fl_catalog_t *cat, const char *db, const char *table,
+                              const char *const *spec_keys, const char *const *spec_values,
+                              size_t spec_count, bool ignore_if_not_exists,
+                              int64_t *dropped_id, fl_error_t *err) {
+    *dropped_id = -1;
+    fl_strlist_t keys, values;
+    const fl_ms_table_t *t = fl_catalog_partitioned_table(cat, db, table, &keys, err);
+    if (!t) return err->code;
+    char *name = NULL;
+    int rc = fl_catalog_resolve_spec(t, &keys, spec_keys, spec_values, spec_count, false, &values,
+                                     &name, err);
+    fl_strlist_free(&keys);
+    if (rc) return rc;
+    fl_strlist_free(&values);
+    const fl_ms_partition_t *p = fl_ms_table_partition(t, 0, name);
+    if (!p) {
+        if (!ignore_if_not_exists)
+            rc = fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
+                            "Partition '%s' does not exist for table %s.%s", name, db, table);
+    } else {
+        int64_t id = p->partition_id;
+        rc = cat->ms->ops->partition_drop(cat->ms, t->table_id, id, err);
+        if (!rc) *dropped_id = id;
+    }
+    fl_free(name);
+    return rc;
+}

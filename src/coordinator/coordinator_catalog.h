@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "common_error.h"
+#include "common_strlist.h"
 #include "coordinator_table_check.h"
 #include "metastore.h"
 
@@ -44,6 +45,21 @@ int fl_catalog_create_table(fl_catalog_t *cat, const char *db, const char *name,
                             fl_error_t *err);
 int fl_catalog_drop_table(fl_catalog_t *cat, const char *db, const char *name,
                           bool ignore_if_not_exists, fl_error_t *err);
+/* Partitions (CoordinatorService#createPartition/dropPartition): spec_keys
+ * and spec_values are the request's key/value pairs in any order; they
+ * must name exactly the table's partition keys. The partition name is the
+ * values in partition-key order joined by '$'. */
+#define FL_CATALOG_PARTITIONS_MAX 1000 /* max.partition.num */
+int fl_catalog_create_partition(fl_catalog_t *cat, const char *db, const char *table,
+                                const char *const *spec_keys, const char *const *spec_values,
+                                size_t spec_count, bool ignore_if_exists, fl_error_t *err);
+int fl_catalog_drop_partition(fl_catalog_t *cat, const char *db, const char *table,
+                              const char *const *spec_keys, const char *const *spec_values,
+                              size_t spec_count, bool ignore_if_not_exists,
+                              int64_t *dropped_id, fl_error_t *err);
+/* The partition keys of a table's descriptor (caller frees the list). */
+int fl_catalog_partition_keys(const fl_ms_table_t *t, fl_strlist_t *keys, fl_error_t *err);
+
 /* The table or NULL with TABLE_NOT_EXIST set in err. */
 const fl_ms_table_t *fl_catalog_get_table(fl_catalog_t *cat, const char *db, const char *name,
                                           fl_error_t *err);

@@ -33,6 +33,16 @@ typedef struct fl_ms_bucket {
     int32_t replicas[FL_REPLICAS_MAX];
 } fl_ms_bucket_t;
 
+typedef struct fl_ms_partition {
+    int64_t partition_id;
+    char *name;     /* values in partition-key order joined by '$' */
+    char **values;  /* one per partition key */
+    size_t value_count;
+    int64_t created_ms;
+    int32_t bucket_count;
+    fl_ms_bucket_t *buckets;
+} fl_ms_partition_t;
+
 typedef struct fl_ms_table {
     char *database;
     char *name;
@@ -45,6 +55,8 @@ typedef struct fl_ms_table {
     int64_t modified_ms;
     int32_t bucket_count; /* entries in buckets; 0 for partitioned tables */
     fl_ms_bucket_t *buckets;
+    size_t partition_count;
+    fl_ms_partition_t *partitions;
 } fl_ms_table_t;
 
 enum fl_ms_counter {
@@ -71,6 +83,11 @@ struct fl_metastore_ops {
     /* Copies *t into the store. */
     int (*table_create)(fl_metastore_t *ms, const fl_ms_table_t *t, fl_error_t *err);
     int (*table_drop)(fl_metastore_t *ms, const char *db, const char *name, fl_error_t *err);
+    /* Adds a partition (copied) to a table / removes it. */
+    int (*partition_create)(fl_metastore_t *ms, int64_t table_id, const fl_ms_partition_t *p,
+                            fl_error_t *err);
+    int (*partition_drop)(fl_metastore_t *ms, int64_t table_id, int64_t partition_id,
+                          fl_error_t *err);
     /* Returns the next value of a counter (first is 0) in *out. */
     int (*next_id)(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out, fl_error_t *err);
 };
@@ -87,5 +104,10 @@ int fl_metastore_embedded_open(const char *dir, fl_metastore_t **out, fl_error_t
 void fl_ms_database_clear(fl_ms_database_t *db);
 void fl_ms_table_clear(fl_ms_table_t *t);
 void fl_ms_table_copy(fl_ms_table_t *dst, const fl_ms_table_t *src);
+void fl_ms_partition_clear(fl_ms_partition_t *p);
+void fl_ms_partition_copy(fl_ms_partition_t *dst, const fl_ms_partition_t *src);
+/* A table's partition by id or by name, or NULL. */
+const fl_ms_partition_t *fl_ms_table_partition(const fl_ms_table_t *t, int64_t id,
+                                               const char *name);
 
 #endif

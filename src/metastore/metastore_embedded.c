@@ -51,6 +51,33 @@ static void fl_mse_clear_state(fl_ms_embedded_t *m) {
 
 /* ---- serialization ---- */
 
+static json_t *fl_mse_buckets_json(const fl_ms_bucket_t *buckets, int32_t count) {
+    json_t *arr = json_array();
+    for (int32_t b = 0; b < count; b++) {
+        json_t *replicas = json_array();
+        for (int32_t r = 0; r < buckets[b].replica_count; r++)
+            json_array_append_new(replicas, json_integer(buckets[b].replicas[r]));
+        json_array_append_new(arr, json_pack("{s:i,s:i,s:o}", "leader", buckets[b].leader, "epoch",
+                                             buckets[b].leader_epoch, "replicas", replicas));
+    }
+    return arr;
+}
+
+static json_t *fl_mse_partitions_json(const fl_ms_table_t *t) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < t->partition_count; i++) {
+        const fl_ms_partition_t *p = &t->partitions[i];
+        json_t *values = json_array();
+        for (size_t v = 0; v < p->value_count; v++)
+            json_array_append_new(values, json_string(p->values[v]));
+        json_array_append_new(
+            arr, json_pack("{s:I,s:s,s:o,s:I,s:o}", "id", (json_int_t)p->partition_id, "name",
+                           p->name, "values", values, "created", (json_int_t)p->created_ms,
+                           "buckets", fl_mse_buckets_json(p->buckets, p->bucket_count)));
+    }
+    return arr;
+}
+
 static json_t *fl_mse_to_json(const fl_ms_embedded_t *m) {
     json_t *root = json_object();
     json_object_set_new(root, "version", json_integer(1));
@@ -72,22 +99,14 @@ static json_t *fl_mse_to_json(const fl_ms_embedded_t *m) {
         json_t *schemas = json_array();
         for (size_t s = 0; s < t->schema_count; s++)
             json_array_append_new(schemas, json_string(t->schema_jsons[s]));
-        json_t *buckets = json_array();
-        for (int32_t b = 0; b < t->bucket_count; b++) {
-            json_t *replicas = json_array();
-            for (int32_t r = 0; r < t->buckets[b].replica_count; r++)
-                json_array_append_new(replicas, json_integer(t->buckets[b].replicas[r]));
-            json_array_append_new(buckets,
-                                  json_pack("{s:i,s:i,s:o}", "leader", t->buckets[b].leader,
-                                            "epoch", t->buckets[b].leader_epoch, "replicas",
-                                            replicas));
-        }
         json_array_append_new(
-            tables, json_pack("{s:s,s:s,s:I,s:i,s:s,s:o,s:I,s:I,s:o}", "database", t->database,
+            tables, json_pack("{s:s,s:s,s:I,s:i,s:s,s:o,s:I,s:I,s:o,s:o}", "database", t->database,
                               "name", t->name, "id", (json_int_t)t->table_id, "schema_id",
                               t->schema_id, "table_json", t->table_json, "schemas", schemas,
                               "created", (json_int_t)t->created_ms, "modified",
-                              (json_int_t)t->modified_ms, "buckets", buckets));
+                              (json_int_t)t->modified_ms, "buckets",
+                              fl_mse_buckets_json(t->buckets, t->bucket_count), "partitions",
+                              fl_mse_partitions_json(t)));
     }
     json_object_set_new(root, "tables", tables);
     return root;
@@ -95,6 +114,54 @@ static json_t *fl_mse_to_json(const fl_ms_embedded_t *m) {
 
 static int fl_mse_bad(fl_error_t *err, const char *path, const char *what) {
     return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: invalid metadata file (%s)", path, what);
+}
+
+/* Loads a bucket array; returns its length or -1 when malformed. */
+static int32_t fl_mse_load_buckets(const json_t *arr, fl_ms_bucket_t **out) {
+    if (!json_is_array(arr) || json_array_size(arr) > 1u << 20) return -1;
+    int32_t n = (int32_t)json_array_size(arr);
+    *out = fl_calloc(n ? (size_t)n : 1, sizeof(fl_ms_bucket_t));
+    for (int32_t b = 0; b < n; b++) {
+        const json_t *bj = json_array_get(arr, (size_t)b);
+        const json_t *reps = json_object_get(bj, "replicas");
+        if (!json_is_array(reps) || json_array_size(reps) > FL_REPLICAS_MAX) return -1;
+        (*out)[b].leader = (int32_t)json_integer_value(json_object_get(bj, "leader"));
+        (*out)[b].leader_epoch = (int32_t)json_integer_value(json_object_get(bj, "epoch"));
+        (*out)[b].replica_count = (int32_t)json_array_size(reps);
+        for (size_t r = 0; r < json_array_size(reps); r++)
+            (*out)[b].replicas[r] = (int32_t)json_integer_value(json_array_get(reps, r));
+    }
+    return n;
+}
+
+static int fl_mse_load_partitions(fl_ms_embedded_t *m, const json_t *arr, fl_ms_table_t *t,
+                                  fl_error_t *err) {
+    if (!arr) return 0; /* stores written before partitions existed */
+    if (!json_is_array(arr)) return fl_mse_bad(err, m->path, "partitions");
+    size_t n = json_array_size(arr);
+    t->partitions = fl_calloc(n ? n : 1, sizeof(fl_ms_partition_t));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *pj = json_array_get(arr, i);
+        fl_ms_partition_t *p = &t->partitions[i];
+        t->partition_count = i + 1;
+        const char *name = json_string_value(json_object_get(pj, "name"));
+        const json_t *values = json_object_get(pj, "values");
+        if (!name || !json_is_integer(json_object_get(pj, "id")) || !json_is_array(values))
+            return fl_mse_bad(err, m->path, "partition record");
+        p->partition_id = json_integer_value(json_object_get(pj, "id"));
+        p->name = fl_strdup(name);
+        p->created_ms = json_integer_value(json_object_get(pj, "created"));
+        p->value_count = json_array_size(values);
+        p->values = fl_calloc(p->value_count ? p->value_count : 1, sizeof(char *));
+        for (size_t v = 0; v < p->value_count; v++) {
+            const char *s = json_string_value(json_array_get(values, v));
+            if (!s) return fl_mse_bad(err, m->path, "partition value");
+            p->values[v] = fl_strdup(s);
+        }
+        p->bucket_count = fl_mse_load_buckets(json_object_get(pj, "buckets"), &p->buckets);
+        if (p->bucket_count < 0) return fl_mse_bad(err, m->path, "partition bucket");
+    }
+    return 0;
 }
 
 static int fl_mse_load_table(fl_ms_embedded_t *m, const json_t *tj, fl_ms_table_t *t,
@@ -123,20 +190,12 @@ static int fl_mse_load_table(fl_ms_embedded_t *m, const json_t *tj, fl_ms_table_
     }
     if (t->schema_id < 1 || (size_t)t->schema_id != t->schema_count)
         return fl_mse_bad(err, m->path, "schema id");
-    t->bucket_count = (int32_t)json_array_size(buckets);
-    t->buckets = fl_calloc(t->bucket_count ? (size_t)t->bucket_count : 1, sizeof(fl_ms_bucket_t));
-    for (int32_t b = 0; b < t->bucket_count; b++) {
-        const json_t *bj = json_array_get(buckets, (size_t)b);
-        const json_t *reps = json_object_get(bj, "replicas");
-        if (!json_is_array(reps) || json_array_size(reps) > FL_REPLICAS_MAX)
-            return fl_mse_bad(err, m->path, "bucket");
-        t->buckets[b].leader = (int32_t)json_integer_value(json_object_get(bj, "leader"));
-        t->buckets[b].leader_epoch = (int32_t)json_integer_value(json_object_get(bj, "epoch"));
-        t->buckets[b].replica_count = (int32_t)json_array_size(reps);
-        for (size_t r = 0; r < json_array_size(reps); r++)
-            t->buckets[b].replicas[r] = (int32_t)json_integer_value(json_array_get(reps, r));
+    t->bucket_count = fl_mse_load_buckets(buckets, &t->buckets);
+    if (t->bucket_count < 0) {
+        t->bucket_count = 0;
+        return fl_mse_bad(err, m->path, "bucket");
     }
-    return 0;
+    return fl_mse_load_partitions(m, json_object_get(tj, "partitions"), t, err);
 }
 
 static int fl_mse_load(fl_ms_embedded_t *m, fl_error_t *err) {
@@ -347,6 +406,46 @@ static int fl_mse_table_drop(fl_metastore_t *ms, const char *db, const char *nam
     return fl_err_set(err, FLUSS_ERR_TABLE_NOT_EXIST, "Table %s.%s does not exist.", db, name);
 }
 
+static fl_ms_table_t *fl_mse_table_mut(fl_ms_embedded_t *m, int64_t id) {
+    for (size_t i = 0; i < m->table_count; i++)
+        if (m->tables[i].table_id == id) return &m->tables[i];
+    return NULL;
+}
+
+static int fl_mse_partition_create(fl_metastore_t *ms, int64_t table_id,
+                                   const fl_ms_partition_t *p, fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    fl_ms_table_t *t = fl_mse_table_mut(m, table_id);
+    if (!t) return fl_err_set(err, FLUSS_ERR_TABLE_NOT_EXIST, "Table %lld does not exist.",
+                              (long long)table_id);
+    if (fl_ms_table_partition(t, 0, p->name))
+        return fl_err_set(err, FLUSS_ERR_PARTITION_ALREADY_EXISTS,
+                          "Partition '%s' already exists.", p->name);
+    t->partitions = fl_realloc(t->partitions, (t->partition_count + 1) * sizeof(*t->partitions));
+    fl_ms_partition_copy(&t->partitions[t->partition_count++], p);
+    return fl_mse_persist(m, err);
+}
+
+static int fl_mse_partition_drop(fl_metastore_t *ms, int64_t table_id, int64_t partition_id,
+                                 fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    fl_ms_table_t *t = fl_mse_table_mut(m, table_id);
+    for (size_t i = 0; t && i < t->partition_count; i++) {
+        if (t->partitions[i].partition_id != partition_id) continue;
+        fl_ms_partition_clear(&t->partitions[i]);
+        memmove(&t->partitions[i], &t->partitions[i + 1],
+                (t->partition_count - i - 1) * sizeof(*t->partitions));
+        t->partition_count--;
+        return fl_mse_persist(m, err);
+    }
+    return fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS, "Partition %lld does not exist.",
+                      (long long)partition_id);
+}
+
 static int fl_mse_next_id(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out,
                           fl_error_t *err) {
     fl_ms_embedded_t *m = FL_MSE(ms);
@@ -373,6 +472,8 @@ static const struct fl_metastore_ops fl_mse_ops = {
     .table_by_id = fl_mse_table_by_id,
     .table_create = fl_mse_table_create,
     .table_drop = fl_mse_table_drop,
+    .partition_create = fl_mse_partition_create,
+    .partition_drop = fl_mse_partition_drop,
     .next_id = fl_mse_next_id,
 };
 

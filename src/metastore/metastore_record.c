@@ -13,7 +13,37 @@ void fl_ms_database_clear(fl_ms_database_t *db) {
     memset(db, 0, sizeof(*db));
 }
 
+void fl_ms_partition_clear(fl_ms_partition_t *p) {
+    fl_free(p->name);
+    for (size_t i = 0; i < p->value_count; i++) fl_free(p->values[i]);
+    fl_free(p->values);
+    fl_free(p->buckets);
+    memset(p, 0, sizeof(*p));
+}
+
+void fl_ms_partition_copy(fl_ms_partition_t *dst, const fl_ms_partition_t *src) {
+    *dst = *src;
+    dst->name = fl_strdup(src->name);
+    dst->values = fl_calloc(src->value_count ? src->value_count : 1, sizeof(char *));
+    for (size_t i = 0; i < src->value_count; i++) dst->values[i] = fl_strdup(src->values[i]);
+    dst->buckets = fl_calloc(src->bucket_count > 0 ? (size_t)src->bucket_count : 1,
+                             sizeof(fl_ms_bucket_t));
+    if (src->bucket_count > 0)
+        memcpy(dst->buckets, src->buckets, (size_t)src->bucket_count * sizeof(fl_ms_bucket_t));
+}
+
+const fl_ms_partition_t *fl_ms_table_partition(const fl_ms_table_t *t, int64_t id,
+                                               const char *name) {
+    for (size_t i = 0; i < t->partition_count; i++) {
+        const fl_ms_partition_t *p = &t->partitions[i];
+        if (name ? strcmp(p->name, name) == 0 : p->partition_id == id) return p;
+    }
+    return NULL;
+}
+
 void fl_ms_table_clear(fl_ms_table_t *t) {
+    for (size_t i = 0; i < t->partition_count; i++) fl_ms_partition_clear(&t->partitions[i]);
+    fl_free(t->partitions);
     fl_free(t->database);
     fl_free(t->name);
     fl_free(t->table_json);
@@ -35,4 +65,8 @@ void fl_ms_table_copy(fl_ms_table_t *dst, const fl_ms_table_t *src) {
                              sizeof(fl_ms_bucket_t));
     if (src->bucket_count > 0)
         memcpy(dst->buckets, src->buckets, (size_t)src->bucket_count * sizeof(fl_ms_bucket_t));
+    dst->partitions = fl_calloc(src->partition_count ? src->partition_count : 1,
+                                sizeof(fl_ms_partition_t));
+    for (size_t i = 0; i < src->partition_count; i++)
+        fl_ms_partition_copy(&dst->partitions[i], &src->partitions[i]);
 }

@@ -135,6 +135,29 @@ int fl_replica_manager_drop_table(fl_replica_manager_t *rm, const char *db, cons
     return rc;
 }
 
+int fl_replica_manager_drop_partition(fl_replica_manager_t *rm, const char *db, const char *table,
+                                      int64_t table_id, const char *partition_name,
+                                      int64_t partition_id, fl_error_t *err) {
+    if (!rm->data_dir) return 0;
+    for (size_t i = rm->count; i-- > 0;) {
+        fl_replica_t *r = rm->replicas[i];
+        if (r->table_id != table_id || r->partition_id != partition_id) continue;
+        fl_log_tablet_close(r->log);
+        fl_replica_free(r);
+        memmove(&rm->replicas[i], &rm->replicas[i + 1], (rm->count - i - 1) * sizeof(*rm->replicas));
+        rm->count--;
+    }
+    char *tdir = fl_table_dir(rm, db, table, table_id);
+    size_t n = strlen(tdir) + strlen(partition_name) + 32;
+    char *pdir = fl_malloc(n);
+    snprintf(pdir, n, "%s/%s-p%" PRId64, tdir, partition_name, partition_id);
+    int rc = fl_fs_remove_tree(pdir, err);
+    if (rc) FL_WARN("dropping %s: %s", pdir, err->msg);
+    fl_free(pdir);
+    fl_free(tdir);
+    return rc;
+}
+
 void fl_replica_manager_retention(fl_replica_manager_t *rm, int64_t now_ms) {
     for (size_t i = 0; i < rm->count; i++) {
         fl_error_t err;

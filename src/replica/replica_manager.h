@@ -47,6 +47,10 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
 /* Closes every replica of the table and removes its directory. */
 int fl_replica_manager_drop_table(fl_replica_manager_t *rm, const char *db, const char *table,
                                   int64_t table_id, fl_error_t *err);
+/* Closes the replicas of one partition and removes its directory. */
+int fl_replica_manager_drop_partition(fl_replica_manager_t *rm, const char *db, const char *table,
+                                      int64_t table_id, const char *partition_name,
+                                      int64_t partition_id, fl_error_t *err);
 /* Applies retention to every open replica. */
 void fl_replica_manager_retention(fl_replica_manager_t *rm, int64_t now_ms);
 

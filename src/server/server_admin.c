@@ -246,6 +246,80 @@ int fl_api_get_table_schema(fl_server_role_t *role, const ProtobufCMessage *m, i
     return 0;
 }
 
+/* The key/value pairs of a partition spec as two arrays (views). */
+static size_t fl_spec_arrays(const Fluss__PbPartitionSpec *spec, const char ***keys,
+                             const char ***values) {
+    size_t n = spec ? spec->n_partition_key_values : 0;
+    *keys = fl_calloc(n ? n : 1, sizeof(char *));
+    *values = fl_calloc(n ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        (*keys)[i] = spec->partition_key_values[i]->key;
+        (*values)[i] = spec->partition_key_values[i]->value;
+    }
+    return n;
+}
+
+int fl_api_create_partition(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                            fl_buf_t *out, fl_error_t *err) {
+    const Fluss__CreatePartitionRequest *req = (const Fluss__CreatePartitionRequest *)m;
+    int rc = fl_require_path(req->table_path, err);
+    if (rc) return rc;
+    const char **keys, **values;
+    size_t n = fl_spec_arrays(req->partition_spec, &keys, &values);
+    /* field 3 is named ignore_if_not_exists but means "ignore if it exists" */
+    rc = fl_catalog_create_partition(FL_CATALOG(role), req->table_path->database_name,
+                                     req->table_path->table_name, keys, values, n,
+                                     req->ignore_if_not_exists, err);
+    fl_free(keys);
+    fl_free(values);
+    if (rc) return rc;
+    Fluss__CreatePartitionResponse resp = FLUSS__CREATE_PARTITION_RESPONSE__INIT;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
+int fl_api_drop_partition(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
+                          fl_buf_t *out, fl_error_t *err) {
+    const Fluss__DropPartitionRequest *req = (const Fluss__DropPartitionRequest *)m;
+    int rc = fl_require_path(req->table_path, err);
+    if (rc) return rc;
+    const char *db = req->table_path->database_name, *name = req->table_path->table_name;
+    const fl_ms_table_t *t = FL_MS(role)->ops->table_get(FL_MS(role), db, name);
+    int64_t table_id = t ? t->table_id : -1;
+    const char **keys, **values;
+    size_t n = fl_spec_arrays(req->partition_spec, &keys, &values);
+    /* the partition name, for its directory, before the store forgets it */
+    fl_buf_t pname;
+    fl_buf_init(&pname);
+    int64_t dropped = -1;
+    fl_strlist_t pkeys;
+    fl_error_t ignored;
+    if (t && fl_catalog_partition_keys(t, &pkeys, &ignored) == 0) {
+        for (size_t k = 0; k < pkeys.count; k++)
+            for (size_t i = 0; i < n; i++)
+                if (strcmp(keys[i], pkeys.items[k]) == 0) {
+                    if (k) fl_buf_put_u8(&pname, '$');
+                    fl_buf_append(&pname, values[i], strlen(values[i]));
+                }
+        fl_strlist_free(&pkeys);
+    }
+    fl_buf_put_u8(&pname, '\0');
+    rc = fl_catalog_drop_partition(FL_CATALOG(role), db, name, keys, values, n,
+                                   req->ignore_if_not_exists, &dropped, err);
+    fl_free(keys);
+    fl_free(values);
+    if (!rc && dropped >= 0) {
+        fl_error_t e;
+        fl_replica_manager_drop_partition(&role->server->replicas, db, name, table_id,
+                                          (const char *)pname.data, dropped, &e);
+    }
+    fl_buf_free(&pname);
+    if (rc) return rc;
+    Fluss__DropPartitionResponse resp = FLUSS__DROP_PARTITION_RESPONSE__INIT;
+    fl_server_reply(out, rid, &resp.base);
+    return 0;
+}
+
 int fl_api_list_partition_infos(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
                                 fl_buf_t *out, fl_error_t *err) {
     const Fluss__ListPartitionInfosRequest *req = (const Fluss__ListPartitionInfosRequest *)m;
@@ -254,14 +328,57 @@ int fl_api_list_partition_infos(fl_server_role_t *role, const ProtobufCMessage *
     const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(role), req->table_path->database_name,
                                                   req->table_path->table_name, err);
     if (!t) return err->code;
-    json_t *j = json_loads(t->table_json, 0, NULL);
-    size_t nkeys = j ? json_array_size(json_object_get(j, "partition_key")) : 0;
-    if (j) json_decref(j);
-    if (nkeys == 0)
+    fl_strlist_t keys;
+    if ((rc = fl_catalog_partition_keys(t, &keys, err))) return rc;
+    if (keys.count == 0) {
+        fl_strlist_free(&keys);
         return fl_err_set(err, FLUSS_ERR_TABLE_NOT_PARTITIONED_EXCEPTION,
                           "Table '%s.%s' is not a partitioned table.", t->database, t->name);
-    /* Partitions are created by a later stage of fluss-c; none exist yet. */
+    }
+    const Fluss__PbPartitionSpec *filter = req->partial_partition_spec;
+    size_t np = t->partition_count, shown = 0;
+    Fluss__PbPartitionInfo *infos = fl_calloc(np ? np : 1, sizeof(*infos));
+    Fluss__PbPartitionInfo **info_ptrs = fl_calloc(np ? np : 1, sizeof(*info_ptrs));
+    Fluss__PbPartitionSpec *specs = fl_calloc(np ? np : 1, sizeof(*specs));
+    Fluss__PbKeyValue *kvs = fl_calloc(np * keys.count + 1, sizeof(*kvs));
+    Fluss__PbKeyValue **kv_ptrs = fl_calloc(np * keys.count + 1, sizeof(*kv_ptrs));
+    for (size_t i = 0; i < np; i++) {
+        const fl_ms_partition_t *p = &t->partitions[i];
+        bool match = true;
+        for (size_t f = 0; filter && f < filter->n_partition_key_values && match; f++) {
+            int k = fl_strlist_index(&keys, filter->partition_key_values[f]->key);
+            match = k >= 0 && (size_t)k < p->value_count &&
+                    strcmp(p->values[k], filter->partition_key_values[f]->value) == 0;
+        }
+        if (!match) continue;
+        Fluss__PbPartitionSpec spec = FLUSS__PB_PARTITION_SPEC__INIT;
+        size_t base = shown * keys.count;
+        for (size_t k = 0; k < keys.count && k < p->value_count; k++) {
+            Fluss__PbKeyValue kv = FLUSS__PB_KEY_VALUE__INIT;
+            kv.key = keys.items[k];
+            kv.value = p->values[k];
+            kvs[base + k] = kv;
+            kv_ptrs[base + k] = &kvs[base + k];
+        }
+        spec.n_partition_key_values = keys.count < p->value_count ? keys.count : p->value_count;
+        spec.partition_key_values = &kv_ptrs[base];
+        specs[shown] = spec;
+        Fluss__PbPartitionInfo info = FLUSS__PB_PARTITION_INFO__INIT;
+        info.partition_id = p->partition_id;
+        info.partition_spec = &specs[shown];
+        infos[shown] = info;
+        info_ptrs[shown] = &infos[shown];
+        shown++;
+    }
     Fluss__ListPartitionInfosResponse resp = FLUSS__LIST_PARTITION_INFOS_RESPONSE__INIT;
+    resp.n_partitions_info = shown;
+    resp.partitions_info = info_ptrs;
     fl_server_reply(out, rid, &resp.base);
+    fl_free(infos);
+    fl_free(info_ptrs);
+    fl_free(specs);
+    fl_free(kvs);
+    fl_free(kv_ptrs);
+    fl_strlist_free(&keys);
     return 0;
 }

@@ -42,6 +42,8 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_TABLE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__table_exists_request__descriptor, fl_api_table_exists},
     {FL_API_GET_TABLE_SCHEMA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_schema_request__descriptor, fl_api_get_table_schema},
     {FL_API_LIST_PARTITION_INFOS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_partition_infos_request__descriptor, fl_api_list_partition_infos},
+    {FL_API_CREATE_PARTITION, FL_ROLE_CS, &fluss__create_partition_request__descriptor, fl_api_create_partition},
+    {FL_API_DROP_PARTITION, FL_ROLE_CS, &fluss__drop_partition_request__descriptor, fl_api_drop_partition},
     {FL_API_GET_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__metadata_request__descriptor, fl_api_get_metadata},
     {FL_API_GET_FILESYSTEM_SECURITY_TOKEN, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_file_system_security_token_request__descriptor, fl_api_get_fs_token},
     {FL_API_INIT_WRITER, FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer},

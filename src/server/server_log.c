@@ -79,20 +79,32 @@ static int fl_bucket_replica(fl_server_role_t *role, int64_t table_id, bool has_
         return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
                           "Unknown table or bucket: TableBucket{tableId=%lld, bucket=%d}",
                           (long long)table_id, bucket);
-    if (has_partition)
-        return fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
-                          "Partition %lld of table %lld does not exist.", (long long)partition_id,
+    const fl_ms_partition_t *part = NULL;
+    if (has_partition) {
+        part = fl_ms_table_partition(t, partition_id, NULL);
+        if (!part)
+            return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                              "Unknown table or bucket: TableBucket{tableId=%lld, "
+                              "partitionId=%lld, bucket=%d}",
+                              (long long)table_id, (long long)partition_id, bucket);
+    } else if (t->partition_count > 0 || t->bucket_count == 0) {
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                          "Table %lld is partitioned: a bucket needs a partition id.",
                           (long long)table_id);
-    if (bucket < 0 || bucket >= t->bucket_count)
+    }
+    int32_t count = part ? part->bucket_count : t->bucket_count;
+    const fl_ms_bucket_t *buckets = part ? part->buckets : t->buckets;
+    if (bucket < 0 || bucket >= count)
         return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
                           "Unknown table or bucket: TableBucket{tableId=%lld, bucket=%d}",
                           (long long)table_id, bucket);
-    if (t->buckets[bucket].leader != role->self->id)
+    if (buckets[bucket].leader != role->self->id)
         return fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
                           "Leader of bucket %d of table %lld is server %d, not %d.", bucket,
-                          (long long)table_id, t->buckets[bucket].leader, role->self->id);
-    return fl_replica_manager_open(&srv->replicas, t->database, t->name, table_id, -1, NULL, bucket,
-                                   fl_table_ttl_ms(t), out, err);
+                          (long long)table_id, buckets[bucket].leader, role->self->id);
+    return fl_replica_manager_open(&srv->replicas, t->database, t->name, table_id,
+                                   part ? part->partition_id : -1, part ? part->name : NULL,
+                                   bucket, fl_table_ttl_ms(t), out, err);
 }
 
 /* ---- INIT_WRITER ---- */

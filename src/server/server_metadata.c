@@ -17,6 +17,18 @@ static void fl_node_of(const fl_endpoint_t *e, Fluss__PbServerNode *n) {
     n->port = e->port;
 }
 
+static void fl_bucket_meta_of(const fl_ms_bucket_t *bk, int32_t bucket, Fluss__PbBucketMetadata *out) {
+    Fluss__PbBucketMetadata bm = FLUSS__PB_BUCKET_METADATA__INIT;
+    bm.bucket_id = bucket;
+    bm.has_leader_id = 1;
+    bm.leader_id = bk->leader;
+    bm.n_replica_id = (size_t)bk->replica_count;
+    bm.replica_id = (int32_t *)bk->replicas;
+    bm.has_leader_epoch = 1;
+    bm.leader_epoch = bk->leader_epoch;
+    *out = bm;
+}
+
 int fl_api_get_metadata(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
                         fl_buf_t *out, fl_error_t *err) {
     const Fluss__MetadataRequest *req = (const Fluss__MetadataRequest *)m;
@@ -24,16 +36,42 @@ int fl_api_get_metadata(fl_server_role_t *role, const ProtobufCMessage *m, int32
     fl_catalog_t *cat = &srv->catalog;
     int rc = 0;
 
-    if (req->n_partitions_path > 0) {
-        const Fluss__PbPhysicalTablePath *p = req->partitions_path[0];
-        return fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
-                          "Table partition '%s.%s(p=%s)' does not exist.", p->database_name,
-                          p->table_name, p->partition_name ? p->partition_name : "");
+    /* the partitions asked for, by path or by id */
+    size_t nq = req->n_partitions_path + req->n_partitions_id;
+    const fl_ms_table_t **ptables = fl_calloc(nq ? nq : 1, sizeof(*ptables));
+    const fl_ms_partition_t **parts = fl_calloc(nq ? nq : 1, sizeof(*parts));
+    for (size_t i = 0; i < req->n_partitions_path; i++) {
+        const Fluss__PbPhysicalTablePath *p = req->partitions_path[i];
+        const fl_ms_table_t *t = cat->ms->ops->table_get(cat->ms, p->database_name, p->table_name);
+        const fl_ms_partition_t *part =
+            t && p->partition_name ? fl_ms_table_partition(t, 0, p->partition_name) : NULL;
+        if (!part) {
+            fl_free(ptables);
+            fl_free(parts);
+            return fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
+                              "Table partition '%s.%s(p=%s)' does not exist.", p->database_name,
+                              p->table_name, p->partition_name ? p->partition_name : "");
+        }
+        ptables[i] = t;
+        parts[i] = part;
     }
-    if (req->n_partitions_id > 0)
-        return fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
-                          "Partition with id %lld does not exist.",
-                          (long long)req->partitions_id[0]);
+    for (size_t i = 0; i < req->n_partitions_id; i++) {
+        const fl_ms_partition_t *part = NULL;
+        const fl_ms_table_t *t = NULL;
+        for (size_t k = 0; k < cat->ms->ops->table_count(cat->ms) && !part; k++) {
+            t = cat->ms->ops->table_at(cat->ms, k);
+            part = fl_ms_table_partition(t, req->partitions_id[i], NULL);
+        }
+        if (!part) {
+            fl_free(ptables);
+            fl_free(parts);
+            return fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
+                              "Partition with id %lld does not exist.",
+                              (long long)req->partitions_id[i]);
+        }
+        ptables[req->n_partitions_path + i] = t;
+        parts[req->n_partitions_path + i] = part;
+    }
 
     Fluss__PbServerNode coord;
     fl_node_of(&srv->coordinator, &coord);
@@ -73,15 +111,7 @@ int fl_api_get_metadata(fl_server_role_t *role, const ProtobufCMessage *m, int32
         bucket_blocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbBucketMetadata));
         bucket_ptr_blocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbBucketMetadata *));
         for (size_t b = 0; b < nb; b++) {
-            Fluss__PbBucketMetadata bm = FLUSS__PB_BUCKET_METADATA__INIT;
-            bm.bucket_id = (int32_t)b;
-            bm.has_leader_id = 1;
-            bm.leader_id = t->buckets[b].leader;
-            bm.n_replica_id = (size_t)t->buckets[b].replica_count;
-            bm.replica_id = (int32_t *)t->buckets[b].replicas;
-            bm.has_leader_epoch = 1;
-            bm.leader_epoch = t->buckets[b].leader_epoch;
-            bucket_blocks[i][b] = bm;
+            fl_bucket_meta_of(&t->buckets[b], (int32_t)b, &bucket_blocks[i][b]);
             bucket_ptr_blocks[i][b] = &bucket_blocks[i][b];
         }
         tm.n_bucket_metadata = nb;
@@ -89,14 +119,48 @@ int fl_api_get_metadata(fl_server_role_t *role, const ProtobufCMessage *m, int32
         tms[i] = tm;
         tm_ptrs[i] = &tms[i];
     }
+    Fluss__PbPartitionMetadata *pms = fl_calloc(nq ? nq : 1, sizeof(*pms));
+    Fluss__PbPartitionMetadata **pm_ptrs = fl_calloc(nq ? nq : 1, sizeof(*pm_ptrs));
+    Fluss__PbBucketMetadata **pblocks = fl_calloc(nq ? nq : 1, sizeof(*pblocks));
+    Fluss__PbBucketMetadata ***pblock_ptrs = fl_calloc(nq ? nq : 1, sizeof(*pblock_ptrs));
+    for (size_t i = 0; i < nq; i++) {
+        const fl_ms_partition_t *part = parts[i];
+        size_t nb = (size_t)part->bucket_count;
+        pblocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbBucketMetadata));
+        pblock_ptrs[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbBucketMetadata *));
+        for (size_t b = 0; b < nb; b++) {
+            fl_bucket_meta_of(&part->buckets[b], (int32_t)b, &pblocks[i][b]);
+            pblock_ptrs[i][b] = &pblocks[i][b];
+        }
+        Fluss__PbPartitionMetadata pm = FLUSS__PB_PARTITION_METADATA__INIT;
+        pm.table_id = ptables[i]->table_id;
+        pm.partition_name = part->name;
+        pm.partition_id = part->partition_id;
+        pm.n_bucket_metadata = nb;
+        pm.bucket_metadata = pblock_ptrs[i];
+        pms[i] = pm;
+        pm_ptrs[i] = &pms[i];
+    }
     Fluss__MetadataResponse resp = FLUSS__METADATA_RESPONSE__INIT;
+    resp.n_partition_metadata = nq;
+    resp.partition_metadata = pm_ptrs;
     resp.coordinator_server = &coord;
     resp.n_tablet_servers = srv->tablet_count;
     resp.tablet_servers = tablet_ptrs;
     resp.n_table_metadata = nt;
     resp.table_metadata = tm_ptrs;
     fl_server_reply(out, rid, &resp.base);
+    for (size_t i = 0; i < nq; i++) {
+        fl_free(pblocks[i]);
+        fl_free(pblock_ptrs[i]);
+    }
+    fl_free(pblocks);
+    fl_free(pblock_ptrs);
+    fl_free(pms);
+    fl_free(pm_ptrs);
 done:
+    fl_free(ptables);
+    fl_free(parts);
     for (size_t i = 0; i < nt; i++) {
         fl_free(bucket_blocks[i]);
         fl_free(bucket_ptr_blocks[i]);

@@ -84,6 +84,8 @@ int fl_api_get_table_info(fl_server_role_t *, const ProtobufCMessage *, int32_t,
 int fl_api_list_tables(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 int fl_api_table_exists(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 int fl_api_get_table_schema(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+int fl_api_create_partition(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+int fl_api_drop_partition(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 int fl_api_list_partition_infos(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
 /* server_log.c: */
 int fl_api_init_writer(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
