@@ -333,12 +333,55 @@ static void test_crash_in_the_middle(void **state) {
     assert_true(total_acked > 0); /* the child got work done */
 }
 
+static void test_partitions_persist(void **state) {
+    const char *dir = *state;
+    fl_metastore_t *ms = open_ok(dir);
+    fl_error_t err;
+    fl_ms_database_t db = {.name = "d", .json = "{}", .created_ms = 1, .modified_ms = 1};
+    assert_int_equal(ms->ops->db_create(ms, &db, &err), 0);
+    assert_int_equal(make_table(ms, "d", "t", 0, &err), 0);
+    int64_t tid = ms->ops->table_get(ms, "d", "t")->table_id;
+    char *values[2] = {"2026", "eu"};
+    fl_ms_bucket_t b[2] = {{.leader = 7, .replica_count = 1, .replicas = {7}},
+                           {.leader = 8, .leader_epoch = 3, .replica_count = 1, .replicas = {8}}};
+    fl_ms_partition_t p = {.partition_id = 41, .name = "2026$eu", .values = values,
+                           .value_count = 2, .created_ms = 99, .bucket_count = 2, .buckets = b};
+    assert_int_equal(ms->ops->partition_create(ms, tid, &p, &err), 0);
+    assert_int_equal(ms->ops->partition_create(ms, tid, &p, &err),
+                     FLUSS_ERR_PARTITION_ALREADY_EXISTS);
+    p.partition_id = 42;
+    p.name = "2027$eu";
+    assert_int_equal(ms->ops->partition_create(ms, tid, &p, &err), 0);
+    assert_int_equal(ms->ops->partition_drop(ms, tid, 41, &err), 0);
+    assert_int_equal(ms->ops->partition_drop(ms, tid, 41, &err), FLUSS_ERR_PARTITION_NOT_EXISTS);
+    ms->ops->close(ms);
+
+    ms = open_ok(dir);
+    const fl_ms_table_t *t = ms->ops->table_get(ms, "d", "t");
+    assert_non_null(t);
+    assert_int_equal(t->partition_count, 1);
+    const fl_ms_partition_t *q = fl_ms_table_partition(t, 42, NULL);
+    assert_non_null(q);
+    assert_ptr_equal(fl_ms_table_partition(t, 0, "2027$eu"), q);
+    assert_null(fl_ms_table_partition(t, 41, NULL));
+    assert_int_equal(q->value_count, 2);
+    assert_string_equal(q->values[1], "eu");
+    assert_int_equal(q->created_ms, 99);
+    assert_int_equal(q->bucket_count, 2);
+    assert_int_equal(q->buckets[1].leader, 8);
+    assert_int_equal(q->buckets[1].leader_epoch, 3);
+    /* dropping the database drops the table with its partitions */
+    assert_int_equal(ms->ops->db_drop(ms, "d", &err), 0);
+    ms->ops->close(ms);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup, teardown),
         cmocka_unit_test_setup_teardown(test_leftover_temp_file_ignored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_store_fails_to_open, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_in_the_middle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partitions_persist, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
