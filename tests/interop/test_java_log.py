@@ -24,3 +24,13 @@ def test_java_log_projection(server):
     rc, out = run_java(server, "ARROW", "--project")
     assert rc == 0, out[-6000:]
     assert "ok: ARROW projected 500 rows" in out
+
+
+def test_java_partitions(server):
+    """The Java writer creates missing partitions itself (GET_METADATA 36 →
+    CREATE_PARTITION); rows come back per partition; drop removes one."""
+    proc = subprocess.run([str(REPO / "tests" / "java" / "run"), server.bootstrap,
+                           "JavaPartitions"], capture_output=True, text=True, timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    assert "JAVA PARTITIONS OK" in out
