@@ -1,22 +1,10 @@
-"""Partitioned table creation (partition management is a later issue)."""
+"""Partitioned table creation and listing (data in partitions:
+test_partition_data.py)."""
 
 import pyarrow as pa
-import pytest
 
 import fluss
-from conftest import IS_OURS
-
-
-async def list_partitions_or_skip(admin, path):
-    """list_partition_infos; against our server a not-yet-implemented
-    LIST_PARTITION_INFOS (UNSUPPORTED_VERSION) skips instead of failing."""
-    try:
-        return await admin.list_partition_infos(path)
-    except fluss.FlussError as e:
-        if IS_OURS and e.error_code == fluss.ErrorCode.UNSUPPORTED_VERSION:
-            pytest.skip("FLUSS_SERVER=ours: LIST_PARTITION_INFOS not implemented yet "
-                        f"(partitions are a later issue): {e.message}")
-        raise
+from conftest import expect_error
 
 
 async def test_partitioned_log_table(admin, db):
@@ -32,7 +20,7 @@ async def test_partitioned_log_table(admin, db):
     assert info.get_primary_keys() == []
     assert info.num_buckets == 2
     assert info.get_properties() == {"table.replication.factor": "1"}
-    assert await list_partitions_or_skip(admin, path) == []
+    assert await admin.list_partition_infos(path) == []
 
 
 async def test_partitioned_pk_table_default_bucket_key(admin, db):
@@ -55,7 +43,7 @@ async def test_partitioned_pk_table_default_bucket_key(admin, db):
         ("dt", "string NOT NULL"), ("v", "double")]
     assert info.get_properties() == {"table.replication.factor": "1",
                                      "table.kv.format-version": "2"}
-    assert await list_partitions_or_skip(admin, path) == []
+    assert await admin.list_partition_infos(path) == []
 
 
 async def test_list_partitions_of_unpartitioned_table(admin, db):
@@ -63,12 +51,4 @@ async def test_list_partitions_of_unpartitioned_table(admin, db):
     await admin.create_table(path, fluss.TableDescriptor(
         fluss.Schema(pa.schema([pa.field("a", pa.int32())]))))
     assert (await admin.get_table_info(path)).is_partitioned() is False
-    try:
-        await admin.list_partition_infos(path)
-    except fluss.FlussError as e:
-        if IS_OURS and e.error_code == fluss.ErrorCode.UNSUPPORTED_VERSION:
-            pytest.skip("FLUSS_SERVER=ours: LIST_PARTITION_INFOS not implemented yet")
-        assert e.error_code == 37, e.message  # TABLE_NOT_PARTITIONED_EXCEPTION
-        assert e.message
-    else:
-        pytest.fail("list_partition_infos on a non-partitioned table succeeded")
+    await expect_error(37, admin.list_partition_infos(path))  # TABLE_NOT_PARTITIONED
