@@ -68,6 +68,11 @@ void fl_server_reply(fl_buf_t *out, int32_t request_id, const ProtobufCMessage *
     out->len += n;
 }
 
+int fl_server_wire_code(int rc) {
+    if (rc >= -1) return rc;
+    return rc == FLUSS_ERR__IO ? FLUSS_ERR_STORAGE_EXCEPTION : FLUSS_ERR_UNKNOWN_SERVER_ERROR;
+}
+
 void fl_server_reply_error(fl_buf_t *out, int32_t request_id, int code, const char *message) {
     Fluss__ErrorResponse er = FLUSS__ERROR_RESPONSE__INIT;
     er.error_code = code;
@@ -149,9 +154,7 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
     role->server->conn = NULL;
     if (rc) {
         FL_DEBUG("rpc: %s failed: %s (%d) %s", info->name, fl_err_name(rc), rc, err.msg);
-        /* Local error codes never travel: map them to a wire code. */
-        int wire = rc >= -1 ? rc : FLUSS_ERR_UNKNOWN_SERVER_ERROR;
-        if (rc == FLUSS_ERR__IO) wire = FLUSS_ERR_STORAGE_EXCEPTION;
+        int wire = fl_server_wire_code(rc);
         fl_server_reply_error(out, req->request_id, wire,
                               err.msg[0] ? err.msg : fl_err_default_message(wire));
     }

@@ -255,7 +255,7 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
             if (rc) {
                 failed = true;
                 b.has_error_code = 1;
-                b.error_code = rc >= -1 ? rc : FLUSS_ERR_UNKNOWN_SERVER_ERROR;
+                b.error_code = fl_server_wire_code(rc);
                 messages = fl_realloc(messages, (message_count + 1) * sizeof(char *));
                 messages[message_count] = fl_strdup(err.msg);
                 b.error_message = messages[message_count++];
@@ -408,7 +408,7 @@ int fl_api_produce_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_
         if (!rc) rc = fl_log_tablet_append(r->log, br->records.data, br->records.len, now, &res, &e);
         if (rc) {
             b.has_error_code = 1;
-            b.error_code = rc >= -1 ? rc : FLUSS_ERR_UNKNOWN_SERVER_ERROR;
+            b.error_code = fl_server_wire_code(rc);
             messages[i] = fl_strdup(e.msg);
             b.error_message = messages[i];
         } else {
@@ -479,7 +479,7 @@ int fl_api_list_offsets(fl_server_role_t *role, const ProtobufCMessage *m, int32
         }
         if (rc) {
             b.has_error_code = 1;
-            b.error_code = rc >= -1 ? rc : FLUSS_ERR_UNKNOWN_SERVER_ERROR;
+            b.error_code = fl_server_wire_code(rc);
             messages[i] = fl_strdup(e.msg);
             b.error_message = messages[i];
         } else {

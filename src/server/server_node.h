@@ -70,6 +70,10 @@ typedef int (*fl_api_fn)(fl_server_role_t *role, const ProtobufCMessage *req,
                          int32_t request_id, fl_buf_t *out, fl_error_t *err);
 
 void fl_server_reply(fl_buf_t *out, int32_t request_id, const ProtobufCMessage *msg);
+/* The code a failure travels with: Fluss codes pass through, local ones
+ * (FLUSS_ERR__*) never reach the wire (I/O → STORAGE_EXCEPTION, others →
+ * UNKNOWN_SERVER_ERROR). For whole-request and per-bucket errors alike. */
+int fl_server_wire_code(int rc);
 void fl_server_reply_error(fl_buf_t *out, int32_t request_id, int code, const char *message);
 
 /* Handlers, by file. server_admin.c: */
