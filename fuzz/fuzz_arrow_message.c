@@ -22,14 +22,7 @@
 #include "common_buf.h"
 #include "common_error.h"
 #include "types_datatype.h"
-
-#define FUZZ_CHECK(c)                                                            \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
+#include "fuzz_common.h"
 
 #define FUZZ_CAP (256u * 1024u)
 #define COLS 21

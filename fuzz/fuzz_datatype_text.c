@@ -15,15 +15,7 @@
 #include "common_buf.h"
 #include "common_error.h"
 #include "types_datatype.h"
-
-/* assert() is compiled out in release builds; the harness checks always. */
-#define FUZZ_CHECK(c)                                                            \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
+#include "fuzz_common.h"
 
 /* Formats t into b as a NUL-terminated string. */
 static void fuzz_format(const fl_datatype_t *t, fl_buf_t *b) {

@@ -15,14 +15,7 @@
 #include "record_batch.h"
 #include "record_project.h"
 #include "types_datatype.h"
-
-#define CHECK(c)                                                             \
-    do {                                                                     \
-        if (!(c)) {                                                          \
-            fprintf(stderr, "check failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); \
-            abort();                                                         \
-        }                                                                    \
-    } while (0)
+#include "fuzz_common.h"
 
 static const fl_datatype_t *g_types[6];
 
@@ -41,7 +34,7 @@ static void init_types(void) {
         const char *p = texts[i];
         fl_datatype_t *t;
         fl_error_t err;
-        CHECK(fl_datatype_parse(&p, &t, &err) == 0);
+        FUZZ_CHECK(fl_datatype_parse(&p, &t, &err) == 0);
         g_types[i] = t;
     }
 }
@@ -60,8 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (rc != 0 || pos + bsize > size) break;
         fl_batch_view_t b;
         if (fl_batch_parse(data + pos, bsize, &b, &err) == 0) {
-            CHECK(b.records_start <= b.size);
-            CHECK(b.header_size <= b.size);
+            FUZZ_CHECK(b.records_start <= b.size);
+            FUZZ_CHECK(b.header_size <= b.size);
             (void)fl_batch_check_crc(&b, &err);
         }
         pos += bsize;
@@ -79,10 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (fl_record_project(data, size, &p, schema_types, NULL, &out, &err) == 0) {
         for (size_t pos = 0; pos < out.len;) {
             size_t bsize;
-            CHECK(fl_batch_peek_size(out.data + pos, out.len - pos, out.len, &bsize, &err) == 0);
-            CHECK(pos + bsize <= out.len);
+            FUZZ_CHECK(fl_batch_peek_size(out.data + pos, out.len - pos, out.len, &bsize, &err) == 0);
+            FUZZ_CHECK(pos + bsize <= out.len);
             fl_batch_view_t b;
-            CHECK(fl_batch_parse(out.data + pos, bsize, &b, &err) == 0);
+            FUZZ_CHECK(fl_batch_parse(out.data + pos, bsize, &b, &err) == 0);
             pos += bsize;
         }
     }

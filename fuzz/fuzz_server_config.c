@@ -21,15 +21,7 @@
 
 #include "common_error.h"
 #include "server_config.h"
-
-/* assert() is compiled out in release builds; the harness checks always. */
-#define FUZZ_CHECK(c)                                                            \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
+#include "fuzz_common.h"
 
 #define FUZZ_PATH_MAX 256
 

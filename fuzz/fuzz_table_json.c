@@ -15,15 +15,7 @@
 
 #include "common_error.h"
 #include "types_table.h"
-
-/* assert() is compiled out in release builds; the harness checks always. */
-#define FUZZ_CHECK(c)                                                            \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
+#include "fuzz_common.h"
 
 static void fuzz_check_same(const char *what, const char *a, const char *b) {
     if (strcmp(a, b) == 0) return;

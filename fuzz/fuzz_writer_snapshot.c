@@ -10,14 +10,7 @@
 #include <string.h>
 
 #include "log_writer_state.h"
-
-#define CHECK(c)                                                             \
-    do {                                                                     \
-        if (!(c)) {                                                          \
-            fprintf(stderr, "check failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); \
-            abort();                                                         \
-        }                                                                    \
-    } while (0)
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fl_writer_state_t s;
@@ -30,9 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fl_writer_state_encode(&s, &a);
         fl_writer_state_t t;
         fl_writer_state_init(&t);
-        CHECK(fl_writer_state_decode(&t, a.data, a.len, &err) == 0);
+        FUZZ_CHECK(fl_writer_state_decode(&t, a.data, a.len, &err) == 0);
         fl_writer_state_encode(&t, &b);
-        CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+        FUZZ_CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
         fl_writer_state_free(&t);
         fl_buf_free(&a);
         fl_buf_free(&b);
