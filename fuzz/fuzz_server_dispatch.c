@@ -32,6 +32,7 @@
 #include "common_buf.h"
 #include "common_log.h"
 #include "coordinator_catalog.h"
+#include "server_local.h"
 #include "fluss_api.pb-c.h"
 #include "metastore.h"
 #include "proto_api.h"
@@ -50,7 +51,7 @@ static struct {
     int ready;
     char dir[FUZZ_DIR_MAX];
     fl_metastore_t *ms;
-    fl_server_t server;
+    fl_local_cluster_t lc;
     unsigned long inputs;
     int verbose; /* FUZZ_VERBOSE=1: one line per response, to check seeds */
 } fuzz;
@@ -71,7 +72,7 @@ static int fuzz_rm_entry(const char *path, const struct stat *sb, int flag, stru
 
 static void fuzz_teardown(void) {
     if (!fuzz.ready) return;
-    fuzz.ms->ops->close(fuzz.ms);
+    fl_local_cluster_destroy(&fuzz.lc);
     nftw(fuzz.dir, fuzz_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     fuzz.ready = 0;
 }
@@ -88,16 +89,13 @@ static void fuzz_setup(void) {
     fuzz.verbose = getenv("FUZZ_VERBOSE") != NULL;
     fl_error_t err;
     fl_err_clear(&err);
-    FUZZ_CHECK(fl_metastore_embedded_open(fuzz.dir, &fuzz.ms, &err) == 0);
-    fl_server_t *s = &fuzz.server;
-    s->coordinator = (fl_endpoint_t){.id = 0, .host = "127.0.0.1", .port = 9123};
-    s->tablets[0] = (fl_endpoint_t){.id = 0, .host = "127.0.0.1", .port = 9124};
-    s->tablet_count = 1;
-    fl_table_defaults_t defaults = {1, 1, 128000};
-    int32_t tablet_ids[1] = {0};
-    FUZZ_CHECK(fl_catalog_init(&s->catalog, fuzz.ms, &defaults, tablet_ids, 1, &err) == 0);
-    s->coordinator_role = (fl_server_role_t){s, FL_ROLE_CS, &s->coordinator};
-    s->tablet_roles[0] = (fl_server_role_t){s, FL_ROLE_TS, &s->tablets[0]};
+    fl_coordinator_config_t cc;
+    fl_tablet_config_t tc[1];
+    fl_local_test_config(fuzz.dir, 1, &cc, tc);
+    cc.advertised.port = 9123;
+    tc[0].advertised.port = 9124;
+    FUZZ_CHECK(fl_local_cluster_new(&cc, tc, 1, &fuzz.lc, &err) == 0);
+    fuzz.ms = fuzz.lc.cs->ms;
     fuzz.ready = 1;
     atexit(fuzz_teardown);
 }
@@ -105,7 +103,7 @@ static void fuzz_setup(void) {
 /* Back to the initial state: only the default database, no tables. Names
  * are copied first, since store views die with the next mutation. */
 static void fuzz_reset_store(void) {
-    fl_catalog_t *cat = &fuzz.server.catalog;
+    fl_catalog_t *cat = &fuzz.lc.cs->catalog;
     fl_metastore_t *ms = fuzz.ms;
     fl_error_t err;
     char name[FL_NAME_LEN_MAX + 1], db[FL_NAME_LEN_MAX + 1];
@@ -177,8 +175,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fl_frame_request_t req;
         /* The rpc layer closes the connection here, as it does on a bad peek. */
         if (fl_frame_parse_request(data + pos, frame_bytes, &req) != FL_FRAME_OK) break;
-        fuzz_handle(&fuzz.server.coordinator_role, &req);
-        fuzz_handle(&fuzz.server.tablet_roles[0], &req);
+        fuzz_handle(&fuzz.lc.cs->role, &req);
+        fuzz_handle(&fuzz.lc.tablets[0]->role, &req);
         pos += frame_bytes;
     }
     return 0;

@@ -151,6 +151,7 @@ int fl_log_segment_open(const char *dir, int64_t base_offset, uint64_t index_int
         return rc;
     }
     s->size = valid;
+    s->synced_size = valid;
     *out = s;
     return 0;
 }
@@ -389,6 +390,7 @@ int fl_log_segment_open_indexed(const char *dir, int64_t base_offset, uint64_t i
         return 1;
     }
     s->size = size;
+    s->synced_size = size;
     s->next_offset = next;
     s->max_timestamp = max_ts;
     const uint8_t *p = b.data + FL_IX_HEADER;

@@ -33,6 +33,8 @@ typedef struct fl_log_segment {
     int64_t next_offset; /* one past the last offset in the segment */
     int64_t max_timestamp; /* -1 when empty */
     uint64_t size;       /* bytes of whole batches */
+    uint64_t synced_size; /* bytes known to be on disk (fsynced) */
+    bool needs_index;    /* rolled, its index file not yet written */
     int fd;
     char *path;
     size_t index_count, index_cap;

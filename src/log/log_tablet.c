@@ -76,6 +76,18 @@ static char *fl_snapshot_path(const char *dir, int64_t offset) {
     return p;
 }
 
+/* Keeps only the newest FL_SNAPSHOTS_KEPT snapshots in dir. */
+static void fl_tablet_prune_snapshots(const char *dir) {
+    int64_t *offs;
+    size_t n = fl_list_snapshots(dir, &offs);
+    for (size_t i = 0; i + FL_SNAPSHOTS_KEPT < n; i++) {
+        char *old = fl_snapshot_path(dir, offs[i]);
+        unlink(old);
+        fl_free(old);
+    }
+    fl_free(offs);
+}
+
 /* Writes the writer state as of the log end offset and keeps only the
  * newest FL_SNAPSHOTS_KEPT snapshots. */
 static int fl_tablet_write_snapshot(fl_log_tablet_t *t, fl_error_t *err) {
@@ -88,14 +100,7 @@ static int fl_tablet_write_snapshot(fl_log_tablet_t *t, fl_error_t *err) {
     fl_free(path);
     fl_buf_free(&b);
     if (rc) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "writer snapshot: %s", e.msg);
-    int64_t *offs;
-    size_t n = fl_list_snapshots(t->dir, &offs);
-    for (size_t i = 0; i + FL_SNAPSHOTS_KEPT < n; i++) {
-        char *old = fl_snapshot_path(t->dir, offs[i]);
-        unlink(old);
-        fl_free(old);
-    }
-    fl_free(offs);
+    fl_tablet_prune_snapshots(t->dir);
     return 0;
 }
 
@@ -152,6 +157,7 @@ static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, 
     t->cfg = *cfg;
     t->last_commit_timestamp = -1;
     fl_writer_state_init(&t->writers);
+    t->pending_snapshot_offset = -1;
     t->snapshot_offset = use_snapshot ? fl_tablet_load_snapshot(t) : -1;
     if (t->snapshot_offset < 0) t->snapshot_offset = 0;
 
@@ -231,6 +237,16 @@ static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, 
         fl_log_tablet_close(t);
         return 1;
     }
+    if (cfg->defer_sync) {
+        /* what a crashed process left in the page cache becomes durable
+         * before anything is served from it */
+        rc = fl_log_segment_sync(t->segments[t->segment_count - 1], err);
+        if (rc) {
+            t->offline = true;
+            fl_log_tablet_close(t);
+            return rc;
+        }
+    }
     *out = t;
     return 0;
 }
@@ -239,6 +255,12 @@ void fl_log_tablet_close(fl_log_tablet_t *t) {
     if (!t) return;
     if (!t->offline && t->segment_count) {
         fl_error_t e;
+        for (size_t i = 0; i + 1 < t->segment_count; i++) {
+            fl_log_segment_t *s = t->segments[i];
+            if (s->synced_size < s->size && fl_log_segment_sync(s, &e) != 0) continue;
+            if (s->needs_index && fl_log_segment_write_index(s, &e) != 0)
+                FL_WARN("log %s: %s", t->dir, e.msg);
+        }
         if (fl_log_segment_sync(t->segments[t->segment_count - 1], &e) == 0 &&
             fl_tablet_write_snapshot(t, &e) != 0)
             FL_WARN("log %s: %s", t->dir, e.msg);
@@ -246,6 +268,7 @@ void fl_log_tablet_close(fl_log_tablet_t *t) {
     for (size_t i = 0; i < t->segment_count; i++) fl_log_segment_close(t->segments[i]);
     fl_free(t->segments);
     fl_writer_state_free(&t->writers);
+    fl_buf_free(&t->pending_snapshot);
     fl_free(t->dir);
     fl_free(t);
 }
@@ -266,19 +289,109 @@ int fl_log_tablet_delete(fl_log_tablet_t *t, fl_error_t *err) {
 
 static int fl_tablet_roll(fl_log_tablet_t *t, fl_error_t *err) {
     fl_log_segment_t *active = t->segments[t->segment_count - 1];
-    int rc = fl_log_segment_sync(active, err);
-    if (!rc) rc = fl_log_segment_write_index(active, err);
-    if (!rc) rc = fl_tablet_write_snapshot(t, err);
-    if (rc) return rc;
+    int rc = 0;
+    if (t->cfg.defer_sync) {
+        active->needs_index = true;
+        fl_buf_reset(&t->pending_snapshot);
+        fl_writer_state_encode(&t->writers, &t->pending_snapshot);
+        t->pending_snapshot_offset = t->log_end_offset;
+    } else {
+        rc = fl_log_segment_sync(active, err);
+        if (!rc) rc = fl_log_segment_write_index(active, err);
+        if (!rc) rc = fl_tablet_write_snapshot(t, err);
+        if (rc) return rc;
+    }
     fl_log_segment_t *s;
     rc = fl_log_segment_open(t->dir, t->log_end_offset, t->cfg.index_interval, true, NULL, NULL,
                              &s, err);
     if (rc) return rc;
     fl_tablet_add_segment(t, s);
+    if (t->cfg.defer_sync) {
+        t->dir_dirty = true;
+        return 0;
+    }
     fl_error_t e;
     if (fl_fs_fsync_dir(t->dir, &e))
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", e.msg);
     return 0;
+}
+
+bool fl_log_tablet_flush_begin(fl_log_tablet_t *t, fl_log_flush_t *f) {
+    memset(f, 0, sizeof(*f));
+    f->snapshot_offset = -1;
+    if (t->offline) return false;
+    f->end_offset = t->log_end_offset;
+    for (size_t i = 0; i < t->segment_count && f->count < FL_LOG_FLUSH_SEGMENTS_MAX; i++) {
+        fl_log_segment_t *s = t->segments[i];
+        if (s->synced_size >= s->size && !s->needs_index) continue;
+        int fd = dup(s->fd);
+        if (fd < 0) {
+            /* no descriptor left: sync on the original under the lock */
+            fl_error_t e;
+            if (fl_log_segment_sync(s, &e) == 0) s->synced_size = s->size;
+            continue;
+        }
+        f->segments[f->count] = s;
+        f->fds[f->count] = fd;
+        f->sizes[f->count] = s->size;
+        f->index[f->count] = s->needs_index;
+        f->count++;
+    }
+    if (t->pending_snapshot_offset >= 0) {
+        f->snapshot = t->pending_snapshot;
+        f->snapshot_offset = t->pending_snapshot_offset;
+        fl_buf_init(&t->pending_snapshot);
+        t->pending_snapshot_offset = -1;
+    }
+    f->sync_dir = t->dir_dirty;
+    t->dir_dirty = false;
+    if (f->count == 0 && f->snapshot_offset < 0 && !f->sync_dir) return false;
+    f->dir = fl_strdup(t->dir);
+    return true;
+}
+
+int fl_log_tablet_flush_run(fl_log_flush_t *f) {
+    fl_error_t *err = &f->err;
+    int rc = 0;
+    for (size_t i = 0; i < f->count && !rc; i++) {
+        if (f->segments[i]->synced_size < f->sizes[i] && fdatasync(f->fds[i]) != 0)
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "fsync %s: %s",
+                            f->segments[i]->path, strerror(errno));
+        /* a rolled segment's index arrays no longer change */
+        if (!rc && f->index[i]) rc = fl_log_segment_write_index(f->segments[i], err);
+    }
+    if (!rc && f->snapshot_offset >= 0) {
+        char *path = fl_snapshot_path(f->dir, f->snapshot_offset);
+        fl_error_t e;
+        if (fl_fs_write_atomic(path, f->snapshot.data, f->snapshot.len, &e))
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "writer snapshot: %s", e.msg);
+        fl_free(path);
+        if (!rc) fl_tablet_prune_snapshots(f->dir);
+    }
+    if (!rc && f->sync_dir) {
+        fl_error_t e;
+        if (fl_fs_fsync_dir(f->dir, &e))
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", e.msg);
+    }
+    f->rc = rc;
+    return rc;
+}
+
+void fl_log_tablet_flush_end(fl_log_tablet_t *t, fl_log_flush_t *f) {
+    for (size_t i = 0; i < f->count; i++) {
+        close(f->fds[i]);
+        if (f->rc) continue;
+        fl_log_segment_t *s = f->segments[i];
+        if (s->synced_size < f->sizes[i]) s->synced_size = f->sizes[i];
+        if (f->index[i]) s->needs_index = false;
+    }
+    if (f->rc) {
+        FL_ERROR("log %s: flush failed, taking the log offline: %s", t->dir, f->err.msg);
+        t->offline = true;
+    }
+    fl_buf_free(&f->snapshot);
+    fl_free(f->dir);
+    f->dir = NULL;
 }
 
 int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64_t now_ms,

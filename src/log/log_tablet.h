@@ -36,6 +36,10 @@ typedef struct fl_log_config {
     int64_t ttl_ms;          /* table.log.ttl (7 days); <= 0 keeps everything */
     size_t batch_bytes_max;  /* largest batch accepted */
     bool flush_every_append;
+    /* Server mode: a roll fsyncs nothing and writes no index or snapshot
+     * itself; that work waits for the next flush (flush_begin/_run/_end),
+     * which the replica runs on a worker thread. */
+    bool defer_sync;
 } fl_log_config_t;
 
 typedef struct fl_log_tablet {
@@ -49,7 +53,39 @@ typedef struct fl_log_tablet {
     fl_writer_state_t writers;
     int64_t snapshot_offset; /* writer state loaded from a snapshot up to here */
     bool offline;
+    /* deferred roll work (defer_sync) */
+    fl_buf_t pending_snapshot;  /* writer state encoded at the last roll */
+    int64_t pending_snapshot_offset; /* -1: none */
+    bool dir_dirty;             /* a segment file was created since the last flush */
 } fl_log_tablet_t;
+
+/* One flush, in three steps so that only the middle one blocks and it runs
+ * without the bucket's lock: _begin (under the lock) captures what is not
+ * yet durable, _run fsyncs it and writes the index files and writer
+ * snapshot of rolled segments, _end (under the lock) records the result.
+ * Segments named by a flush must not be deleted until _end: the caller
+ * serialises flushes, retention and close. */
+#define FL_LOG_FLUSH_SEGMENTS_MAX 64
+typedef struct fl_log_flush {
+    int64_t end_offset; /* everything below is durable after a good _run */
+    size_t count;
+    fl_log_segment_t *segments[FL_LOG_FLUSH_SEGMENTS_MAX];
+    int fds[FL_LOG_FLUSH_SEGMENTS_MAX];      /* dup()s, closed by _end */
+    uint64_t sizes[FL_LOG_FLUSH_SEGMENTS_MAX];
+    bool index[FL_LOG_FLUSH_SEGMENTS_MAX];   /* write its index file */
+    char *dir;
+    bool sync_dir;
+    fl_buf_t snapshot;
+    int64_t snapshot_offset; /* -1: none */
+    int rc;
+    fl_error_t err;
+} fl_log_flush_t;
+
+/* Returns false when there is nothing to flush (f needs no _run/_end). */
+bool fl_log_tablet_flush_begin(fl_log_tablet_t *t, fl_log_flush_t *f);
+int fl_log_tablet_flush_run(fl_log_flush_t *f);
+/* A failed flush takes the log offline. */
+void fl_log_tablet_flush_end(fl_log_tablet_t *t, fl_log_flush_t *f);
 
 typedef struct fl_append_result {
     int64_t base_offset; /* of the first batch (original offset of a duplicate) */

@@ -5,7 +5,8 @@
  * embedded one (metastore_embedded.c, local mode) and later ZooKeeper.
  * Nothing above this header knows which backend runs.
  *
- * Thread rule: a metastore is used by one thread (the coordinator's loop).
+ * Thread rule: a metastore is used by one thread at a time (the
+ * coordinator holds its lock around every call and every use of a view).
  * Getters return views owned by the store, valid until the next mutation.
  * Every mutation is durable when it returns 0.
  */
@@ -90,6 +91,10 @@ struct fl_metastore_ops {
                           fl_error_t *err);
     /* Returns the next value of a counter (first is 0) in *out. */
     int (*next_id)(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out, fl_error_t *err);
+    /* Reserves count consecutive values with one durable write; the first
+     * is in *first. Values reserved and never used are skipped for good. */
+    int (*reserve_ids)(fl_metastore_t *ms, enum fl_ms_counter c, int64_t count, int64_t *first,
+                       fl_error_t *err);
 };
 
 struct fl_metastore {

@@ -446,17 +446,26 @@ static int fl_mse_partition_drop(fl_metastore_t *ms, int64_t table_id, int64_t p
                       (long long)partition_id);
 }
 
-static int fl_mse_next_id(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out,
-                          fl_error_t *err) {
+static int fl_mse_reserve_ids(fl_metastore_t *ms, enum fl_ms_counter c, int64_t count,
+                              int64_t *first, fl_error_t *err) {
     fl_ms_embedded_t *m = FL_MSE(ms);
     int rc = fl_mse_check_writable(m, err);
     if (rc) return rc;
+    if (count < 1) count = 1;
     int64_t v = m->counters[c];
-    m->counters[c] = v + 1;
+    m->counters[c] = v + count;
     rc = fl_mse_persist(m, err);
-    if (rc) return rc;
-    *out = v;
+    if (rc) {
+        m->counters[c] = v;
+        return rc;
+    }
+    *first = v;
     return 0;
+}
+
+static int fl_mse_next_id(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out,
+                          fl_error_t *err) {
+    return fl_mse_reserve_ids(ms, c, 1, out, err);
 }
 
 static const struct fl_metastore_ops fl_mse_ops = {
@@ -475,6 +484,7 @@ static const struct fl_metastore_ops fl_mse_ops = {
     .partition_create = fl_mse_partition_create,
     .partition_drop = fl_mse_partition_drop,
     .next_id = fl_mse_next_id,
+    .reserve_ids = fl_mse_reserve_ids,
 };
 
 int fl_metastore_embedded_open(const char *dir, fl_metastore_t **out, fl_error_t *err) {

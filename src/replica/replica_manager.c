@@ -1,7 +1,8 @@
 /*
  * replica_manager.c — hosted bucket replicas (replica_manager.h). A flat
- * array is enough for the bucket counts of one local server; lookups are
- * linear in the number of open replicas.
+ * array under one mutex is enough for the bucket counts of one server;
+ * lookups are linear in the number of open replicas. Opening a replica
+ * (recovery) holds the table lock.
  */
 #include "replica_manager.h"
 
@@ -15,35 +16,57 @@
 #include "common_log.h"
 
 void fl_replica_manager_init(fl_replica_manager_t *rm, const char *data_dir,
-                             const fl_log_config_t *log_defaults) {
+                             const fl_log_config_t *log_defaults, const fl_durability_t *durability,
+                             fl_workq_t *workers) {
     memset(rm, 0, sizeof(*rm));
     rm->data_dir = fl_strdup(data_dir);
     rm->log_defaults = *log_defaults;
+    rm->log_defaults.defer_sync = workers != NULL;
+    rm->durability = *durability;
+    if (rm->durability.flush_interval_messages <= 0) rm->durability.flush_interval_messages = INT64_MAX;
+    rm->workers = workers;
+    pthread_mutex_init(&rm->lock, NULL);
 }
 
-static void fl_replica_free(fl_replica_t *r) {
-    fl_free(r->table_dir);
-    fl_free(r);
+void fl_replica_manager_set_watermark_hook(fl_replica_manager_t *rm, fl_watermark_fn fn, void *ctx) {
+    rm->on_watermark = fn;
+    rm->on_watermark_ctx = ctx;
 }
 
 void fl_replica_manager_close(fl_replica_manager_t *rm) {
-    for (size_t i = 0; i < rm->count; i++) {
-        fl_log_tablet_close(rm->replicas[i]->log);
-        fl_replica_free(rm->replicas[i]);
-    }
-    fl_free(rm->replicas);
+    if (!rm->data_dir) return;
+    pthread_mutex_lock(&rm->lock);
+    fl_replica_t **all = rm->replicas;
+    size_t n = rm->count;
+    rm->replicas = NULL;
+    rm->count = rm->cap = 0;
+    pthread_mutex_unlock(&rm->lock);
+    for (size_t i = 0; i < n; i++) fl_replica_unref(all[i]);
+    fl_free(all);
     fl_free(rm->data_dir);
-    memset(rm, 0, sizeof(*rm));
+    rm->data_dir = NULL;
+    pthread_mutex_destroy(&rm->lock);
 }
 
-fl_replica_t *fl_replica_manager_find(fl_replica_manager_t *rm, int64_t table_id,
-                                      int64_t partition_id, int32_t bucket) {
+/* Under rm->lock. */
+static fl_replica_t *fl_rm_find_locked(fl_replica_manager_t *rm, int64_t table_id,
+                                       int64_t partition_id, int32_t bucket) {
     for (size_t i = 0; i < rm->count; i++) {
         fl_replica_t *r = rm->replicas[i];
         if (r->table_id == table_id && r->partition_id == partition_id && r->bucket == bucket)
             return r;
     }
     return NULL;
+}
+
+fl_replica_t *fl_replica_manager_find(fl_replica_manager_t *rm, int64_t table_id,
+                                      int64_t partition_id, int32_t bucket) {
+    if (!rm->data_dir) return NULL;
+    pthread_mutex_lock(&rm->lock);
+    fl_replica_t *r = fl_rm_find_locked(rm, table_id, partition_id, bucket);
+    if (r) fl_replica_ref(r);
+    pthread_mutex_unlock(&rm->lock);
+    return r;
 }
 
 /* The leader-epoch → start-offset checkpoint beside the log (the batch
@@ -78,13 +101,16 @@ static char *fl_table_dir(const fl_replica_manager_t *rm, const char *db, const 
 int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char *table,
                             int64_t table_id, int64_t partition_id, const char *partition_name,
                             int32_t bucket, int64_t ttl_ms, fl_replica_t **out, fl_error_t *err) {
-    fl_replica_t *r = fl_replica_manager_find(rm, table_id, partition_id, bucket);
+    if (!rm->data_dir)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "this server hosts no bucket data");
+    pthread_mutex_lock(&rm->lock);
+    fl_replica_t *r = fl_rm_find_locked(rm, table_id, partition_id, bucket);
     if (r) {
+        fl_replica_ref(r);
+        pthread_mutex_unlock(&rm->lock);
         *out = r;
         return 0;
     }
-    if (!rm->data_dir)
-        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "this server hosts no bucket data");
     char *tdir = fl_table_dir(rm, db, table, table_id);
     char dir[4096];
     if (partition_id >= 0)
@@ -98,6 +124,7 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
     int rc = fl_log_tablet_open(dir, &cfg, &log, err);
     if (!rc) rc = fl_replica_epoch_checkpoint(dir, log, err);
     if (rc) {
+        pthread_mutex_unlock(&rm->lock);
         if (log) fl_log_tablet_close(log);
         fl_free(tdir);
         return rc;
@@ -107,27 +134,51 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
     r->partition_id = partition_id;
     r->bucket = bucket;
     r->table_dir = tdir;
+    r->rm = rm;
     r->log = log;
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_mutex_init(&r->bg_lock, NULL);
+    atomic_init(&r->log_start_offset, log->log_start_offset);
+    atomic_init(&r->log_end_offset, log->log_end_offset);
+    atomic_init(&r->high_watermark, log->log_end_offset);
+    atomic_init(&r->flushed_offset, log->log_end_offset);
+    atomic_init(&r->refs, 2); /* the table's and the caller's */
     if (rm->count == rm->cap) {
         rm->cap = rm->cap ? rm->cap * 2 : 16;
         rm->replicas = fl_realloc(rm->replicas, rm->cap * sizeof(*rm->replicas));
     }
     rm->replicas[rm->count++] = r;
+    pthread_mutex_unlock(&rm->lock);
     *out = r;
     return 0;
+}
+
+/* Takes the replicas matching (table_id, partition_id or any when < -1) out
+ * of the table and drops them: deleted when the last reference goes. */
+static void fl_rm_drop_matching(fl_replica_manager_t *rm, int64_t table_id, int64_t partition_id) {
+    pthread_mutex_lock(&rm->lock);
+    size_t n = 0;
+    fl_replica_t **gone = fl_calloc(rm->count ? rm->count : 1, sizeof(*gone));
+    for (size_t i = rm->count; i-- > 0;) {
+        fl_replica_t *r = rm->replicas[i];
+        if (r->table_id != table_id || (partition_id >= -1 && r->partition_id != partition_id))
+            continue;
+        gone[n++] = r;
+        memmove(&rm->replicas[i], &rm->replicas[i + 1], (rm->count - i - 1) * sizeof(*rm->replicas));
+        rm->count--;
+    }
+    pthread_mutex_unlock(&rm->lock);
+    for (size_t i = 0; i < n; i++) {
+        atomic_store(&gone[i]->deleted, true);
+        fl_replica_unref(gone[i]);
+    }
+    fl_free(gone);
 }
 
 int fl_replica_manager_drop_table(fl_replica_manager_t *rm, const char *db, const char *table,
                                   int64_t table_id, fl_error_t *err) {
     if (!rm->data_dir) return 0; /* a server without bucket data (tests) */
-    for (size_t i = rm->count; i-- > 0;) {
-        fl_replica_t *r = rm->replicas[i];
-        if (r->table_id != table_id) continue;
-        fl_log_tablet_close(r->log);
-        fl_replica_free(r);
-        memmove(&rm->replicas[i], &rm->replicas[i + 1], (rm->count - i - 1) * sizeof(*rm->replicas));
-        rm->count--;
-    }
+    fl_rm_drop_matching(rm, table_id, -2);
     char *tdir = fl_table_dir(rm, db, table, table_id);
     int rc = fl_fs_remove_tree(tdir, err);
     if (rc) FL_WARN("dropping %s: %s", tdir, err->msg);
@@ -139,14 +190,7 @@ int fl_replica_manager_drop_partition(fl_replica_manager_t *rm, const char *db, 
                                       int64_t table_id, const char *partition_name,
                                       int64_t partition_id, fl_error_t *err) {
     if (!rm->data_dir) return 0;
-    for (size_t i = rm->count; i-- > 0;) {
-        fl_replica_t *r = rm->replicas[i];
-        if (r->table_id != table_id || r->partition_id != partition_id) continue;
-        fl_log_tablet_close(r->log);
-        fl_replica_free(r);
-        memmove(&rm->replicas[i], &rm->replicas[i + 1], (rm->count - i - 1) * sizeof(*rm->replicas));
-        rm->count--;
-    }
+    fl_rm_drop_matching(rm, table_id, partition_id);
     char *tdir = fl_table_dir(rm, db, table, table_id);
     size_t n = strlen(tdir) + strlen(partition_name) + 32;
     char *pdir = fl_malloc(n);
@@ -158,10 +202,38 @@ int fl_replica_manager_drop_partition(fl_replica_manager_t *rm, const char *db, 
     return rc;
 }
 
-void fl_replica_manager_retention(fl_replica_manager_t *rm, int64_t now_ms) {
+/* A referenced copy of the replica list. */
+static fl_replica_t **fl_rm_snapshot(fl_replica_manager_t *rm, size_t *n) {
+    pthread_mutex_lock(&rm->lock);
+    *n = rm->count;
+    fl_replica_t **all = fl_calloc(rm->count ? rm->count : 1, sizeof(*all));
     for (size_t i = 0; i < rm->count; i++) {
-        fl_error_t err;
-        if (fl_log_tablet_apply_retention(rm->replicas[i]->log, now_ms, &err))
-            FL_WARN("retention: %s", err.msg);
+        all[i] = rm->replicas[i];
+        fl_replica_ref(all[i]);
     }
+    pthread_mutex_unlock(&rm->lock);
+    return all;
+}
+
+void fl_replica_manager_retention(fl_replica_manager_t *rm, int64_t now_ms) {
+    if (!rm->data_dir) return;
+    size_t n;
+    fl_replica_t **all = fl_rm_snapshot(rm, &n);
+    for (size_t i = 0; i < n; i++) {
+        fl_error_t err;
+        if (fl_replica_apply_retention(all[i], now_ms, &err)) FL_WARN("retention: %s", err.msg);
+        fl_replica_unref(all[i]);
+    }
+    fl_free(all);
+}
+
+void fl_replica_manager_flush_dirty(fl_replica_manager_t *rm) {
+    if (!rm->data_dir) return;
+    size_t n;
+    fl_replica_t **all = fl_rm_snapshot(rm, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (fl_replica_flushed(all[i]) < fl_replica_log_end(all[i])) fl_replica_schedule_flush(all[i]);
+        fl_replica_unref(all[i]);
+    }
+    fl_free(all);
 }

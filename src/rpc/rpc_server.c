@@ -1,12 +1,19 @@
 /*
- * rpc_server.c — libuv listeners and connections for Fluss frames (see
- * rpc_server.h). Input is accumulated per connection and parsed in place;
+ * rpc_server.c — listeners and connections for Fluss frames over several
+ * loops (see rpc_server.h). Each loop has a shard: its connections, its
+ * idle scan. Input is accumulated per connection and parsed in place;
  * responses produced while one read is handled are sent with one uv_write.
+ *
+ * A connection is freed when its handle has closed and no deferred
+ * response holds it: the open handle counts as one reference.
  */
 #include "rpc_server.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common_alloc.h"
 #include "common_log.h"
@@ -16,15 +23,18 @@
 #define FL_RPC_READ_CHUNK 65536
 #define FL_RPC_IDLE_SCAN_MS 1000
 
+typedef struct fl_rpc_shard fl_rpc_shard_t;
+
 typedef struct fl_rpc_listener {
     uv_tcp_t tcp;
     fl_rpc_server_t *srv;
     void *ctx;
+    bool open;
 } fl_rpc_listener_t;
 
 struct fl_rpc_conn {
     uv_tcp_t tcp;
-    fl_rpc_server_t *srv;
+    fl_rpc_shard_t *shard;
     fl_rpc_listener_t *listener;
     fl_rpc_conn_t *prev, *next;
     fl_buf_t in;        /* unparsed input */
@@ -32,38 +42,41 @@ struct fl_rpc_conn {
     size_t in_flight;   /* bytes in the current uv_write, 0 if none */
     uv_write_t write_req;
     fl_buf_t writing;   /* buffer owned by the current uv_write */
-    bool closing;
+    atomic_bool closing;
     bool reading;
-    bool handle_closed;
-    int refs; /* deferred responses holding this connection */
+    atomic_int refs;    /* the open handle + deferred responses */
     int64_t last_active_ms;
 };
 
+struct fl_rpc_shard {
+    fl_rpc_server_t *srv;
+    fl_rpc_loop_t *loop;
+    fl_rpc_conn_t *conns;
+    atomic_size_t conn_count;
+    uv_timer_t idle_timer;
+    bool timer_started;
+    bool closing;
+    size_t pending_closes; /* handles of this shard still closing */
+};
+
 struct fl_rpc_server {
-    uv_loop_t *loop;
     fl_rpc_limits_t limits;
     fl_rpc_handler_fn handler;
+    size_t shard_count;
+    fl_rpc_shard_t shards[FL_RPC_LOOPS_MAX];
+    atomic_size_t next_shard;
     size_t listener_count;
     fl_rpc_listener_t *listeners[FL_RPC_LISTENERS_MAX];
-    fl_rpc_conn_t *conns;
-    size_t conn_count;
-    uv_timer_t idle_timer;
-    bool closing;
-    size_t pending_closes;
-    void (*close_cb)(fl_rpc_server_t *srv);
+    pthread_mutex_t close_lock;
+    pthread_cond_t close_cond;
+    size_t shards_open; /* shards not yet fully closed */
+    bool closed;
 };
 
 static void fl_rpc_conn_close(fl_rpc_conn_t *c);
 static void fl_rpc_conn_flush(fl_rpc_conn_t *c);
 static void fl_rpc_update_reading(fl_rpc_conn_t *c);
-
-static void fl_rpc_maybe_closed(fl_rpc_server_t *srv) {
-    if (srv->closing && srv->pending_closes == 0 && srv->close_cb) {
-        void (*cb)(fl_rpc_server_t *) = srv->close_cb;
-        srv->close_cb = NULL;
-        cb(srv);
-    }
-}
+static void fl_rpc_shard_maybe_closed(fl_rpc_shard_t *sh);
 
 static void fl_rpc_conn_free(fl_rpc_conn_t *c) {
     fl_buf_free(&c->in);
@@ -72,40 +85,71 @@ static void fl_rpc_conn_free(fl_rpc_conn_t *c) {
     fl_free(c);
 }
 
-static void fl_rpc_on_conn_closed(uv_handle_t *h) {
-    fl_rpc_conn_t *c = h->data;
-    fl_rpc_server_t *srv = c->srv;
-    c->handle_closed = true;
-    if (c->refs == 0) fl_rpc_conn_free(c);
-    srv->pending_closes--;
-    fl_rpc_maybe_closed(srv);
-}
-
-void fl_rpc_conn_ref(fl_rpc_conn_t *c) { c->refs++; }
+void fl_rpc_conn_ref(fl_rpc_conn_t *c) { atomic_fetch_add(&c->refs, 1); }
 
 void fl_rpc_conn_unref(fl_rpc_conn_t *c) {
-    if (--c->refs == 0 && c->handle_closed) fl_rpc_conn_free(c);
+    if (atomic_fetch_sub(&c->refs, 1) == 1) fl_rpc_conn_free(c);
 }
 
-bool fl_rpc_conn_is_open(const fl_rpc_conn_t *c) { return !c->closing; }
+bool fl_rpc_conn_is_open(const fl_rpc_conn_t *c) {
+    return !atomic_load(&((fl_rpc_conn_t *)c)->closing);
+}
 
-void fl_rpc_conn_send(fl_rpc_conn_t *c, const uint8_t *frames, size_t len) {
-    if (c->closing) return;
+fl_rpc_loop_t *fl_rpc_conn_loop(const fl_rpc_conn_t *c) { return c->shard->loop; }
+
+static void fl_rpc_on_conn_closed(uv_handle_t *h) {
+    fl_rpc_conn_t *c = h->data;
+    fl_rpc_shard_t *sh = c->shard;
+    sh->pending_closes--;
+    fl_rpc_conn_unref(c); /* the handle's reference */
+    fl_rpc_shard_maybe_closed(sh);
+}
+
+/* On the connection's loop. */
+static void fl_rpc_conn_send_here(fl_rpc_conn_t *c, const uint8_t *frames, size_t len) {
+    if (atomic_load(&c->closing)) return;
     fl_buf_append(&c->out, frames, len);
     c->last_active_ms = fl_time_mono_ms();
     fl_rpc_conn_flush(c);
     fl_rpc_update_reading(c);
 }
 
+typedef struct fl_rpc_send_task {
+    fl_rpc_conn_t *conn;
+    size_t len;
+    uint8_t frames[];
+} fl_rpc_send_task_t;
+
+static void fl_rpc_send_task_run(void *arg) {
+    fl_rpc_send_task_t *t = arg;
+    /* after the loop stopped this runs on the caller's thread: only drop */
+    if (fl_rpc_loop_on_thread(t->conn->shard->loop)) fl_rpc_conn_send_here(t->conn, t->frames, t->len);
+    fl_rpc_conn_unref(t->conn);
+    fl_free(t);
+}
+
+void fl_rpc_conn_send(fl_rpc_conn_t *c, const uint8_t *frames, size_t len) {
+    if (atomic_load(&c->closing)) return;
+    if (fl_rpc_loop_on_thread(c->shard->loop)) {
+        fl_rpc_conn_send_here(c, frames, len);
+        return;
+    }
+    fl_rpc_send_task_t *t = fl_malloc(sizeof(*t) + len);
+    t->conn = c;
+    t->len = len;
+    memcpy(t->frames, frames, len);
+    fl_rpc_conn_ref(c);
+    fl_rpc_loop_post(c->shard->loop, fl_rpc_send_task_run, t);
+}
+
 static void fl_rpc_conn_close(fl_rpc_conn_t *c) {
-    if (c->closing) return;
-    c->closing = true;
-    fl_rpc_server_t *srv = c->srv;
+    if (atomic_exchange(&c->closing, true)) return;
+    fl_rpc_shard_t *sh = c->shard;
     if (c->prev) c->prev->next = c->next;
-    else srv->conns = c->next;
+    else sh->conns = c->next;
     if (c->next) c->next->prev = c->prev;
-    srv->conn_count--;
-    srv->pending_closes++;
+    atomic_fetch_sub(&sh->conn_count, 1);
+    sh->pending_closes++;
     uv_close((uv_handle_t *)&c->tcp, fl_rpc_on_conn_closed);
 }
 
@@ -120,8 +164,8 @@ static void fl_rpc_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
 static void fl_rpc_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
 static void fl_rpc_update_reading(fl_rpc_conn_t *c) {
-    if (c->closing) return;
-    bool want = c->out.len + c->in_flight <= c->srv->limits.out_pending_max;
+    if (atomic_load(&c->closing)) return;
+    bool want = c->out.len + c->in_flight <= c->shard->srv->limits.out_pending_max;
     if (want && !c->reading) {
         if (uv_read_start((uv_stream_t *)&c->tcp, fl_rpc_alloc, fl_rpc_on_read) == 0)
             c->reading = true;
@@ -135,7 +179,7 @@ static void fl_rpc_on_write(uv_write_t *req, int status) {
     fl_rpc_conn_t *c = req->data;
     c->in_flight = 0;
     fl_buf_reset(&c->writing);
-    if (c->closing) return;
+    if (atomic_load(&c->closing)) return;
     if (status < 0) {
         FL_DEBUG("rpc: write failed: %s", uv_strerror(status));
         fl_rpc_conn_close(c);
@@ -146,7 +190,7 @@ static void fl_rpc_on_write(uv_write_t *req, int status) {
 }
 
 static void fl_rpc_conn_flush(fl_rpc_conn_t *c) {
-    if (c->closing || c->in_flight || c->out.len == 0) return;
+    if (atomic_load(&c->closing) || c->in_flight || c->out.len == 0) return;
     /* swap buffers: the write owns `writing`, new responses go to `out` */
     fl_buf_t tmp = c->writing;
     c->writing = c->out;
@@ -165,14 +209,14 @@ static void fl_rpc_conn_flush(fl_rpc_conn_t *c) {
 /* Parses and handles every whole frame in c->in. */
 static void fl_rpc_process(fl_rpc_conn_t *c) {
     size_t pos = 0;
-    while (!c->closing) {
+    fl_rpc_server_t *srv = c->shard->srv;
+    while (!atomic_load(&c->closing)) {
         size_t frame_bytes = 0;
         enum fl_frame_status st =
-            fl_frame_peek(c->in.data + pos, c->in.len - pos, c->srv->limits.frame_max, &frame_bytes);
+            fl_frame_peek(c->in.data + pos, c->in.len - pos, srv->limits.frame_max, &frame_bytes);
         if (st == FL_FRAME_NEED_MORE) break;
         if (st != FL_FRAME_OK) {
-            FL_WARN("rpc: closing connection: frame length over %zu bytes",
-                    c->srv->limits.frame_max);
+            FL_WARN("rpc: closing connection: frame length over %zu bytes", srv->limits.frame_max);
             fl_rpc_conn_close(c);
             return;
         }
@@ -183,7 +227,7 @@ static void fl_rpc_process(fl_rpc_conn_t *c) {
             fl_rpc_conn_close(c);
             return;
         }
-        if (c->srv->handler(c->listener->ctx, c, &req, &c->out) != 0) {
+        if (srv->handler(c->listener->ctx, c, &req, &c->out) != 0) {
             fl_rpc_conn_close(c);
             return;
         }
@@ -208,58 +252,133 @@ static void fl_rpc_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     c->in.len += (size_t)nread;
     c->last_active_ms = fl_time_mono_ms();
     fl_rpc_process(c);
-    if (c->closing) return;
+    if (atomic_load(&c->closing)) return;
     fl_rpc_conn_flush(c);
     fl_rpc_update_reading(c);
 }
 
-static void fl_rpc_on_connection(uv_stream_t *server, int status) {
-    fl_rpc_listener_t *l = server->data;
-    fl_rpc_server_t *srv = l->srv;
-    if (status < 0 || srv->closing) return;
-    fl_rpc_conn_t *c = fl_calloc(1, sizeof(*c));
-    c->srv = srv;
-    c->listener = l;
-    uv_tcp_init(srv->loop, &c->tcp);
-    c->tcp.data = c;
-    if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
-        srv->pending_closes++;
-        c->closing = true;
-        uv_close((uv_handle_t *)&c->tcp, fl_rpc_on_conn_closed);
-        return;
-    }
+/* Registers an accepted (or opened) handle with its shard. */
+static void fl_rpc_shard_adopt(fl_rpc_shard_t *sh, fl_rpc_conn_t *c) {
     uv_tcp_nodelay(&c->tcp, 1);
-    c->next = srv->conns;
-    if (srv->conns) srv->conns->prev = c;
-    srv->conns = c;
-    srv->conn_count++;
+    c->next = sh->conns;
+    if (sh->conns) sh->conns->prev = c;
+    sh->conns = c;
+    atomic_fetch_add(&sh->conn_count, 1);
     c->last_active_ms = fl_time_mono_ms();
     fl_rpc_update_reading(c);
 }
 
+static fl_rpc_conn_t *fl_rpc_conn_new(fl_rpc_shard_t *sh, fl_rpc_listener_t *l) {
+    fl_rpc_conn_t *c = fl_calloc(1, sizeof(*c));
+    c->shard = sh;
+    c->listener = l;
+    atomic_init(&c->refs, 1);
+    uv_tcp_init(fl_rpc_loop_uv(sh->loop), &c->tcp);
+    c->tcp.data = c;
+    return c;
+}
+
+typedef struct fl_rpc_handoff {
+    fl_rpc_shard_t *shard;
+    fl_rpc_listener_t *listener;
+    uv_os_sock_t fd;
+} fl_rpc_handoff_t;
+
+static void fl_rpc_handoff_run(void *arg) {
+    fl_rpc_handoff_t *h = arg;
+    fl_rpc_shard_t *sh = h->shard;
+    if (!fl_rpc_loop_on_thread(sh->loop) || sh->closing) {
+        close(h->fd);
+        fl_free(h);
+        return;
+    }
+    fl_rpc_conn_t *c = fl_rpc_conn_new(sh, h->listener);
+    if (uv_tcp_open(&c->tcp, h->fd) != 0) {
+        close(h->fd);
+        atomic_store(&c->closing, true);
+        sh->pending_closes++;
+        uv_close((uv_handle_t *)&c->tcp, fl_rpc_on_conn_closed);
+    } else {
+        fl_rpc_shard_adopt(sh, c);
+    }
+    fl_free(h);
+}
+
+static void fl_rpc_on_temp_closed(uv_handle_t *h) { fl_free(h); }
+
+static void fl_rpc_on_connection(uv_stream_t *server, int status) {
+    fl_rpc_listener_t *l = server->data;
+    fl_rpc_server_t *srv = l->srv;
+    fl_rpc_shard_t *home = &srv->shards[0];
+    if (status < 0 || home->closing) return;
+    size_t pick = atomic_fetch_add(&srv->next_shard, 1) % srv->shard_count;
+    if (pick == 0) {
+        fl_rpc_conn_t *c = fl_rpc_conn_new(home, l);
+        if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+            atomic_store(&c->closing, true);
+            home->pending_closes++;
+            uv_close((uv_handle_t *)&c->tcp, fl_rpc_on_conn_closed);
+            return;
+        }
+        fl_rpc_shard_adopt(home, c);
+        return;
+    }
+    /* accept here, hand the socket to the other loop */
+    uv_tcp_t *tmp = fl_malloc(sizeof(*tmp));
+    uv_tcp_init(fl_rpc_loop_uv(home->loop), tmp);
+    if (uv_accept(server, (uv_stream_t *)tmp) != 0) {
+        uv_close((uv_handle_t *)tmp, fl_rpc_on_temp_closed);
+        return;
+    }
+    uv_os_fd_t fd;
+    int dup_fd = -1;
+    if (uv_fileno((uv_handle_t *)tmp, &fd) == 0) dup_fd = dup(fd);
+    uv_close((uv_handle_t *)tmp, fl_rpc_on_temp_closed);
+    if (dup_fd < 0) return;
+    fl_rpc_handoff_t *h = fl_malloc(sizeof(*h));
+    h->shard = &srv->shards[pick];
+    h->listener = l;
+    h->fd = dup_fd;
+    fl_rpc_loop_post(h->shard->loop, fl_rpc_handoff_run, h);
+}
+
 static void fl_rpc_on_idle_scan(uv_timer_t *t) {
-    fl_rpc_server_t *srv = t->data;
+    fl_rpc_shard_t *sh = t->data;
     int64_t now = fl_time_mono_ms();
-    for (fl_rpc_conn_t *c = srv->conns, *next; c; c = next) {
+    for (fl_rpc_conn_t *c = sh->conns, *next; c; c = next) {
         next = c->next;
-        if (now - c->last_active_ms > srv->limits.idle_timeout_ms && c->in_flight == 0) {
+        if (now - c->last_active_ms > sh->srv->limits.idle_timeout_ms && c->in_flight == 0) {
             FL_DEBUG("rpc: closing idle connection");
             fl_rpc_conn_close(c);
         }
     }
 }
 
-fl_rpc_server_t *fl_rpc_server_new(uv_loop_t *loop, const fl_rpc_limits_t *limits,
-                                   fl_rpc_handler_fn handler) {
+static void fl_rpc_shard_start(void *arg) {
+    fl_rpc_shard_t *sh = arg;
+    if (sh->closing || sh->timer_started) return;
+    uv_timer_init(fl_rpc_loop_uv(sh->loop), &sh->idle_timer);
+    sh->idle_timer.data = sh;
+    uv_timer_start(&sh->idle_timer, fl_rpc_on_idle_scan, FL_RPC_IDLE_SCAN_MS, FL_RPC_IDLE_SCAN_MS);
+    uv_unref((uv_handle_t *)&sh->idle_timer);
+    sh->timer_started = true;
+}
+
+fl_rpc_server_t *fl_rpc_server_new(fl_rpc_loop_t *const *loops, size_t loop_count,
+                                   const fl_rpc_limits_t *limits, fl_rpc_handler_fn handler) {
     fl_rpc_server_t *srv = fl_calloc(1, sizeof(*srv));
-    srv->loop = loop;
     srv->limits = *limits;
     srv->handler = handler;
-    uv_timer_init(loop, &srv->idle_timer);
-    srv->idle_timer.data = srv;
-    uv_timer_start(&srv->idle_timer, fl_rpc_on_idle_scan, FL_RPC_IDLE_SCAN_MS,
-                   FL_RPC_IDLE_SCAN_MS);
-    uv_unref((uv_handle_t *)&srv->idle_timer);
+    if (loop_count > FL_RPC_LOOPS_MAX) loop_count = FL_RPC_LOOPS_MAX;
+    srv->shard_count = loop_count;
+    for (size_t i = 0; i < loop_count; i++) {
+        srv->shards[i].srv = srv;
+        srv->shards[i].loop = loops[i];
+        fl_rpc_loop_post(loops[i], fl_rpc_shard_start, &srv->shards[i]);
+    }
+    srv->shards_open = loop_count;
+    pthread_mutex_init(&srv->close_lock, NULL);
+    pthread_cond_init(&srv->close_cond, NULL);
     return srv;
 }
 
@@ -274,8 +393,9 @@ int fl_rpc_server_listen(fl_rpc_server_t *srv, const char *host, int port, void 
     fl_rpc_listener_t *l = fl_calloc(1, sizeof(*l));
     l->srv = srv;
     l->ctx = listener_ctx;
-    uv_tcp_init(srv->loop, &l->tcp);
+    uv_tcp_init(fl_rpc_loop_uv(srv->shards[0].loop), &l->tcp);
     l->tcp.data = l;
+    l->open = true;
     srv->listeners[srv->listener_count++] = l;
     rc = uv_tcp_bind(&l->tcp, (const struct sockaddr *)&addr, 0);
     if (!rc) rc = uv_listen((uv_stream_t *)&l->tcp, 1024, fl_rpc_on_connection);
@@ -291,33 +411,74 @@ int fl_rpc_server_listen(fl_rpc_server_t *srv, const char *host, int port, void 
     return 0;
 }
 
-static void fl_rpc_on_aux_closed(uv_handle_t *h) {
-    fl_rpc_server_t *srv = h->data;
-    if ((void *)h != (void *)&srv->idle_timer) {
-        /* a listener: h->data was switched to the server before closing */
-    }
-    srv->pending_closes--;
-    fl_rpc_maybe_closed(srv);
+static void fl_rpc_shard_maybe_closed(fl_rpc_shard_t *sh) {
+    if (!sh->closing || sh->pending_closes > 0) return;
+    fl_rpc_server_t *srv = sh->srv;
+    pthread_mutex_lock(&srv->close_lock);
+    sh->pending_closes = SIZE_MAX / 2; /* report once */
+    srv->shards_open--;
+    pthread_cond_broadcast(&srv->close_cond);
+    pthread_mutex_unlock(&srv->close_lock);
 }
 
-void fl_rpc_server_close(fl_rpc_server_t *srv, void (*cb)(fl_rpc_server_t *srv)) {
-    if (srv->closing) return;
-    srv->closing = true;
-    srv->close_cb = cb;
-    for (size_t i = 0; i < srv->listener_count; i++) {
-        srv->pending_closes++;
-        srv->listeners[i]->tcp.data = srv;
-        uv_close((uv_handle_t *)&srv->listeners[i]->tcp, fl_rpc_on_aux_closed);
+static void fl_rpc_on_aux_closed(uv_handle_t *h) {
+    fl_rpc_shard_t *sh = h->data;
+    sh->pending_closes--;
+    fl_rpc_shard_maybe_closed(sh);
+}
+
+static void fl_rpc_shard_close(void *arg) {
+    fl_rpc_shard_t *sh = arg;
+    if (sh->closing) return;
+    sh->closing = true;
+    fl_rpc_server_t *srv = sh->srv;
+    sh->pending_closes++; /* held until everything below is started */
+    if (sh == &srv->shards[0]) {
+        for (size_t i = 0; i < srv->listener_count; i++) {
+            fl_rpc_listener_t *l = srv->listeners[i];
+            if (!l->open) continue;
+            l->open = false;
+            sh->pending_closes++;
+            l->tcp.data = sh;
+            uv_close((uv_handle_t *)&l->tcp, fl_rpc_on_aux_closed);
+        }
     }
-    srv->pending_closes++;
-    uv_close((uv_handle_t *)&srv->idle_timer, fl_rpc_on_aux_closed);
-    while (srv->conns) fl_rpc_conn_close(srv->conns);
-    fl_rpc_maybe_closed(srv);
+    if (sh->timer_started) {
+        sh->pending_closes++;
+        sh->idle_timer.data = sh;
+        uv_close((uv_handle_t *)&sh->idle_timer, fl_rpc_on_aux_closed);
+    }
+    while (sh->conns) fl_rpc_conn_close(sh->conns);
+    sh->pending_closes--;
+    fl_rpc_shard_maybe_closed(sh);
+}
+
+void fl_rpc_server_close(fl_rpc_server_t *srv) {
+    pthread_mutex_lock(&srv->close_lock);
+    if (srv->closed) {
+        pthread_mutex_unlock(&srv->close_lock);
+        return;
+    }
+    srv->closed = true;
+    pthread_mutex_unlock(&srv->close_lock);
+    for (size_t i = 0; i < srv->shard_count; i++)
+        fl_rpc_loop_post(srv->shards[i].loop, fl_rpc_shard_close, &srv->shards[i]);
+    pthread_mutex_lock(&srv->close_lock);
+    while (srv->shards_open > 0) pthread_cond_wait(&srv->close_cond, &srv->close_lock);
+    pthread_mutex_unlock(&srv->close_lock);
 }
 
 void fl_rpc_server_destroy(fl_rpc_server_t *srv) {
+    if (!srv) return;
     for (size_t i = 0; i < srv->listener_count; i++) fl_free(srv->listeners[i]);
+    pthread_cond_destroy(&srv->close_cond);
+    pthread_mutex_destroy(&srv->close_lock);
     fl_free(srv);
 }
 
-size_t fl_rpc_server_connection_count(const fl_rpc_server_t *srv) { return srv->conn_count; }
+size_t fl_rpc_server_connection_count(const fl_rpc_server_t *srv) {
+    size_t n = 0;
+    for (size_t i = 0; i < srv->shard_count; i++)
+        n += atomic_load(&((fl_rpc_server_t *)srv)->shards[i].conn_count);
+    return n;
+}

@@ -1,16 +1,20 @@
 /*
- * rpc_server.h — the network side of a Fluss server: libuv listeners,
- * connections that read Fluss frames (proto_frame.h) and hand each whole
- * request to a handler, and write responses back in request order, batched
- * into one write per loop turn.
+ * rpc_server.h — the network side of a Fluss server: listeners and
+ * connections that read Fluss frames (proto_frame.h), hand each whole
+ * request to a handler on the connection's loop, and write responses back,
+ * batched into one write per read. Connections are accepted on the first
+ * loop and spread round robin over all of the server's loops
+ * (netty.server.num-network-threads); a connection lives on one loop for
+ * its whole life.
  *
  * Limits: a frame longer than frame_max closes the connection (no request
  * id can be trusted); a connection stops reading while more than
  * out_pending_max response bytes wait to be written; a connection idle for
  * idle_timeout_ms is closed.
  *
- * Thread rule: a server and all its connections live on one uv loop; every
- * function here runs on that loop's thread.
+ * Thread rule: the handler runs on the connection's loop thread.
+ * fl_rpc_conn_send, _ref, _unref and _is_open are safe from any thread;
+ * listen before the loops start, close from any thread but a loop's.
  */
 #ifndef FL_RPC_SERVER_H
 #define FL_RPC_SERVER_H
@@ -23,9 +27,12 @@
 #include "common_buf.h"
 #include "common_error.h"
 #include "proto_frame.h"
+#include "rpc_loop.h"
 
 typedef struct fl_rpc_server fl_rpc_server_t;
 typedef struct fl_rpc_conn fl_rpc_conn_t;
+
+#define FL_RPC_LOOPS_MAX 64
 
 /* Handles one request. Appends whole response frames to out (or nothing,
  * to close the connection: return non-zero). listener_ctx is the context of
@@ -39,26 +46,30 @@ typedef struct fl_rpc_limits {
     int64_t idle_timeout_ms;  /* netty.connection.max-idle-time */
 } fl_rpc_limits_t;
 
-fl_rpc_server_t *fl_rpc_server_new(uv_loop_t *loop, const fl_rpc_limits_t *limits,
-                                   fl_rpc_handler_fn handler);
-/* Binds host:port (port 0 picks one) and starts accepting. Returns the bound
- * port in *bound_port. */
+/* A server over loops (not owned; they outlive it). */
+fl_rpc_server_t *fl_rpc_server_new(fl_rpc_loop_t *const *loops, size_t loop_count,
+                                   const fl_rpc_limits_t *limits, fl_rpc_handler_fn handler);
+/* Binds host:port (port 0 picks one) and starts accepting on the first
+ * loop. Returns the bound port in *bound_port. Call before the loops run. */
 int fl_rpc_server_listen(fl_rpc_server_t *srv, const char *host, int port, void *listener_ctx,
                          int *bound_port, fl_error_t *err);
-/* Stops accepting and closes every connection; cb runs when all handles
- * are closed. */
-void fl_rpc_server_close(fl_rpc_server_t *srv, void (*cb)(fl_rpc_server_t *srv));
+/* Stops accepting and closes every connection, and waits until all handles
+ * are closed. The loops must be running. */
+void fl_rpc_server_close(fl_rpc_server_t *srv);
 void fl_rpc_server_destroy(fl_rpc_server_t *srv);
 
 size_t fl_rpc_server_connection_count(const fl_rpc_server_t *srv);
 
-/* Deferred responses (long-poll fetches): a handler that answers later
- * takes a reference on its connection, and sends whole response frames
- * with fl_rpc_conn_send when ready. Sending on a connection that has closed
+/* Deferred responses (parked fetches, acks waits, work done on a worker):
+ * a handler that answers later takes a reference on its connection and
+ * sends whole response frames with fl_rpc_conn_send when ready, from any
+ * thread (the frames are copied). Sending on a connection that has closed
  * in the meantime does nothing. Every ref needs an unref. */
 void fl_rpc_conn_ref(fl_rpc_conn_t *conn);
 void fl_rpc_conn_unref(fl_rpc_conn_t *conn);
 bool fl_rpc_conn_is_open(const fl_rpc_conn_t *conn);
 void fl_rpc_conn_send(fl_rpc_conn_t *conn, const uint8_t *frames, size_t len);
+/* The loop the connection lives on. */
+fl_rpc_loop_t *fl_rpc_conn_loop(const fl_rpc_conn_t *conn);
 
 #endif

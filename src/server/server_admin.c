@@ -9,10 +9,11 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "server_coordinator.h"
 #include "server_node.h"
 
-#define FL_CATALOG(role) (&(role)->server->catalog)
-#define FL_MS(role) (FL_CATALOG(role)->ms)
+#define FL_CATALOG(ctx) (&(ctx)->cs->catalog)
+#define FL_MS(ctx) (FL_CATALOG(ctx)->ms)
 
 static ProtobufCBinaryData fl_bytes_of(const char *s) {
     ProtobufCBinaryData b = {strlen(s), (uint8_t *)s};
@@ -25,10 +26,10 @@ static int fl_require_path(const Fluss__PbTablePath *p, fl_error_t *err) {
     return 0;
 }
 
-int fl_api_create_database(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                           fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_create_database) {
+    int32_t rid = ctx->request_id;
     const Fluss__CreateDatabaseRequest *req = (const Fluss__CreateDatabaseRequest *)m;
-    int rc = fl_catalog_create_database(FL_CATALOG(role), req->database_name,
+    int rc = fl_catalog_create_database(FL_CATALOG(ctx), req->database_name,
                                         req->has_database_json ? req->database_json.data : NULL,
                                         req->has_database_json ? req->database_json.len : 0,
                                         req->ignore_if_exists, err);
@@ -38,11 +39,16 @@ int fl_api_create_database(fl_server_role_t *role, const ProtobufCMessage *m, in
     return 0;
 }
 
-/* Deletes the local data of a dropped table (its bucket logs). */
-static void fl_drop_table_data(fl_server_role_t *role, const char *db, const char *name,
+/* Tells the tablet servers a table is gone (they delete its bucket logs). */
+static void fl_drop_table_data(fl_req_ctx_t *ctx, const char *db, const char *name,
                                int64_t table_id) {
-    fl_error_t e;
-    fl_replica_manager_drop_table(&role->server->replicas, db, name, table_id, &e);
+    fl_coordinator_server_table_dropped(ctx->cs, db, name, table_id);
+}
+
+/* Pushes a created or changed table to the tablet servers. */
+static void fl_table_changed(fl_req_ctx_t *ctx, const char *db, const char *name) {
+    const fl_ms_table_t *t = FL_MS(ctx)->ops->table_get(FL_MS(ctx), db, name);
+    if (t) fl_coordinator_server_table_changed(ctx->cs, t->table_id);
 }
 
 typedef struct fl_dropped {
@@ -51,10 +57,10 @@ typedef struct fl_dropped {
     char **names;
 } fl_dropped_t;
 
-int fl_api_drop_database(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                         fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_drop_database) {
+    int32_t rid = ctx->request_id;
     const Fluss__DropDatabaseRequest *req = (const Fluss__DropDatabaseRequest *)m;
-    fl_metastore_t *ms = FL_MS(role);
+    fl_metastore_t *ms = FL_MS(ctx);
     fl_dropped_t dropped = {0};
     size_t n = ms->ops->table_count(ms);
     dropped.ids = fl_calloc(n ? n : 1, sizeof(int64_t));
@@ -65,10 +71,10 @@ int fl_api_drop_database(fl_server_role_t *role, const ProtobufCMessage *m, int3
         dropped.ids[dropped.count] = t->table_id;
         dropped.names[dropped.count++] = fl_strdup(t->name);
     }
-    int rc = fl_catalog_drop_database(FL_CATALOG(role), req->database_name,
+    int rc = fl_catalog_drop_database(FL_CATALOG(ctx), req->database_name,
                                       req->ignore_if_not_exists, req->cascade, err);
     for (size_t i = 0; i < dropped.count; i++) {
-        if (!rc) fl_drop_table_data(role, req->database_name, dropped.names[i], dropped.ids[i]);
+        if (!rc) fl_drop_table_data(ctx, req->database_name, dropped.names[i], dropped.ids[i]);
         fl_free(dropped.names[i]);
     }
     fl_free(dropped.ids);
@@ -79,11 +85,11 @@ int fl_api_drop_database(fl_server_role_t *role, const ProtobufCMessage *m, int3
     return 0;
 }
 
-int fl_api_list_databases(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                          fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_list_databases) {
+    int32_t rid = ctx->request_id;
     (void)err;
     const Fluss__ListDatabasesRequest *req = (const Fluss__ListDatabasesRequest *)m;
-    fl_metastore_t *ms = FL_MS(role);
+    fl_metastore_t *ms = FL_MS(ctx);
     size_t n = ms->ops->db_count(ms);
     Fluss__ListDatabasesResponse resp = FLUSS__LIST_DATABASES_RESPONSE__INIT;
     char **names = fl_calloc(n ? n : 1, sizeof(char *));
@@ -96,7 +102,7 @@ int fl_api_list_databases(fl_server_role_t *role, const ProtobufCMessage *m, int
             Fluss__PbDatabaseSummary s = FLUSS__PB_DATABASE_SUMMARY__INIT;
             s.database_name = db->name;
             s.created_time = db->created_ms;
-            s.table_count = (int32_t)fl_catalog_table_count(FL_CATALOG(role), db->name);
+            s.table_count = (int32_t)fl_catalog_table_count(FL_CATALOG(ctx), db->name);
             sums[i] = s;
             sum_ptrs[i] = &sums[i];
         } else {
@@ -117,20 +123,20 @@ int fl_api_list_databases(fl_server_role_t *role, const ProtobufCMessage *m, int
     return 0;
 }
 
-int fl_api_database_exists(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                           fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_database_exists) {
+    int32_t rid = ctx->request_id;
     (void)err;
     const Fluss__DatabaseExistsRequest *req = (const Fluss__DatabaseExistsRequest *)m;
     Fluss__DatabaseExistsResponse resp = FLUSS__DATABASE_EXISTS_RESPONSE__INIT;
-    resp.exists = FL_MS(role)->ops->db_get(FL_MS(role), req->database_name) != NULL;
+    resp.exists = FL_MS(ctx)->ops->db_get(FL_MS(ctx), req->database_name) != NULL;
     fl_server_reply(out, rid, &resp.base);
     return 0;
 }
 
-int fl_api_get_database_info(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                             fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_get_database_info) {
+    int32_t rid = ctx->request_id;
     const Fluss__GetDatabaseInfoRequest *req = (const Fluss__GetDatabaseInfoRequest *)m;
-    const fl_ms_database_t *db = FL_MS(role)->ops->db_get(FL_MS(role), req->database_name);
+    const fl_ms_database_t *db = FL_MS(ctx)->ops->db_get(FL_MS(ctx), req->database_name);
     if (!db)
         return fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database '%s' does not exist.",
                           req->database_name);
@@ -142,45 +148,46 @@ int fl_api_get_database_info(fl_server_role_t *role, const ProtobufCMessage *m, 
     return 0;
 }
 
-int fl_api_create_table(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                        fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_create_table) {
+    int32_t rid = ctx->request_id;
     const Fluss__CreateTableRequest *req = (const Fluss__CreateTableRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (!rc)
-        rc = fl_catalog_create_table(FL_CATALOG(role), req->table_path->database_name,
+        rc = fl_catalog_create_table(FL_CATALOG(ctx), req->table_path->database_name,
                                      req->table_path->table_name, req->table_json.data,
                                      req->table_json.len, req->ignore_if_exists, err);
     if (rc) return rc;
+    fl_table_changed(ctx, req->table_path->database_name, req->table_path->table_name);
     Fluss__CreateTableResponse resp = FLUSS__CREATE_TABLE_RESPONSE__INIT;
     fl_server_reply(out, rid, &resp.base);
     return 0;
 }
 
-int fl_api_drop_table(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                      fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_drop_table) {
+    int32_t rid = ctx->request_id;
     const Fluss__DropTableRequest *req = (const Fluss__DropTableRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
-    const fl_ms_table_t *t = FL_MS(role)->ops->table_get(FL_MS(role), req->table_path->database_name,
+    const fl_ms_table_t *t = FL_MS(ctx)->ops->table_get(FL_MS(ctx), req->table_path->database_name,
                                                          req->table_path->table_name);
     int64_t table_id = t ? t->table_id : -1;
-    rc = fl_catalog_drop_table(FL_CATALOG(role), req->table_path->database_name,
+    rc = fl_catalog_drop_table(FL_CATALOG(ctx), req->table_path->database_name,
                                req->table_path->table_name, req->ignore_if_not_exists, err);
     if (rc) return rc;
     if (table_id >= 0)
-        fl_drop_table_data(role, req->table_path->database_name, req->table_path->table_name,
+        fl_drop_table_data(ctx, req->table_path->database_name, req->table_path->table_name,
                            table_id);
     Fluss__DropTableResponse resp = FLUSS__DROP_TABLE_RESPONSE__INIT;
     fl_server_reply(out, rid, &resp.base);
     return 0;
 }
 
-int fl_api_get_table_info(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                          fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_get_table_info) {
+    int32_t rid = ctx->request_id;
     const Fluss__GetTableInfoRequest *req = (const Fluss__GetTableInfoRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
-    const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(role), req->table_path->database_name,
+    const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(ctx), req->table_path->database_name,
                                                   req->table_path->table_name, err);
     if (!t) return err->code;
     Fluss__GetTableInfoResponse resp = FLUSS__GET_TABLE_INFO_RESPONSE__INIT;
@@ -193,10 +200,10 @@ int fl_api_get_table_info(fl_server_role_t *role, const ProtobufCMessage *m, int
     return 0;
 }
 
-int fl_api_list_tables(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                       fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_list_tables) {
+    int32_t rid = ctx->request_id;
     const Fluss__ListTablesRequest *req = (const Fluss__ListTablesRequest *)m;
-    fl_metastore_t *ms = FL_MS(role);
+    fl_metastore_t *ms = FL_MS(ctx);
     if (!ms->ops->db_get(ms, req->database_name))
         return fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database %s does not exist.",
                           req->database_name);
@@ -214,24 +221,24 @@ int fl_api_list_tables(fl_server_role_t *role, const ProtobufCMessage *m, int32_
     return 0;
 }
 
-int fl_api_table_exists(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                        fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_table_exists) {
+    int32_t rid = ctx->request_id;
     const Fluss__TableExistsRequest *req = (const Fluss__TableExistsRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
     Fluss__TableExistsResponse resp = FLUSS__TABLE_EXISTS_RESPONSE__INIT;
-    resp.exists = FL_MS(role)->ops->table_get(FL_MS(role), req->table_path->database_name,
+    resp.exists = FL_MS(ctx)->ops->table_get(FL_MS(ctx), req->table_path->database_name,
                                               req->table_path->table_name) != NULL;
     fl_server_reply(out, rid, &resp.base);
     return 0;
 }
 
-int fl_api_get_table_schema(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                            fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_get_table_schema) {
+    int32_t rid = ctx->request_id;
     const Fluss__GetTableSchemaRequest *req = (const Fluss__GetTableSchemaRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
-    const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(role), req->table_path->database_name,
+    const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(ctx), req->table_path->database_name,
                                                   req->table_path->table_name, err);
     if (!t) return err->code;
     int32_t id = req->has_schema_id ? req->schema_id : t->schema_id;
@@ -259,32 +266,33 @@ static size_t fl_spec_arrays(const Fluss__PbPartitionSpec *spec, const char ***k
     return n;
 }
 
-int fl_api_create_partition(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                            fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_create_partition) {
+    int32_t rid = ctx->request_id;
     const Fluss__CreatePartitionRequest *req = (const Fluss__CreatePartitionRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
     const char **keys, **values;
     size_t n = fl_spec_arrays(req->partition_spec, &keys, &values);
     /* field 3 is named ignore_if_not_exists but means "ignore if it exists" */
-    rc = fl_catalog_create_partition(FL_CATALOG(role), req->table_path->database_name,
+    rc = fl_catalog_create_partition(FL_CATALOG(ctx), req->table_path->database_name,
                                      req->table_path->table_name, keys, values, n,
                                      req->ignore_if_not_exists, err);
     fl_free(keys);
     fl_free(values);
     if (rc) return rc;
+    fl_table_changed(ctx, req->table_path->database_name, req->table_path->table_name);
     Fluss__CreatePartitionResponse resp = FLUSS__CREATE_PARTITION_RESPONSE__INIT;
     fl_server_reply(out, rid, &resp.base);
     return 0;
 }
 
-int fl_api_drop_partition(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                          fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_drop_partition) {
+    int32_t rid = ctx->request_id;
     const Fluss__DropPartitionRequest *req = (const Fluss__DropPartitionRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
     const char *db = req->table_path->database_name, *name = req->table_path->table_name;
-    const fl_ms_table_t *t = FL_MS(role)->ops->table_get(FL_MS(role), db, name);
+    const fl_ms_table_t *t = FL_MS(ctx)->ops->table_get(FL_MS(ctx), db, name);
     int64_t table_id = t ? t->table_id : -1;
     const char **keys, **values;
     size_t n = fl_spec_arrays(req->partition_spec, &keys, &values);
@@ -304,14 +312,13 @@ int fl_api_drop_partition(fl_server_role_t *role, const ProtobufCMessage *m, int
         fl_strlist_free(&pkeys);
     }
     fl_buf_put_u8(&pname, '\0');
-    rc = fl_catalog_drop_partition(FL_CATALOG(role), db, name, keys, values, n,
+    rc = fl_catalog_drop_partition(FL_CATALOG(ctx), db, name, keys, values, n,
                                    req->ignore_if_not_exists, &dropped, err);
     fl_free(keys);
     fl_free(values);
     if (!rc && dropped >= 0) {
-        fl_error_t e;
-        fl_replica_manager_drop_partition(&role->server->replicas, db, name, table_id,
-                                          (const char *)pname.data, dropped, &e);
+        fl_coordinator_server_partition_dropped(ctx->cs, db, name, table_id,
+                                                (const char *)pname.data, dropped);
     }
     fl_buf_free(&pname);
     if (rc) return rc;
@@ -320,12 +327,12 @@ int fl_api_drop_partition(fl_server_role_t *role, const ProtobufCMessage *m, int
     return 0;
 }
 
-int fl_api_list_partition_infos(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                                fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_list_partition_infos) {
+    int32_t rid = ctx->request_id;
     const Fluss__ListPartitionInfosRequest *req = (const Fluss__ListPartitionInfosRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
-    const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(role), req->table_path->database_name,
+    const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(ctx), req->table_path->database_name,
                                                   req->table_path->table_name, err);
     if (!t) return err->code;
     fl_strlist_t keys;

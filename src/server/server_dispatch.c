@@ -13,43 +13,50 @@
 
 #include "common_alloc.h"
 #include "common_log.h"
+#include "common_time.h"
 #include "proto_api.h"
+#include "server_coordinator.h"
 #include "server_node.h"
+
+/* How an API runs: with the coordinator's catalog lock held (it reads or
+ * writes metadata), and/or on the coordinator's worker (it may fsync). */
+#define FL_API_CATALOG 1
+#define FL_API_WORKER 2
 
 typedef struct fl_api_entry {
     int16_t key;
     int roles;
     const ProtobufCMessageDescriptor *request;
     fl_api_fn fn;
+    int how;
 } fl_api_entry_t;
 
-static int fl_api_versions(fl_server_role_t *role, const ProtobufCMessage *req,
-                           int32_t request_id, fl_buf_t *out, fl_error_t *err);
+static FL_API_HANDLER(fl_api_versions);
 
 /* What fluss-c implements, and for which roles. Versions come from
  * proto_api.h. */
 static const fl_api_entry_t fl_api_entries[] = {
-    {FL_API_API_VERSIONS, FL_ROLE_CS | FL_ROLE_TS, &fluss__api_versions_request__descriptor, fl_api_versions},
-    {FL_API_CREATE_DATABASE, FL_ROLE_CS, &fluss__create_database_request__descriptor, fl_api_create_database},
-    {FL_API_DROP_DATABASE, FL_ROLE_CS, &fluss__drop_database_request__descriptor, fl_api_drop_database},
-    {FL_API_LIST_DATABASES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_databases_request__descriptor, fl_api_list_databases},
-    {FL_API_DATABASE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__database_exists_request__descriptor, fl_api_database_exists},
-    {FL_API_GET_DATABASE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_database_info_request__descriptor, fl_api_get_database_info},
-    {FL_API_CREATE_TABLE, FL_ROLE_CS, &fluss__create_table_request__descriptor, fl_api_create_table},
-    {FL_API_DROP_TABLE, FL_ROLE_CS, &fluss__drop_table_request__descriptor, fl_api_drop_table},
-    {FL_API_GET_TABLE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_info_request__descriptor, fl_api_get_table_info},
-    {FL_API_LIST_TABLES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_tables_request__descriptor, fl_api_list_tables},
-    {FL_API_TABLE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__table_exists_request__descriptor, fl_api_table_exists},
-    {FL_API_GET_TABLE_SCHEMA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_schema_request__descriptor, fl_api_get_table_schema},
-    {FL_API_LIST_PARTITION_INFOS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_partition_infos_request__descriptor, fl_api_list_partition_infos},
-    {FL_API_CREATE_PARTITION, FL_ROLE_CS, &fluss__create_partition_request__descriptor, fl_api_create_partition},
-    {FL_API_DROP_PARTITION, FL_ROLE_CS, &fluss__drop_partition_request__descriptor, fl_api_drop_partition},
-    {FL_API_GET_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__metadata_request__descriptor, fl_api_get_metadata},
-    {FL_API_GET_FILESYSTEM_SECURITY_TOKEN, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_file_system_security_token_request__descriptor, fl_api_get_fs_token},
-    {FL_API_INIT_WRITER, FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer},
-    {FL_API_PRODUCE_LOG, FL_ROLE_TS, &fluss__produce_log_request__descriptor, fl_api_produce_log},
-    {FL_API_FETCH_LOG, FL_ROLE_TS, &fluss__fetch_log_request__descriptor, fl_api_fetch_log},
-    {FL_API_LIST_OFFSETS, FL_ROLE_TS, &fluss__list_offsets_request__descriptor, fl_api_list_offsets},
+    {FL_API_API_VERSIONS, FL_ROLE_CS | FL_ROLE_TS, &fluss__api_versions_request__descriptor, fl_api_versions, 0},
+    {FL_API_CREATE_DATABASE, FL_ROLE_CS, &fluss__create_database_request__descriptor, fl_api_create_database, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_DROP_DATABASE, FL_ROLE_CS, &fluss__drop_database_request__descriptor, fl_api_drop_database, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_LIST_DATABASES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_databases_request__descriptor, fl_api_list_databases, FL_API_CATALOG},
+    {FL_API_DATABASE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__database_exists_request__descriptor, fl_api_database_exists, FL_API_CATALOG},
+    {FL_API_GET_DATABASE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_database_info_request__descriptor, fl_api_get_database_info, FL_API_CATALOG},
+    {FL_API_CREATE_TABLE, FL_ROLE_CS, &fluss__create_table_request__descriptor, fl_api_create_table, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_DROP_TABLE, FL_ROLE_CS, &fluss__drop_table_request__descriptor, fl_api_drop_table, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_GET_TABLE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_info_request__descriptor, fl_api_get_table_info, FL_API_CATALOG},
+    {FL_API_LIST_TABLES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_tables_request__descriptor, fl_api_list_tables, FL_API_CATALOG},
+    {FL_API_TABLE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__table_exists_request__descriptor, fl_api_table_exists, FL_API_CATALOG},
+    {FL_API_GET_TABLE_SCHEMA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_schema_request__descriptor, fl_api_get_table_schema, FL_API_CATALOG},
+    {FL_API_LIST_PARTITION_INFOS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_partition_infos_request__descriptor, fl_api_list_partition_infos, FL_API_CATALOG},
+    {FL_API_CREATE_PARTITION, FL_ROLE_CS, &fluss__create_partition_request__descriptor, fl_api_create_partition, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_DROP_PARTITION, FL_ROLE_CS, &fluss__drop_partition_request__descriptor, fl_api_drop_partition, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_GET_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__metadata_request__descriptor, fl_api_get_metadata, FL_API_CATALOG},
+    {FL_API_GET_FILESYSTEM_SECURITY_TOKEN, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_file_system_security_token_request__descriptor, fl_api_get_fs_token, 0},
+    {FL_API_INIT_WRITER, FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer, FL_API_WORKER},
+    {FL_API_PRODUCE_LOG, FL_ROLE_TS, &fluss__produce_log_request__descriptor, fl_api_produce_log, 0},
+    {FL_API_FETCH_LOG, FL_ROLE_TS, &fluss__fetch_log_request__descriptor, fl_api_fetch_log, 0},
+    {FL_API_LIST_OFFSETS, FL_ROLE_TS, &fluss__list_offsets_request__descriptor, fl_api_list_offsets, 0},
 };
 
 #define FL_API_ENTRY_COUNT (sizeof(fl_api_entries) / sizeof(fl_api_entries[0]))
@@ -88,10 +95,11 @@ void fl_server_reply_error(fl_buf_t *out, int32_t request_id, int code, const ch
     out->len += n;
 }
 
-static int fl_api_versions(fl_server_role_t *role, const ProtobufCMessage *req,
-                           int32_t request_id, fl_buf_t *out, fl_error_t *err) {
-    (void)req;
+static FL_API_HANDLER(fl_api_versions) {
+    (void)m;
     (void)err;
+    const fl_server_role_t *role = ctx->role;
+    int32_t request_id = ctx->request_id;
     Fluss__PbApiVersion items[FL_API_ENTRY_COUNT];
     Fluss__PbApiVersion *ptrs[FL_API_ENTRY_COUNT];
     size_t n = 0;
@@ -116,9 +124,83 @@ static int fl_api_versions(fl_server_role_t *role, const ProtobufCMessage *req,
     return 0;
 }
 
+/* ---- deferred answers ---- */
+
+fl_req_ctx_t *fl_req_defer(fl_req_ctx_t *ctx) {
+    fl_req_ctx_t *d = fl_malloc(sizeof(*d));
+    *d = *ctx;
+    d->deferred = true;
+    fl_rpc_conn_ref(d->conn);
+    ctx->deferred = true; /* the dispatcher no longer owns the body */
+    return d;
+}
+
+void fl_req_answer_frames(fl_req_ctx_t *d, const fl_buf_t *frames) {
+    if (frames->len) fl_rpc_conn_send(d->conn, frames->data, frames->len);
+}
+
+void fl_req_answer(fl_req_ctx_t *d, const ProtobufCMessage *resp) {
+    fl_buf_t b;
+    fl_buf_init(&b);
+    fl_server_reply(&b, d->request_id, resp);
+    fl_req_answer_frames(d, &b);
+    fl_buf_free(&b);
+}
+
+void fl_req_answer_error(fl_req_ctx_t *d, int code, const char *message) {
+    fl_buf_t b;
+    fl_buf_init(&b);
+    fl_server_reply_error(&b, d->request_id, code, message);
+    fl_req_answer_frames(d, &b);
+    fl_buf_free(&b);
+}
+
+void fl_req_free(fl_req_ctx_t *d) {
+    if (!d) return;
+    if (d->body) protobuf_c_message_free_unpacked(d->body, NULL);
+    fl_rpc_conn_unref(d->conn);
+    fl_free(d);
+}
+
+/* Runs the handler of e for ctx, answering into out (or deferring). */
+static void fl_dispatch_run(const fl_api_entry_t *e, fl_req_ctx_t *ctx, fl_buf_t *out) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    bool locked = (e->how & FL_API_CATALOG) && ctx->cs;
+    if (locked) pthread_mutex_lock(&ctx->cs->lock);
+    int rc = e->fn(ctx, ctx->body, out, &err);
+    if (locked) pthread_mutex_unlock(&ctx->cs->lock);
+    if (rc) {
+        const fl_api_info_t *info = fl_api_info(e->key);
+        FL_DEBUG("rpc: %s failed: %s (%d) %s", info->name, fl_err_name(rc), rc, err.msg);
+        int wire = fl_server_wire_code(rc);
+        fl_server_reply_error(out, ctx->request_id, wire,
+                              err.msg[0] ? err.msg : fl_err_default_message(wire));
+    }
+}
+
+typedef struct fl_dispatch_job {
+    const fl_api_entry_t *entry;
+    fl_req_ctx_t *ctx; /* deferred */
+} fl_dispatch_job_t;
+
+static void fl_dispatch_job_run(void *arg) {
+    fl_dispatch_job_t *j = arg;
+    fl_req_ctx_t *d = j->ctx;
+    fl_req_ctx_t run = *d;
+    run.deferred = false;
+    fl_buf_t out;
+    fl_buf_init(&out);
+    fl_dispatch_run(j->entry, &run, &out);
+    fl_req_answer_frames(d, &out);
+    fl_buf_free(&out);
+    if (run.deferred) d->body = NULL; /* the handler deferred again: it owns the body */
+    fl_req_free(d);
+    fl_free(j);
+}
+
 int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request_t *req,
                      fl_buf_t *out) {
-    (void)conn;
     fl_server_role_t *role = role_ctx;
     const fl_api_info_t *info = fl_api_info(req->api_key);
     const fl_api_entry_t *e = fl_api_entry(req->api_key);
@@ -145,18 +227,25 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         fl_server_reply_error(out, req->request_id, FLUSS_ERR_CORRUPT_MESSAGE, msg);
         return 0;
     }
-    fl_error_t err;
-    fl_err_clear(&err);
-    role->server->conn = conn;
-    role->server->request_kept = false;
-    int rc = e->fn(role, body, req->request_id, out, &err);
-    if (!role->server->request_kept) protobuf_c_message_free_unpacked(body, NULL);
-    role->server->conn = NULL;
-    if (rc) {
-        FL_DEBUG("rpc: %s failed: %s (%d) %s", info->name, fl_err_name(rc), rc, err.msg);
-        int wire = fl_server_wire_code(rc);
-        fl_server_reply_error(out, req->request_id, wire,
-                              err.msg[0] ? err.msg : fl_err_default_message(wire));
+    fl_req_ctx_t ctx = {
+        .conn = conn,
+        .request_id = req->request_id,
+        .api_key = req->api_key,
+        .api_version = req->api_version,
+        .received_ms = fl_time_mono_ms(),
+        .role = role,
+        .cs = role->cs,
+        .ts = role->ts,
+        .body = body,
+    };
+    if ((e->how & FL_API_WORKER) && ctx.cs && conn) {
+        fl_dispatch_job_t *j = fl_malloc(sizeof(*j));
+        j->entry = e;
+        j->ctx = fl_req_defer(&ctx);
+        fl_workq_submit(ctx.cs->workers, fl_dispatch_job_run, j);
+        return 0;
     }
+    fl_dispatch_run(e, &ctx, out);
+    if (!ctx.deferred) protobuf_c_message_free_unpacked(body, NULL);
     return 0;
 }

@@ -1,16 +1,25 @@
 /*
  * server_log.c — the log-table APIs of the tablet server: INIT_WRITER,
  * PRODUCE_LOG, FETCH_LOG (with long poll) and LIST_OFFSETS, over the
- * replica manager's bucket logs.
+ * tablet server's replicas.
  *
- * Long poll: a fetch that finds fewer than min_bytes parks (keeps its
- * decoded request and a reference on its connection) until an append
- * brings data or max_wait_ms passes; then it is answered like a fresh
- * fetch. Per-bucket failures travel inside a SUCCESS response, as Fluss
- * does; success answers always carry high_watermark, log_start_offset and
+ * Long poll: a fetch that finds fewer than min_bytes parks in the
+ * purgatory on the buckets it asked for, with a byte counter per bucket
+ * (the replica's bytes below the high watermark when it parked): it is
+ * checked only when one of those buckets' high watermark moves, with no
+ * disk read, and answered — on its connection's loop — like a fresh fetch
+ * when the counter reaches min_bytes or max_wait_ms passes.
+ *
+ * Produce: acks=all (-1) waits until the high watermark covers the
+ * appended batches (with one replica, at once — except in the durable mode,
+ * where it moves after the fsync); an append that crossed
+ * log.flush.interval-messages waits for the flush too. Both wait in the
+ * purgatory; acks 0 and 1 answer once the leader appended.
+ *
+ * Per-bucket failures travel inside a SUCCESS response, as Fluss does;
+ * success answers always carry high_watermark, log_start_offset and
  * records (the Java client reads them unconditionally).
  */
-#include <jansson.h>
 #include <string.h>
 #include <strings.h>
 
@@ -18,103 +27,24 @@
 #include "common_log.h"
 #include "common_time.h"
 #include "record_project.h"
+#include "server_coordinator.h"
 #include "server_node.h"
-#include "types_schema.h"
+#include "server_tablet.h"
 
 #define FL_FETCH_WAIT_MAX_MS 30000
-#define FL_PARKED_FETCHES_MAX 4096
+#define FL_PARKED_FETCHES_MAX 65536
+#define FL_PRODUCE_WAIT_MAX_MS 300000
 #define FL_OFFSET_EARLIEST (-2)
 
 enum { FL_OFFSETS_EARLIEST = 0, FL_OFFSETS_LATEST = 1, FL_OFFSETS_TIMESTAMP = 2, FL_OFFSETS_LEO = 3 };
 
-struct fl_delayed_fetch {
-    fl_delayed_fetch_t *prev, *next;
-    fl_server_t *srv;
-    fl_rpc_conn_t *conn;
-    int32_t request_id;
-    Fluss__FetchLogRequest *req;
-    uv_timer_t timer;
-};
+/* ---- INIT_WRITER (on the coordinator's worker: the id block may be written) ---- */
 
-/* ---- the table and bucket a request names ---- */
-
-static int64_t fl_table_ttl_ms(const fl_ms_table_t *t) {
-    int64_t ttl = 7LL * 24 * 3600 * 1000;
-    json_t *j = json_loads(t->table_json, 0, NULL);
-    const char *v = j ? json_string_value(json_object_get(json_object_get(j, "properties"),
-                                                          "table.log.ttl"))
-                      : NULL;
-    if (v) {
-        /* "7 d", "1h", "3600000": number and unit */
-        char *end;
-        long long n = strtoll(v, &end, 10);
-        while (*end == ' ') end++;
-        int64_t unit = 1;
-        if (!strncmp(end, "d", 1)) unit = 86400000;
-        else if (!strncmp(end, "h", 1)) unit = 3600000;
-        else if (!strncmp(end, "min", 3) || !strcmp(end, "m")) unit = 60000;
-        else if (!strncmp(end, "ms", 2)) unit = 1;
-        else if (!strncmp(end, "s", 1)) unit = 1000;
-        ttl = n * unit;
-    }
-    if (j) json_decref(j);
-    return ttl;
-}
-
-/* Opens the replica of (table, partition, bucket) or sets a per-bucket
- * error: UNKNOWN_TABLE_OR_BUCKET for a table or bucket we do not have,
- * NOT_LEADER_OR_FOLLOWER when another server leads it. */
-static int fl_bucket_replica(fl_server_role_t *role, int64_t table_id, bool has_partition,
-                             int64_t partition_id, int32_t bucket, fl_replica_t **out,
-                             fl_error_t *err) {
-    fl_server_t *srv = role->server;
-    fl_replica_t *r = fl_replica_manager_find(&srv->replicas, table_id,
-                                              has_partition ? partition_id : -1, bucket);
-    if (r) {
-        *out = r;
-        return 0;
-    }
-    const fl_ms_table_t *t = srv->catalog.ms->ops->table_by_id(srv->catalog.ms, table_id);
-    if (!t)
-        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
-                          "Unknown table or bucket: TableBucket{tableId=%lld, bucket=%d}",
-                          (long long)table_id, bucket);
-    const fl_ms_partition_t *part = NULL;
-    if (has_partition) {
-        part = fl_ms_table_partition(t, partition_id, NULL);
-        if (!part)
-            return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
-                              "Unknown table or bucket: TableBucket{tableId=%lld, "
-                              "partitionId=%lld, bucket=%d}",
-                              (long long)table_id, (long long)partition_id, bucket);
-    } else if (t->partition_count > 0 || t->bucket_count == 0) {
-        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
-                          "Table %lld is partitioned: a bucket needs a partition id.",
-                          (long long)table_id);
-    }
-    int32_t count = part ? part->bucket_count : t->bucket_count;
-    const fl_ms_bucket_t *buckets = part ? part->buckets : t->buckets;
-    if (bucket < 0 || bucket >= count)
-        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
-                          "Unknown table or bucket: TableBucket{tableId=%lld, bucket=%d}",
-                          (long long)table_id, bucket);
-    if (buckets[bucket].leader != role->self->id)
-        return fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
-                          "Leader of bucket %d of table %lld is server %d, not %d.", bucket,
-                          (long long)table_id, buckets[bucket].leader, role->self->id);
-    return fl_replica_manager_open(&srv->replicas, t->database, t->name, table_id,
-                                   part ? part->partition_id : -1, part ? part->name : NULL,
-                                   bucket, fl_table_ttl_ms(t), out, err);
-}
-
-/* ---- INIT_WRITER ---- */
-
-int fl_api_init_writer(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                       fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_init_writer) {
+    int32_t rid = ctx->request_id;
     (void)m;
-    fl_metastore_t *ms = role->server->catalog.ms;
     Fluss__InitWriterResponse resp = FLUSS__INIT_WRITER_RESPONSE__INIT;
-    int rc = ms->ops->next_id(ms, FL_MS_COUNTER_WRITER_ID, &resp.writer_id, err);
+    int rc = fl_coordinator_server_writer_id(ctx->cs, &resp.writer_id, err);
     if (rc) return rc;
     fl_server_reply(out, rid, &resp.base);
     return 0;
@@ -122,76 +52,50 @@ int fl_api_init_writer(fl_server_role_t *role, const ProtobufCMessage *m, int32_
 
 /* ---- FETCH_LOG ---- */
 
-#define FL_SCHEMAS_CACHED_MAX 64
-
-/* The schemas of one table, parsed on demand for projection. */
-typedef struct fl_proj_ctx {
-    const fl_ms_table_t *table;
-    bool parsed[FL_SCHEMAS_CACHED_MAX];
-    fl_schema_t schemas[FL_SCHEMAS_CACHED_MAX];
-    const fl_datatype_t **types[FL_SCHEMAS_CACHED_MAX];
-} fl_proj_ctx_t;
-
 static const fl_datatype_t *const *fl_proj_schema_types(void *vctx, int16_t schema_id,
                                                         size_t *column_count) {
-    fl_proj_ctx_t *c = vctx;
-    if (schema_id < 1 || (size_t)schema_id > c->table->schema_count ||
-        schema_id >= FL_SCHEMAS_CACHED_MAX)
-        return NULL;
-    if (!c->parsed[schema_id]) {
-        json_t *j = json_loads(c->table->schema_jsons[schema_id - 1], 0, NULL);
-        fl_error_t e;
-        int rc = j ? fl_schema_from_json(j, &c->schemas[schema_id], &e) : -1;
-        if (j) json_decref(j);
-        if (rc) return NULL;
-        fl_schema_t *s = &c->schemas[schema_id];
-        c->types[schema_id] = fl_calloc(s->column_count ? s->column_count : 1, sizeof(fl_datatype_t *));
-        for (size_t i = 0; i < s->column_count; i++) c->types[schema_id][i] = s->columns[i].type;
-        c->parsed[schema_id] = true;
-    }
-    *column_count = c->schemas[schema_id].column_count;
-    return c->types[schema_id];
-}
-
-static void fl_proj_ctx_free(fl_proj_ctx_t *c) {
-    for (int i = 0; i < FL_SCHEMAS_CACHED_MAX; i++) {
-        if (!c->parsed[i]) continue;
-        fl_schema_free(&c->schemas[i]);
-        fl_free(c->types[i]);
-    }
+    return fl_hosted_table_schema_types(vctx, schema_id, column_count);
 }
 
 /* Checks that a table can be projected as requested (ARROW log format,
  * a valid field list for its latest schema). */
-static int fl_proj_prepare(fl_server_t *srv, const Fluss__PbFetchLogReqForTable *tr,
-                           fl_proj_ctx_t *c, fl_error_t *err) {
-    memset(c, 0, sizeof(*c));
-    c->table = srv->catalog.ms->ops->table_by_id(srv->catalog.ms, tr->table_id);
-    if (!c->table) return 0; /* per-bucket UNKNOWN_TABLE_OR_BUCKET follows */
-    json_t *j = json_loads(c->table->table_json, 0, NULL);
-    const char *fmt = j ? json_string_value(json_object_get(json_object_get(j, "properties"),
-                                                            "table.log.format"))
-                        : NULL;
-    bool arrow = !fmt || strcasecmp(fmt, "ARROW") == 0;
-    if (j) json_decref(j);
-    if (!arrow)
+static int fl_proj_prepare(const fl_hosted_table_t *t, const Fluss__PbFetchLogReqForTable *tr,
+                           fl_error_t *err) {
+    if (!t) return 0; /* per-bucket UNKNOWN_TABLE_OR_BUCKET follows */
+    if (strcasecmp(t->log_format, "ARROW") != 0)
         return fl_err_set(err, FLUSS_ERR_INVALID_COLUMN_PROJECTION,
                           "Projection pushdown is only supported for the ARROW log format, the "
                           "table uses %s.",
-                          fmt);
+                          t->log_format);
     size_t columns = 0;
-    if (!fl_proj_schema_types(c, (int16_t)c->table->schema_id, &columns))
+    if (!fl_hosted_table_schema_types(t, (int16_t)t->schema_id, &columns))
         return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST, "The table schema cannot be read.");
     return fl_projection_check(tr->projected_fields, tr->n_projected_fields, columns, err);
 }
 
-static void fl_fetch_wake_all(fl_server_t *srv);
+/* What a parked fetch watches: a replica per requested bucket (NULL for a
+ * bucket that failed), with its bytes below the high watermark at parking. */
+typedef struct fl_fetch_watch {
+    size_t count;
+    fl_replica_t **replicas;
+    uint64_t *base_bytes;
+    fl_bucket_key_t *keys;
+    size_t key_count;
+} fl_fetch_watch_t;
+
+static void fl_fetch_watch_free(fl_fetch_watch_t *w) {
+    for (size_t i = 0; i < w->count; i++) fl_replica_unref(w->replicas[i]);
+    fl_free(w->replicas);
+    fl_free(w->base_bytes);
+    fl_free(w->keys);
+    memset(w, 0, sizeof(*w));
+}
 
 /* Builds the whole fetch answer into frame (when not NULL); returns the
  * record bytes, or SIZE_MAX when a bucket failed (an error is answered at
- * once, never parked). */
-static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogRequest *req,
-                             int32_t request_id, fl_buf_t *frame) {
+ * once, never parked). With watch set, records the buckets for parking. */
+static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogRequest *req,
+                             int32_t request_id, fl_buf_t *frame, fl_fetch_watch_t *watch) {
     bool failed = false;
     size_t nt = req->n_tables_req, total = 0;
     size_t request_max = req->max_bytes > 0 ? (size_t)req->max_bytes : 0;
@@ -202,17 +106,22 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
     fl_buf_t **datas = fl_calloc(nt ? nt : 1, sizeof(*datas));
     char **messages = NULL;
     size_t message_count = 0;
+    if (watch) {
+        size_t all = 0;
+        for (size_t i = 0; i < nt; i++) all += req->tables_req[i]->n_buckets_req;
+        watch->replicas = fl_calloc(all ? all : 1, sizeof(*watch->replicas));
+        watch->base_bytes = fl_calloc(all ? all : 1, sizeof(*watch->base_bytes));
+        watch->keys = fl_calloc(all ? all : 1, sizeof(*watch->keys));
+    }
     for (size_t i = 0; i < nt; i++) {
         const Fluss__PbFetchLogReqForTable *tr = req->tables_req[i];
         Fluss__PbFetchLogRespForTable t = FLUSS__PB_FETCH_LOG_RESP_FOR_TABLE__INIT;
         t.table_id = tr->table_id;
         size_t nb = tr->n_buckets_req;
-        fl_proj_ctx_t proj;
+        fl_hosted_table_t *table = fl_tablet_server_table(ts, tr->table_id);
         fl_error_t proj_err;
         fl_err_clear(&proj_err);
-        int proj_rc = 0;
-        if (tr->projection_pushdown_enabled)
-            proj_rc = fl_proj_prepare(role->server, tr, &proj, &proj_err);
+        int proj_rc = tr->projection_pushdown_enabled ? fl_proj_prepare(table, tr, &proj_err) : 0;
         blocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket));
         block_ptrs[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket *));
         datas[i] = fl_calloc(nb ? nb : 1, sizeof(fl_buf_t));
@@ -225,13 +134,17 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
             fl_error_t err;
             fl_err_clear(&err);
             fl_replica_t *r = NULL;
-            int rc = fl_bucket_replica(role, tr->table_id, br->has_partition_id, br->partition_id,
-                                       br->bucket_id, &r, &err);
+            int rc = fl_tablet_server_replica(ts, table, br->has_partition_id, br->partition_id,
+                                              br->bucket_id, &r, &err);
             if (!rc && proj_rc) rc = fl_err_set(&err, proj_rc, "%s", proj_err.msg);
             fl_buf_t *data = &datas[i][k];
+            int64_t hw = 0, start = 0;
             if (!rc) {
-                int64_t offset = br->fetch_offset == FL_OFFSET_EARLIEST ? r->log->log_start_offset
-                                                                        : br->fetch_offset;
+                /* read the offsets first: data read below never passes this HW */
+                uint64_t hw_bytes = atomic_load(&r->hw_bytes);
+                hw = fl_replica_high_watermark(r);
+                start = fl_replica_log_start(r);
+                int64_t offset = br->fetch_offset == FL_OFFSET_EARLIEST ? start : br->fetch_offset;
                 size_t bucket_max = br->max_fetch_bytes > 0 ? (size_t)br->max_fetch_bytes : 0;
                 size_t left = request_max > total ? request_max - total : 0;
                 size_t limit = bucket_max < left ? bucket_max : left;
@@ -239,17 +152,24 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
                  * because of a small limit) */
                 if (limit == 0 && total == 0) limit = 1;
                 if (limit > 0)
-                    rc = fl_log_tablet_read(r->log, offset, limit, r->log->log_end_offset, data, &err);
-                else if (offset < r->log->log_start_offset || offset > r->log->log_end_offset)
-                    rc = fl_log_tablet_read(r->log, offset, 1, r->log->log_end_offset, data, &err);
+                    rc = fl_replica_read(r, offset, limit, data, &err);
+                else if (offset < start || offset > fl_replica_log_end(r))
+                    rc = fl_replica_read(r, offset, 1, data, &err);
                 if (!rc && tr->projection_pushdown_enabled && data->len > 0) {
                     fl_buf_t projected;
                     fl_buf_init(&projected);
                     fl_projection_t p = {tr->projected_fields, tr->n_projected_fields};
-                    rc = fl_record_project(data->data, data->len, &p, fl_proj_schema_types, &proj,
-                                           &projected, &err);
+                    rc = fl_record_project(data->data, data->len, &p, fl_proj_schema_types,
+                                           table, &projected, &err);
                     fl_buf_free(data);
                     *data = projected;
+                }
+                if (!rc && watch) {
+                    watch->replicas[watch->count] = r;
+                    watch->base_bytes[watch->count++] = hw_bytes;
+                    watch->keys[watch->key_count++] =
+                        (fl_bucket_key_t){r->table_id, r->partition_id, r->bucket};
+                    r = NULL; /* the watch holds the reference */
                 }
             }
             if (rc) {
@@ -261,18 +181,19 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
                 b.error_message = messages[message_count++];
             } else {
                 b.has_high_watermark = 1;
-                b.high_watermark = r->log->log_end_offset;
+                b.high_watermark = hw;
                 b.has_log_start_offset = 1;
-                b.log_start_offset = r->log->log_start_offset;
+                b.log_start_offset = start;
                 b.has_records = 1;
                 b.records.data = data->data;
                 b.records.len = data->len;
                 total += data->len;
             }
+            fl_replica_unref(r);
             blocks[i][k] = b;
             block_ptrs[i][k] = &blocks[i][k];
         }
-        if (tr->projection_pushdown_enabled) fl_proj_ctx_free(&proj);
+        fl_hosted_table_unref(table);
         t.n_buckets_resp = nb;
         t.buckets_resp = block_ptrs[i];
         tables[i] = t;
@@ -298,100 +219,185 @@ static size_t fl_fetch_build(fl_server_role_t *role, const Fluss__FetchLogReques
     return failed ? SIZE_MAX : total;
 }
 
-static void fl_parked_unlink(fl_delayed_fetch_t *d) {
-    fl_server_t *srv = d->srv;
-    if (d->prev) d->prev->next = d->next;
-    else srv->parked = d->next;
-    if (d->next) d->next->prev = d->prev;
+typedef struct fl_fetch_op {
+    fl_delayed_op_t op; /* first: the purgatory's view */
+    fl_tablet_server_t *ts;
+    fl_req_ctx_t *req;
+    fl_fetch_watch_t watch;
+    uint64_t min_bytes;
+} fl_fetch_op_t;
+
+/* New bytes below the high watermarks since parking (atomics only). */
+static bool fl_fetch_try_complete(fl_delayed_op_t *op, const fl_bucket_key_t *key) {
+    (void)key;
+    fl_fetch_op_t *f = (fl_fetch_op_t *)op;
+    uint64_t got = 0;
+    for (size_t i = 0; i < f->watch.count; i++) {
+        uint64_t now = atomic_load(&f->watch.replicas[i]->hw_bytes);
+        if (now > f->watch.base_bytes[i]) got += now - f->watch.base_bytes[i];
+    }
+    return got >= f->min_bytes;
 }
 
-static void fl_parked_on_closed(uv_handle_t *h) {
-    fl_delayed_fetch_t *d = h->data;
-    fl_rpc_conn_unref(d->conn);
-    protobuf_c_message_free_unpacked(&d->req->base, NULL);
-    fl_free(d);
-}
-
-/* Answers a parked fetch now (whatever it finds) and frees it. */
-static void fl_parked_complete(fl_delayed_fetch_t *d) {
-    fl_parked_unlink(d);
-    uv_timer_stop(&d->timer);
-    if (fl_rpc_conn_is_open(d->conn)) {
+/* On the connection's loop: read and answer. */
+static void fl_fetch_answer_task(void *arg) {
+    fl_fetch_op_t *f = arg;
+    if (fl_rpc_conn_is_open(f->req->conn)) {
         fl_buf_t frame;
         fl_buf_init(&frame);
-        fl_fetch_build(&d->srv->tablet_roles[0], d->req, d->request_id, &frame);
-        fl_rpc_conn_send(d->conn, frame.data, frame.len);
+        fl_fetch_build(f->ts, (const Fluss__FetchLogRequest *)f->req->body, f->req->request_id,
+                       &frame, NULL);
+        fl_req_answer_frames(f->req, &frame);
         fl_buf_free(&frame);
     }
-    uv_close((uv_handle_t *)&d->timer, fl_parked_on_closed);
+    fl_fetch_watch_free(&f->watch);
+    fl_req_free(f->req);
+    fl_free(f);
 }
 
-static void fl_parked_on_timer(uv_timer_t *t) { fl_parked_complete(t->data); }
-
-/* After an append: answer every parked fetch that now has min_bytes. */
-static void fl_fetch_wake_all(fl_server_t *srv) {
-    for (fl_delayed_fetch_t *d = srv->parked, *next; d; d = next) {
-        next = d->next;
-        if (!fl_rpc_conn_is_open(d->conn)) {
-            fl_parked_complete(d);
-            continue;
-        }
-        size_t min = d->req->has_min_bytes && d->req->min_bytes > 0 ? (size_t)d->req->min_bytes : 1;
-        if (fl_fetch_build(&srv->tablet_roles[0], d->req, d->request_id, NULL) >= min)
-            fl_parked_complete(d);
+static void fl_fetch_on_complete(fl_delayed_op_t *op, bool expired) {
+    (void)expired;
+    fl_fetch_op_t *f = (fl_fetch_op_t *)op;
+    if (!fl_rpc_conn_is_open(f->req->conn)) {
+        fl_fetch_watch_free(&f->watch);
+        fl_req_free(f->req);
+        fl_free(f);
+        return;
     }
+    fl_rpc_loop_post(fl_rpc_conn_loop(f->req->conn), fl_fetch_answer_task, f);
 }
 
-void fl_server_fetch_shutdown(fl_server_t *srv) {
-    while (srv->parked) fl_parked_complete(srv->parked);
-}
+static const fl_delayed_ops_t fl_fetch_ops = {fl_fetch_try_complete, fl_fetch_on_complete};
 
-int fl_api_fetch_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                     fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_fetch_log) {
     (void)err;
+    int32_t rid = ctx->request_id;
     const Fluss__FetchLogRequest *req = (const Fluss__FetchLogRequest *)m;
-    fl_server_t *srv = role->server;
+    fl_tablet_server_t *ts = ctx->ts;
     size_t min = req->has_min_bytes && req->min_bytes > 0 ? (size_t)req->min_bytes : 1;
     int32_t wait = req->has_max_wait_ms ? req->max_wait_ms : 0;
     if (wait > FL_FETCH_WAIT_MAX_MS) wait = FL_FETCH_WAIT_MAX_MS;
+    bool may_park = wait > 0 && ctx->conn && ts->purgatory &&
+                    fl_purgatory_size(ts->purgatory) < FL_PARKED_FETCHES_MAX;
     size_t mark = out->len;
-    size_t got = fl_fetch_build(role, req, rid, out);
-    size_t parked = 0;
-    for (fl_delayed_fetch_t *d = srv->parked; d; d = d->next) parked++;
-    if (got >= min || wait <= 0 || !srv->loop || !srv->conn || parked >= FL_PARKED_FETCHES_MAX)
+    fl_fetch_watch_t watch = {0};
+    size_t got = fl_fetch_build(ts, req, rid, out, may_park ? &watch : NULL);
+    if (got >= min || !may_park) {
+        fl_fetch_watch_free(&watch);
         return 0;
+    }
     /* park: take the answer back and wait for data or the deadline */
     out->len = mark;
-    fl_delayed_fetch_t *d = fl_calloc(1, sizeof(*d));
-    d->srv = srv;
-    d->conn = srv->conn;
-    d->request_id = rid;
-    d->req = (Fluss__FetchLogRequest *)req;
-    srv->request_kept = true;
-    fl_rpc_conn_ref(d->conn);
-    uv_timer_init(srv->loop, &d->timer);
-    d->timer.data = d;
-    uv_timer_start(&d->timer, fl_parked_on_timer, (uint64_t)wait, 0);
-    d->next = srv->parked;
-    if (srv->parked) srv->parked->prev = d;
-    srv->parked = d;
+    fl_fetch_op_t *f = fl_calloc(1, sizeof(*f));
+    f->op.ops = &fl_fetch_ops;
+    f->op.deadline_ms = fl_time_mono_ms() + wait;
+    f->ts = ts;
+    f->min_bytes = min - got;
+    f->watch = watch;
+    f->req = fl_req_defer(ctx);
+    atomic_fetch_add(&ts->stats.fetches_parked, 1);
+    fl_purgatory_watch(ts->purgatory, &f->op, f->watch.keys, f->watch.key_count);
     return 0;
 }
 
 /* ---- PRODUCE_LOG ---- */
 
-int fl_api_produce_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                       fl_buf_t *out, fl_error_t *err) {
+typedef struct fl_produce_op {
+    fl_delayed_op_t op;
+    fl_req_ctx_t *req;
+    size_t count;
+    Fluss__PbProduceLogRespForBucket *resp;
+    char **messages;
+    fl_replica_t **replicas;  /* NULL: nothing to wait for in that bucket */
+    int64_t *hw_wait;         /* high watermark to reach (0: none) */
+    int64_t *durable_wait;    /* flushed offset to reach (0: none) */
+    fl_bucket_key_t *keys;
+    size_t key_count;
+} fl_produce_op_t;
+
+static bool fl_produce_bucket_ready(const fl_produce_op_t *p, size_t i) {
+    const fl_replica_t *r = p->replicas[i];
+    if (!r) return true;
+    return fl_replica_high_watermark(r) >= p->hw_wait[i] &&
+           fl_replica_flushed(r) >= p->durable_wait[i];
+}
+
+static bool fl_produce_try_complete(fl_delayed_op_t *op, const fl_bucket_key_t *key) {
+    (void)key;
+    fl_produce_op_t *p = (fl_produce_op_t *)op;
+    for (size_t i = 0; i < p->count; i++)
+        if (!fl_produce_bucket_ready(p, i)) return false;
+    return true;
+}
+
+static void fl_produce_op_free(fl_produce_op_t *p) {
+    for (size_t i = 0; i < p->count; i++) {
+        fl_free(p->messages[i]);
+        fl_replica_unref(p->replicas[i]);
+    }
+    fl_free(p->messages);
+    fl_free(p->resp);
+    fl_free(p->replicas);
+    fl_free(p->hw_wait);
+    fl_free(p->durable_wait);
+    fl_free(p->keys);
+    if (p->req) fl_req_free(p->req);
+    fl_free(p);
+}
+
+/* The answer: buckets not ready by the deadline get REQUEST_TIME_OUT. */
+static void fl_produce_reply(fl_produce_op_t *p, int32_t rid, fl_buf_t *out) {
+    Fluss__PbProduceLogRespForBucket **ptrs = fl_calloc(p->count ? p->count : 1, sizeof(*ptrs));
+    for (size_t i = 0; i < p->count; i++) {
+        if (!fl_produce_bucket_ready(p, i) && !p->resp[i].has_error_code) {
+            p->resp[i].has_base_offset = 0;
+            p->resp[i].has_error_code = 1;
+            p->resp[i].error_code = FLUSS_ERR_REQUEST_TIME_OUT;
+            fl_free(p->messages[i]);
+            p->messages[i] = fl_strdup("Timed out waiting for the high watermark to cover the "
+                                       "appended batches.");
+            p->resp[i].error_message = p->messages[i];
+        }
+        ptrs[i] = &p->resp[i];
+    }
+    Fluss__ProduceLogResponse resp = FLUSS__PRODUCE_LOG_RESPONSE__INIT;
+    resp.n_buckets_resp = p->count;
+    resp.buckets_resp = ptrs;
+    fl_server_reply(out, rid, &resp.base);
+    fl_free(ptrs);
+}
+
+static void fl_produce_on_complete(fl_delayed_op_t *op, bool expired) {
+    (void)expired;
+    fl_produce_op_t *p = (fl_produce_op_t *)op;
+    fl_buf_t frame;
+    fl_buf_init(&frame);
+    fl_produce_reply(p, p->req->request_id, &frame);
+    fl_req_answer_frames(p->req, &frame); /* thread-safe: copied to the conn's loop */
+    fl_buf_free(&frame);
+    fl_produce_op_free(p);
+}
+
+static const fl_delayed_ops_t fl_produce_ops = {fl_produce_try_complete, fl_produce_on_complete};
+
+FL_API_HANDLER(fl_api_produce_log) {
+    int32_t rid = ctx->request_id;
     const Fluss__ProduceLogRequest *req = (const Fluss__ProduceLogRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
     if (req->acks != -1 && req->acks != 0 && req->acks != 1)
         return fl_err_set(err, FLUSS_ERR_INVALID_REQUIRED_ACKS, "Invalid required acks: %d",
                           req->acks);
     size_t nb = req->n_buckets_req;
-    Fluss__PbProduceLogRespForBucket *bs = fl_calloc(nb ? nb : 1, sizeof(*bs));
-    Fluss__PbProduceLogRespForBucket **ptrs = fl_calloc(nb ? nb : 1, sizeof(*ptrs));
-    char **messages = fl_calloc(nb ? nb : 1, sizeof(char *));
+    fl_produce_op_t *p = fl_calloc(1, sizeof(*p));
+    p->count = nb;
+    p->resp = fl_calloc(nb ? nb : 1, sizeof(*p->resp));
+    p->messages = fl_calloc(nb ? nb : 1, sizeof(char *));
+    p->replicas = fl_calloc(nb ? nb : 1, sizeof(*p->replicas));
+    p->hw_wait = fl_calloc(nb ? nb : 1, sizeof(int64_t));
+    p->durable_wait = fl_calloc(nb ? nb : 1, sizeof(int64_t));
+    p->keys = fl_calloc(nb ? nb : 1, sizeof(*p->keys));
     int64_t now = fl_time_wall_ms();
-    bool appended = false;
+    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
     for (size_t i = 0; i < nb; i++) {
         Fluss__PbProduceLogReqForBucket *br = req->buckets_req[i];
         Fluss__PbProduceLogRespForBucket b = FLUSS__PB_PRODUCE_LOG_RESP_FOR_BUCKET__INIT;
@@ -400,41 +406,51 @@ int fl_api_produce_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_
         b.partition_id = br->partition_id;
         fl_error_t e;
         fl_err_clear(&e);
-        int rc = 0;
         fl_replica_t *r = NULL;
-        fl_append_result_t res;
-        rc = fl_bucket_replica(role, req->table_id, br->has_partition_id, br->partition_id,
-                                   br->bucket_id, &r, &e);
-        if (!rc) rc = fl_log_tablet_append(r->log, br->records.data, br->records.len, now, &res, &e);
+        fl_replica_append_t res;
+        int rc = fl_tablet_server_replica(ts, table, br->has_partition_id, br->partition_id,
+                                          br->bucket_id, &r, &e);
+        if (!rc) rc = fl_replica_append(r, br->records.data, br->records.len, now, &res, &e);
         if (rc) {
             b.has_error_code = 1;
             b.error_code = fl_server_wire_code(rc);
-            messages[i] = fl_strdup(e.msg);
-            b.error_message = messages[i];
+            p->messages[i] = fl_strdup(e.msg);
+            b.error_message = p->messages[i];
+            fl_replica_unref(r);
         } else {
             b.has_base_offset = 1;
             b.base_offset = res.base_offset;
-            appended |= !res.duplicate;
+            p->hw_wait[i] = req->acks == -1 ? res.end_offset : 0;
+            p->durable_wait[i] = res.durable_wait_offset;
+            if (p->hw_wait[i] || p->durable_wait[i]) {
+                p->replicas[i] = r;
+                p->keys[p->key_count++] = (fl_bucket_key_t){r->table_id, r->partition_id, r->bucket};
+            } else {
+                fl_replica_unref(r);
+            }
         }
-        bs[i] = b;
-        ptrs[i] = &bs[i];
+        p->resp[i] = b;
     }
-    Fluss__ProduceLogResponse resp = FLUSS__PRODUCE_LOG_RESPONSE__INIT;
-    resp.n_buckets_resp = nb;
-    resp.buckets_resp = ptrs;
-    fl_server_reply(out, rid, &resp.base);
-    for (size_t i = 0; i < nb; i++) fl_free(messages[i]);
-    fl_free(messages);
-    fl_free(bs);
-    fl_free(ptrs);
-    if (appended) fl_fetch_wake_all(role->server);
+    fl_hosted_table_unref(table);
+    if (fl_produce_try_complete(&p->op, NULL) || !ctx->conn || !ts->purgatory) {
+        fl_produce_reply(p, rid, out);
+        fl_produce_op_free(p);
+        return 0;
+    }
+    int32_t timeout = req->timeout_ms > 0 ? req->timeout_ms : 30000;
+    if (timeout > FL_PRODUCE_WAIT_MAX_MS) timeout = FL_PRODUCE_WAIT_MAX_MS;
+    p->op.ops = &fl_produce_ops;
+    p->op.deadline_ms = fl_time_mono_ms() + timeout;
+    p->req = fl_req_defer(ctx);
+    atomic_fetch_add(&ts->stats.produces_parked, 1);
+    fl_purgatory_watch(ts->purgatory, &p->op, p->keys, p->key_count);
     return 0;
 }
 
 /* ---- LIST_OFFSETS ---- */
 
-int fl_api_list_offsets(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                        fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_list_offsets) {
+    int32_t rid = ctx->request_id;
     (void)err;
     const Fluss__ListOffsetsRequest *req = (const Fluss__ListOffsetsRequest *)m;
     size_t nb = req->n_bucket_id;
@@ -442,23 +458,26 @@ int fl_api_list_offsets(fl_server_role_t *role, const ProtobufCMessage *m, int32
     Fluss__PbListOffsetsRespForBucket **ptrs = fl_calloc(nb ? nb : 1, sizeof(*ptrs));
     char **messages = fl_calloc(nb ? nb : 1, sizeof(char *));
     int64_t now = fl_time_wall_ms();
+    fl_hosted_table_t *table = fl_tablet_server_table(ctx->ts, req->table_id);
     for (size_t i = 0; i < nb; i++) {
         Fluss__PbListOffsetsRespForBucket b = FLUSS__PB_LIST_OFFSETS_RESP_FOR_BUCKET__INIT;
         b.bucket_id = req->bucket_id[i];
         fl_error_t e;
         fl_err_clear(&e);
         fl_replica_t *r = NULL;
-        int rc = fl_bucket_replica(role, req->table_id, req->has_partition_id, req->partition_id,
-                                   req->bucket_id[i], &r, &e);
+        int rc = fl_tablet_server_replica(ctx->ts, table, req->has_partition_id,
+                                          req->partition_id, req->bucket_id[i], &r, &e);
         int64_t offset = 0;
         if (!rc) {
             switch (req->offset_type) {
             case FL_OFFSETS_EARLIEST:
-                offset = r->log->log_start_offset;
+                offset = fl_replica_log_start(r);
                 break;
-            case FL_OFFSETS_LATEST:
+            case FL_OFFSETS_LATEST: /* what readers can see */
+                offset = fl_replica_high_watermark(r);
+                break;
             case FL_OFFSETS_LEO:
-                offset = r->log->log_end_offset;
+                offset = fl_replica_log_end(r);
                 break;
             case FL_OFFSETS_TIMESTAMP:
                 if (!req->has_starttimestamp) {
@@ -469,7 +488,7 @@ int fl_api_list_offsets(fl_server_role_t *role, const ProtobufCMessage *m, int32
                                     "Invalid timestamp %lld: it is later than the current time %lld.",
                                     (long long)req->starttimestamp, (long long)now);
                 } else {
-                    offset = fl_log_tablet_offset_for_time(r->log, req->starttimestamp, &e);
+                    offset = fl_replica_offset_for_time(r, req->starttimestamp, &e);
                 }
                 break;
             default:
@@ -486,9 +505,11 @@ int fl_api_list_offsets(fl_server_role_t *role, const ProtobufCMessage *m, int32
             b.has_offset = 1;
             b.offset = offset;
         }
+        fl_replica_unref(r);
         bs[i] = b;
         ptrs[i] = &bs[i];
     }
+    fl_hosted_table_unref(table);
     Fluss__ListOffsetsResponse resp = FLUSS__LIST_OFFSETS_RESPONSE__INIT;
     resp.n_buckets_resp = nb;
     resp.buckets_resp = ptrs;

@@ -1,46 +1,34 @@
 /*
- * server_main.c — flussd: parses the command line and server.yaml, opens
- * the metadata store, starts the coordinator and tablet-server listeners
- * of local mode on one libuv loop, and shuts down cleanly on SIGINT or
- * SIGTERM (stop accepting, close connections, close the store).
+ * server_main.c — flussd: parses the command line and server.yaml, builds
+ * the servers of local mode — a coordinator and one or more tablet servers
+ * (--tablet-servers), each an object with its own loops and state — starts
+ * them, and shuts down cleanly on SIGINT or SIGTERM (stop accepting, answer
+ * parked requests, close connections, close the logs and the store).
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uv.h>
+#include <unistd.h>
 
 #include "common_alloc.h"
 #include "common_log.h"
 #include "common_time.h"
 #include "metastore.h"
 #include "proto_api.h"
-#include "rpc_server.h"
 #include "server_config.h"
+#include "server_local.h"
 #include "server_node.h"
+#include "server_tablet.h"
 
 #define FL_DEFAULT_COORDINATOR_LISTENER "FLUSS://127.0.0.1:9123"
 #define FL_DEFAULT_TABLET_LISTENER "FLUSS://127.0.0.1:9124"
 
-typedef struct fl_main_state {
-    uv_loop_t *loop;
-    fl_rpc_server_t *rpc;
-    fl_server_t *server;
-    uv_signal_t sigint, sigterm;
-    uv_timer_t retention;
-    int signals_closed;
-} fl_main_state_t;
-
-#define FL_RETENTION_CHECK_MS (5 * 60 * 1000)
-
-static void fl_on_retention(uv_timer_t *t) {
-    fl_main_state_t *st = t->data;
-    fl_replica_manager_retention(&st->server->replicas, fl_time_wall_ms());
-}
-
 static void fl_usage(FILE *f) {
     fprintf(f,
-            "usage: flussd [--config FILE] [--data-dir DIR] [-D key=value]... [--verbose]\n"
+            "usage: flussd [--config FILE] [--data-dir DIR] [-D key=value]... [--tablet-servers N]\n"
+            "              [--verbose]\n"
             "\n"
             "Starts a fluss-c server in local mode: a coordinator (id 0) and a tablet\n"
             "server (id 0) in one process, metadata in DIR (no ZooKeeper).\n"
@@ -48,37 +36,20 @@ static void fl_usage(FILE *f) {
             "  --config FILE     a Fluss-style server.yaml\n"
             "  --data-dir DIR    data directory (config key data.dir, default ./data)\n"
             "  -D key=value      override one configuration key\n"
+            "  --tablet-servers N  run N tablet servers (ids tablet-server.id + i, ports\n"
+            "                    tablet-server port + i) beside the coordinator (default 1)\n"
             "  --verbose         debug logging\n"
             "\n"
             "Keys: bind.listeners (coordinator, default %s),\n"
             "      tablet-server.bind.listeners (default %s),\n"
             "      advertised.listeners, tablet-server.advertised.listeners, tablet-server.id,\n"
             "      default.bucket.number, default.replication.factor, max.bucket.num,\n"
-            "      netty.server.max-request-size, netty.connection.max-idle-time\n",
+            "      netty.server.max-request-size, netty.connection.max-idle-time,\n"
+            "      netty.server.num-network-threads (default: cores, at most 4),\n"
+            "      netty.server.num-worker-threads (default 2),\n"
+            "      log.segment.file-size, log.index.interval-size, log.flush.interval-messages,\n"
+            "      log.flush.interval-ms, log.flush.mode (async | sync; fluss-c keys)\n",
             FL_DEFAULT_COORDINATOR_LISTENER, FL_DEFAULT_TABLET_LISTENER);
-}
-
-static void fl_on_signal_closed(uv_handle_t *h) {
-    fl_main_state_t *st = h->data;
-    st->signals_closed++;
-}
-
-static void fl_on_rpc_closed(fl_rpc_server_t *srv) {
-    (void)srv;
-    FL_INFO("all connections closed");
-}
-
-static void fl_on_signal(uv_signal_t *s, int signum) {
-    fl_main_state_t *st = s->data;
-    FL_INFO("received %s, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
-    uv_signal_stop(&st->sigint);
-    uv_signal_stop(&st->sigterm);
-    uv_close((uv_handle_t *)&st->sigint, fl_on_signal_closed);
-    uv_close((uv_handle_t *)&st->sigterm, fl_on_signal_closed);
-    uv_timer_stop(&st->retention);
-    uv_close((uv_handle_t *)&st->retention, NULL);
-    fl_server_fetch_shutdown(st->server); /* answer parked fetches first */
-    fl_rpc_server_close(st->rpc, fl_on_rpc_closed);
 }
 
 static int fl_endpoint_from(const fl_config_t *cfg, const char *bind_key, const char *adv_key,
@@ -101,12 +72,16 @@ static int fl_endpoint_from(const fl_config_t *cfg, const char *bind_key, const 
     return 0;
 }
 
+
+#define FL_TABLET_SERVERS_LOCAL_MAX FL_LOCAL_TABLETS_MAX
+
 int main(int argc, char **argv) {
     fl_config_t cfg;
     fl_config_init(&cfg);
     fl_error_t err;
     fl_err_clear(&err);
     const char *config_path = NULL;
+    long tablet_servers = 1;
     fl_config_t overrides;
     fl_config_init(&overrides);
     for (int i = 1; i < argc; i++) {
@@ -118,6 +93,14 @@ int main(int argc, char **argv) {
             config_path = argv[++i];
         } else if (strcmp(a, "--data-dir") == 0 && i + 1 < argc) {
             fl_config_set(&overrides, "data.dir", argv[++i]);
+        } else if (strcmp(a, "--tablet-servers") == 0 && i + 1 < argc) {
+            char *end;
+            tablet_servers = strtol(argv[++i], &end, 10);
+            if (*end || tablet_servers < 1 || tablet_servers > FL_TABLET_SERVERS_LOCAL_MAX) {
+                fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "--tablet-servers takes 1..%d",
+                           FL_TABLET_SERVERS_LOCAL_MAX);
+                goto usage_error;
+            }
         } else if (strcmp(a, "-D") == 0 && i + 1 < argc) {
             if (fl_config_set_arg(&overrides, argv[++i], &err)) goto usage_error;
         } else if (strncmp(a, "-D", 2) == 0 && a[2]) {
@@ -135,8 +118,10 @@ int main(int argc, char **argv) {
     fl_config_free(&overrides);
 
     int64_t t0 = fl_time_mono_ms();
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t net_default = cores < 1 ? 1 : cores > 4 ? 4 : cores;
     int64_t bucket_number, replication_factor, max_bucket, frame_max, idle_ms, tablet_id;
-    int64_t segment_bytes, index_interval, flush_messages;
+    int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
         fl_config_int(&cfg, "max.bucket.num", 128000, &max_bucket, &err) ||
@@ -145,84 +130,110 @@ int main(int argc, char **argv) {
                         &err) ||
         fl_config_duration_ms(&cfg, "netty.connection.max-idle-time", 10LL * 60 * 1000, &idle_ms,
                               &err) ||
+        fl_config_int(&cfg, "netty.server.num-network-threads", net_default, &net_threads, &err) ||
+        fl_config_int(&cfg, "netty.server.num-worker-threads", 2, &worker_threads, &err) ||
         fl_config_bytes(&cfg, "log.segment.file-size", 1024LL * 1024 * 1024, &segment_bytes,
                         &err) ||
         fl_config_bytes(&cfg, "log.index.interval-size", 4096, &index_interval, &err) ||
-        fl_config_int(&cfg, "log.flush.interval-messages", INT64_MAX, &flush_messages, &err))
+        fl_config_int(&cfg, "log.flush.interval-messages", INT64_MAX, &flush_messages, &err) ||
+        fl_config_duration_ms(&cfg, "log.flush.interval-ms", 0, &flush_ms, &err))
         goto fatal;
-    if (bucket_number < 1 || replication_factor < 1 || max_bucket < 1 || frame_max < 16) {
-        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "bucket, replication and size settings must be positive");
+    if (bucket_number < 1 || replication_factor < 1 || max_bucket < 1 || frame_max < 16 ||
+        flush_messages < 1) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "bucket, replication, size and flush settings must be positive");
+        goto fatal;
+    }
+    if (net_threads < 1 || net_threads > FL_TABLET_LOOPS_MAX || worker_threads < 1 ||
+        worker_threads > FL_WORKQ_THREADS_MAX) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "netty.server.num-network-threads takes 1..%d and "
+                   "netty.server.num-worker-threads 1..%d",
+                   FL_TABLET_LOOPS_MAX, FL_WORKQ_THREADS_MAX);
+        goto fatal;
+    }
+    const char *flush_mode = fl_config_string(&cfg, "log.flush.mode", "async");
+    if (strcmp(flush_mode, "async") != 0 && strcmp(flush_mode, "sync") != 0) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "log.flush.mode is async or sync, not '%s'",
+                   flush_mode);
         goto fatal;
     }
 
-    static fl_server_t server;
+    const char *data_dir = fl_config_string(&cfg, "data.dir", "./data");
+    fl_rpc_limits_t limits = {(size_t)frame_max, 64u * 1024 * 1024, idle_ms};
+
+    static fl_coordinator_config_t ccfg;
     fl_listener_addr_t cs_bind, ts_bind;
+    fl_endpoint_t cs_ep, ts_ep;
     if (fl_endpoint_from(&cfg, "bind.listeners", "advertised.listeners",
-                         FL_DEFAULT_COORDINATOR_LISTENER, 0, &server.coordinator, &cs_bind, &err) ||
+                         FL_DEFAULT_COORDINATOR_LISTENER, 0, &cs_ep, &cs_bind, &err) ||
         fl_endpoint_from(&cfg, "tablet-server.bind.listeners",
                          "tablet-server.advertised.listeners", FL_DEFAULT_TABLET_LISTENER,
-                         (int32_t)tablet_id, &server.tablets[0], &ts_bind, &err))
+                         (int32_t)tablet_id, &ts_ep, &ts_bind, &err))
         goto fatal;
-    server.tablet_count = 1;
-
-    const char *data_dir = fl_config_string(&cfg, "data.dir", "./data");
     char meta_dir[4096];
     snprintf(meta_dir, sizeof(meta_dir), "%s/coordinator", data_dir);
-    fl_metastore_t *ms = NULL;
-    if (fl_metastore_embedded_open(meta_dir, &ms, &err)) goto fatal;
-    fl_table_defaults_t defaults = {(int32_t)bucket_number, (int32_t)replication_factor,
-                                    (int32_t)max_bucket};
-    int32_t tablet_ids[1] = {(int32_t)tablet_id};
-    if (fl_catalog_init(&server.catalog, ms, &defaults, tablet_ids, 1, &err)) goto fatal;
-
-    fl_log_config_t log_cfg = {(uint64_t)segment_bytes, (uint64_t)index_interval,
-                               7LL * 24 * 3600 * 1000, (size_t)frame_max, flush_messages == 1};
-    char tablet_dir[4096];
-    snprintf(tablet_dir, sizeof(tablet_dir), "%s/tablet-server-%lld", data_dir, (long long)tablet_id);
-    fl_replica_manager_init(&server.replicas, tablet_dir, &log_cfg);
-
-    fl_main_state_t st;
-    memset(&st, 0, sizeof(st));
-    st.loop = uv_default_loop();
-    st.server = &server;
-    server.loop = st.loop;
-    fl_rpc_limits_t limits = {(size_t)frame_max, 64u * 1024 * 1024, idle_ms};
-    st.rpc = fl_rpc_server_new(st.loop, &limits, fl_server_handle);
-    server.coordinator_role = (fl_server_role_t){&server, FL_ROLE_CS, &server.coordinator};
-    server.tablet_roles[0] = (fl_server_role_t){&server, FL_ROLE_TS, &server.tablets[0]};
-    int port = 0;
-    if (fl_rpc_server_listen(st.rpc, cs_bind.host, cs_bind.port, &server.coordinator_role, &port,
-                             &err))
-        goto fatal;
+    ccfg.meta_dir = meta_dir;
+    ccfg.defaults = (fl_table_defaults_t){(int32_t)bucket_number, (int32_t)replication_factor,
+                                          (int32_t)max_bucket};
+    ccfg.tablet_count = (size_t)tablet_servers;
+    for (long i = 0; i < tablet_servers; i++) ccfg.tablet_ids[i] = (int32_t)(tablet_id + i);
+    snprintf(ccfg.bind_host, sizeof(ccfg.bind_host), "%s", cs_bind.host);
+    ccfg.bind_port = cs_bind.port;
+    ccfg.advertised = cs_ep;
     if (cs_bind.port == 0 && !fl_config_string(&cfg, "advertised.listeners", NULL))
-        server.coordinator.port = port;
-    if (fl_rpc_server_listen(st.rpc, ts_bind.host, ts_bind.port, &server.tablet_roles[0], &port,
-                             &err))
-        goto fatal;
-    if (ts_bind.port == 0 && !fl_config_string(&cfg, "tablet-server.advertised.listeners", NULL))
-        server.tablets[0].port = port;
+        ccfg.advertised.port = 0;
+    ccfg.limits = limits;
+    ccfg.writer_id_block = FL_WRITER_ID_BLOCK_DEFAULT;
 
-    uv_signal_init(st.loop, &st.sigint);
-    uv_signal_init(st.loop, &st.sigterm);
-    st.sigint.data = st.sigterm.data = &st;
-    uv_signal_start(&st.sigint, fl_on_signal, SIGINT);
-    uv_signal_start(&st.sigterm, fl_on_signal, SIGTERM);
+    /* signals go to sigwait below, never to a server thread */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
-    uv_timer_init(st.loop, &st.retention);
-    st.retention.data = &st;
-    uv_timer_start(&st.retention, fl_on_retention, FL_RETENTION_CHECK_MS, FL_RETENTION_CHECK_MS);
-    uv_unref((uv_handle_t *)&st.retention);
 
-    FL_INFO("fluss-c local mode: coordinator 0 on %s:%d, tablet server %d on %s:%d, data in %s "
+    static fl_tablet_config_t tcfgs[FL_TABLET_SERVERS_LOCAL_MAX];
+    for (long i = 0; i < tablet_servers; i++) {
+        fl_tablet_config_t tcfg;
+        memset(&tcfg, 0, sizeof(tcfg));
+        tcfg.id = (int32_t)(tablet_id + i);
+        snprintf(tcfg.data_dir, sizeof(tcfg.data_dir), "%s/tablet-server-%d", data_dir, tcfg.id);
+        snprintf(tcfg.bind_host, sizeof(tcfg.bind_host), "%s", ts_bind.host);
+        tcfg.bind_port = ts_bind.port == 0 ? 0 : ts_bind.port + (int)i;
+        tcfg.advertised = ts_ep;
+        tcfg.advertised.id = tcfg.id;
+        if (ts_bind.port == 0 && !fl_config_string(&cfg, "tablet-server.advertised.listeners", NULL))
+            tcfg.advertised.port = 0;
+        else
+            tcfg.advertised.port = ts_ep.port + (int)i;
+        tcfg.limits = limits;
+        tcfg.network_threads = (size_t)net_threads;
+        tcfg.worker_threads = (size_t)worker_threads;
+        tcfg.log = (fl_log_config_t){(uint64_t)segment_bytes, (uint64_t)index_interval,
+                                     7LL * 24 * 3600 * 1000, (size_t)frame_max, false, true};
+        tcfg.durability = (fl_durability_t){flush_messages, flush_ms, strcmp(flush_mode, "sync") == 0};
+        tcfgs[i] = tcfg;
+    }
+    static fl_local_cluster_t lc;
+    if (fl_local_cluster_new(&ccfg, tcfgs, (size_t)tablet_servers, &lc, &err) ||
+        fl_local_cluster_start(&lc, &err))
+        goto fatal;
+    fl_coordinator_server_t *cs = lc.cs;
+    fl_tablet_server_t **tablets = lc.tablets;
+
+    FL_INFO("fluss-c local mode: coordinator 0 on %s:%d, %ld tablet server(s) from id %d on "
+            "%s:%d, %zu network and %zu worker threads each, log.flush.mode %s, data in %s "
             "(started in %lld ms)",
-            server.coordinator.host, server.coordinator.port, server.tablets[0].id,
-            server.tablets[0].host, server.tablets[0].port, data_dir,
-            (long long)(fl_time_mono_ms() - t0));
-    uv_run(st.loop, UV_RUN_DEFAULT);
-    fl_rpc_server_destroy(st.rpc);
-    fl_replica_manager_close(&server.replicas);
-    ms->ops->close(ms);
-    uv_loop_close(st.loop);
+            cs->self.host, cs->self.port, tablet_servers, tablets[0]->self.id,
+            tablets[0]->self.host, tablets[0]->self.port, tablets[0]->loop_count,
+            (size_t)worker_threads, flush_mode, data_dir, (long long)(fl_time_mono_ms() - t0));
+    int signum = 0;
+    sigwait(&sigs, &signum);
+    FL_INFO("received %s, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    /* stop accepting and answer parked requests first, then close */
+    fl_local_cluster_destroy(&lc);
     fl_config_free(&cfg);
     FL_INFO("stopped");
     return 0;

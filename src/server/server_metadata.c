@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "server_coordinator.h"
 #include "server_node.h"
+#include "server_tablet.h"
 
 static void fl_node_of(const fl_endpoint_t *e, Fluss__PbServerNode *n) {
     Fluss__PbServerNode init = FLUSS__PB_SERVER_NODE__INIT;
@@ -29,11 +31,11 @@ static void fl_bucket_meta_of(const fl_ms_bucket_t *bk, int32_t bucket, Fluss__P
     *out = bm;
 }
 
-int fl_api_get_metadata(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                        fl_buf_t *out, fl_error_t *err) {
+FL_API_HANDLER(fl_api_get_metadata) {
+    int32_t rid = ctx->request_id;
     const Fluss__MetadataRequest *req = (const Fluss__MetadataRequest *)m;
-    fl_server_t *srv = role->server;
-    fl_catalog_t *cat = &srv->catalog;
+    fl_coordinator_server_t *cs = ctx->cs;
+    fl_catalog_t *cat = &cs->catalog;
     int rc = 0;
 
     /* the partitions asked for, by path or by id */
@@ -74,11 +76,11 @@ int fl_api_get_metadata(fl_server_role_t *role, const ProtobufCMessage *m, int32
     }
 
     Fluss__PbServerNode coord;
-    fl_node_of(&srv->coordinator, &coord);
+    fl_node_of(&cs->self, &coord);
     Fluss__PbServerNode tablets[FL_CATALOG_TABLET_SERVERS_MAX];
     Fluss__PbServerNode *tablet_ptrs[FL_CATALOG_TABLET_SERVERS_MAX];
-    for (size_t i = 0; i < srv->tablet_count; i++) {
-        fl_node_of(&srv->tablets[i], &tablets[i]);
+    for (size_t i = 0; i < cs->tablet_count; i++) {
+        fl_node_of(&cs->tablets[i]->self, &tablets[i]);
         tablet_ptrs[i] = &tablets[i];
     }
 
@@ -145,7 +147,7 @@ int fl_api_get_metadata(fl_server_role_t *role, const ProtobufCMessage *m, int32
     resp.n_partition_metadata = nq;
     resp.partition_metadata = pm_ptrs;
     resp.coordinator_server = &coord;
-    resp.n_tablet_servers = srv->tablet_count;
+    resp.n_tablet_servers = cs->tablet_count;
     resp.tablet_servers = tablet_ptrs;
     resp.n_table_metadata = nt;
     resp.table_metadata = tm_ptrs;
@@ -176,9 +178,8 @@ done:
 /* GET_FILESYSTEM_SECURITY_TOKEN: remote storage is the local file system
  * (no tiered data yet), which needs no credentials: scheme "file" and an
  * empty token, as the reference answers for a local remote.data.dir. */
-int fl_api_get_fs_token(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
-                        fl_buf_t *out, fl_error_t *err) {
-    (void)role;
+FL_API_HANDLER(fl_api_get_fs_token) {
+    int32_t rid = ctx->request_id;
     (void)m;
     (void)err;
     Fluss__GetFileSystemSecurityTokenResponse resp = FLUSS__GET_FILE_SYSTEM_SECURITY_TOKEN_RESPONSE__INIT;

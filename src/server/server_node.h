@@ -1,11 +1,25 @@
 /*
- * server_node.h — the state of one flussd process and the request handlers
- * of its roles. In local mode one process hosts the coordinator (id 0) and
- * one tablet server (id 0) on two ports, as Fluss's local cluster does;
- * each listener carries its role so API_VERSIONS answers with that role's
- * server_type and API set.
+ * server_node.h — the two kinds of Fluss server fluss-c runs, as objects,
+ * and what their request handlers receive.
  *
- * Thread rule: everything here runs on the single loop thread.
+ * A coordinator server (server_coordinator.c) owns the metadata store, the
+ * catalog, its listener and loop, and a worker that runs the APIs that
+ * write metadata. A tablet server (server_tablet.c) owns its bucket
+ * replicas, its own table of the buckets it hosts (pushed to it by the
+ * coordinator: a direct call in one process, NOTIFY_LEADER_AND_ISR in
+ * cluster mode later), its delayed operations, its network loops and its
+ * worker pool. Each is made by a constructor from a configuration and torn
+ * down by a destructor; nothing is process-wide, so one process can run a
+ * coordinator and several tablet servers (local mode runs one of each).
+ *
+ * Handlers get a per-request context (fl_req_ctx_t). A handler answers at
+ * once by appending a frame to `out`, or later: fl_req_defer gives it a
+ * context of its own (holding the connection and the decoded request) to
+ * answer from any thread with fl_req_answer*.
+ *
+ * Thread rule: handlers run on the network loop that read the request,
+ * or, for APIs marked so in server_dispatch.c, on the coordinator's worker;
+ * catalog APIs hold the coordinator's lock while they run.
  */
 #ifndef FL_SERVER_NODE_H
 #define FL_SERVER_NODE_H
@@ -18,7 +32,6 @@
 #include "coordinator_catalog.h"
 #include "fluss_api.pb-c.h"
 #include "proto_frame.h"
-#include "replica_manager.h"
 #include "rpc_server.h"
 
 #define FL_SERVER_HOST_MAX 256
@@ -29,45 +42,51 @@ typedef struct fl_endpoint {
     int port;
 } fl_endpoint_t;
 
-typedef struct fl_server fl_server_t;
+typedef struct fl_coordinator_server fl_coordinator_server_t;
+typedef struct fl_tablet_server fl_tablet_server_t;
 
+/* What a listener serves: its role and the server objects behind it. */
 typedef struct fl_server_role {
-    fl_server_t *server;
     int role; /* FL_ROLE_CS or FL_ROLE_TS */
+    fl_coordinator_server_t *cs; /* always set: the metadata source */
+    fl_tablet_server_t *ts;      /* the tablet server (FL_ROLE_TS) */
     const fl_endpoint_t *self;
 } fl_server_role_t;
 
-typedef struct fl_delayed_fetch fl_delayed_fetch_t;
-
-struct fl_server {
-    fl_catalog_t catalog;
-    fl_endpoint_t coordinator;
-    size_t tablet_count;
-    fl_endpoint_t tablets[FL_CATALOG_TABLET_SERVERS_MAX];
-    fl_server_role_t coordinator_role;
-    fl_server_role_t tablet_roles[FL_CATALOG_TABLET_SERVERS_MAX];
-    fl_replica_manager_t replicas; /* the local tablet server's buckets */
-    uv_loop_t *loop;               /* NULL: no long-poll (tests) */
-    /* Per call: the connection of the request being handled, and whether
-     * the handler kept the decoded request (a parked fetch frees it). */
+typedef struct fl_req_ctx {
     fl_rpc_conn_t *conn;
-    bool request_kept;
-    fl_delayed_fetch_t *parked; /* long-poll fetches waiting for data */
-};
+    int32_t request_id;
+    int16_t api_key;
+    int16_t api_version;
+    int64_t received_ms;    /* monotonic */
+    const char *principal;  /* NULL until authentication exists */
+    const fl_server_role_t *role;
+    fl_coordinator_server_t *cs;
+    fl_tablet_server_t *ts;
+    ProtobufCMessage *body; /* the decoded request */
+    bool deferred;          /* set by fl_req_defer */
+} fl_req_ctx_t;
 
-/* Fails every parked fetch's wait and frees them (shutdown). */
-void fl_server_fetch_shutdown(fl_server_t *srv);
+/* Takes over the request: the returned context owns the decoded body and a
+ * reference on the connection; the handler returns 0 without answering. */
+fl_req_ctx_t *fl_req_defer(fl_req_ctx_t *ctx);
+/* Answer a deferred request (any thread), then free it with fl_req_free. */
+void fl_req_answer(fl_req_ctx_t *d, const ProtobufCMessage *resp);
+void fl_req_answer_error(fl_req_ctx_t *d, int code, const char *message);
+void fl_req_answer_frames(fl_req_ctx_t *d, const fl_buf_t *frames);
+void fl_req_free(fl_req_ctx_t *d);
 
 /* The rpc handler (fl_rpc_handler_fn) for a listener whose ctx is a
  * fl_server_role_t. */
 int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request_t *req,
                      fl_buf_t *out);
 
-/* A handler of one API: req is the decoded request. On success it appends a
- * response with fl_server_reply and returns 0; on failure it returns a
- * Fluss error code with err set, and the dispatcher sends ERROR_RESPONSE. */
-typedef int (*fl_api_fn)(fl_server_role_t *role, const ProtobufCMessage *req,
-                         int32_t request_id, fl_buf_t *out, fl_error_t *err);
+/* A handler of one API: req is the decoded request (ctx->body). On success
+ * it appends a response with fl_server_reply (or defers) and returns 0; on
+ * failure it returns a Fluss error code with err set, and the dispatcher
+ * sends ERROR_RESPONSE. */
+typedef int (*fl_api_fn)(fl_req_ctx_t *ctx, const ProtobufCMessage *req, fl_buf_t *out,
+                         fl_error_t *err);
 
 void fl_server_reply(fl_buf_t *out, int32_t request_id, const ProtobufCMessage *msg);
 /* The code a failure travels with: Fluss codes pass through, local ones
@@ -76,28 +95,31 @@ void fl_server_reply(fl_buf_t *out, int32_t request_id, const ProtobufCMessage *
 int fl_server_wire_code(int rc);
 void fl_server_reply_error(fl_buf_t *out, int32_t request_id, int code, const char *message);
 
+#define FL_API_HANDLER(name) \
+    int name(fl_req_ctx_t *ctx, const ProtobufCMessage *m, fl_buf_t *out, fl_error_t *err)
+
 /* Handlers, by file. server_admin.c: */
-int fl_api_create_database(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_drop_database(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_list_databases(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_database_exists(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_get_database_info(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_create_table(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_drop_table(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_get_table_info(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_list_tables(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_table_exists(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_get_table_schema(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_create_partition(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_drop_partition(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_list_partition_infos(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+FL_API_HANDLER(fl_api_create_database);
+FL_API_HANDLER(fl_api_drop_database);
+FL_API_HANDLER(fl_api_list_databases);
+FL_API_HANDLER(fl_api_database_exists);
+FL_API_HANDLER(fl_api_get_database_info);
+FL_API_HANDLER(fl_api_create_table);
+FL_API_HANDLER(fl_api_drop_table);
+FL_API_HANDLER(fl_api_get_table_info);
+FL_API_HANDLER(fl_api_list_tables);
+FL_API_HANDLER(fl_api_table_exists);
+FL_API_HANDLER(fl_api_get_table_schema);
+FL_API_HANDLER(fl_api_create_partition);
+FL_API_HANDLER(fl_api_drop_partition);
+FL_API_HANDLER(fl_api_list_partition_infos);
 /* server_log.c: */
-int fl_api_init_writer(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_produce_log(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_fetch_log(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_list_offsets(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
-int fl_api_get_fs_token(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+FL_API_HANDLER(fl_api_init_writer);
+FL_API_HANDLER(fl_api_produce_log);
+FL_API_HANDLER(fl_api_fetch_log);
+FL_API_HANDLER(fl_api_list_offsets);
+FL_API_HANDLER(fl_api_get_fs_token);
 /* server_metadata.c: */
-int fl_api_get_metadata(fl_server_role_t *, const ProtobufCMessage *, int32_t, fl_buf_t *, fl_error_t *);
+FL_API_HANDLER(fl_api_get_metadata);
 
 #endif

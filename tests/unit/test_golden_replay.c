@@ -34,6 +34,7 @@
 #include "metastore.h"
 #include "proto_api.h"
 #include "proto_frame.h"
+#include "server_local.h"
 #include "server_node.h"
 
 #define GOLDEN_DIR FLUSS_SOURCE_DIR "/tests/golden/admin"
@@ -41,7 +42,7 @@
 
 typedef struct replay {
     fl_metastore_t *ms;
-    fl_server_t server;
+    fl_local_cluster_t lc;
     char tmpdir[64];
     int64_t golden_ids[ID_MAP_MAX], our_ids[ID_MAP_MAX];
     size_t ids;
@@ -274,19 +275,17 @@ static void replay_setup(replay_t *r, int coordinator_port, int tablet_port) {
     strcpy(r->tmpdir, "/tmp/fluss-golden-XXXXXX");
     assert_non_null(mkdtemp(r->tmpdir));
     fl_error_t err;
-    assert_int_equal(fl_metastore_embedded_open(r->tmpdir, &r->ms, &err), 0);
-    fl_table_defaults_t defaults = {1, 1, 128000};
-    int32_t ids[1] = {0};
-    assert_int_equal(fl_catalog_init(&r->server.catalog, r->ms, &defaults, ids, 1, &err), 0);
-    r->server.coordinator = (fl_endpoint_t){.id = 0, .host = "127.0.0.1", .port = coordinator_port};
-    r->server.tablets[0] = (fl_endpoint_t){.id = 0, .host = "127.0.0.1", .port = tablet_port};
-    r->server.tablet_count = 1;
-    r->server.coordinator_role = (fl_server_role_t){&r->server, FL_ROLE_CS, &r->server.coordinator};
-    r->server.tablet_roles[0] = (fl_server_role_t){&r->server, FL_ROLE_TS, &r->server.tablets[0]};
+    fl_coordinator_config_t cc;
+    fl_tablet_config_t tc[1];
+    fl_local_test_config(r->tmpdir, 1, &cc, tc);
+    cc.advertised.port = coordinator_port;
+    tc[0].advertised.port = tablet_port;
+    assert_int_equal(fl_local_cluster_new(&cc, tc, 1, &r->lc, &err), 0);
+    r->ms = r->lc.cs->ms;
 }
 
 static void replay_teardown(replay_t *r) {
-    r->ms->ops->close(r->ms);
+    fl_local_cluster_destroy(&r->lc);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", r->tmpdir);
     assert_int_equal(system(cmd), 0);
@@ -333,8 +332,8 @@ static void replay_dir(const char *scenario, size_t min_compared) {
         assert_non_null(g);
         fl_frame_request_t req;
         assert_int_equal(fl_frame_parse_request(q, qlen, &req), FL_FRAME_OK);
-        fl_server_role_t *role = strcmp(server, "coordinator") == 0 ? &r.server.coordinator_role
-                                                                     : &r.server.tablet_roles[0];
+        fl_server_role_t *role = strcmp(server, "coordinator") == 0 ? &r.lc.cs->role
+                                                                     : &r.lc.tablets[0]->role;
         fl_buf_t out;
         fl_buf_init(&out);
         assert_int_equal(fl_server_handle(role, NULL, &req, &out), 0);

@@ -1,0 +1,161 @@
+/*
+ * replica.c — a bucket replica's offsets, appends, reads and flushes
+ * (replica.h).
+ */
+#include "replica.h"
+
+#include <string.h>
+
+#include "common_alloc.h"
+#include "common_log.h"
+#include "replica_manager.h"
+
+static void fl_replica_destroy(fl_replica_t *r) {
+    if (r->log) {
+        if (atomic_load(&r->deleted)) {
+            fl_error_t e;
+            if (fl_log_tablet_delete(r->log, &e)) FL_WARN("dropping a bucket log: %s", e.msg);
+        } else {
+            fl_log_tablet_close(r->log);
+        }
+    }
+    pthread_mutex_destroy(&r->lock);
+    pthread_mutex_destroy(&r->bg_lock);
+    fl_free(r->table_dir);
+    fl_free(r);
+}
+
+void fl_replica_ref(fl_replica_t *r) { atomic_fetch_add(&r->refs, 1); }
+
+void fl_replica_unref(fl_replica_t *r) {
+    if (r && atomic_fetch_sub(&r->refs, 1) == 1) fl_replica_destroy(r);
+}
+
+static void fl_replica_notify(fl_replica_t *r) {
+    fl_replica_manager_t *rm = r->rm;
+    if (rm && rm->on_watermark) rm->on_watermark(rm->on_watermark_ctx, r);
+}
+
+static void fl_replica_flush_job(void *arg) {
+    fl_replica_t *r = arg;
+    fl_error_t e;
+    if (fl_replica_flush(r, &e)) FL_WARN("flush of bucket %d of table %lld: %s", r->bucket,
+                                         (long long)r->table_id, e.msg);
+    fl_replica_unref(r);
+}
+
+void fl_replica_schedule_flush(fl_replica_t *r) {
+    pthread_mutex_lock(&r->lock);
+    bool submit = !r->flush_scheduled;
+    r->flush_scheduled = true;
+    pthread_mutex_unlock(&r->lock);
+    if (!submit) return;
+    fl_replica_ref(r);
+    if (r->rm && r->rm->workers) {
+        fl_workq_submit(r->rm->workers, fl_replica_flush_job, r);
+    } else {
+        fl_replica_flush_job(r);
+    }
+}
+
+int fl_replica_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t now_ms,
+                      fl_replica_append_t *res, fl_error_t *err) {
+    memset(res, 0, sizeof(*res));
+    const fl_durability_t *d = &r->rm->durability;
+    pthread_mutex_lock(&r->lock);
+    fl_append_result_t ar;
+    int rc = fl_log_tablet_append(r->log, records, len, now_ms, &ar, err);
+    if (rc) {
+        pthread_mutex_unlock(&r->lock);
+        return rc;
+    }
+    res->base_offset = ar.base_offset;
+    res->end_offset = ar.last_offset + 1;
+    res->duplicate = ar.duplicate;
+    bool moved = false, flush = false;
+    if (!ar.duplicate) {
+        int64_t end = r->log->log_end_offset;
+        r->end_bytes += len;
+        r->unflushed_messages += end - ar.base_offset;
+        atomic_store(&r->log_end_offset, end);
+        if (d->sync) {
+            flush = true;
+        } else {
+            atomic_store(&r->high_watermark, end);
+            atomic_store(&r->hw_bytes, r->end_bytes);
+            moved = true;
+        }
+        if (r->unflushed_messages >= d->flush_interval_messages) {
+            flush = true;
+            res->durable_wait_offset = end;
+        }
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (flush) fl_replica_schedule_flush(r);
+    if (moved) fl_replica_notify(r);
+    return 0;
+}
+
+int fl_replica_read(fl_replica_t *r, int64_t offset, size_t max_bytes, fl_buf_t *out,
+                    fl_error_t *err) {
+    pthread_mutex_lock(&r->lock);
+    int rc = fl_log_tablet_read(r->log, offset, max_bytes, atomic_load(&r->high_watermark), out,
+                                err);
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+int64_t fl_replica_offset_for_time(fl_replica_t *r, int64_t ts, fl_error_t *err) {
+    pthread_mutex_lock(&r->lock);
+    int64_t off = fl_log_tablet_offset_for_time(r->log, ts, err);
+    pthread_mutex_unlock(&r->lock);
+    int64_t hw = fl_replica_high_watermark(r);
+    return off > hw ? hw : off;
+}
+
+int fl_replica_flush(fl_replica_t *r, fl_error_t *err) {
+    pthread_mutex_lock(&r->bg_lock);
+    pthread_mutex_lock(&r->lock);
+    r->flush_scheduled = false;
+    if (r->log->offline) {
+        pthread_mutex_unlock(&r->lock);
+        pthread_mutex_unlock(&r->bg_lock);
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                          "the log in %s is offline after a failed write", r->log->dir);
+    }
+    fl_log_flush_t *f = fl_malloc(sizeof(*f));
+    bool work = fl_log_tablet_flush_begin(r->log, f);
+    int64_t end = r->log->log_end_offset;
+    uint64_t end_bytes = r->end_bytes;
+    r->unflushed_messages = 0;
+    pthread_mutex_unlock(&r->lock);
+
+    int rc = work ? fl_log_tablet_flush_run(f) : 0;
+
+    pthread_mutex_lock(&r->lock);
+    if (work) fl_log_tablet_flush_end(r->log, f);
+    if (!rc) {
+        if (atomic_load(&r->flushed_offset) < end) atomic_store(&r->flushed_offset, end);
+        if (r->rm->durability.sync && atomic_load(&r->high_watermark) < end) {
+            atomic_store(&r->high_watermark, end);
+            atomic_store(&r->hw_bytes, end_bytes);
+        }
+    }
+    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->bg_lock);
+    if (rc) *err = f->err;
+    fl_free(f);
+    atomic_fetch_add(&r->flushes, 1);
+    fl_replica_notify(r);
+    return rc;
+}
+
+int fl_replica_apply_retention(fl_replica_t *r, int64_t now_ms, fl_error_t *err) {
+    pthread_mutex_lock(&r->bg_lock);
+    pthread_mutex_lock(&r->lock);
+    int rc = fl_log_tablet_apply_retention(r->log, now_ms, err);
+    atomic_store(&r->log_start_offset, r->log->log_start_offset);
+    pthread_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->bg_lock);
+    return rc;
+}

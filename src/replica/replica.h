@@ -1,0 +1,102 @@
+/*
+ * replica.h — one bucket replica on a tablet server (Fluss Replica): its
+ * log, the log start and end offsets, the high watermark, the flushed
+ * (durable) offset, the leader epoch, and the append/read API the request
+ * layers use. Knows nothing of protobuf.
+ *
+ * Offsets: high watermark <= log end. With one replica the high watermark
+ * follows the end offset at each append — except in the durable mode
+ * (log.flush.mode: sync), where it follows the flushed offset, so nothing
+ * is visible to readers or acknowledged to acks=all writers before an fsync
+ * covers it. Replication will drive the same high watermark from follower
+ * fetches. Readers never see past the high watermark.
+ *
+ * Flushing runs on the worker pool, one flush per replica at a time; one
+ * fsync covers every append that arrived before it started (group commit).
+ * When a watermark (high or flushed) moves, the replica manager's
+ * on_watermark callback runs, without any replica lock held.
+ *
+ * Thread rule: every function is safe from any thread. The log and the
+ * fields marked (lock) are guarded by `lock`; background work (flush,
+ * retention, close) is serialised by `bg_lock`, taken before `lock`.
+ */
+#ifndef FL_REPLICA_H
+#define FL_REPLICA_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common_buf.h"
+#include "common_error.h"
+#include "log_tablet.h"
+
+typedef struct fl_replica_manager fl_replica_manager_t;
+
+typedef struct fl_replica {
+    int64_t table_id;
+    int64_t partition_id; /* -1 when the table is not partitioned */
+    int32_t bucket;
+    char *table_dir;
+    fl_replica_manager_t *rm;
+    pthread_mutex_t lock;
+    pthread_mutex_t bg_lock;
+    fl_log_tablet_t *log;               /* (lock) */
+    atomic_int_fast64_t log_start_offset;
+    atomic_int_fast64_t log_end_offset;
+    atomic_int_fast64_t high_watermark;
+    atomic_int_fast64_t flushed_offset;
+    atomic_uint_fast64_t hw_bytes;      /* record bytes below the high watermark since open */
+    uint64_t end_bytes;                 /* (lock) record bytes below the log end since open */
+    int32_t leader_epoch;
+    int64_t unflushed_messages;         /* (lock) */
+    bool flush_scheduled;               /* (lock) */
+    atomic_bool deleted;                /* dropped: close without a snapshot, remove files */
+    atomic_int refs;
+    atomic_uint_fast64_t flushes;       /* fsync rounds done (stats, tests) */
+} fl_replica_t;
+
+typedef struct fl_replica_append {
+    int64_t base_offset; /* first offset of the request (original offset of a duplicate) */
+    int64_t end_offset;  /* one past its last offset */
+    bool duplicate;
+    /* The answer waits until the flushed offset reaches this (0: no wait):
+     * log.flush.interval-messages was crossed by this append. */
+    int64_t durable_wait_offset;
+} fl_replica_append_t;
+
+void fl_replica_ref(fl_replica_t *r);
+void fl_replica_unref(fl_replica_t *r);
+
+/* Appends a validated-by-the-log batch set (see fl_log_tablet_append) and
+ * moves the offsets; records are rewritten in place. */
+int fl_replica_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t now_ms,
+                      fl_replica_append_t *res, fl_error_t *err);
+/* Appends whole batches from offset up to max_bytes (at least one), never
+ * past the high watermark. */
+int fl_replica_read(fl_replica_t *r, int64_t offset, size_t max_bytes, fl_buf_t *out,
+                    fl_error_t *err);
+int64_t fl_replica_offset_for_time(fl_replica_t *r, int64_t ts, fl_error_t *err);
+
+static inline int64_t fl_replica_high_watermark(const fl_replica_t *r) {
+    return atomic_load(&((fl_replica_t *)r)->high_watermark);
+}
+static inline int64_t fl_replica_log_start(const fl_replica_t *r) {
+    return atomic_load(&((fl_replica_t *)r)->log_start_offset);
+}
+static inline int64_t fl_replica_log_end(const fl_replica_t *r) {
+    return atomic_load(&((fl_replica_t *)r)->log_end_offset);
+}
+static inline int64_t fl_replica_flushed(const fl_replica_t *r) {
+    return atomic_load(&((fl_replica_t *)r)->flushed_offset);
+}
+
+/* Queues a flush on the worker pool unless one is queued already. */
+void fl_replica_schedule_flush(fl_replica_t *r);
+/* Flushes now on the caller's thread (blocks; for workers and close). */
+int fl_replica_flush(fl_replica_t *r, fl_error_t *err);
+/* Deletes whole segments past the table's TTL (blocks; for workers). */
+int fl_replica_apply_retention(fl_replica_t *r, int64_t now_ms, fl_error_t *err);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * server_coordinator.c — the coordinator server object
+ * (server_coordinator.h): lifecycle, tablet registry, pushes of metadata
+ * changes to the tablet servers, writer-id blocks.
+ */
+#include "server_coordinator.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common_alloc.h"
+#include "common_log.h"
+#include "proto_api.h"
+#include "server_tablet.h"
+
+int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator_server_t **out,
+                              fl_error_t *err) {
+    fl_coordinator_server_t *cs = fl_calloc(1, sizeof(*cs));
+    cs->cfg = *cfg;
+    if (cs->cfg.writer_id_block < 1) cs->cfg.writer_id_block = FL_WRITER_ID_BLOCK_DEFAULT;
+    pthread_mutex_init(&cs->lock, NULL);
+    int rc = fl_metastore_embedded_open(cfg->meta_dir, &cs->ms, err);
+    if (!rc)
+        rc = fl_catalog_init(&cs->catalog, cs->ms, &cfg->defaults, cfg->tablet_ids,
+                             cfg->tablet_count, err);
+    if (rc) {
+        if (cs->ms) cs->ms->ops->close(cs->ms);
+        pthread_mutex_destroy(&cs->lock);
+        fl_free(cs);
+        return rc;
+    }
+    cs->self = cfg->advertised;
+    cs->self.id = 0;
+    cs->loop = fl_rpc_loop_new("cs-net");
+    cs->rpc = fl_rpc_server_new(&cs->loop, 1, &cfg->limits, fl_server_handle);
+    cs->workers = fl_workq_new(1, "cs-work");
+    cs->role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self};
+    *out = cs;
+    return 0;
+}
+
+void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, fl_tablet_server_t *ts) {
+    pthread_mutex_lock(&cs->lock);
+    if (cs->tablet_count < FL_CATALOG_TABLET_SERVERS_MAX) {
+        cs->tablets[cs->tablet_count++] = ts;
+        ts->cs = cs;
+        ts->role.cs = cs;
+        for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
+            fl_tablet_server_update_table(ts, cs->ms->ops->table_at(cs->ms, i));
+    }
+    pthread_mutex_unlock(&cs->lock);
+}
+
+int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
+    int port = 0;
+    int rc = fl_rpc_server_listen(cs->rpc, cs->cfg.bind_host, cs->cfg.bind_port, &cs->role, &port,
+                                  err);
+    if (rc) return rc;
+    if (cs->self.port == 0) cs->self.port = port;
+    if (fl_rpc_loop_start(cs->loop))
+        return fl_err_set(err, FLUSS_ERR__STATE, "cannot start the coordinator's network thread");
+    cs->started = true;
+    return 0;
+}
+
+void fl_coordinator_server_stop(fl_coordinator_server_t *cs) {
+    if (!cs->started) return;
+    cs->started = false;
+    fl_rpc_server_close(cs->rpc);
+}
+
+void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
+    if (!cs) return;
+    fl_coordinator_server_stop(cs);
+    fl_rpc_loop_destroy(cs->loop);
+    fl_rpc_server_destroy(cs->rpc);
+    fl_workq_destroy(cs->workers);
+    cs->ms->ops->close(cs->ms);
+    pthread_mutex_destroy(&cs->lock);
+    fl_free(cs);
+}
+
+int fl_coordinator_server_writer_id(fl_coordinator_server_t *cs, int64_t *out, fl_error_t *err) {
+    pthread_mutex_lock(&cs->lock);
+    int rc = 0;
+    if (cs->writer_next >= cs->writer_limit) {
+        int64_t first;
+        rc = cs->ms->ops->reserve_ids(cs->ms, FL_MS_COUNTER_WRITER_ID, cs->cfg.writer_id_block,
+                                      &first, err);
+        if (!rc) {
+            cs->writer_next = first;
+            cs->writer_limit = first + cs->cfg.writer_id_block;
+        }
+    }
+    if (!rc) *out = cs->writer_next++;
+    pthread_mutex_unlock(&cs->lock);
+    return rc;
+}
+
+void fl_coordinator_server_table_changed(fl_coordinator_server_t *cs, int64_t table_id) {
+    const fl_ms_table_t *t = cs->ms->ops->table_by_id(cs->ms, table_id);
+    if (!t) return;
+    for (size_t i = 0; i < cs->tablet_count; i++) fl_tablet_server_update_table(cs->tablets[i], t);
+}
+
+void fl_coordinator_server_table_dropped(fl_coordinator_server_t *cs, const char *db,
+                                         const char *name, int64_t table_id) {
+    for (size_t i = 0; i < cs->tablet_count; i++)
+        fl_tablet_server_drop_table(cs->tablets[i], db, name, table_id);
+}
+
+void fl_coordinator_server_partition_dropped(fl_coordinator_server_t *cs, const char *db,
+                                             const char *name, int64_t table_id,
+                                             const char *partition_name, int64_t partition_id) {
+    fl_coordinator_server_table_changed(cs, table_id);
+    for (size_t i = 0; i < cs->tablet_count; i++)
+        fl_tablet_server_drop_partition(cs->tablets[i], db, name, table_id, partition_name,
+                                        partition_id);
+}

@@ -1,0 +1,78 @@
+/*
+ * server_coordinator.h — the coordinator server (Fluss CoordinatorServer):
+ * the metadata store and catalog, the registry of tablet servers, writer-id
+ * blocks, its listener on one network loop, and a worker thread for the
+ * APIs that write metadata (so no network loop waits on an fsync).
+ *
+ * The catalog and every metastore view are guarded by `lock`; handlers of
+ * catalog APIs run with it held (server_dispatch.c). After a DDL the
+ * coordinator pushes the change to every registered tablet server (a
+ * direct call: they share the process).
+ *
+ * Thread rule: safe from any thread unless noted.
+ */
+#ifndef FL_SERVER_COORDINATOR_H
+#define FL_SERVER_COORDINATOR_H
+
+#include <pthread.h>
+
+#include "common_workq.h"
+#include "coordinator_catalog.h"
+#include "metastore.h"
+#include "rpc_loop.h"
+#include "rpc_server.h"
+#include "server_node.h"
+
+#define FL_WRITER_ID_BLOCK_DEFAULT 1000
+
+typedef struct fl_coordinator_config {
+    const char *meta_dir;          /* the metadata store's directory */
+    fl_table_defaults_t defaults;
+    size_t tablet_count;           /* tablet servers the catalog assigns buckets to */
+    int32_t tablet_ids[FL_CATALOG_TABLET_SERVERS_MAX];
+    char bind_host[FL_SERVER_HOST_MAX];
+    int bind_port;
+    fl_endpoint_t advertised;      /* id 0; port 0 = the bound port */
+    fl_rpc_limits_t limits;
+    int64_t writer_id_block;       /* writer ids reserved per durable write */
+} fl_coordinator_config_t;
+
+struct fl_coordinator_server {
+    fl_coordinator_config_t cfg;
+    pthread_mutex_t lock;
+    fl_metastore_t *ms;
+    fl_catalog_t catalog;
+    fl_endpoint_t self;
+    size_t tablet_count;
+    fl_tablet_server_t *tablets[FL_CATALOG_TABLET_SERVERS_MAX]; /* in this process */
+    fl_rpc_loop_t *loop;
+    fl_rpc_server_t *rpc;
+    fl_workq_t *workers;
+    fl_server_role_t role;
+    int64_t writer_next, writer_limit; /* (lock) the current block of writer ids */
+    bool started;
+};
+
+int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator_server_t **out,
+                              fl_error_t *err);
+/* Registers a tablet server of this process and pushes every table to it.
+ * Before start. */
+void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, fl_tablet_server_t *ts);
+/* Binds and starts serving. */
+int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err);
+/* Stops serving (closes connections) without freeing. */
+void fl_coordinator_server_stop(fl_coordinator_server_t *cs);
+void fl_coordinator_server_destroy(fl_coordinator_server_t *cs);
+
+/* The next writer id (INIT_WRITER); a durable write only once per block. */
+int fl_coordinator_server_writer_id(fl_coordinator_server_t *cs, int64_t *out, fl_error_t *err);
+
+/* Pushes to the tablet servers (lock held, from the DDL handlers). */
+void fl_coordinator_server_table_changed(fl_coordinator_server_t *cs, int64_t table_id);
+void fl_coordinator_server_table_dropped(fl_coordinator_server_t *cs, const char *db,
+                                         const char *name, int64_t table_id);
+void fl_coordinator_server_partition_dropped(fl_coordinator_server_t *cs, const char *db,
+                                             const char *name, int64_t table_id,
+                                             const char *partition_name, int64_t partition_id);
+
+#endif

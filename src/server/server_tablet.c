@@ -1,0 +1,329 @@
+/*
+ * server_tablet.c — the tablet server object (server_tablet.h): lifecycle,
+ * the hosted-table table, bucket → replica resolution, the watermark hook
+ * into the purgatory, and the periodic retention and time-based flush.
+ */
+#include "server_tablet.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common_alloc.h"
+#include "common_log.h"
+#include "common_time.h"
+#include "proto_api.h"
+
+#define FL_RETENTION_CHECK_MS_DEFAULT (5 * 60 * 1000)
+
+/* ---- hosted tables ---- */
+
+static void fl_hosted_table_free(fl_hosted_table_t *t) {
+    for (size_t i = 0; i < t->schema_count; i++) {
+        if (t->schema_ok[i]) fl_schema_free(&t->schemas[i]);
+        fl_free(t->schema_types[i]);
+    }
+    fl_free(t->schemas);
+    fl_free(t->schema_ok);
+    fl_free(t->schema_types);
+    fl_free(t->buckets);
+    for (size_t i = 0; i < t->partition_count; i++) {
+        fl_free(t->partitions[i].name);
+        fl_free(t->partitions[i].buckets);
+    }
+    fl_free(t->partitions);
+    fl_free(t->database);
+    fl_free(t->name);
+    fl_free(t->log_format);
+    fl_free(t);
+}
+
+void fl_hosted_table_unref(fl_hosted_table_t *t) {
+    if (t && atomic_fetch_sub(&t->refs, 1) == 1) fl_hosted_table_free(t);
+}
+
+/* "7 d", "1h", "3600000": a number and a unit. */
+static int64_t fl_parse_ttl_ms(const char *v, int64_t dflt) {
+    if (!v) return dflt;
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    while (*end == ' ') end++;
+    int64_t unit = 1;
+    if (!strncmp(end, "d", 1)) unit = 86400000;
+    else if (!strncmp(end, "h", 1)) unit = 3600000;
+    else if (!strncmp(end, "min", 3) || !strcmp(end, "m")) unit = 60000;
+    else if (!strncmp(end, "ms", 2)) unit = 1;
+    else if (!strncmp(end, "s", 1)) unit = 1000;
+    return n * unit;
+}
+
+static fl_ms_bucket_t *fl_buckets_copy(const fl_ms_bucket_t *b, int32_t n) {
+    fl_ms_bucket_t *c = fl_calloc(n > 0 ? (size_t)n : 1, sizeof(*c));
+    if (n > 0) memcpy(c, b, (size_t)n * sizeof(*c));
+    return c;
+}
+
+static fl_hosted_table_t *fl_hosted_table_from(const fl_ms_table_t *m) {
+    fl_hosted_table_t *t = fl_calloc(1, sizeof(*t));
+    atomic_init(&t->refs, 1);
+    t->table_id = m->table_id;
+    t->database = fl_strdup(m->database);
+    t->name = fl_strdup(m->name);
+    t->schema_id = m->schema_id;
+    json_t *j = json_loads(m->table_json, 0, NULL);
+    json_t *props = j ? json_object_get(j, "properties") : NULL;
+    t->ttl_ms = fl_parse_ttl_ms(json_string_value(json_object_get(props, "table.log.ttl")),
+                                7LL * 24 * 3600 * 1000);
+    const char *fmt = json_string_value(json_object_get(props, "table.log.format"));
+    t->log_format = fl_strdup(fmt ? fmt : "ARROW");
+    json_t *pk = j ? json_object_get(json_object_get(j, "schema"), "primary_key") : NULL;
+    t->has_primary_key = pk && json_array_size(pk) > 0;
+    if (j) json_decref(j);
+    t->schema_count = m->schema_count;
+    size_t n = m->schema_count ? m->schema_count : 1;
+    t->schemas = fl_calloc(n, sizeof(*t->schemas));
+    t->schema_ok = fl_calloc(n, sizeof(bool));
+    t->schema_types = fl_calloc(n, sizeof(*t->schema_types));
+    for (size_t i = 0; i < m->schema_count; i++) {
+        json_t *sj = json_loads(m->schema_jsons[i], 0, NULL);
+        fl_error_t e;
+        if (sj && fl_schema_from_json(sj, &t->schemas[i], &e) == 0) {
+            t->schema_ok[i] = true;
+            fl_schema_t *s = &t->schemas[i];
+            t->schema_types[i] = fl_calloc(s->column_count ? s->column_count : 1,
+                                           sizeof(fl_datatype_t *));
+            for (size_t c = 0; c < s->column_count; c++) t->schema_types[i][c] = s->columns[c].type;
+            if (i + 1 == m->schema_count) t->has_primary_key |= s->has_primary_key;
+        }
+        if (sj) json_decref(sj);
+    }
+    t->bucket_count = m->bucket_count;
+    t->buckets = fl_buckets_copy(m->buckets, m->bucket_count);
+    t->partitioned = m->partition_count > 0 || m->bucket_count == 0;
+    t->partition_count = m->partition_count;
+    t->partitions = fl_calloc(m->partition_count ? m->partition_count : 1, sizeof(*t->partitions));
+    for (size_t i = 0; i < m->partition_count; i++) {
+        const fl_ms_partition_t *p = &m->partitions[i];
+        t->partitions[i].partition_id = p->partition_id;
+        t->partitions[i].name = fl_strdup(p->name);
+        t->partitions[i].bucket_count = p->bucket_count;
+        t->partitions[i].buckets = fl_buckets_copy(p->buckets, p->bucket_count);
+    }
+    return t;
+}
+
+const fl_datatype_t *const *fl_hosted_table_schema_types(const fl_hosted_table_t *t,
+                                                         int16_t schema_id, size_t *count) {
+    if (schema_id < 1 || (size_t)schema_id > t->schema_count || !t->schema_ok[schema_id - 1])
+        return NULL;
+    *count = t->schemas[schema_id - 1].column_count;
+    return t->schema_types[schema_id - 1];
+}
+
+/* Under the write lock: index of table_id or -1. */
+static ssize_t fl_tables_find(fl_tablet_server_t *ts, int64_t table_id) {
+    for (size_t i = 0; i < ts->table_count; i++)
+        if (ts->tables[i]->table_id == table_id) return (ssize_t)i;
+    return -1;
+}
+
+void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *m) {
+    fl_hosted_table_t *t = fl_hosted_table_from(m), *old = NULL;
+    pthread_rwlock_wrlock(&ts->tables_lock);
+    ssize_t i = fl_tables_find(ts, m->table_id);
+    if (i >= 0) {
+        old = ts->tables[i];
+        ts->tables[i] = t;
+    } else {
+        if (ts->table_count == ts->table_cap) {
+            ts->table_cap = ts->table_cap ? ts->table_cap * 2 : 16;
+            ts->tables = fl_realloc(ts->tables, ts->table_cap * sizeof(*ts->tables));
+        }
+        ts->tables[ts->table_count++] = t;
+    }
+    pthread_rwlock_unlock(&ts->tables_lock);
+    fl_hosted_table_unref(old);
+}
+
+void fl_tablet_server_drop_table(fl_tablet_server_t *ts, const char *db, const char *name,
+                                 int64_t table_id) {
+    fl_hosted_table_t *old = NULL;
+    pthread_rwlock_wrlock(&ts->tables_lock);
+    ssize_t i = fl_tables_find(ts, table_id);
+    if (i >= 0) {
+        old = ts->tables[i];
+        ts->tables[i] = ts->tables[--ts->table_count];
+    }
+    pthread_rwlock_unlock(&ts->tables_lock);
+    fl_hosted_table_unref(old);
+    fl_error_t e;
+    fl_replica_manager_drop_table(&ts->replicas, db, name, table_id, &e);
+}
+
+void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, const char *name,
+                                     int64_t table_id, const char *partition_name,
+                                     int64_t partition_id) {
+    fl_error_t e;
+    fl_replica_manager_drop_partition(&ts->replicas, db, name, table_id, partition_name,
+                                      partition_id, &e);
+}
+
+fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id) {
+    pthread_rwlock_rdlock(&ts->tables_lock);
+    fl_hosted_table_t *t = NULL;
+    for (size_t i = 0; i < ts->table_count && !t; i++)
+        if (ts->tables[i]->table_id == table_id) t = ts->tables[i];
+    if (t) atomic_fetch_add(&t->refs, 1);
+    pthread_rwlock_unlock(&ts->tables_lock);
+    return t;
+}
+
+int fl_tablet_server_replica(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
+                             bool has_partition, int64_t partition_id, int32_t bucket,
+                             fl_replica_t **out, fl_error_t *err) {
+    if (!t)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                          "Unknown table or bucket: TableBucket{bucket=%d}", bucket);
+    const fl_hosted_partition_t *part = NULL;
+    if (has_partition) {
+        for (size_t i = 0; i < t->partition_count && !part; i++)
+            if (t->partitions[i].partition_id == partition_id) part = &t->partitions[i];
+        if (!part)
+            return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                              "Unknown table or bucket: TableBucket{tableId=%lld, "
+                              "partitionId=%lld, bucket=%d}",
+                              (long long)t->table_id, (long long)partition_id, bucket);
+    } else if (t->partitioned) {
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                          "Table %lld is partitioned: a bucket needs a partition id.",
+                          (long long)t->table_id);
+    }
+    int32_t count = part ? part->bucket_count : t->bucket_count;
+    const fl_ms_bucket_t *buckets = part ? part->buckets : t->buckets;
+    if (bucket < 0 || bucket >= count)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                          "Unknown table or bucket: TableBucket{tableId=%lld, bucket=%d}",
+                          (long long)t->table_id, bucket);
+    if (buckets[bucket].leader != ts->self.id)
+        return fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
+                          "Leader of bucket %d of table %lld is server %d, not %d.", bucket,
+                          (long long)t->table_id, buckets[bucket].leader, ts->self.id);
+    int64_t pid = part ? part->partition_id : -1;
+    fl_replica_t *r = fl_replica_manager_find(&ts->replicas, t->table_id, pid, bucket);
+    if (r) {
+        *out = r;
+        return 0;
+    }
+    return fl_replica_manager_open(&ts->replicas, t->database, t->name, t->table_id, pid,
+                                   part ? part->name : NULL, bucket, t->ttl_ms, out, err);
+}
+
+/* ---- watermarks → delayed operations ---- */
+
+static void fl_tablet_on_watermark(void *ctx, fl_replica_t *r) {
+    fl_tablet_server_t *ts = ctx;
+    fl_bucket_key_t key = {r->table_id, r->partition_id, r->bucket};
+    fl_purgatory_check(ts->purgatory, &key);
+}
+
+/* ---- periodic work (timers on the first loop, work on the pool) ---- */
+
+static void fl_retention_job(void *arg) {
+    fl_tablet_server_t *ts = arg;
+    fl_replica_manager_retention(&ts->replicas, fl_time_wall_ms());
+}
+
+static void fl_on_retention_timer(uv_timer_t *t) {
+    fl_tablet_server_t *ts = t->data;
+    fl_workq_submit(ts->workers, fl_retention_job, ts);
+}
+
+static void fl_on_flush_timer(uv_timer_t *t) {
+    fl_tablet_server_t *ts = t->data;
+    fl_replica_manager_flush_dirty(&ts->replicas);
+}
+
+static void fl_tablet_timers_start(void *arg) {
+    fl_tablet_server_t *ts = arg;
+    uv_loop_t *uv = fl_rpc_loop_uv(ts->loops[0]);
+    uv_timer_init(uv, &ts->retention_timer);
+    ts->retention_timer.data = ts;
+    uint64_t every = (uint64_t)ts->cfg.retention_check_ms;
+    uv_timer_start(&ts->retention_timer, fl_on_retention_timer, every, every);
+    uv_timer_init(uv, &ts->flush_timer);
+    ts->flush_timer.data = ts;
+    if (!ts->cfg.durability.sync && ts->cfg.durability.flush_interval_ms > 0) {
+        uint64_t f = (uint64_t)ts->cfg.durability.flush_interval_ms;
+        uv_timer_start(&ts->flush_timer, fl_on_flush_timer, f, f);
+    }
+}
+
+/* ---- lifecycle ---- */
+
+int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out, fl_error_t *err) {
+    fl_tablet_server_t *ts = fl_calloc(1, sizeof(*ts));
+    ts->cfg = *cfg;
+    if (ts->cfg.network_threads < 1) ts->cfg.network_threads = 1;
+    if (ts->cfg.network_threads > FL_TABLET_LOOPS_MAX) ts->cfg.network_threads = FL_TABLET_LOOPS_MAX;
+    if (ts->cfg.worker_threads < 1) ts->cfg.worker_threads = 1;
+    if (ts->cfg.retention_check_ms <= 0) ts->cfg.retention_check_ms = FL_RETENTION_CHECK_MS_DEFAULT;
+    ts->self = cfg->advertised;
+    ts->self.id = cfg->id;
+    pthread_rwlock_init(&ts->tables_lock, NULL);
+    char name[16];
+    snprintf(name, sizeof(name), "ts%d-work", cfg->id);
+    ts->workers = fl_workq_new(ts->cfg.worker_threads, name);
+    snprintf(name, sizeof(name), "ts%d-delay", cfg->id);
+    ts->purgatory = fl_purgatory_new(name);
+    fl_replica_manager_init(&ts->replicas, cfg->data_dir, &cfg->log, &cfg->durability, ts->workers);
+    fl_replica_manager_set_watermark_hook(&ts->replicas, fl_tablet_on_watermark, ts);
+    ts->loop_count = ts->cfg.network_threads;
+    for (size_t i = 0; i < ts->loop_count; i++) {
+        snprintf(name, sizeof(name), "ts%d-net%zu", cfg->id, i);
+        ts->loops[i] = fl_rpc_loop_new(name);
+    }
+    ts->rpc = fl_rpc_server_new(ts->loops, ts->loop_count, &cfg->limits, fl_server_handle);
+    ts->role = (fl_server_role_t){FL_ROLE_TS, NULL, ts, &ts->self};
+    (void)err;
+    *out = ts;
+    return 0;
+}
+
+int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err) {
+    int port = 0;
+    int rc = fl_rpc_server_listen(ts->rpc, ts->cfg.bind_host, ts->cfg.bind_port, &ts->role, &port,
+                                  err);
+    if (rc) return rc;
+    if (ts->self.port == 0) ts->self.port = port;
+    fl_rpc_loop_post(ts->loops[0], fl_tablet_timers_start, ts);
+    for (size_t i = 0; i < ts->loop_count; i++)
+        if (fl_rpc_loop_start(ts->loops[i]))
+            return fl_err_set(err, FLUSS_ERR__STATE, "cannot start network thread %zu", i);
+    ts->started = true;
+    return 0;
+}
+
+void fl_tablet_server_stop(fl_tablet_server_t *ts) {
+    if (!ts->started) return;
+    ts->started = false;
+    fl_rpc_server_close(ts->rpc);
+    /* parked operations answer (or drop) on loops that still run */
+    fl_purgatory_shutdown(ts->purgatory);
+}
+
+void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
+    if (!ts) return;
+    fl_tablet_server_stop(ts);
+    for (size_t i = 0; i < ts->loop_count; i++) fl_rpc_loop_destroy(ts->loops[i]);
+    fl_rpc_server_destroy(ts->rpc);
+    /* no loop runs now: nothing appends; flushes in the queue finish first */
+    fl_workq_destroy(ts->workers);
+    ts->replicas.workers = NULL;
+    fl_replica_manager_close(&ts->replicas);
+    fl_purgatory_destroy(ts->purgatory); /* last: flushes above still reported moves */
+    for (size_t i = 0; i < ts->table_count; i++) fl_hosted_table_unref(ts->tables[i]);
+    fl_free(ts->tables);
+    pthread_rwlock_destroy(&ts->tables_lock);
+    fl_free(ts);
+}

@@ -1,0 +1,124 @@
+/*
+ * server_tablet.h — the tablet server (Fluss TabletServer): its bucket
+ * replicas (replica_manager.h), its own table of the tables and buckets it
+ * hosts (leader, epoch, schemas: what the request path needs, pushed by the
+ * coordinator — the request path never reads the metastore), its delayed
+ * operations, N network loops (netty.server.num-network-threads) and a
+ * worker pool (netty.server.num-worker-threads) for fsyncs, segment
+ * finalisation, retention.
+ *
+ * Thread rule: safe from any thread unless noted.
+ */
+#ifndef FL_SERVER_TABLET_H
+#define FL_SERVER_TABLET_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "common_workq.h"
+#include "metastore.h"
+#include "replica_manager.h"
+#include "replica_purgatory.h"
+#include "rpc_loop.h"
+#include "rpc_server.h"
+#include "server_node.h"
+#include "types_schema.h"
+
+#define FL_TABLET_LOOPS_MAX 16
+#define FL_TABLET_SCHEMAS_MAX 64
+
+typedef struct fl_tablet_config {
+    int32_t id;
+    char data_dir[4096];           /* this server's bucket logs */
+    char bind_host[FL_SERVER_HOST_MAX];
+    int bind_port;
+    fl_endpoint_t advertised;      /* port 0 = the bound port */
+    fl_rpc_limits_t limits;
+    size_t network_threads;
+    size_t worker_threads;
+    fl_log_config_t log;
+    fl_durability_t durability;
+    int64_t retention_check_ms;
+} fl_tablet_config_t;
+
+typedef struct fl_hosted_partition {
+    int64_t partition_id;
+    char *name;
+    int32_t bucket_count;
+    fl_ms_bucket_t *buckets;
+} fl_hosted_partition_t;
+
+/* What the tablet server knows of one table: immutable once published;
+ * a change publishes a new one (readers hold a reference). */
+typedef struct fl_hosted_table {
+    atomic_int refs;
+    int64_t table_id;
+    char *database, *name;
+    int64_t ttl_ms;             /* table.log.ttl */
+    char *log_format;           /* table.log.format: ARROW, INDEXED, COMPACTED */
+    bool has_primary_key;
+    bool partitioned;
+    int32_t schema_id;          /* latest */
+    size_t schema_count;        /* schemas[i] is schema id i + 1 (parsed ones) */
+    fl_schema_t *schemas;
+    bool *schema_ok;
+    const fl_datatype_t ***schema_types;
+    int32_t bucket_count;
+    fl_ms_bucket_t *buckets;
+    size_t partition_count;
+    fl_hosted_partition_t *partitions;
+} fl_hosted_table_t;
+
+typedef struct fl_tablet_stats {
+    atomic_uint_fast64_t fetches_parked;
+    atomic_uint_fast64_t produces_parked;
+} fl_tablet_stats_t;
+
+struct fl_tablet_server {
+    fl_tablet_config_t cfg;
+    fl_endpoint_t self;
+    fl_coordinator_server_t *cs;
+    fl_replica_manager_t replicas;
+    fl_purgatory_t *purgatory;
+    fl_workq_t *workers;
+    size_t loop_count;
+    fl_rpc_loop_t *loops[FL_TABLET_LOOPS_MAX];
+    fl_rpc_server_t *rpc;
+    fl_server_role_t role;
+    pthread_rwlock_t tables_lock;
+    size_t table_count, table_cap;
+    fl_hosted_table_t **tables;
+    uv_timer_t retention_timer, flush_timer;
+    fl_tablet_stats_t stats;
+    bool started;
+};
+
+int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out, fl_error_t *err);
+int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err);
+/* Stops serving: closes connections, completes parked operations. */
+void fl_tablet_server_stop(fl_tablet_server_t *ts);
+void fl_tablet_server_destroy(fl_tablet_server_t *ts);
+
+/* The coordinator's pushes. */
+void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *t);
+void fl_tablet_server_drop_table(fl_tablet_server_t *ts, const char *db, const char *name,
+                                 int64_t table_id);
+void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, const char *name,
+                                     int64_t table_id, const char *partition_name,
+                                     int64_t partition_id);
+
+/* The table (referenced: fl_hosted_table_unref), or NULL. */
+fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id);
+void fl_hosted_table_unref(fl_hosted_table_t *t);
+/* Column types of a schema id of the table, or NULL (unknown id). */
+const fl_datatype_t *const *fl_hosted_table_schema_types(const fl_hosted_table_t *t,
+                                                         int16_t schema_id, size_t *count);
+
+/* The replica of a bucket this server leads (referenced), or a per-bucket
+ * error: UNKNOWN_TABLE_OR_BUCKET, NOT_LEADER_OR_FOLLOWER. Opens (recovers)
+ * the log on first use. */
+int fl_tablet_server_replica(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
+                             bool has_partition, int64_t partition_id, int32_t bucket,
+                             fl_replica_t **out, fl_error_t *err);
+
+#endif
