@@ -115,7 +115,7 @@ void fl_builder_append(fl_builder_t *b, const fluss_row_t *row) {
     for (size_t i = 0; i < b->t->desc.schema.column_count; i++) {
         fl_colbuild_t *c = &b->cols[i];
         const fl_datatype_t *t = fl_table_type(b->t, i);
-        const fl_cell_t *cell = &row->cells[i];
+        const fl_cell_t *cell = &row->row.cells[i];
         before += c->values.len + c->data.len;
         fl_bit_set(&c->validity, b->rows, !cell->is_null);
         if (cell->is_null) c->null_count++;
@@ -156,14 +156,14 @@ void fl_builder_append(fl_builder_t *b, const fluss_row_t *row) {
             size_t w = fl_arrow_value_width(t);
             uint8_t *p = fl_buf_reserve(&c->values, w);
             if (null) memset(p, 0, w);
-            else memcpy(p, fl_cell_bytes(row, cell), w);
+            else memcpy(p, fl_row_cell_bytes(&row->row, cell), w);
             c->values.len += w;
             break;
         }
         case FL_TYPE_CHAR:
         case FL_TYPE_STRING:
         case FL_TYPE_BYTES: {
-            if (!null) fl_buf_append(&c->data, fl_cell_bytes(row, cell), cell->len);
+            if (!null) fl_buf_append(&c->data, fl_row_cell_bytes(&row->row, cell), cell->len);
             fl_put_fixed(&c->values, (uint32_t)c->data.len, 4);
             break;
         }

@@ -17,6 +17,7 @@
 #include "common_buf.h"
 #include "common_error.h"
 #include "fluss.h"
+#include "types_row.h"
 #include "types_table.h"
 
 #define FL_HOST_MAX 256
@@ -67,37 +68,18 @@ int fl_table_connect_node(const fluss_table_t *t, int node, fl_client_conn_t *co
 
 /* ---- rows (client_row.c) ---- */
 
-typedef struct fl_cell {
-    bool is_null;
-    int32_t nanos;    /* TIMESTAMP: nanos of the millisecond */
-    int64_t i;        /* BOOLEAN, integers, DATE, TIME, TIMESTAMP millis */
-    double d;         /* FLOAT, DOUBLE */
-    __int128 dec;     /* DECIMAL unscaled (GCC/clang extension; both we build with) */
-    size_t off, len;  /* CHAR/STRING/BINARY/BYTES: bytes in the row's arena */
-} fl_cell_t;
-
+/* A libfluss row: the typed cells of types_row.h for the table's
+ * columns. */
 struct fluss_row {
     const fluss_table_t *t;
-    size_t column_count;
-    fl_cell_t *cells;
-    fl_buf_t arena;
+    fl_row_t row;
 };
 
-static inline const uint8_t *fl_cell_bytes(const fluss_row_t *r, const fl_cell_t *c) {
-    return r->arena.data + c->off;
-}
-
-/* Appends the compacted key encoding (protocol.md §5.6: §5.4 field
- * encodings, no null bitmap) of the columns cols[0..n) of row to out.
- * A NULL key column is FLUSS_ERR__INVALID_ARG. */
-int fl_row_encode_key(const fluss_row_t *row, const int32_t *cols, size_t n, fl_buf_t *out,
-                      fl_error_t *err);
 /* The bucket of a row of a table with a bucket key (Java client's
- * choice); scratch holds the encoded key afterwards. */
+ * choice): the compacted key encoding (types_row_compacted.h) of the
+ * bucket-key columns, hashed; scratch holds the encoded key afterwards. */
 int fl_row_bucket(const fluss_row_t *row, fl_buf_t *scratch, int32_t *bucket, fl_error_t *err);
 
-/* Unsigned LEB128 (CompactedRow varints). */
-void fl_put_uvarint(fl_buf_t *b, uint64_t v);
 /* Parses DECIMAL text into an unscaled value of scale s with at most p
  * digits. */
 int fl_decimal_parse(const char *text, int32_t p, int32_t s, __int128 *out, fl_error_t *err);

@@ -496,12 +496,12 @@ int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
     fl_error_t err;
     fl_err_clear(&err);
     if (w->failed.code) return fl_client_error_out(e, &w->failed);
-    if (row->t != w->t && row->column_count != w->t->desc.schema.column_count) {
+    if (row->t != w->t && row->row.column_count != w->t->desc.schema.column_count) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "the row is of another table");
         return fl_client_error_out(e, &err);
     }
-    for (size_t i = 0; i < row->column_count; i++)
-        if (row->cells[i].is_null && !fl_table_type(w->t, i)->nullable) {
+    for (size_t i = 0; i < row->row.column_count; i++)
+        if (row->row.cells[i].is_null && !fl_table_type(w->t, i)->nullable) {
             fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "column %s is NOT NULL but has no value",
                        w->t->desc.schema.columns[i].name);
             return fl_client_error_out(e, &err);
