@@ -1,9 +1,9 @@
 /*
  * client_table.h — implementer header of libfluss's log-table files
- * (client_table.c, client_row.c, client_builder.c, client_writer.c,
- * client_batch.c, client_value_text.c, client_arrow_c.c,
- * client_scanner.c): the table handle, rows, the Arrow batch builder and
- * the decoded record batch. Thread rule: see fluss.h (a table is
+ * (client_table.c, client_row.c, client_writer.c, client_batch.c,
+ * client_value_text.c, client_arrow_c.c, client_scanner.c): the table
+ * handle, rows and the decoded record batch (batches are built by
+ * record_builder.h). Thread rule: see fluss.h (a table is
  * immutable after it is opened; everything else has one user at a time).
  */
 #ifndef FL_CLIENT_TABLE_H
@@ -86,36 +86,6 @@ int fl_decimal_parse(const char *text, int32_t p, int32_t s, __int128 *out, fl_e
 /* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
 int64_t fl_days_from_civil(int64_t y, unsigned m, unsigned d);
 void fl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
-
-/* ---- Arrow batch builder (client_builder.c) ---- */
-
-typedef struct fl_colbuild {
-    fl_buf_t validity;
-    fl_buf_t values;
-    fl_buf_t data;
-    int64_t null_count;
-} fl_colbuild_t;
-
-/* One bucket's open batch: rows appended column by column. */
-typedef struct fl_builder {
-    const fluss_table_t *t;
-    int64_t rows;
-    fl_colbuild_t *cols;
-    size_t bytes; /* uncompressed Arrow bytes so far */
-} fl_builder_t;
-
-/* FLUSS_ERR__INVALID_ARG when a column type cannot be written yet. */
-int fl_builder_check_table(const fluss_table_t *t, fl_error_t *err);
-void fl_builder_init(fl_builder_t *b, const fluss_table_t *t);
-void fl_builder_free(fl_builder_t *b);
-/* Empties the builder and keeps its memory. */
-void fl_builder_clear(fl_builder_t *b);
-void fl_builder_append(fl_builder_t *b, const fluss_row_t *row);
-/* Appends a whole V0 LogRecordBatch (protocol.md §4.1) of the rows to
- * out: append-only, the table's schema id and compression, writer id and
- * batch sequence as given (-1 for none), CRC-32C over [25, end). */
-int fl_builder_finish(fl_builder_t *b, int64_t writer_id, int32_t sequence, fl_buf_t *out,
-                      fl_error_t *err);
 
 /* ---- decoded record batches (client_batch.c) ---- */
 

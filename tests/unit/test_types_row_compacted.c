@@ -14,21 +14,8 @@
 
 #include <cmocka.h>
 
+#include "test_types_util.h"
 #include "types_row_compacted.h"
-
-/* A schema of columns c0, c1, ... of the given SQL type texts. */
-static void schema_of(fl_schema_t *s, const char *const *types, size_t n) {
-    memset(s, 0, sizeof(*s));
-    for (size_t i = 0; i < n; i++) {
-        const char *p = types[i];
-        fl_datatype_t *t;
-        fl_error_t err;
-        assert_int_equal(fl_datatype_parse(&p, &t, &err), 0);
-        char name[16];
-        snprintf(name, sizeof(name), "c%zu", i);
-        fl_schema_add_column(s, name, t, NULL);
-    }
-}
 
 static void expect_key(const fl_row_t *r, const fl_schema_t *s, const int32_t *cols, size_t n,
                        const uint8_t *want, size_t want_len) {
@@ -51,7 +38,7 @@ static void test_int_and_string_vectors(void **state) {
     (void)state;
     const char *types[] = {"INT NOT NULL", "STRING NOT NULL", "BIGINT"};
     fl_schema_t s;
-    schema_of(&s, types, 3);
+    test_schema_of(&s, types, 3);
     fl_row_t r;
     fl_row_init(&r, 3);
     int32_t c0 = 0, c2 = 2, ab[] = {0, 1};
@@ -76,7 +63,7 @@ static void test_other_types(void **state) {
                            "DATE", "BYTES", "BOOLEAN", "FLOAT", "DOUBLE", "TIMESTAMP(3)",
                            "TIME(3)", "BINARY(2)"};
     fl_schema_t s;
-    schema_of(&s, types, 12);
+    test_schema_of(&s, types, 12);
     fl_row_t r;
     fl_row_init(&r, 12);
     int32_t c;
@@ -130,7 +117,7 @@ static void test_refused(void **state) {
     (void)state;
     const char *types[] = {"INT", "ARRAY<INT>"};
     fl_schema_t s;
-    schema_of(&s, types, 2);
+    test_schema_of(&s, types, 2);
     fl_row_t r;
     fl_row_init(&r, 2);
     fl_buf_t key;
