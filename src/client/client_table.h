@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arrow_decode.h"
 #include "arrow_ipc.h"
 #include "client_conn.h"
 #include "common_buf.h"
@@ -89,20 +90,6 @@ void fl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
 
 /* ---- decoded record batches (client_batch.c) ---- */
 
-#define FL_RCOL_ENTRIES (-1) /* MAP's "entries" struct */
-
-typedef struct fl_rcol {
-    int kind;                   /* fl_type_root_t, or FL_RCOL_ENTRIES */
-    const fl_datatype_t *type;  /* borrowed from a table-owned clone; NULL for entries */
-    int64_t length;
-    int64_t null_count;
-    fl_buf_t validity;          /* empty: all valid */
-    fl_buf_t values;            /* fixed-width values, bits, or int32 offsets */
-    fl_buf_t data;              /* CHAR/STRING/BYTES bytes */
-    size_t child_count;
-    struct fl_rcol *children;
-} fl_rcol_t;
-
 struct fluss_record_batch {
     int32_t bucket;
     int64_t base_offset;  /* of the first presented row */
@@ -110,7 +97,7 @@ struct fluss_record_batch {
     size_t skip;          /* rows of the Arrow batch before the first presented one */
     size_t rows;          /* presented rows */
     size_t column_count;
-    fl_rcol_t *cols;
+    fl_arrow_array_t *cols; /* arrow_decode.h */
     char **names;
     fl_datatype_t **types; /* owned clones the columns point into */
     uint8_t *change_types; /* per Arrow row, NULL when append-only */
@@ -126,8 +113,8 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *batch, size_t 
                            int32_t bucket, const int32_t *msg_cols, size_t msg_count,
                            const int32_t *present, size_t present_count, int64_t min_offset,
                            bool check_crc, fluss_record_batch_t **out, fl_error_t *err);
-bool fl_rcol_is_null(const fl_rcol_t *c, int64_t i);
-/* Text of element i of column c (fluss.h fluss_record_batch_value_text). */
-void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *out);
+/* Text of element i of a decoded column (fluss.h
+ * fluss_record_batch_value_text). */
+void fl_client_value_text(const fl_arrow_array_t *a, int64_t i, int flags, fl_buf_t *out);
 
 #endif
