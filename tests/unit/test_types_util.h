@@ -18,7 +18,7 @@ static inline void test_schema_of(fl_schema_t *s, const char *const *types, size
         fl_datatype_t *t;
         fl_error_t err;
         if (fl_datatype_parse(&p, &t, &err)) abort();
-        char name[16];
+        char name[32];
         snprintf(name, sizeof(name), "c%zu", i);
         fl_schema_add_column(s, name, t, NULL);
     }
