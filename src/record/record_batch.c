@@ -90,6 +90,21 @@ int fl_batch_peek_size(const uint8_t *p, size_t len, size_t size_max, size_t *si
     return 0;
 }
 
+int fl_batch_peek_header(const uint8_t *p, size_t len, fl_batch_peek_t *out, fl_error_t *err) {
+    assert(len >= FL_BATCH_HEADER_V0);
+    (void)len;
+    int8_t magic = (int8_t)p[12];
+    if (magic < 0 || magic > FL_BATCH_MAGIC_MAX)
+        return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                          "unsupported record batch magic %d", magic);
+    out->base_offset = fl_get_le64(p);
+    out->length = fl_get_le32(p + 8);
+    out->magic = magic;
+    out->last_offset_delta =
+        fl_get_le32(p + fl_batch_field_offset(magic, FL_BATCH_FIELD_LAST_OFFSET_DELTA));
+    return 0;
+}
+
 int fl_batch_parse(const uint8_t *p, size_t len, fl_batch_view_t *b, fl_error_t *err) {
     const int code = FLUSS_ERR_CORRUPT_RECORD_EXCEPTION;
     if (len < FL_BATCH_HEADER_V0)

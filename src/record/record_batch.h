@@ -70,6 +70,20 @@ static inline int64_t fl_batch_next_offset(const fl_batch_view_t *b) {
  * (CORRUPT_RECORD_EXCEPTION) for a length that cannot be right. */
 int fl_batch_peek_size(const uint8_t *p, size_t len, size_t size_max, size_t *size,
                        fl_error_t *err);
+/* The fields a scan over stored batches needs, read from the first
+ * FL_BATCH_HEADER_V0 bytes of a batch (enough for every magic), for
+ * walking headers without reading whole batches. */
+typedef struct fl_batch_peek {
+    int64_t base_offset;
+    int32_t length;            /* Length as stored (batch bytes - 12), unchecked */
+    int8_t magic;
+    int32_t last_offset_delta; /* unchecked */
+} fl_batch_peek_t;
+
+/* Reads them from p[0, len); len >= FL_BATCH_HEADER_V0. An unknown magic
+ * is CORRUPT_RECORD_EXCEPTION (the other fields are the caller's to
+ * check). */
+int fl_batch_peek_header(const uint8_t *p, size_t len, fl_batch_peek_t *out, fl_error_t *err);
 /* Parses and checks the header of one whole batch of exactly len bytes
  * (magic, lengths, counts); does not check the CRC. */
 int fl_batch_parse(const uint8_t *p, size_t len, fl_batch_view_t *out, fl_error_t *err);

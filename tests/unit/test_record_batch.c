@@ -450,6 +450,29 @@ static void test_field_offsets(void **state) {
     assert_int_equal(fl_batch_header_size(-1), 0);
 }
 
+static void test_peek_header(void **state) {
+    (void)state;
+    for (int8_t m = 0; m <= 2; m++) {
+        bb_spec_t s = full_spec(m, 0);
+        size_t n;
+        uint8_t *p = bb_new(&s, &n);
+        fl_batch_peek_t pk;
+        fl_error_t err;
+        assert_int_equal(fl_batch_peek_header(p, FL_BATCH_HEADER_V0, &pk, &err), 0);
+        assert_int_equal(pk.base_offset, 0x0A0B0C0D0E0F1011ll);
+        assert_int_equal(pk.length, (int32_t)(n - 12));
+        assert_int_equal(pk.magic, m);
+        assert_int_equal(pk.last_offset_delta, 6);
+        p[12] = 3;
+        assert_int_equal(fl_batch_peek_header(p, FL_BATCH_HEADER_V0, &pk, &err),
+                         FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+        p[12] = 0xFF;
+        assert_int_equal(fl_batch_peek_header(p, FL_BATCH_HEADER_V0, &pk, &err),
+                         FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+        free(p);
+    }
+}
+
 static void test_refresh_crc(void **state) {
     (void)state;
     for (int8_t m = 0; m <= 2; m++) {
@@ -486,6 +509,7 @@ int main(void) {
         cmocka_unit_test(test_setters_touch_only_their_bytes),
         cmocka_unit_test(test_field_offsets),
         cmocka_unit_test(test_refresh_crc),
+        cmocka_unit_test(test_peek_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
