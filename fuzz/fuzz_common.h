@@ -1,7 +1,8 @@
 /*
- * fuzz_common.h — shared by the fuzz harnesses: an always-on check (the
- * release build compiles assert() out) and the request/response message of
- * every Fluss API key, for decoding frames.
+ * fuzz_common.h — shared by the fuzz harnesses: a check that names the
+ * harness's expectation (asserts are on in every build, but assert() is
+ * for the code under test) and the request/response message of every
+ * Fluss API key, for decoding frames.
  */
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H

@@ -82,7 +82,7 @@ static void fl_schema_init(struct ArrowSchema *s, const fl_datatype_t *t, int ki
         break;
     case FL_TYPE_ARRAY: strcpy(p->format, "+l"); nc = 1; break;
     case FL_TYPE_MAP: strcpy(p->format, "+m"); nc = 1; break;
-    case FL_RCOL_ENTRIES: strcpy(p->format, "+s"); nc = 2; child_types[0] = t->key; child_types[1] = t->value; break;
+    case FL_ARROW_ARRAY_ENTRIES: strcpy(p->format, "+s"); nc = 2; child_types[0] = t->key; child_types[1] = t->value; break;
     case FL_TYPE_ROW: strcpy(p->format, "+s"); nc = t->field_count; break;
     default: strcpy(p->format, "n"); break;
     }
@@ -93,8 +93,8 @@ static void fl_schema_init(struct ArrowSchema *s, const fl_datatype_t *t, int ki
         if (kind == FL_TYPE_ARRAY)
             fl_schema_init(&p->children[i], t->element, (int)t->element->root, "element", t->element->nullable);
         else if (kind == FL_TYPE_MAP)
-            fl_schema_init(&p->children[i], t, FL_RCOL_ENTRIES, "entries", false);
-        else if (kind == FL_RCOL_ENTRIES)
+            fl_schema_init(&p->children[i], t, FL_ARROW_ARRAY_ENTRIES, "entries", false);
+        else if (kind == FL_ARROW_ARRAY_ENTRIES)
             fl_schema_init(&p->children[i], child_types[i], (int)child_types[i]->root,
                            i ? "value" : "key", i ? child_types[i]->nullable : false);
         else
@@ -148,14 +148,14 @@ static void *fl_copy_buffer(const fl_buf_t *b, size_t min) {
     return p;
 }
 
-static int64_t fl_count_nulls(const fl_rcol_t *c, int64_t off, int64_t len) {
+static int64_t fl_count_nulls(const fl_arrow_array_t *c, int64_t off, int64_t len) {
     if (c->validity.len == 0) return 0;
     int64_t n = 0;
-    for (int64_t i = off; i < off + len; i++) n += fl_rcol_is_null(c, i);
+    for (int64_t i = off; i < off + len; i++) n += fl_arrow_array_is_null(c, i);
     return n;
 }
 
-static void fl_array_init(struct ArrowArray *a, const fl_rcol_t *c, int64_t off, int64_t len) {
+static void fl_array_init(struct ArrowArray *a, const fl_arrow_array_t *c, int64_t off, int64_t len) {
     fl_carray_t *p = fl_calloc(1, sizeof(*p));
     int64_t nb = 2;
     switch (c->kind) {
@@ -163,7 +163,7 @@ static void fl_array_init(struct ArrowArray *a, const fl_rcol_t *c, int64_t off,
     case FL_TYPE_STRING:
     case FL_TYPE_BYTES: nb = 3; break;
     case FL_TYPE_ROW:
-    case FL_RCOL_ENTRIES: nb = 1; break;
+    case FL_ARROW_ARRAY_ENTRIES: nb = 1; break;
     default: break;
     }
     int64_t nulls = fl_count_nulls(c, off, len);
@@ -207,7 +207,7 @@ int fluss_record_batch_to_arrow(const fluss_record_batch_t *b, struct ArrowSchem
     ap->children = fl_calloc(n ? n : 1, sizeof(struct ArrowArray));
     ap->child_ptrs = fl_calloc(n ? n : 1, sizeof(struct ArrowArray *));
     for (size_t i = 0; i < n; i++) {
-        const fl_rcol_t *c = &b->cols[i];
+        const fl_arrow_array_t *c = &b->cols[i];
         sp->child_ptrs[i] = &sp->children[i];
         fl_schema_init(&sp->children[i], c->type, c->kind, b->names[i], c->type->nullable);
         ap->child_ptrs[i] = &ap->children[i];

@@ -2,12 +2,11 @@
  * client_batch.c — a fetched log record batch decoded for libfluss's
  * readers (fluss.h fluss_record_batch_*): the V0/V1/V2 header
  * (record_batch.h), the change-type vector of non-append-only batches,
- * and the ARROW body's columns with every buffer decompressed into
- * memory the batch owns (Fluss's DefaultLogRecordBatch +
- * ArrowLogRecordReader). Bytes come from a server and are validated:
- * buffer sizes against node lengths, offsets monotonic and inside their
- * data. Thread rule: a batch has one user at a time; it owns everything
- * (type clones included), so it outlives its scanner and table.
+ * and the ARROW body's columns decoded by arrow_decode.h into memory the
+ * batch owns (Fluss's DefaultLogRecordBatch + ArrowLogRecordReader).
+ * Bytes come from a server and are validated there. Thread rule: a batch
+ * has one user at a time; it owns everything (type clones included), so
+ * it outlives its scanner and table.
  */
 #include <string.h>
 
@@ -18,121 +17,15 @@
 #define FL_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
 
 
-static void fl_rcol_free(fl_rcol_t *c) {
-    fl_buf_free(&c->validity);
-    fl_buf_free(&c->values);
-    fl_buf_free(&c->data);
-    for (size_t i = 0; i < c->child_count; i++) fl_rcol_free(&c->children[i]);
-    fl_free(c->children);
-    memset(c, 0, sizeof(*c));
-}
-
-bool fl_rcol_is_null(const fl_rcol_t *c, int64_t i) {
-    if (c->validity.len == 0) return false;
-    return !(c->validity.data[i / 8] >> (i % 8) & 1);
-}
-
 /* A fetched buffer may not inflate past this: a server's answer is at most
  * a few MiB of batches, and a compressed buffer that claims gigabytes is a
  * decompression bomb, not data. */
 #define FL_CLIENT_BUFFER_BYTES_MAX ((size_t)256 << 20)
 
-static int fl_get_buffer(const fl_arrow_batch_view_t *v, size_t *bi, fl_buf_t *out,
-                         fl_error_t *err) {
-    if (*bi >= v->buffer_count)
-        return fl_err_set(err, FL_CORRUPT, "arrow batch has too few buffers");
-    return fl_arrow_buffer_get(v, (*bi)++, FL_CLIENT_BUFFER_BYTES_MAX, out, err);
-}
-
-/* Offsets (length + 1 int32) ascending from >= 0 up to at most limit. */
-static int fl_check_offsets(const fl_rcol_t *c, int64_t limit, fl_error_t *err) {
-    if (c->values.len < (size_t)(c->length + 1) * 4) {
-        if (c->length == 0 && c->values.len == 0) return 0; /* empty: no offsets written */
-        return fl_err_set(err, FL_CORRUPT, "arrow offsets buffer too short");
-    }
-    int32_t prev = fl_get_le32(c->values.data);
-    if (prev < 0) return fl_err_set(err, FL_CORRUPT, "negative arrow offset");
-    for (int64_t i = 1; i <= c->length; i++) {
-        int32_t o = fl_get_le32(c->values.data + 4 * i);
-        if (o < prev) return fl_err_set(err, FL_CORRUPT, "arrow offsets go backwards");
-        prev = o;
-    }
-    if (prev > limit) return fl_err_set(err, FL_CORRUPT, "arrow offsets beyond the data");
-    return 0;
-}
-
-static int fl_decode_col(const fl_datatype_t *t, int kind, const fl_arrow_batch_view_t *v,
-                         size_t *ni, size_t *bi, int depth, fl_rcol_t *c, fl_error_t *err) {
-    memset(c, 0, sizeof(*c));
-    c->kind = kind;
-    c->type = kind == FL_RCOL_ENTRIES ? NULL : t;
-    fl_buf_init(&c->validity);
-    fl_buf_init(&c->values);
-    fl_buf_init(&c->data);
-    if (depth > FL_TYPE_DEPTH_MAX) return fl_err_set(err, FL_CORRUPT, "type too deep");
-    if (*ni >= v->node_count) return fl_err_set(err, FL_CORRUPT, "arrow batch has too few nodes");
-    fl_arrow_node_t node = fl_arrow_batch_node(v, (*ni)++);
-    c->length = node.length;
-    c->null_count = node.null_count;
-    if (c->length < 0 || c->length > INT32_MAX)
-        return fl_err_set(err, FL_CORRUPT, "bad arrow node length");
-    int rc = fl_get_buffer(v, bi, &c->validity, err);
-    if (rc) return rc;
-    if (c->validity.len < (size_t)(c->length + 7) / 8) {
-        if (c->null_count > 0) return fl_err_set(err, FL_CORRUPT, "arrow validity buffer too short");
-        c->validity.len = 0;
-    }
-    switch (kind) {
-    case FL_TYPE_BOOLEAN:
-        if ((rc = fl_get_buffer(v, bi, &c->values, err))) return rc;
-        if (c->values.len < (size_t)(c->length + 7) / 8)
-            return fl_err_set(err, FL_CORRUPT, "arrow boolean buffer too short");
-        return 0;
-    case FL_TYPE_CHAR:
-    case FL_TYPE_STRING:
-    case FL_TYPE_BYTES:
-        if ((rc = fl_get_buffer(v, bi, &c->values, err))) return rc;
-        if ((rc = fl_get_buffer(v, bi, &c->data, err))) return rc;
-        return fl_check_offsets(c, (int64_t)c->data.len, err);
-    case FL_TYPE_ARRAY:
-    case FL_TYPE_MAP:
-        if ((rc = fl_get_buffer(v, bi, &c->values, err))) return rc;
-        c->child_count = 1;
-        c->children = fl_calloc(1, sizeof(fl_rcol_t));
-        rc = kind == FL_TYPE_ARRAY
-                 ? fl_decode_col(t->element, (int)t->element->root, v, ni, bi, depth + 1, c->children, err)
-                 : fl_decode_col(t, FL_RCOL_ENTRIES, v, ni, bi, depth + 1, c->children, err);
-        if (rc) return rc;
-        return fl_check_offsets(c, c->children[0].length, err);
-    case FL_RCOL_ENTRIES:
-    case FL_TYPE_ROW: {
-        size_t n = kind == FL_RCOL_ENTRIES ? 2 : t->field_count;
-        c->child_count = n;
-        c->children = fl_calloc(n ? n : 1, sizeof(fl_rcol_t));
-        for (size_t i = 0; i < n; i++) {
-            const fl_datatype_t *ct = kind == FL_RCOL_ENTRIES ? (i ? t->value : t->key) : t->fields[i].type;
-            if ((rc = fl_decode_col(ct, (int)ct->root, v, ni, bi, depth + 1, &c->children[i], err)))
-                return rc;
-            if (c->children[i].length < c->length)
-                return fl_err_set(err, FL_CORRUPT, "arrow struct child shorter than its parent");
-        }
-        return 0;
-    }
-    default: {
-        size_t w = fl_arrow_value_width(t);
-        if (w == 0) return fl_err_set(err, FL_CORRUPT, "unsupported column type");
-        if ((rc = fl_get_buffer(v, bi, &c->values, err))) return rc;
-        if (c->values.len < (size_t)c->length * w)
-            return fl_err_set(err, FL_CORRUPT, "arrow values buffer too short");
-        return 0;
-    }
-    }
-}
-
 void fluss_record_batch_free(fluss_record_batch_t *b) {
     if (!b) return;
     for (size_t i = 0; i < b->column_count; i++) {
-        fl_rcol_free(&b->cols[i]);
+        fl_arrow_array_free(&b->cols[i]);
         fl_free(b->names[i]);
         fl_datatype_destroy(b->types[i]);
     }
@@ -171,14 +64,13 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len,
     if (av.length != bv.record_count)
         return fl_err_set(err, FL_CORRUPT, "arrow batch has %lld rows, the header says %d",
                           (long long)av.length, bv.record_count);
-    fl_rcol_t *cols = fl_calloc(msg_count ? msg_count : 1, sizeof(fl_rcol_t));
+    fl_arrow_array_t *cols = fl_calloc(msg_count ? msg_count : 1, sizeof(fl_arrow_array_t));
     fl_datatype_t **types = fl_calloc(msg_count ? msg_count : 1, sizeof(fl_datatype_t *));
-    size_t ni = 0, bi = 0;
+    fl_arrow_decoder_t dec;
+    fl_arrow_decoder_init(&dec, &av, FL_CLIENT_BUFFER_BYTES_MAX);
     for (size_t i = 0; i < msg_count && !rc; i++) {
         types[i] = fl_datatype_clone(fl_table_type(t, (size_t)msg_cols[i]));
-        rc = fl_decode_col(types[i], (int)types[i]->root, &av, &ni, &bi, 0, &cols[i], err);
-        if (!rc && cols[i].length < av.length)
-            rc = fl_err_set(err, FL_CORRUPT, "arrow column shorter than the batch");
+        rc = fl_arrow_decoder_next(&dec, types[i], &cols[i], err);
     }
     if (!rc) {
         fluss_record_batch_t *b = fl_calloc(1, sizeof(*b));
@@ -189,7 +81,7 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len,
         b->base_offset = bv.base_offset + skip;
         b->commit_timestamp = bv.commit_timestamp;
         b->column_count = present_count;
-        b->cols = fl_calloc(present_count ? present_count : 1, sizeof(fl_rcol_t));
+        b->cols = fl_calloc(present_count ? present_count : 1, sizeof(fl_arrow_array_t));
         b->names = fl_calloc(present_count ? present_count : 1, sizeof(char *));
         b->types = fl_calloc(present_count ? present_count : 1, sizeof(fl_datatype_t *));
         for (size_t k = 0; k < present_count; k++) {
@@ -209,7 +101,7 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len,
         *out = b;
     }
     for (size_t i = 0; i < msg_count; i++) {
-        fl_rcol_free(&cols[i]);
+        fl_arrow_array_free(&cols[i]);
         fl_datatype_destroy(types[i]);
     }
     fl_free(cols);
@@ -244,7 +136,7 @@ fluss_change_type_t fluss_record_batch_change_type(const fluss_record_batch_t *b
 
 bool fluss_record_batch_is_null(const fluss_record_batch_t *b, size_t row, size_t col) {
     if (row >= b->rows || col >= b->column_count) return true;
-    return fl_rcol_is_null(&b->cols[col], (int64_t)(b->skip + row));
+    return fl_arrow_array_is_null(&b->cols[col], (int64_t)(b->skip + row));
 }
 
 size_t fluss_record_batch_value_text(const fluss_record_batch_t *b, size_t row, size_t col,
@@ -252,7 +144,7 @@ size_t fluss_record_batch_value_text(const fluss_record_batch_t *b, size_t row, 
     fl_buf_t t;
     fl_buf_init(&t);
     if (row < b->rows && col < b->column_count)
-        fl_rcol_text(&b->cols[col], (int64_t)(b->skip + row), flags, &t);
+        fl_client_value_text(&b->cols[col], (int64_t)(b->skip + row), flags, &t);
     size_t n = t.len;
     if (cap > 0) {
         size_t k = n < cap - 1 ? n : cap - 1;

@@ -1,9 +1,10 @@
 /*
- * client_row.c — libfluss rows (fluss.h fluss_row_*): typed cells of a
- * log table's schema, text parsing per column type for the CLI, and the
- * compacted key encoding that picks a bucket like Fluss's Java client
- * (CompactedKeyEncoder + FlussBucketingFunction, protocol.md §5.4, §5.6,
- * §6.1). Thread rule: a row has one user at a time.
+ * client_row.c — libfluss rows (fluss.h fluss_row_*): a thin layer over
+ * types_row.h that checks every value against the table's column type,
+ * text parsing per column type for the CLI, and the bucket of a row like
+ * Fluss's Java client (CompactedKeyEncoder of types_row_compacted.h +
+ * FlussBucketingFunction, protocol.md §5.6, §6.1). Thread rule: a row has
+ * one user at a time.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,38 +16,33 @@
 #include "client_table.h"
 #include "common_alloc.h"
 #include "common_murmur.h"
+#include "types_row_compacted.h"
 
 #define FL_ERR_ARG FLUSS_ERR__INVALID_ARG
 
 fluss_row_t *fluss_row_new(const fluss_table_t *t) {
     fluss_row_t *r = fl_calloc(1, sizeof(*r));
     r->t = t;
-    r->column_count = t->desc.schema.column_count;
-    r->cells = fl_calloc(r->column_count ? r->column_count : 1, sizeof(fl_cell_t));
-    fl_buf_init(&r->arena);
-    fluss_row_clear(r);
+    fl_row_init(&r->row, t->desc.schema.column_count);
     return r;
 }
 
 void fluss_row_destroy(fluss_row_t *r) {
     if (!r) return;
-    fl_free(r->cells);
-    fl_buf_free(&r->arena);
+    fl_row_free(&r->row);
     fl_free(r);
 }
 
-void fluss_row_clear(fluss_row_t *r) {
-    for (size_t i = 0; i < r->column_count; i++) r->cells[i].is_null = true;
-    r->arena.len = 0;
-}
+void fluss_row_clear(fluss_row_t *r) { fl_row_clear(&r->row); }
 
 /* Checks col and returns its cell (or NULL with err set). */
 static fl_cell_t *fl_row_cell(fluss_row_t *r, size_t col, fl_error_t *err) {
-    if (col >= r->column_count) {
-        fl_err_set(err, FL_ERR_ARG, "column %zu out of range (%zu columns)", col, r->column_count);
+    if (col >= r->row.column_count) {
+        fl_err_set(err, FL_ERR_ARG, "column %zu out of range (%zu columns)", col,
+                   r->row.column_count);
         return NULL;
     }
-    return &r->cells[col];
+    return &r->row.cells[col];
 }
 
 static const fl_datatype_t *fl_row_type(const fluss_row_t *r, size_t col) {
@@ -126,10 +122,7 @@ static int fl_row_set_bytes_i(fluss_row_t *r, size_t col, const void *p, size_t 
     default: return fl_type_error(r, col, "a string or bytes", err);
     }
     if (n > INT32_MAX) return fl_err_set(err, FL_ERR_ARG, "value of %zu bytes is too large", n);
-    c->off = r->arena.len;
-    c->len = n;
-    fl_buf_append(&r->arena, p, n);
-    c->is_null = false;
+    fl_row_set_bytes(&r->row, col, p, n);
     return 0;
 }
 
@@ -497,98 +490,12 @@ range:
     return fl_err_set(err, FL_ERR_ARG, "'%s' does not fit DECIMAL(%d, %d)", text, p, s);
 }
 
-/* ---- compacted key encoding ---- */
-
-void fl_put_uvarint(fl_buf_t *b, uint64_t v) {
-    uint8_t tmp[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    tmp[n++] = (uint8_t)v;
-    fl_buf_append(b, tmp, n);
-}
-
-static void fl_put_le(fl_buf_t *b, uint64_t v, size_t n) {
-    uint8_t tmp[8];
-    for (size_t i = 0; i < n; i++) tmp[i] = (uint8_t)(v >> (8 * i));
-    fl_buf_append(b, tmp, n);
-}
-
-/* Java's BigInteger.toByteArray: minimal big-endian two's complement. */
-static void fl_put_bigint_bytes(fl_buf_t *b, __int128 v) {
-    uint8_t be[16];
-    unsigned __int128 u = (unsigned __int128)v;
-    for (int i = 15; i >= 0; i--) {
-        be[i] = (uint8_t)u;
-        u >>= 8;
-    }
-    int start = 0;
-    while (start < 15 && ((be[start] == 0x00 && !(be[start + 1] & 0x80)) ||
-                          (be[start] == 0xFF && (be[start + 1] & 0x80))))
-        start++;
-    fl_put_uvarint(b, (uint64_t)(16 - start));
-    fl_buf_append(b, be + start, (size_t)(16 - start));
-}
-
-int fl_row_encode_key(const fluss_row_t *r, const int32_t *cols, size_t n, fl_buf_t *out,
-                      fl_error_t *err) {
-    for (size_t k = 0; k < n; k++) {
-        size_t col = (size_t)cols[k];
-        const fl_cell_t *c = &r->cells[col];
-        const fl_datatype_t *t = fl_row_type(r, col);
-        if (c->is_null)
-            return fl_err_set(err, FL_ERR_ARG, "bucket key column %s is NULL",
-                              r->t->desc.schema.columns[col].name);
-        switch (t->root) {
-        case FL_TYPE_BOOLEAN:
-        case FL_TYPE_TINYINT: fl_buf_put_u8(out, (uint8_t)c->i); break;
-        case FL_TYPE_SMALLINT: fl_put_le(out, (uint64_t)c->i, 2); break;
-        case FL_TYPE_INTEGER:
-        case FL_TYPE_DATE:
-        case FL_TYPE_TIME: fl_put_uvarint(out, (uint32_t)(int32_t)c->i); break;
-        case FL_TYPE_BIGINT: fl_put_uvarint(out, (uint64_t)c->i); break;
-        case FL_TYPE_FLOAT: {
-            float f = (float)c->d;
-            uint32_t u;
-            memcpy(&u, &f, 4);
-            fl_put_le(out, u, 4);
-            break;
-        }
-        case FL_TYPE_DOUBLE: {
-            uint64_t u;
-            memcpy(&u, &c->d, 8);
-            fl_put_le(out, u, 8);
-            break;
-        }
-        case FL_TYPE_CHAR:
-        case FL_TYPE_STRING:
-        case FL_TYPE_BINARY:
-        case FL_TYPE_BYTES:
-            fl_put_uvarint(out, c->len);
-            fl_buf_append(out, fl_cell_bytes(r, c), c->len);
-            break;
-        case FL_TYPE_DECIMAL:
-            if (t->precision <= 18) fl_put_uvarint(out, (uint64_t)(int64_t)c->dec);
-            else fl_put_bigint_bytes(out, c->dec);
-            break;
-        case FL_TYPE_TIMESTAMP:
-        case FL_TYPE_TIMESTAMP_LTZ:
-            fl_put_uvarint(out, (uint64_t)c->i);
-            if (t->precision > 3) fl_put_uvarint(out, (uint32_t)c->nanos);
-            break;
-        default:
-            return fl_err_set(err, FL_ERR_ARG, "bucket key column %s has an unsupported type",
-                              r->t->desc.schema.columns[col].name);
-        }
-    }
-    return 0;
-}
+/* ---- bucket ---- */
 
 int fl_row_bucket(const fluss_row_t *r, fl_buf_t *scratch, int32_t *bucket, fl_error_t *err) {
     scratch->len = 0;
-    int rc = fl_row_encode_key(r, r->t->bucket_key, r->t->bucket_key_count, scratch, err);
+    int rc = fl_compacted_key_encode(&r->row, &r->t->desc.schema, r->t->bucket_key,
+                                     r->t->bucket_key_count, scratch, err);
     if (!rc) *bucket = fl_bucket_of(scratch->data, scratch->len, r->t->bucket_count);
     return rc;
 }

@@ -1,9 +1,9 @@
 /*
  * client_table.h — implementer header of libfluss's log-table files
- * (client_table.c, client_row.c, client_builder.c, client_writer.c,
- * client_batch.c, client_value_text.c, client_arrow_c.c,
- * client_scanner.c): the table handle, rows, the Arrow batch builder and
- * the decoded record batch. Thread rule: see fluss.h (a table is
+ * (client_table.c, client_row.c, client_writer.c, client_batch.c,
+ * client_value_text.c, client_arrow_c.c, client_scanner.c): the table
+ * handle, rows and the decoded record batch (batches are built by
+ * record_builder.h). Thread rule: see fluss.h (a table is
  * immutable after it is opened; everything else has one user at a time).
  */
 #ifndef FL_CLIENT_TABLE_H
@@ -12,11 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arrow_decode.h"
 #include "arrow_ipc.h"
 #include "client_conn.h"
 #include "common_buf.h"
 #include "common_error.h"
 #include "fluss.h"
+#include "types_row.h"
 #include "types_table.h"
 
 #define FL_HOST_MAX 256
@@ -67,37 +69,18 @@ int fl_table_connect_node(const fluss_table_t *t, int node, fl_client_conn_t *co
 
 /* ---- rows (client_row.c) ---- */
 
-typedef struct fl_cell {
-    bool is_null;
-    int32_t nanos;    /* TIMESTAMP: nanos of the millisecond */
-    int64_t i;        /* BOOLEAN, integers, DATE, TIME, TIMESTAMP millis */
-    double d;         /* FLOAT, DOUBLE */
-    __int128 dec;     /* DECIMAL unscaled (GCC/clang extension; both we build with) */
-    size_t off, len;  /* CHAR/STRING/BINARY/BYTES: bytes in the row's arena */
-} fl_cell_t;
-
+/* A libfluss row: the typed cells of types_row.h for the table's
+ * columns. */
 struct fluss_row {
     const fluss_table_t *t;
-    size_t column_count;
-    fl_cell_t *cells;
-    fl_buf_t arena;
+    fl_row_t row;
 };
 
-static inline const uint8_t *fl_cell_bytes(const fluss_row_t *r, const fl_cell_t *c) {
-    return r->arena.data + c->off;
-}
-
-/* Appends the compacted key encoding (protocol.md §5.6: §5.4 field
- * encodings, no null bitmap) of the columns cols[0..n) of row to out.
- * A NULL key column is FLUSS_ERR__INVALID_ARG. */
-int fl_row_encode_key(const fluss_row_t *row, const int32_t *cols, size_t n, fl_buf_t *out,
-                      fl_error_t *err);
 /* The bucket of a row of a table with a bucket key (Java client's
- * choice); scratch holds the encoded key afterwards. */
+ * choice): the compacted key encoding (types_row_compacted.h) of the
+ * bucket-key columns, hashed; scratch holds the encoded key afterwards. */
 int fl_row_bucket(const fluss_row_t *row, fl_buf_t *scratch, int32_t *bucket, fl_error_t *err);
 
-/* Unsigned LEB128 (CompactedRow varints). */
-void fl_put_uvarint(fl_buf_t *b, uint64_t v);
 /* Parses DECIMAL text into an unscaled value of scale s with at most p
  * digits. */
 int fl_decimal_parse(const char *text, int32_t p, int32_t s, __int128 *out, fl_error_t *err);
@@ -105,51 +88,7 @@ int fl_decimal_parse(const char *text, int32_t p, int32_t s, __int128 *out, fl_e
 int64_t fl_days_from_civil(int64_t y, unsigned m, unsigned d);
 void fl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
 
-/* ---- Arrow batch builder (client_builder.c) ---- */
-
-typedef struct fl_colbuild {
-    fl_buf_t validity;
-    fl_buf_t values;
-    fl_buf_t data;
-    int64_t null_count;
-} fl_colbuild_t;
-
-/* One bucket's open batch: rows appended column by column. */
-typedef struct fl_builder {
-    const fluss_table_t *t;
-    int64_t rows;
-    fl_colbuild_t *cols;
-    size_t bytes; /* uncompressed Arrow bytes so far */
-} fl_builder_t;
-
-/* FLUSS_ERR__INVALID_ARG when a column type cannot be written yet. */
-int fl_builder_check_table(const fluss_table_t *t, fl_error_t *err);
-void fl_builder_init(fl_builder_t *b, const fluss_table_t *t);
-void fl_builder_free(fl_builder_t *b);
-/* Empties the builder and keeps its memory. */
-void fl_builder_clear(fl_builder_t *b);
-void fl_builder_append(fl_builder_t *b, const fluss_row_t *row);
-/* Appends a whole V0 LogRecordBatch (protocol.md §4.1) of the rows to
- * out: append-only, the table's schema id and compression, writer id and
- * batch sequence as given (-1 for none), CRC-32C over [25, end). */
-int fl_builder_finish(fl_builder_t *b, int64_t writer_id, int32_t sequence, fl_buf_t *out,
-                      fl_error_t *err);
-
 /* ---- decoded record batches (client_batch.c) ---- */
-
-#define FL_RCOL_ENTRIES (-1) /* MAP's "entries" struct */
-
-typedef struct fl_rcol {
-    int kind;                   /* fl_type_root_t, or FL_RCOL_ENTRIES */
-    const fl_datatype_t *type;  /* borrowed from a table-owned clone; NULL for entries */
-    int64_t length;
-    int64_t null_count;
-    fl_buf_t validity;          /* empty: all valid */
-    fl_buf_t values;            /* fixed-width values, bits, or int32 offsets */
-    fl_buf_t data;              /* CHAR/STRING/BYTES bytes */
-    size_t child_count;
-    struct fl_rcol *children;
-} fl_rcol_t;
 
 struct fluss_record_batch {
     int32_t bucket;
@@ -158,7 +97,7 @@ struct fluss_record_batch {
     size_t skip;          /* rows of the Arrow batch before the first presented one */
     size_t rows;          /* presented rows */
     size_t column_count;
-    fl_rcol_t *cols;
+    fl_arrow_array_t *cols; /* arrow_decode.h */
     char **names;
     fl_datatype_t **types; /* owned clones the columns point into */
     uint8_t *change_types; /* per Arrow row, NULL when append-only */
@@ -174,8 +113,8 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *batch, size_t 
                            int32_t bucket, const int32_t *msg_cols, size_t msg_count,
                            const int32_t *present, size_t present_count, int64_t min_offset,
                            bool check_crc, fluss_record_batch_t **out, fl_error_t *err);
-bool fl_rcol_is_null(const fl_rcol_t *c, int64_t i);
-/* Text of element i of column c (fluss.h fluss_record_batch_value_text). */
-void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *out);
+/* Text of element i of a decoded column (fluss.h
+ * fluss_record_batch_value_text). */
+void fl_client_value_text(const fl_arrow_array_t *a, int64_t i, int flags, fl_buf_t *out);
 
 #endif

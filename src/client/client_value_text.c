@@ -1,8 +1,9 @@
 /*
  * client_value_text.c — the text of one value of a decoded column
- * (fluss.h fluss_record_batch_value_text): what the CLI prints for
- * `fluss scan`, plain or as a JSON value. Units follow the Arrow mapping
- * of protocol.md §4.3 (TIME/TIMESTAMP precision bands). Thread rule: none.
+ * (fluss.h fluss_record_batch_value_text; values read by arrow_decode.h):
+ * what the CLI prints for `fluss scan`, plain or as a JSON value. Units
+ * follow the Arrow mapping of protocol.md §4.3 (TIME/TIMESTAMP precision
+ * bands). Thread rule: none.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -11,7 +12,6 @@
 #include <string.h>
 
 #include "client_table.h"
-#include "record_batch.h"
 
 #define FL_JSON (flags & FLUSS_TEXT_JSON)
 
@@ -131,71 +131,33 @@ static void fl_date_text(fl_buf_t *o, int64_t days) {
     fl_printf(o, "%04lld-%02u-%02u", (long long)y, m, d);
 }
 
-static uint64_t fl_le(const uint8_t *p, size_t w) {
-    uint64_t v = 0;
-    for (size_t k = 0; k < w; k++) v |= (uint64_t)p[k] << (8 * k);
-    return v;
-}
-
-static int64_t fl_sle(const uint8_t *p, size_t w) {
-    uint64_t v = fl_le(p, w);
-    if (w < 8 && (v >> (8 * w - 1) & 1)) v |= ~(uint64_t)0 << (8 * w);
-    return (int64_t)v;
-}
-
-void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *o) {
-    if (fl_rcol_is_null(c, i)) {
+void fl_client_value_text(const fl_arrow_array_t *c, int64_t i, int flags, fl_buf_t *o) {
+    if (fl_arrow_array_is_null(c, i)) {
         if (FL_JSON) fl_puts(o, "null");
         return;
     }
     const fl_datatype_t *t = c->type;
-    const uint8_t *v = c->values.data;
     switch (c->kind) {
-    case FL_TYPE_BOOLEAN: fl_puts(o, (v[i / 8] >> (i % 8) & 1) ? "true" : "false"); return;
-    case FL_TYPE_TINYINT: fl_printf(o, "%lld", (long long)fl_sle(v + i, 1)); return;
-    case FL_TYPE_SMALLINT: fl_printf(o, "%lld", (long long)fl_sle(v + 2 * i, 2)); return;
-    case FL_TYPE_INTEGER: fl_printf(o, "%lld", (long long)fl_sle(v + 4 * i, 4)); return;
-    case FL_TYPE_BIGINT: fl_printf(o, "%lld", (long long)fl_sle(v + 8 * i, 8)); return;
-    case FL_TYPE_FLOAT: {
-        uint32_t u = (uint32_t)fl_le(v + 4 * i, 4);
-        float f;
-        memcpy(&f, &u, 4);
-        fl_float_text(o, f, true, flags);
-        return;
-    }
-    case FL_TYPE_DOUBLE: {
-        uint64_t u = fl_le(v + 8 * i, 8);
-        double d;
-        memcpy(&d, &u, 8);
-        fl_float_text(o, d, false, flags);
-        return;
-    }
-    case FL_TYPE_DECIMAL: {
-        unsigned __int128 u = (unsigned __int128)fl_le(v + 16 * i + 8, 8) << 64 | fl_le(v + 16 * i, 8);
-        fl_decimal_text(o, (__int128)u, t->scale);
-        return;
-    }
+    case FL_TYPE_BOOLEAN: fl_puts(o, fl_arrow_array_bool(c, i) ? "true" : "false"); return;
+    case FL_TYPE_TINYINT:
+    case FL_TYPE_SMALLINT:
+    case FL_TYPE_INTEGER:
+    case FL_TYPE_BIGINT: fl_printf(o, "%lld", (long long)fl_arrow_array_int(c, i)); return;
+    case FL_TYPE_FLOAT: fl_float_text(o, fl_arrow_array_double(c, i), true, flags); return;
+    case FL_TYPE_DOUBLE: fl_float_text(o, fl_arrow_array_double(c, i), false, flags); return;
+    case FL_TYPE_DECIMAL: fl_decimal_text(o, fl_arrow_array_decimal(c, i), t->scale); return;
     case FL_TYPE_CHAR:
     case FL_TYPE_STRING: {
-        int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
-        /* an all-empty column has no data buffer at all */
-        const uint8_t *p = b > a ? c->data.data + a : (const uint8_t *)"";
-        if (FL_JSON) fl_json_string(o, p, (size_t)(b - a));
-        else fl_buf_append(o, p, (size_t)(b - a));
+        size_t n;
+        const uint8_t *p = fl_arrow_array_bytes(c, i, &n);
+        if (FL_JSON) fl_json_string(o, p, n);
+        else fl_buf_append(o, p, n);
         return;
     }
     case FL_TYPE_BYTES:
     case FL_TYPE_BINARY: {
-        const uint8_t *p;
         size_t n;
-        if (c->kind == FL_TYPE_BYTES) {
-            int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
-            n = (size_t)(b - a);
-            p = n ? c->data.data + a : NULL;
-        } else {
-            n = (size_t)t->length;
-            p = v + (size_t)i * n;
-        }
+        const uint8_t *p = fl_arrow_array_bytes(c, i, &n);
         if (FL_JSON) fl_buf_put_u8(o, '"');
         for (size_t k = 0; k < n; k++) fl_printf(o, "%02x", p[k]);
         if (FL_JSON) fl_buf_put_u8(o, '"');
@@ -203,12 +165,11 @@ void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *o) {
     }
     case FL_TYPE_DATE:
         if (FL_JSON) fl_buf_put_u8(o, '"');
-        fl_date_text(o, fl_sle(v + 4 * i, 4));
+        fl_date_text(o, fl_arrow_array_int(c, i));
         if (FL_JSON) fl_buf_put_u8(o, '"');
         return;
     case FL_TYPE_TIME: {
-        int64_t raw = t->precision > 3 ? fl_sle(v + 8 * i, 8) : fl_sle(v + 4 * i, 4);
-        int64_t ns, s = fl_to_seconds(raw, t->precision, &ns);
+        int64_t ns, s = fl_to_seconds(fl_arrow_array_int(c, i), t->precision, &ns);
         if (FL_JSON) fl_buf_put_u8(o, '"');
         fl_printf(o, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s / 60 % 60),
                   (long long)(s % 60));
@@ -218,7 +179,7 @@ void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *o) {
     }
     case FL_TYPE_TIMESTAMP:
     case FL_TYPE_TIMESTAMP_LTZ: {
-        int64_t ns, s = fl_to_seconds(fl_sle(v + 8 * i, 8), t->precision, &ns);
+        int64_t ns, s = fl_to_seconds(fl_arrow_array_int(c, i), t->precision, &ns);
         int64_t sod, days = fl_fdiv(s, 86400, &sod);
         if (FL_JSON) fl_buf_put_u8(o, '"');
         fl_date_text(o, days);
@@ -230,28 +191,30 @@ void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *o) {
         return;
     }
     case FL_TYPE_ARRAY: {
-        int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
+        int64_t a, b;
+        fl_arrow_array_child_range(c, i, &a, &b);
         fl_buf_put_u8(o, '[');
-        for (int32_t k = a; k < b; k++) {
+        for (int64_t k = a; k < b; k++) {
             if (k > a) fl_puts(o, ", ");
-            fl_rcol_text(&c->children[0], k, FLUSS_TEXT_JSON, o);
+            fl_client_value_text(&c->children[0], k, FLUSS_TEXT_JSON, o);
         }
         fl_buf_put_u8(o, ']');
         return;
     }
     case FL_TYPE_MAP: {
-        int32_t a = fl_get_le32(v + 4 * i), b = fl_get_le32(v + 4 * i + 4);
-        const fl_rcol_t *e = &c->children[0];
+        int64_t a, b;
+        fl_arrow_array_child_range(c, i, &a, &b);
+        const fl_arrow_array_t *e = &c->children[0];
         fl_buf_put_u8(o, '{');
-        for (int32_t k = a; k < b; k++) {
+        for (int64_t k = a; k < b; k++) {
             if (k > a) fl_puts(o, ", ");
             fl_buf_t key;
             fl_buf_init(&key);
-            fl_rcol_text(&e->children[0], k, 0, &key);
+            fl_client_value_text(&e->children[0], k, 0, &key);
             fl_json_string(o, key.data ? key.data : (const uint8_t *)"", key.len);
             fl_buf_free(&key);
             fl_puts(o, ": ");
-            fl_rcol_text(&e->children[1], k, FLUSS_TEXT_JSON, o);
+            fl_client_value_text(&e->children[1], k, FLUSS_TEXT_JSON, o);
         }
         fl_buf_put_u8(o, '}');
         return;
@@ -263,7 +226,7 @@ void fl_rcol_text(const fl_rcol_t *c, int64_t i, int flags, fl_buf_t *o) {
             const char *name = t->fields[k].name;
             fl_json_string(o, (const uint8_t *)name, strlen(name));
             fl_puts(o, ": ");
-            fl_rcol_text(&c->children[k], i, FLUSS_TEXT_JSON, o);
+            fl_client_value_text(&c->children[k], i, FLUSS_TEXT_JSON, o);
         }
         fl_buf_put_u8(o, '}');
         return;

@@ -2,7 +2,7 @@
  * client_writer.c — libfluss's append writer for log tables (fluss.h
  * fluss_append_writer_*): Fluss's RecordAccumulator + Sender +
  * IdempotenceManager in one thread. Rows go to a bucket (bucket-key hash
- * or sticky), into that bucket's open Arrow batch (client_builder.c); a
+ * or sticky), into that bucket's open Arrow batch (record_builder.h); a
  * batch closes at batch_bytes or after linger_ms and waits in the ready
  * queue; ready batches go out in PRODUCE_LOG requests (one batch per
  * bucket per request) pipelined up to max_inflight per tablet server; a
@@ -28,6 +28,7 @@
 #include "common_time.h"
 #include "fluss_api.pb-c.h"
 #include "proto_api.h"
+#include "record_builder.h"
 
 #define FL_WRITER_REQUEST_BYTES_MAX (8u * 1024 * 1024)
 #define FL_WRITER_RETRIES_MAX 10
@@ -47,7 +48,7 @@ typedef struct fl_wbatch {
 } fl_wbatch_t;
 
 typedef struct fl_wbucket {
-    fl_builder_t builder;
+    fl_record_builder_t builder;
     bool open;
     int64_t opened_ms;
     int32_t next_sequence;
@@ -157,14 +158,14 @@ static int fl_writer_close_bucket(fluss_append_writer_t *w, int32_t bucket) {
     fl_wbatch_t *b = fl_calloc(1, sizeof(*b));
     fl_buf_init(&b->bytes);
     b->bucket = bucket;
-    b->rows = wb->builder.rows;
-    b->raw_bytes = wb->builder.bytes;
+    b->rows = fl_record_builder_rows(&wb->builder);
+    b->raw_bytes = fl_record_builder_size(&wb->builder);
     b->sequence = w->writer_id >= 0 ? wb->next_sequence : -1;
     fl_error_t err;
     fl_err_clear(&err);
-    int rc = fl_builder_finish(&wb->builder, w->writer_id, b->sequence, &b->bytes, &err);
-    w->memory -= wb->builder.bytes;
-    fl_builder_clear(&wb->builder);
+    int rc = fl_record_builder_finish(&wb->builder, w->writer_id, b->sequence, &b->bytes, &err);
+    w->memory -= fl_record_builder_size(&wb->builder);
+    fl_record_builder_clear(&wb->builder);
     wb->open = false;
     if (rc) {
         fl_wbatch_free(b);
@@ -453,11 +454,20 @@ static int fl_init_writer(fluss_append_writer_t *w, fl_error_t *err) {
     return 0;
 }
 
+/* FLUSS_ERR__INVALID_ARG when the table's batches cannot be written yet. */
+static int fl_writer_check_table(const fluss_table_t *t, fl_error_t *err) {
+    if (!t->arrow_format)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "%s.%s: only the ARROW log format can be written yet", t->database,
+                          t->name);
+    return fl_record_builder_check_schema(&t->desc.schema, err);
+}
+
 int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_t *opts,
                             fluss_append_writer_t **out, fluss_error_t *e) {
     fl_error_t err;
     fl_err_clear(&err);
-    int rc = fl_builder_check_table(t, &err);
+    int rc = fl_writer_check_table(t, &err);
     if (rc) return fl_client_error_out(e, &err);
     if (t->node_count == 0) {
         fl_err_set(&err, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION, "the cluster has no tablet server");
@@ -475,7 +485,9 @@ int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_
     if (w->o.acks == 0) w->o.acks = -1;
     if (w->o.request_timeout_ms <= 0) w->o.request_timeout_ms = t->timeout_ms;
     w->buckets = fl_calloc((size_t)t->bucket_count, sizeof(fl_wbucket_t));
-    for (int32_t b = 0; b < t->bucket_count; b++) fl_builder_init(&w->buckets[b].builder, t);
+    fl_record_builder_options_t bo = {t->schema_id, t->codec, t->zstd_level};
+    for (int32_t b = 0; b < t->bucket_count; b++)
+        fl_record_builder_init(&w->buckets[b].builder, &t->desc.schema, &bo);
     w->conns = fl_calloc(t->node_count, sizeof(fl_wconn_t));
     for (size_t i = 0; i < t->node_count; i++) w->conns[i].conn.fd = -1;
     w->inflight_cap = t->node_count * (size_t)w->o.max_inflight;
@@ -496,12 +508,12 @@ int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
     fl_error_t err;
     fl_err_clear(&err);
     if (w->failed.code) return fl_client_error_out(e, &w->failed);
-    if (row->t != w->t && row->column_count != w->t->desc.schema.column_count) {
+    if (row->t != w->t && row->row.column_count != w->t->desc.schema.column_count) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "the row is of another table");
         return fl_client_error_out(e, &err);
     }
-    for (size_t i = 0; i < row->column_count; i++)
-        if (row->cells[i].is_null && !fl_table_type(w->t, i)->nullable) {
+    for (size_t i = 0; i < row->row.column_count; i++)
+        if (row->row.cells[i].is_null && !fl_table_type(w->t, i)->nullable) {
             fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "column %s is NOT NULL but has no value",
                        w->t->desc.schema.columns[i].name);
             return fl_client_error_out(e, &err);
@@ -514,10 +526,11 @@ int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
         wb->open = true;
         wb->opened_ms = fl_time_mono_ms();
     }
-    size_t before = wb->builder.bytes;
-    fl_builder_append(&wb->builder, row);
-    w->memory += wb->builder.bytes - before;
-    if (wb->builder.bytes >= w->o.batch_bytes) fl_writer_close_bucket(w, bucket);
+    size_t before = fl_record_builder_size(&wb->builder);
+    fl_record_builder_append(&wb->builder, &row->row);
+    size_t after = fl_record_builder_size(&wb->builder);
+    w->memory += after - before;
+    if (after >= w->o.batch_bytes) fl_writer_close_bucket(w, bucket);
     if (++w->rows_since_linger_check >= FL_WRITER_LINGER_CHECK_ROWS) {
         w->rows_since_linger_check = 0;
         fl_writer_close_lingering(w, fl_time_mono_ms());
@@ -528,7 +541,9 @@ int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
         if (!w->ready && w->inflight_count == 0) {
             int32_t big = -1;
             for (int32_t b = 0; b < w->t->bucket_count; b++)
-                if (w->buckets[b].open && (big < 0 || w->buckets[b].builder.bytes > w->buckets[big].builder.bytes))
+                if (w->buckets[b].open &&
+                    (big < 0 || fl_record_builder_size(&w->buckets[b].builder) >
+                                    fl_record_builder_size(&w->buckets[big].builder)))
                     big = b;
             if (big < 0) break;
             fl_writer_close_bucket(w, big);
@@ -571,7 +586,7 @@ void fluss_append_writer_destroy(fluss_append_writer_t *w) {
     fl_free(w->inflight);
     for (size_t i = 0; i < w->t->node_count; i++) fl_client_conn_close(&w->conns[i].conn);
     fl_free(w->conns);
-    for (int32_t b = 0; b < w->t->bucket_count; b++) fl_builder_free(&w->buckets[b].builder);
+    for (int32_t b = 0; b < w->t->bucket_count; b++) fl_record_builder_free(&w->buckets[b].builder);
     fl_free(w->buckets);
     fl_buf_free(&w->key);
     fl_free(w);

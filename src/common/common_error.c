@@ -8,6 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Asserts are always on (STYLE.md); CMakeLists.txt strips CMake's NDEBUG.
+ * Compiled here once because every library gets the same flags. */
+#ifdef NDEBUG
+#error "fluss-c is built with its asserts on: do not define NDEBUG"
+#endif
+
 int fl_err_set(fl_error_t *err, int code, const char *fmt, ...) {
     if (err) {
         va_list ap;

@@ -3,7 +3,76 @@
  */
 #include "record_batch.h"
 
+#include <assert.h>
+
 #include "common_crc32c.h"
+
+/* Where the fields from SchemaId on start: after the CRC (magic 0, 1) or
+ * after LeaderEpoch and the CRC (magic 2). Offsets inside that block:
+ * SchemaId +0, Attributes +2, LastOffsetDelta +3, WriterId +7,
+ * BatchSequence +15, RecordCount +19. */
+#define FL_BATCH_TAIL_V01 25
+#define FL_BATCH_TAIL_V2 29
+#define FL_BATCH_CRC_V01 21
+#define FL_BATCH_CRC_V2 25
+#define FL_BATCH_LEADER_EPOCH_V2 21
+
+size_t fl_batch_field_offset(int8_t magic, fl_batch_field_t f) {
+    assert(magic >= 0 && magic <= FL_BATCH_MAGIC_MAX);
+    size_t tail = magic == 2 ? FL_BATCH_TAIL_V2 : FL_BATCH_TAIL_V01;
+    switch (f) {
+    case FL_BATCH_FIELD_BASE_OFFSET: return 0;
+    case FL_BATCH_FIELD_LENGTH: return 8;
+    case FL_BATCH_FIELD_MAGIC: return 12;
+    case FL_BATCH_FIELD_COMMIT_TIMESTAMP: return 13;
+    case FL_BATCH_FIELD_LEADER_EPOCH: assert(magic == 2); return FL_BATCH_LEADER_EPOCH_V2;
+    case FL_BATCH_FIELD_CRC: return magic == 2 ? FL_BATCH_CRC_V2 : FL_BATCH_CRC_V01;
+    case FL_BATCH_FIELD_SCHEMA_ID: return tail;
+    case FL_BATCH_FIELD_ATTRIBUTES: return tail + 2;
+    case FL_BATCH_FIELD_LAST_OFFSET_DELTA: return tail + 3;
+    case FL_BATCH_FIELD_WRITER_ID: return tail + 7;
+    case FL_BATCH_FIELD_BATCH_SEQUENCE: return tail + 15;
+    case FL_BATCH_FIELD_RECORD_COUNT: return tail + 19;
+    case FL_BATCH_FIELD_STATISTICS_LENGTH: assert(magic >= 1); return fl_batch_header_size(magic) - 4;
+    }
+    assert(!"unknown batch header field");
+    return 0;
+}
+
+size_t fl_batch_header_size(int8_t magic) {
+    switch (magic) {
+    case 0: return FL_BATCH_HEADER_V0;
+    case 1: return FL_BATCH_HEADER_V1;
+    case 2: return FL_BATCH_HEADER_V2;
+    default: return 0;
+    }
+}
+
+void fl_batch_write_header(uint8_t *p, size_t len, const fl_batch_header_t *h) {
+    size_t hs = fl_batch_header_size(h->magic);
+    assert(hs > 0 && len >= hs && (h->magic == 0 || len - hs >= h->stats_size));
+    fl_put_le64(p, (uint64_t)h->base_offset);
+    fl_batch_set_length(p, len);
+    p[12] = (uint8_t)h->magic;
+    fl_put_le64(p + 13, (uint64_t)h->commit_timestamp);
+    uint8_t *t = p + (h->magic == 2 ? FL_BATCH_TAIL_V2 : FL_BATCH_TAIL_V01);
+    if (h->magic == 2) fl_put_le32(p + FL_BATCH_LEADER_EPOCH_V2, (uint32_t)h->leader_epoch);
+    t[0] = (uint8_t)h->schema_id;
+    t[1] = (uint8_t)((uint16_t)h->schema_id >> 8);
+    t[2] = (uint8_t)h->attributes;
+    fl_put_le32(t + 3, (uint32_t)h->last_offset_delta);
+    fl_put_le64(t + 7, (uint64_t)h->writer_id);
+    fl_put_le32(t + 15, (uint32_t)h->batch_sequence);
+    fl_put_le32(t + 19, (uint32_t)h->record_count);
+    if (h->magic >= 1) fl_put_le32(p + hs - 4, h->stats_size);
+    fl_batch_refresh_crc(p, len);
+}
+
+void fl_batch_refresh_crc(uint8_t *p, size_t len) {
+    int8_t magic = (int8_t)p[12];
+    fl_put_le32(p + (magic == 2 ? FL_BATCH_CRC_V2 : FL_BATCH_CRC_V01),
+                fl_batch_compute_crc(p, len, magic));
+}
 
 int fl_batch_peek_size(const uint8_t *p, size_t len, size_t size_max, size_t *size,
                        fl_error_t *err) {
@@ -18,6 +87,21 @@ int fl_batch_peek_size(const uint8_t *p, size_t len, size_t size_max, size_t *si
                           "record batch of %zu bytes is larger than the limit %zu", total,
                           size_max);
     *size = total;
+    return 0;
+}
+
+int fl_batch_peek_header(const uint8_t *p, size_t len, fl_batch_peek_t *out, fl_error_t *err) {
+    assert(len >= FL_BATCH_HEADER_V0);
+    (void)len;
+    int8_t magic = (int8_t)p[12];
+    if (magic < 0 || magic > FL_BATCH_MAGIC_MAX)
+        return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                          "unsupported record batch magic %d", magic);
+    out->base_offset = fl_get_le64(p);
+    out->length = fl_get_le32(p + 8);
+    out->magic = magic;
+    out->last_offset_delta =
+        fl_get_le32(p + fl_batch_field_offset(magic, FL_BATCH_FIELD_LAST_OFFSET_DELTA));
     return 0;
 }
 
@@ -39,14 +123,14 @@ int fl_batch_parse(const uint8_t *p, size_t len, fl_batch_view_t *b, fl_error_t 
     case 0:
     case 1:
         b->leader_epoch = -1;
-        b->crc = (uint32_t)fl_get_le32(p + 21);
-        h = p + 25;
+        b->crc = (uint32_t)fl_get_le32(p + FL_BATCH_CRC_V01);
+        h = p + FL_BATCH_TAIL_V01;
         b->header_size = b->magic == 0 ? FL_BATCH_HEADER_V0 : FL_BATCH_HEADER_V1;
         break;
     case 2:
-        b->leader_epoch = fl_get_le32(p + 21);
-        b->crc = (uint32_t)fl_get_le32(p + 25);
-        h = p + 29;
+        b->leader_epoch = fl_get_le32(p + FL_BATCH_LEADER_EPOCH_V2);
+        b->crc = (uint32_t)fl_get_le32(p + FL_BATCH_CRC_V2);
+        h = p + FL_BATCH_TAIL_V2;
         b->header_size = FL_BATCH_HEADER_V2;
         break;
     default:
@@ -84,7 +168,7 @@ int fl_batch_parse(const uint8_t *p, size_t len, fl_batch_view_t *b, fl_error_t 
 }
 
 uint32_t fl_batch_compute_crc(const uint8_t *p, size_t len, int8_t magic) {
-    size_t from = magic == 2 ? 29 : 25;
+    size_t from = magic == 2 ? FL_BATCH_TAIL_V2 : FL_BATCH_TAIL_V01;
     if (len < from) return 0;
     return fl_crc32c(0, p + from, len - from);
 }

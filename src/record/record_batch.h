@@ -70,6 +70,20 @@ static inline int64_t fl_batch_next_offset(const fl_batch_view_t *b) {
  * (CORRUPT_RECORD_EXCEPTION) for a length that cannot be right. */
 int fl_batch_peek_size(const uint8_t *p, size_t len, size_t size_max, size_t *size,
                        fl_error_t *err);
+/* The fields a scan over stored batches needs, read from the first
+ * FL_BATCH_HEADER_V0 bytes of a batch (enough for every magic), for
+ * walking headers without reading whole batches. */
+typedef struct fl_batch_peek {
+    int64_t base_offset;
+    int32_t length;            /* Length as stored (batch bytes - 12), unchecked */
+    int8_t magic;
+    int32_t last_offset_delta; /* unchecked */
+} fl_batch_peek_t;
+
+/* Reads them from p[0, len); len >= FL_BATCH_HEADER_V0. An unknown magic
+ * is CORRUPT_RECORD_EXCEPTION (the other fields are the caller's to
+ * check). */
+int fl_batch_peek_header(const uint8_t *p, size_t len, fl_batch_peek_t *out, fl_error_t *err);
 /* Parses and checks the header of one whole batch of exactly len bytes
  * (magic, lengths, counts); does not check the CRC. */
 int fl_batch_parse(const uint8_t *p, size_t len, fl_batch_view_t *out, fl_error_t *err);
@@ -77,6 +91,56 @@ int fl_batch_parse(const uint8_t *p, size_t len, fl_batch_view_t *out, fl_error_
 int fl_batch_check_crc(const fl_batch_view_t *b, fl_error_t *err);
 /* The CRC a batch should carry (writers). */
 uint32_t fl_batch_compute_crc(const uint8_t *p, size_t len, int8_t magic);
+
+/* Header fields, for callers that read or patch one field of raw bytes
+ * (a recovery scan, tests that corrupt a header) without a view. */
+typedef enum fl_batch_field {
+    FL_BATCH_FIELD_BASE_OFFSET,
+    FL_BATCH_FIELD_LENGTH,
+    FL_BATCH_FIELD_MAGIC,
+    FL_BATCH_FIELD_COMMIT_TIMESTAMP,
+    FL_BATCH_FIELD_LEADER_EPOCH, /* magic 2 only */
+    FL_BATCH_FIELD_CRC,
+    FL_BATCH_FIELD_SCHEMA_ID,
+    FL_BATCH_FIELD_ATTRIBUTES,
+    FL_BATCH_FIELD_LAST_OFFSET_DELTA,
+    FL_BATCH_FIELD_WRITER_ID,
+    FL_BATCH_FIELD_BATCH_SEQUENCE,
+    FL_BATCH_FIELD_RECORD_COUNT,
+    FL_BATCH_FIELD_STATISTICS_LENGTH, /* magic 1 and 2 */
+} fl_batch_field_t;
+
+/* Byte position of field f in a header of the given magic (0..2; the
+ * first four fields sit at the same place in every magic, so magic may
+ * be read at FL_BATCH_FIELD_MAGIC first). */
+size_t fl_batch_field_offset(int8_t magic, fl_batch_field_t f);
+
+/* The header fields a writer chooses; Length and the CRC follow from the
+ * batch's bytes. */
+typedef struct fl_batch_header {
+    int8_t magic;              /* 0, 1 or 2 */
+    int64_t base_offset;       /* clients write 0 */
+    int64_t commit_timestamp;  /* clients write 0 */
+    int32_t leader_epoch;      /* magic 2 only; clients write -1 */
+    int16_t schema_id;
+    int8_t attributes;         /* FL_BATCH_ATTR_* */
+    int32_t last_offset_delta; /* record_count - 1, or 0 for an empty batch */
+    int64_t writer_id;         /* -1 none */
+    int32_t batch_sequence;    /* -1 none */
+    int32_t record_count;
+    uint32_t stats_size;       /* magic 1 and 2: StatisticsLength */
+} fl_batch_header_t;
+
+/* Bytes of the fixed header of a magic (0 for an unknown magic). */
+size_t fl_batch_header_size(int8_t magic);
+/* Writes header h into the first fl_batch_header_size(h->magic) bytes of
+ * the batch p[0, len) — its statistics and records already in place
+ * after the header — with Length from len, then the CRC over the covered
+ * bytes. len must hold the header and h->stats_size. */
+void fl_batch_write_header(uint8_t *p, size_t len, const fl_batch_header_t *h);
+/* Recomputes and stores the CRC of the batch p[0, len) (magic from its
+ * header), after covered bytes changed. */
+void fl_batch_refresh_crc(uint8_t *p, size_t len);
 
 /* Leader-assigned fields, written in place. */
 void fl_batch_set_base_offset(uint8_t *p, int64_t base_offset);

@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "common_alloc.h"
+#include "common_duration.h"
 
 void fl_config_init(fl_config_t *cfg) { memset(cfg, 0, sizeof(*cfg)); }
 
@@ -147,16 +148,10 @@ int fl_parse_bytes(const char *text, int64_t *out) {
     return fl_parse_scaled(text, units, sizeof(units) / sizeof(units[0]), out);
 }
 
+/* One duration syntax for every key (common_duration.h). */
 int fl_parse_duration_ms(const char *text, int64_t *out) {
-    static const fl_unit_t units[] = {
-        {"", 1},       {"ms", 1},          {"milli", 1},     {"millis", 1},
-        {"millisecond", 1}, {"milliseconds", 1}, {"s", 1000}, {"sec", 1000},
-        {"secs", 1000}, {"second", 1000},  {"seconds", 1000}, {"min", 60000},
-        {"mins", 60000}, {"minute", 60000}, {"minutes", 60000}, {"m", 60000},
-        {"h", 3600000}, {"hour", 3600000}, {"hours", 3600000}, {"d", 86400000},
-        {"day", 86400000}, {"days", 86400000},
-    };
-    return fl_parse_scaled(text, units, sizeof(units) / sizeof(units[0]), out);
+    fl_error_t err;
+    return fl_duration_parse_ms(text, out, &err) == 0 ? 0 : -1;
 }
 
 int fl_parse_listener(const char *text, fl_listener_addr_t *out) {

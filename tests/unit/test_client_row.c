@@ -1,7 +1,8 @@
 /*
- * test_client_row.c — libfluss rows without a server: the compacted
- * bucket-key encoding and bucket choice against protocol.md's vectors
- * (§5.6, §6.1), and fluss_row_set_text per column type, with its errors.
+ * test_client_row.c — libfluss rows without a server: the key of a row
+ * set through fluss_row_* and its bucket against protocol.md's vectors
+ * (§5.6, §6.1; the encoding itself is test_types_row_compacted.c), and
+ * fluss_row_set_text per column type, with its errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,12 +13,13 @@
 #include <cmocka.h>
 
 #include "test_client_util.h"
+#include "types_row_compacted.h"
 
 static void encode(fluss_row_t *r, const int32_t *cols, size_t n, fl_buf_t *out) {
     fl_error_t err;
     fl_err_clear(&err);
     out->len = 0;
-    assert_int_equal(fl_row_encode_key(r, cols, n, out, &err), 0);
+    assert_int_equal(fl_compacted_key_encode(&r->row, &r->t->desc.schema, cols, n, out, &err), 0);
 }
 
 static void test_int_key_vector(void **state) {
@@ -145,7 +147,7 @@ static void test_text_parsing(void **state) {
     fluss_row_t *r = fluss_row_new(t);
     fluss_error_t e;
     assert_int_equal(fluss_row_set_text(r, 0, "TRUE", &e), 0);
-    assert_int_equal(r->cells[0].i, 1);
+    assert_int_equal(r->row.cells[0].i, 1);
     assert_int_equal(fluss_row_set_text(r, 0, "maybe", &e), FLUSS_ERR__INVALID_ARG);
     assert_int_equal(fluss_row_set_text(r, 1, "-128", &e), 0);
     assert_int_equal(fluss_row_set_text(r, 1, "128", &e), FLUSS_ERR__INVALID_ARG);
@@ -154,40 +156,40 @@ static void test_text_parsing(void **state) {
     assert_non_null(strstr(e.message, "NOT NULL"));
     assert_int_equal(fluss_row_set_text(r, 2, "12x", &e), FLUSS_ERR__INVALID_ARG);
     assert_int_equal(fluss_row_set_text(r, 3, "2.5e1", &e), 0);
-    assert_true(r->cells[3].d == 25.0);
+    assert_true(r->row.cells[3].d == 25.0);
     /* decimals: scale padding, half-up rounding, precision overflow */
     assert_int_equal(fluss_row_set_text(r, 4, "1.5", &e), 0);
-    assert_true(r->cells[4].dec == 150);
+    assert_true(r->row.cells[4].dec == 150);
     assert_int_equal(fluss_row_set_text(r, 4, "-1.005", &e), 0);
-    assert_true(r->cells[4].dec == -101);
+    assert_true(r->row.cells[4].dec == -101);
     assert_int_equal(fluss_row_set_text(r, 4, "999.99", &e), 0);
     assert_int_equal(fluss_row_set_text(r, 4, "1000", &e), FLUSS_ERR__INVALID_ARG);
     assert_int_equal(fluss_row_set_text(r, 4, "1.2.3", &e), FLUSS_ERR__INVALID_ARG);
     assert_int_equal(fluss_row_set_text(r, 5, "", &e), 0);
-    assert_false(r->cells[5].is_null);
-    assert_int_equal(r->cells[5].len, 0);
+    assert_false(r->row.cells[5].is_null);
+    assert_int_equal(r->row.cells[5].len, 0);
     assert_int_equal(fluss_row_set_text(r, 6, "abcd", &e), 0);
     assert_int_equal(fluss_row_set_text(r, 6, "ab", &e), FLUSS_ERR__INVALID_ARG);
     assert_int_equal(fluss_row_set_text(r, 6, "zz00", &e), FLUSS_ERR__INVALID_ARG);
     /* dates: leap years, range */
     assert_int_equal(fluss_row_set_text(r, 7, "2000-02-29", &e), 0);
-    assert_int_equal(r->cells[7].i, 11016);
+    assert_int_equal(r->row.cells[7].i, 11016);
     assert_int_equal(fluss_row_set_text(r, 7, "1900-02-29", &e), FLUSS_ERR__INVALID_ARG);
     assert_int_equal(fluss_row_set_text(r, 7, "1969-12-31", &e), 0);
-    assert_int_equal(r->cells[7].i, -1);
+    assert_int_equal(r->row.cells[7].i, -1);
     assert_int_equal(fluss_row_set_text(r, 8, "23:59:59.999", &e), 0);
-    assert_int_equal(r->cells[8].i, 86399999);
+    assert_int_equal(r->row.cells[8].i, 86399999);
     assert_int_equal(fluss_row_set_text(r, 8, "24:00", &e), FLUSS_ERR__INVALID_ARG);
     /* timestamps: text, epoch ms, truncation to the precision, LTZ offsets */
     assert_int_equal(fluss_row_set_text(r, 9, "1970-01-01 00:00:01.2345", &e), 0);
-    assert_int_equal(r->cells[9].i, 1234);
-    assert_int_equal(r->cells[9].nanos, 0);
+    assert_int_equal(r->row.cells[9].i, 1234);
+    assert_int_equal(r->row.cells[9].nanos, 0);
     assert_int_equal(fluss_row_set_text(r, 9, "-1", &e), 0);
-    assert_int_equal(r->cells[9].i, -1);
+    assert_int_equal(r->row.cells[9].i, -1);
     assert_int_equal(fluss_row_set_text(r, 9, "1970-01-01T00:00:00+01:00", &e), FLUSS_ERR__INVALID_ARG);
     assert_int_equal(fluss_row_set_text(r, 10, "1970-01-01T01:00:00.0000019+01:00", &e), 0);
-    assert_int_equal(r->cells[10].i, 0);
-    assert_int_equal(r->cells[10].nanos, 1000);
+    assert_int_equal(r->row.cells[10].i, 0);
+    assert_int_equal(r->row.cells[10].nanos, 1000);
     assert_int_equal(fluss_row_set_text(r, 10, "1970-01-01T00:00:00Z", &e), 0);
     /* nested values cannot be written from text yet; NULL can */
     assert_int_equal(fluss_row_set_text(r, 11, "[1]", &e), FLUSS_ERR__INVALID_ARG);

@@ -407,10 +407,10 @@ static uint8_t *make_tail(enum tail_kind kind, int64_t next, size_t *len) {
         p[*len - 1] ^= 0x01;
         break;
     case TAIL_BAD_MAGIC:
-        p[12] = 3;
+        p[fl_batch_field_offset(0, FL_BATCH_FIELD_MAGIC)] = 3;
         break;
     case TAIL_HUGE_LENGTH:
-        fl_put_le32(p + 8, 0x7FFFFFF0);
+        fl_put_le32(p + fl_batch_field_offset(0, FL_BATCH_FIELD_LENGTH), 0x7FFFFFF0);
         break;
     case TAIL_OFFSET_BACKWARDS: /* a whole valid batch, but offsets go back */
         fl_batch_set_base_offset(p, next - 2);

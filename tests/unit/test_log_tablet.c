@@ -270,11 +270,12 @@ static void test_all_or_nothing(void **state) {
     assert_int_equal(fl_log_tablet_append(t, req, first + 5, 200, &r, &err),
                      FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
     /* second batch with a bad magic / a bad count */
-    req[first + 12] = 3;
+    size_t magic_at = fl_batch_field_offset(0, FL_BATCH_FIELD_MAGIC);
+    req[first + magic_at] = 3;
     assert_int_equal(fl_log_tablet_append(t, req, len, 200, &r, &err),
                      FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
-    req[first + 12] = 0;
-    fl_put_le32(req + first + 44, 7);
+    req[first + magic_at] = 0;
+    fl_put_le32(req + first + fl_batch_field_offset(0, FL_BATCH_FIELD_RECORD_COUNT), 7);
     assert_int_equal(fl_log_tablet_append(t, req, len, 200, &r, &err),
                      FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
     free(req);

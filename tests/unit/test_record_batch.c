@@ -4,7 +4,11 @@
  * per protocol.md §4.1, statistics and records start, every rejection
  * (CORRUPT_RECORD_EXCEPTION), fl_batch_peek_size, the CRC-32C coverage
  * (§4.2: every covered byte matters, the leader-rewritten fields do not),
- * and the in-place setters touching exactly their bytes.
+ * the in-place setters touching exactly their bytes, and the writer
+ * side: fl_batch_write_header (through batch_builder.h) lands every field
+ * at the §4.1 offsets checked here byte by byte, and fl_batch_field_offset
+ * names those offsets. This file is the layout's oracle: it alone spells
+ * offsets out as numbers.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -425,6 +429,68 @@ static void test_setters_touch_only_their_bytes(void **state) {
     }
 }
 
+static void test_field_offsets(void **state) {
+    (void)state;
+    /* protocol.md §4.1: magic 0/1 and magic 2 side by side */
+    static const size_t v01[] = {0, 8, 12, 13, 0, 21, 25, 27, 28, 32, 40, 44};
+    static const size_t v2[] = {0, 8, 12, 13, 21, 25, 29, 31, 32, 36, 44, 48};
+    for (int f = FL_BATCH_FIELD_BASE_OFFSET; f <= FL_BATCH_FIELD_RECORD_COUNT; f++) {
+        if (f != FL_BATCH_FIELD_LEADER_EPOCH) {
+            assert_int_equal(fl_batch_field_offset(0, (fl_batch_field_t)f), v01[f]);
+            assert_int_equal(fl_batch_field_offset(1, (fl_batch_field_t)f), v01[f]);
+        }
+        assert_int_equal(fl_batch_field_offset(2, (fl_batch_field_t)f), v2[f]);
+    }
+    assert_int_equal(fl_batch_field_offset(1, FL_BATCH_FIELD_STATISTICS_LENGTH), 48);
+    assert_int_equal(fl_batch_field_offset(2, FL_BATCH_FIELD_STATISTICS_LENGTH), 52);
+    assert_int_equal(fl_batch_header_size(0), 48);
+    assert_int_equal(fl_batch_header_size(1), 52);
+    assert_int_equal(fl_batch_header_size(2), 56);
+    assert_int_equal(fl_batch_header_size(3), 0);
+    assert_int_equal(fl_batch_header_size(-1), 0);
+}
+
+static void test_peek_header(void **state) {
+    (void)state;
+    for (int8_t m = 0; m <= 2; m++) {
+        bb_spec_t s = full_spec(m, 0);
+        size_t n;
+        uint8_t *p = bb_new(&s, &n);
+        fl_batch_peek_t pk;
+        fl_error_t err;
+        assert_int_equal(fl_batch_peek_header(p, FL_BATCH_HEADER_V0, &pk, &err), 0);
+        assert_int_equal(pk.base_offset, 0x0A0B0C0D0E0F1011ll);
+        assert_int_equal(pk.length, (int32_t)(n - 12));
+        assert_int_equal(pk.magic, m);
+        assert_int_equal(pk.last_offset_delta, 6);
+        p[12] = 3;
+        assert_int_equal(fl_batch_peek_header(p, FL_BATCH_HEADER_V0, &pk, &err),
+                         FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+        p[12] = 0xFF;
+        assert_int_equal(fl_batch_peek_header(p, FL_BATCH_HEADER_V0, &pk, &err),
+                         FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+        free(p);
+    }
+}
+
+static void test_refresh_crc(void **state) {
+    (void)state;
+    for (int8_t m = 0; m <= 2; m++) {
+        bb_spec_t s = full_spec(m, m ? 4 : 0);
+        size_t n;
+        uint8_t *p = bb_new(&s, &n);
+        p[n - 1] ^= 0x5A;
+        fl_batch_view_t v;
+        parse_ok(p, n, &v);
+        fl_error_t err;
+        assert_int_equal(fl_batch_check_crc(&v, &err), FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+        fl_batch_refresh_crc(p, n);
+        parse_ok(p, n, &v);
+        assert_int_equal(fl_batch_check_crc(&v, &err), 0);
+        free(p);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_v0),
@@ -441,6 +507,9 @@ int main(void) {
         cmocka_unit_test(test_crc_v2),
         cmocka_unit_test(test_compute_crc_short),
         cmocka_unit_test(test_setters_touch_only_their_bytes),
+        cmocka_unit_test(test_field_offsets),
+        cmocka_unit_test(test_refresh_crc),
+        cmocka_unit_test(test_peek_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

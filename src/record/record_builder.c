@@ -1,8 +1,6 @@
 /*
- * client_builder.c — one bucket's open batch in libfluss's append writer:
- * rows appended column by column into Arrow buffers, then closed into a
- * V0 LogRecordBatch with an ARROW body (protocol.md §4.1, §4.3; Fluss's
- * MemoryLogRecordsArrowBuilder + ArrowWriter). Thread rule: one user.
+ * record_builder.c — one LogRecordBatch with an ARROW body built from rows
+ * (record_builder.h; protocol.md §4.1, §4.3). Thread rule: one user.
  *
  * Buffers per column (Fluss type → Arrow, protocol.md §4.3):
  *
@@ -19,14 +17,14 @@
  * | CHAR/STRING/BYTES             | int32 offsets (rows + 1)                  | bytes    |
  * | ARRAY/MAP/ROW                 | written as all-NULL columns only          |          |
  *
- * V0 header written by _finish (all LE): BaseOffset 0, Length, Magic 0,
- * CommitTimestamp 0, CRC-32C of [25, end), SchemaId, Attributes 1
- * (append-only), LastOffsetDelta rows-1, WriterId, BatchSequence,
- * RecordCount; then the Arrow message.
+ * The V0 header (fl_batch_write_header): BaseOffset 0, Magic 0,
+ * CommitTimestamp 0, SchemaId, Attributes append-only, LastOffsetDelta
+ * rows-1, WriterId, BatchSequence, RecordCount; then the Arrow message.
  */
+#include "record_builder.h"
+
 #include <string.h>
 
-#include "client_table.h"
 #include "common_alloc.h"
 #include "record_batch.h"
 
@@ -39,30 +37,32 @@ static bool fl_type_var(fl_type_root_t r) {
 }
 
 
-int fl_builder_check_table(const fluss_table_t *t, fl_error_t *err) {
-    if (!t->arrow_format)
-        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                          "%s.%s: only the ARROW log format can be written yet", t->database,
-                          t->name);
-    for (size_t i = 0; i < t->desc.schema.column_count; i++) {
+static const fl_datatype_t *fl_record_type(const fl_record_builder_t *b, size_t col) {
+    return b->schema->columns[col].type;
+}
+
+int fl_record_builder_check_schema(const fl_schema_t *schema, fl_error_t *err) {
+    for (size_t i = 0; i < schema->column_count; i++) {
         uint32_t nodes, buffers;
-        if (fl_arrow_column_shape(fl_table_type(t, i), &nodes, &buffers))
+        if (fl_arrow_column_shape(schema->columns[i].type, &nodes, &buffers))
             return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "column %s: unsupported type",
-                              t->desc.schema.columns[i].name);
+                              schema->columns[i].name);
     }
     return 0;
 }
 
-void fl_builder_init(fl_builder_t *b, const fluss_table_t *t) {
+void fl_record_builder_init(fl_record_builder_t *b, const fl_schema_t *schema,
+                            const fl_record_builder_options_t *opts) {
     memset(b, 0, sizeof(*b));
-    b->t = t;
-    size_t n = t->desc.schema.column_count;
-    b->cols = fl_calloc(n ? n : 1, sizeof(fl_colbuild_t));
-    fl_builder_clear(b);
+    b->schema = schema;
+    b->opts = *opts;
+    size_t n = schema->column_count;
+    b->cols = fl_calloc(n ? n : 1, sizeof(fl_record_column_t));
+    fl_record_builder_clear(b);
 }
 
-void fl_builder_free(fl_builder_t *b) {
-    for (size_t i = 0; i < b->t->desc.schema.column_count; i++) {
+void fl_record_builder_free(fl_record_builder_t *b) {
+    for (size_t i = 0; i < b->schema->column_count; i++) {
         fl_buf_free(&b->cols[i].validity);
         fl_buf_free(&b->cols[i].values);
         fl_buf_free(&b->cols[i].data);
@@ -71,12 +71,12 @@ void fl_builder_free(fl_builder_t *b) {
     b->cols = NULL;
 }
 
-void fl_builder_clear(fl_builder_t *b) {
-    for (size_t i = 0; i < b->t->desc.schema.column_count; i++) {
-        fl_colbuild_t *c = &b->cols[i];
+void fl_record_builder_clear(fl_record_builder_t *b) {
+    for (size_t i = 0; i < b->schema->column_count; i++) {
+        fl_record_column_t *c = &b->cols[i];
         c->validity.len = c->values.len = c->data.len = 0;
         c->null_count = 0;
-        if (fl_type_var(fl_table_type(b->t, i)->root)) {
+        if (fl_type_var(fl_record_type(b, i)->root)) {
             uint8_t zero[4] = {0};
             fl_buf_append(&c->values, zero, 4); /* offsets[0] */
         }
@@ -110,11 +110,11 @@ static int64_t fl_time_units(const fl_datatype_t *t, int64_t ms, int32_t nanos) 
     return ms * 1000000 + nanos;
 }
 
-void fl_builder_append(fl_builder_t *b, const fluss_row_t *row) {
+void fl_record_builder_append(fl_record_builder_t *b, const fl_row_t *row) {
     size_t before = 0, after = 0;
-    for (size_t i = 0; i < b->t->desc.schema.column_count; i++) {
-        fl_colbuild_t *c = &b->cols[i];
-        const fl_datatype_t *t = fl_table_type(b->t, i);
+    for (size_t i = 0; i < b->schema->column_count; i++) {
+        fl_record_column_t *c = &b->cols[i];
+        const fl_datatype_t *t = fl_record_type(b, i);
         const fl_cell_t *cell = &row->cells[i];
         before += c->values.len + c->data.len;
         fl_bit_set(&c->validity, b->rows, !cell->is_null);
@@ -156,14 +156,14 @@ void fl_builder_append(fl_builder_t *b, const fluss_row_t *row) {
             size_t w = fl_arrow_value_width(t);
             uint8_t *p = fl_buf_reserve(&c->values, w);
             if (null) memset(p, 0, w);
-            else memcpy(p, fl_cell_bytes(row, cell), w);
+            else memcpy(p, fl_row_cell_bytes(row, cell), w);
             c->values.len += w;
             break;
         }
         case FL_TYPE_CHAR:
         case FL_TYPE_STRING:
         case FL_TYPE_BYTES: {
-            if (!null) fl_buf_append(&c->data, fl_cell_bytes(row, cell), cell->len);
+            if (!null) fl_buf_append(&c->data, fl_row_cell_bytes(row, cell), cell->len);
             fl_put_fixed(&c->values, (uint32_t)c->data.len, 4);
             break;
         }
@@ -172,8 +172,12 @@ void fl_builder_append(fl_builder_t *b, const fluss_row_t *row) {
         after += c->values.len + c->data.len;
     }
     b->rows++;
-    b->bytes += after - before + (b->rows % 8 == 1 ? b->t->desc.schema.column_count : 0);
+    b->bytes += after - before + (b->rows % 8 == 1 ? b->schema->column_count : 0);
 }
+
+int64_t fl_record_builder_rows(const fl_record_builder_t *b) { return b->rows; }
+
+size_t fl_record_builder_size(const fl_record_builder_t *b) { return b->bytes; }
 
 /* Emits an all-NULL column of type t and `length` rows (nested columns,
  * which the writer cannot fill yet). Children of lists and maps are empty. */
@@ -219,18 +223,17 @@ static int fl_emit_nulls(const fl_datatype_t *t, int64_t length, bool top, fl_ar
     }
 }
 
-int fl_builder_finish(fl_builder_t *b, int64_t writer_id, int32_t sequence, fl_buf_t *out,
-                      fl_error_t *err) {
-    const fluss_table_t *t = b->t;
-    fl_arrow_write_options_t o = {t->codec, t->zstd_level, 8};
+int fl_record_builder_finish(fl_record_builder_t *b, int64_t writer_id, int32_t sequence,
+                             fl_buf_t *out, fl_error_t *err) {
+    fl_arrow_write_options_t o = {b->opts.codec, b->opts.zstd_level, 8};
     fl_arrow_writer_t w;
     fl_arrow_writer_init(&w, &o);
     fl_buf_t zeros;
     fl_buf_init(&zeros);
     int rc = 0;
-    for (size_t i = 0; i < t->desc.schema.column_count && !rc; i++) {
-        const fl_colbuild_t *c = &b->cols[i];
-        const fl_datatype_t *ty = fl_table_type(t, i);
+    for (size_t i = 0; i < b->schema->column_count && !rc; i++) {
+        const fl_record_column_t *c = &b->cols[i];
+        const fl_datatype_t *ty = fl_record_type(b, i);
         if (fl_type_nested(ty->root)) {
             rc = fl_emit_nulls(ty, b->rows, true, &w, &zeros, err);
             continue;
@@ -255,19 +258,19 @@ int fl_builder_finish(fl_builder_t *b, int64_t writer_id, int32_t sequence, fl_b
         out->len = start;
         return rc;
     }
-    uint8_t *h = out->data + start;
-    size_t len = out->len - start;
-    fl_put_le64(h + 0, 0);
-    fl_put_le32(h + 8, (uint32_t)(len - FL_BATCH_LOG_OVERHEAD));
-    h[12] = 0;
-    fl_put_le64(h + 13, 0);
-    h[25] = (uint8_t)t->schema_id;
-    h[26] = (uint8_t)((uint32_t)t->schema_id >> 8);
-    h[27] = FL_BATCH_ATTR_APPEND_ONLY;
-    fl_put_le32(h + 28, (uint32_t)(b->rows > 0 ? b->rows - 1 : 0));
-    fl_put_le64(h + 32, (uint64_t)writer_id);
-    fl_put_le32(h + 40, (uint32_t)sequence);
-    fl_put_le32(h + 44, (uint32_t)b->rows);
-    fl_put_le32(h + 21, fl_batch_compute_crc(h, len, 0));
+    fl_batch_header_t h = {
+        .magic = 0,
+        .base_offset = 0,
+        .commit_timestamp = 0,
+        .leader_epoch = -1,
+        .schema_id = (int16_t)b->opts.schema_id,
+        .attributes = FL_BATCH_ATTR_APPEND_ONLY,
+        .last_offset_delta = (int32_t)(b->rows > 0 ? b->rows - 1 : 0),
+        .writer_id = writer_id,
+        .batch_sequence = sequence,
+        .record_count = (int32_t)b->rows,
+        .stats_size = 0,
+    };
+    fl_batch_write_header(out->data + start, out->len - start, &h);
     return 0;
 }

@@ -1,0 +1,68 @@
+/*
+ * record_builder.h — builds one LogRecordBatch with an ARROW body from
+ * rows (Fluss's MemoryLogRecordsArrowBuilder + ArrowWriter): rows are
+ * appended column by column into Arrow buffers, then closed into a V0
+ * batch (record_batch.h writes the header and CRC). Used by libfluss's
+ * append writer; the server will build its changelog batches with it.
+ * The row values are typed by the schema the builder was made for
+ * (types_row.h); ARRAY, MAP and ROW columns are written as all-NULL
+ * columns only. Thread rule: one user per builder.
+ */
+#ifndef FL_RECORD_BUILDER_H
+#define FL_RECORD_BUILDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arrow_ipc.h"
+#include "common_buf.h"
+#include "common_error.h"
+#include "types_row.h"
+#include "types_schema.h"
+
+typedef struct fl_record_builder_options {
+    int32_t schema_id;      /* written as the header's int16 SchemaId */
+    fl_arrow_codec_t codec; /* table.log.arrow.compression.type */
+    int zstd_level;         /* 0 = zstd's default */
+} fl_record_builder_options_t;
+
+/* One column's Arrow buffers while rows come in. */
+typedef struct fl_record_column {
+    fl_buf_t validity;
+    fl_buf_t values;
+    fl_buf_t data;
+    int64_t null_count;
+} fl_record_column_t;
+
+/* Embeddable; callers use the functions below, not the fields. */
+typedef struct fl_record_builder {
+    const fl_schema_t *schema; /* borrowed: outlives the builder */
+    fl_record_builder_options_t opts;
+    int64_t rows;
+    fl_record_column_t *cols;
+    size_t bytes; /* uncompressed Arrow bytes so far */
+} fl_record_builder_t;
+
+/* FLUSS_ERR__INVALID_ARG naming the column when a column type cannot be
+ * laid out in Arrow. */
+int fl_record_builder_check_schema(const fl_schema_t *schema, fl_error_t *err);
+void fl_record_builder_init(fl_record_builder_t *b, const fl_schema_t *schema,
+                            const fl_record_builder_options_t *opts);
+void fl_record_builder_free(fl_record_builder_t *b);
+/* Empties the builder and keeps its memory. */
+void fl_record_builder_clear(fl_record_builder_t *b);
+/* Appends row (row->column_count = the schema's, values of the column
+ * types, non-NULL where a column is NOT NULL: the caller checked). */
+void fl_record_builder_append(fl_record_builder_t *b, const fl_row_t *row);
+int64_t fl_record_builder_rows(const fl_record_builder_t *b);
+/* Uncompressed Arrow bytes appended so far (a batch-size estimate). */
+size_t fl_record_builder_size(const fl_record_builder_t *b);
+/* Appends a whole V0 LogRecordBatch (protocol.md §4.1) of the rows to
+ * out: base offset and commit timestamp 0, append-only, the options'
+ * schema id and compression, writer id and batch sequence as given (-1
+ * for none), CRC-32C over [25, end). On error out is as it was. The
+ * builder keeps its rows; _clear it to reuse. */
+int fl_record_builder_finish(fl_record_builder_t *b, int64_t writer_id, int32_t sequence,
+                             fl_buf_t *out, fl_error_t *err);
+
+#endif
