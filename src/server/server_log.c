@@ -18,6 +18,7 @@
 #include "common_log.h"
 #include "common_time.h"
 #include "record_project.h"
+#include "record_validate.h"
 #include "server_node.h"
 #include "types_schema.h"
 
@@ -380,6 +381,37 @@ int fl_api_fetch_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_t 
 
 /* ---- PRODUCE_LOG ---- */
 
+/* What no bucket of table_id may store, stricter than Fluss 0.9.1: records
+ * for a primary-key table (written with PUT_KV only), and batches that fail
+ * fl_record_validate (unknown schema id, records that do not match their
+ * header or schema). */
+static int fl_produce_validate(fl_server_t *srv, int64_t table_id, const uint8_t *records,
+                               size_t len, fl_error_t *err) {
+    fl_proj_ctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.table = srv->catalog.ms->ops->table_by_id(srv->catalog.ms, table_id);
+    if (!c.table) return 0; /* fl_bucket_replica has answered */
+    json_t *j = json_loads(c.table->table_json, 0, NULL);
+    int format = fl_log_format_from_name(json_string_value(
+        json_object_get(json_object_get(j, "properties"), "table.log.format")));
+    if (j) json_decref(j);
+    size_t columns;
+    int rc;
+    if (format < 0 || !fl_proj_schema_types(&c, (int16_t)c.table->schema_id, &columns))
+        rc = fl_err_set(err, FLUSS_ERR_STORAGE_EXCEPTION, "The table %s.%s cannot be read.",
+                        c.table->database, c.table->name);
+    else if (c.schemas[c.table->schema_id].has_primary_key)
+        rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                        "Table %s.%s has a primary key: write it with PUT_KV (an upsert "
+                        "writer), not PRODUCE_LOG.",
+                        c.table->database, c.table->name);
+    else
+        rc = fl_record_validate(records, len, (fl_log_format_t)format, fl_proj_schema_types, &c,
+                                err);
+    fl_proj_ctx_free(&c);
+    return rc;
+}
+
 int fl_api_produce_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_t rid,
                        fl_buf_t *out, fl_error_t *err) {
     const Fluss__ProduceLogRequest *req = (const Fluss__ProduceLogRequest *)m;
@@ -405,6 +437,9 @@ int fl_api_produce_log(fl_server_role_t *role, const ProtobufCMessage *m, int32_
         fl_append_result_t res;
         rc = fl_bucket_replica(role, req->table_id, br->has_partition_id, br->partition_id,
                                    br->bucket_id, &r, &e);
+        if (!rc)
+            rc = fl_produce_validate(role->server, req->table_id, br->records.data,
+                                     br->records.len, &e);
         if (!rc) rc = fl_log_tablet_append(r->log, br->records.data, br->records.len, now, &res, &e);
         if (rc) {
             b.has_error_code = 1;
