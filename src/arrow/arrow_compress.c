@@ -25,8 +25,6 @@
 #include "arrow_int.h"
 
 #define CZ_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
-#define FL_ARROW_LENGTH_PREFIX 8
-#define FL_ARROW_RAW_LENGTH (-1)
 
 static const char *fl_arrow_codec_name(fl_arrow_codec_t c) {
     return c == FL_ARROW_CODEC_LZ4_FRAME ? "LZ4_FRAME" : c == FL_ARROW_CODEC_ZSTD ? "ZSTD" : "NONE";

@@ -41,21 +41,6 @@ static int fl_arrow_project_check(const int32_t *projected, size_t projected_cou
     return 0;
 }
 
-/* Buffers must come in body order without overlap for padded lengths to
- * mean anything. */
-static int fl_arrow_project_check_order(const fl_arrow_batch_view_t *v, fl_error_t *err) {
-    for (size_t i = 0; i + 1 < v->buffer_count; i++) {
-        fl_arrow_buffer_t a = fl_arrow_batch_buffer(v, i), b = fl_arrow_batch_buffer(v, i + 1);
-        if (a.offset + a.length > b.offset) /* no overflow: both within body_len */
-            return fl_err_set(err, PJ_CORRUPT,
-                              "arrow RecordBatch: buffer %zu [%lld, +%lld) overlaps or follows "
-                              "buffer %zu at %lld",
-                              i, (long long)a.offset, (long long)a.length, i + 1,
-                              (long long)b.offset);
-    }
-    return 0;
-}
-
 /* One selected buffer: where it is in the source body, its padded length
  * there, and its Buffer.length. */
 typedef struct fl_arrow_pick {
@@ -75,7 +60,7 @@ int fl_arrow_project(const uint8_t *msg, size_t len, const fl_datatype_t *const 
         return fl_err_set(err, PJ_CORRUPT,
                           "arrow RecordBatch: variadicBufferCounts present (no Fluss type uses "
                           "view layouts)");
-    if ((rc = fl_arrow_project_check_order(&v, err))) return rc;
+    if ((rc = fl_arrow_check_buffer_order(&v, err))) return rc;
 
     /* counts are bounded by the metadata size, hence by len */
     fl_arrow_node_t *nodes = fl_try_malloc((v.node_count ? v.node_count : 1) * sizeof(*nodes));

@@ -27,6 +27,7 @@
 #include "common_log.h"
 #include "common_time.h"
 #include "record_project.h"
+#include "record_validate.h"
 #include "server_coordinator.h"
 #include "server_node.h"
 #include "server_tablet.h"
@@ -380,6 +381,24 @@ static void fl_produce_on_complete(fl_delayed_op_t *op, bool expired) {
 
 static const fl_delayed_ops_t fl_produce_ops = {fl_produce_try_complete, fl_produce_on_complete};
 
+/* What no bucket of the table may store, stricter than Fluss 0.9.1:
+ * records for a primary-key table (written with PUT_KV only), and batches
+ * that fail fl_record_validate (unknown schema id, records that do not
+ * match their header or schema). The table-level part (t known). */
+static int fl_produce_table_check(const fl_hosted_table_t *t, int *format, fl_error_t *err) {
+    size_t columns;
+    *format = fl_log_format_from_name(t->log_format);
+    if (*format < 0 || !fl_hosted_table_schema_types(t, (int16_t)t->schema_id, &columns))
+        return fl_err_set(err, FLUSS_ERR_STORAGE_EXCEPTION, "The table %s.%s cannot be read.",
+                          t->database, t->name);
+    if (t->has_primary_key)
+        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                          "Table %s.%s has a primary key: write it with PUT_KV (an upsert "
+                          "writer), not PRODUCE_LOG.",
+                          t->database, t->name);
+    return 0;
+}
+
 FL_API_HANDLER(fl_api_produce_log) {
     int32_t rid = ctx->request_id;
     const Fluss__ProduceLogRequest *req = (const Fluss__ProduceLogRequest *)m;
@@ -398,6 +417,10 @@ FL_API_HANDLER(fl_api_produce_log) {
     p->keys = fl_calloc(nb ? nb : 1, sizeof(*p->keys));
     int64_t now = fl_time_wall_ms();
     fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_error_t table_err;
+    fl_err_clear(&table_err);
+    int format = 0;
+    int table_rc = table ? fl_produce_table_check(table, &format, &table_err) : 0;
     for (size_t i = 0; i < nb; i++) {
         Fluss__PbProduceLogReqForBucket *br = req->buckets_req[i];
         Fluss__PbProduceLogRespForBucket b = FLUSS__PB_PRODUCE_LOG_RESP_FOR_BUCKET__INIT;
@@ -410,6 +433,10 @@ FL_API_HANDLER(fl_api_produce_log) {
         fl_replica_append_t res;
         int rc = fl_tablet_server_replica(ts, table, br->has_partition_id, br->partition_id,
                                           br->bucket_id, &r, &e);
+        if (!rc && table_rc) rc = fl_err_set(&e, table_rc, "%s", table_err.msg);
+        if (!rc)
+            rc = fl_record_validate(br->records.data, br->records.len, (fl_log_format_t)format,
+                                    fl_proj_schema_types, table, &e);
         if (!rc) rc = fl_replica_append(r, br->records.data, br->records.len, now, &res, &e);
         if (rc) {
             b.has_error_code = 1;
