@@ -4,6 +4,7 @@
  * table below is the set of table.* keys Fluss 0.9 knows, with the kind of
  * value each takes.
  */
+#include "common_duration.h"
 #include "coordinator_table_check.h"
 
 #include <ctype.h>
@@ -85,19 +86,9 @@ static bool fl_enum_has(const char *values, const char *v) {
 }
 
 static bool fl_duration_ok(const char *v) {
-    /* "7 d", "10min", "3600000" (ms), "1 h" ... : digits then an optional unit */
-    const char *p = v;
-    while (isspace((unsigned char)*p)) p++;
-    if (!isdigit((unsigned char)*p)) return false;
-    while (isdigit((unsigned char)*p)) p++;
-    while (isspace((unsigned char)*p)) p++;
-    static const char *const units[] = {"",    "ns", "nano", "nanos", "us", "micro", "micros",
-                                        "ms",  "milli", "millis", "s", "sec", "secs", "second",
-                                        "seconds", "min", "mins", "minute", "minutes", "h",
-                                        "hour", "hours", "d", "day", "days"};
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-        if (strcasecmp(p, units[i]) == 0) return true;
-    return false;
+    int64_t ms;
+    fl_error_t e;
+    return fl_duration_parse_ms(v, &ms, &e) == 0;
 }
 
 static int fl_check_option_value(const fl_table_option_t *o, const char *v, fl_error_t *err) {

@@ -215,9 +215,14 @@ int fl_log_segment_find(const fl_log_segment_t *s, int64_t offset, uint64_t *pos
         size_t got;
         if (fl_pread_full(s->fd, head, sizeof(head), pos, &got) != 0 || got < sizeof(head))
             return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
-        int64_t base = fl_get_le64(head);
-        int32_t length = fl_get_le32(head + 8);
-        int32_t delta = fl_get_le32(head + 28 + (head[12] == 2 ? 4 : 0));
+        fl_batch_peek_t pk;
+        fl_error_t pe;
+        if (fl_batch_peek_header(head, sizeof(head), &pk, &pe) != 0)
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s at position %llu: %s",
+                              s->path, (unsigned long long)pos, pe.msg);
+        int64_t base = pk.base_offset;
+        int32_t length = pk.length;
+        int32_t delta = pk.last_offset_delta;
         if (length < FL_BATCH_HEADER_V0 - FL_BATCH_LOG_OVERHEAD || delta < 0)
             return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
                               "%s is corrupt at position %llu", s->path, (unsigned long long)pos);
@@ -242,8 +247,13 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
         size_t got;
         if (fl_pread_full(s->fd, head, sizeof(head), pos, &got) != 0 || got < sizeof(head))
             return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
-        int64_t base = fl_get_le64(head);
-        int32_t length = fl_get_le32(head + 8);
+        fl_batch_peek_t pk;
+        fl_error_t pe;
+        if (fl_batch_peek_header(head, sizeof(head), &pk, &pe) != 0)
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s at position %llu: %s",
+                              s->path, (unsigned long long)pos, pe.msg);
+        int64_t base = pk.base_offset;
+        int32_t length = pk.length;
         if (length < FL_BATCH_HEADER_V0 - FL_BATCH_LOG_OVERHEAD || pos + (uint64_t)length > s->size)
             return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
                               "%s is corrupt at position %llu", s->path, (unsigned long long)pos);

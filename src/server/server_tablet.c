@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "common_alloc.h"
+#include "common_duration.h"
 #include "common_log.h"
 #include "common_time.h"
 #include "proto_api.h"
@@ -43,19 +44,13 @@ void fl_hosted_table_unref(fl_hosted_table_t *t) {
     if (t && atomic_fetch_sub(&t->refs, 1) == 1) fl_hosted_table_free(t);
 }
 
-/* "7 d", "1h", "3600000": a number and a unit. */
+/* table.log.ttl in Fluss's duration syntax; the default when unset or
+ * unreadable (CREATE_TABLE validated it). */
 static int64_t fl_parse_ttl_ms(const char *v, int64_t dflt) {
-    if (!v) return dflt;
-    char *end;
-    long long n = strtoll(v, &end, 10);
-    while (*end == ' ') end++;
-    int64_t unit = 1;
-    if (!strncmp(end, "d", 1)) unit = 86400000;
-    else if (!strncmp(end, "h", 1)) unit = 3600000;
-    else if (!strncmp(end, "min", 3) || !strcmp(end, "m")) unit = 60000;
-    else if (!strncmp(end, "ms", 2)) unit = 1;
-    else if (!strncmp(end, "s", 1)) unit = 1000;
-    return n * unit;
+    int64_t ms;
+    fl_error_t e;
+    if (!v || fl_duration_parse_ms(v, &ms, &e) != 0) return dflt;
+    return ms;
 }
 
 static fl_ms_bucket_t *fl_buckets_copy(const fl_ms_bucket_t *b, int32_t n) {
