@@ -157,6 +157,6 @@ void *fl_perf_consume_run(void *arg) {
     if (!rc) rc = fl_perf_cons_loop(&c, p, &err);
     if (rc) fl_perf_error(p->st, "consumer", &err);
     fl_perf_cons_close(&c);
-    atomic_fetch_sub(&p->st->running, 1);
+    fl_perf_worker_done(p->st);
     return NULL;
 }

@@ -45,6 +45,7 @@ typedef struct fl_perf_opts {
     int max_inflight;
     bool idempotent;
     bool random_payload;
+    int payload_columns; /* of a created table (default 1) */
     bool from_latest;
     const char *columns; /* consume projection, comma list */
     bool json;
@@ -59,6 +60,7 @@ typedef struct fl_perf_stats {
     _Atomic int64_t requests;   /* produce: acknowledged batches */
     _Atomic int errors;
     _Atomic int running;        /* workers not finished */
+    _Atomic int64_t end_us;     /* the last worker's end (fl_perf_now_us), for exact durations */
     fl_perf_hist_t lat_window;  /* drained every second by the reporter */
     fl_perf_hist_t lat_total;
     char first_error[2300];     /* the first worker error (guarded by error_lock) */
@@ -74,6 +76,9 @@ double fl_perf_now_s(void);
 
 /* Counts a worker error and keeps the first message. */
 void fl_perf_error(fl_perf_stats_t *st, const char *what, const fluss_error_t *err);
+
+/* A worker's last act: notes its end time and leaves `running`. */
+void fl_perf_worker_done(fl_perf_stats_t *st);
 
 /* Splits "db.table" (default database "fluss"). */
 void fl_perf_split_path(const char *path, char *db, size_t db_cap, const char **table);
@@ -96,6 +101,8 @@ void *fl_perf_produce_run(void *arg);
 /* The payload pool of a run (malloc'd; random letters or bytes per
  * --payload), at least one payload long. */
 void fl_perf_pool_new(const fl_perf_opts_t *o, uint8_t **pool, size_t *len);
+/* Name of payload column k: payload, payload_1, payload_2, ... */
+void fl_perf_payload_name(int k, char *buf, size_t cap);
 
 /* Consumer threads: a table, the buckets to read, where to start, where
  * to stop. The latency consumer records now - ts per row. */

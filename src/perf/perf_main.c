@@ -43,6 +43,13 @@ void fl_perf_error(fl_perf_stats_t *st, const char *what, const fluss_error_t *e
     pthread_mutex_unlock(&st->error_lock);
 }
 
+void fl_perf_worker_done(fl_perf_stats_t *st) {
+    int64_t now = fl_perf_now_us(), end = atomic_load(&st->end_us);
+    while (now > end && !atomic_compare_exchange_weak(&st->end_us, &end, now)) {
+    }
+    atomic_fetch_sub(&st->running, 1);
+}
+
 void fl_perf_split_path(const char *path, char *db, size_t db_cap, const char **table) {
     const char *dot = strchr(path, '.');
     if (!dot) {
@@ -83,6 +90,8 @@ static void fl_perf_usage(FILE *f) {
         "produce, latency:\n"
         "  --record-size B      bytes per row (default 1024; the payload gets B - 20)\n"
         "  --payload text|random  letters A-Z (default, compressible) or random bytes\n"
+        "  --payload-columns N  a created table gets N BYTES columns payload, payload_1, ...\n"
+        "                       sharing the payload (default 1; for projection tests)\n"
         "  --batch-bytes B      writer batch size per bucket (default 1 MiB)\n"
         "  --batch-rows N       the same as rows: batch bytes = N x record size\n"
         "  --linger-ms N        (default 100; latency mode: 0)\n"
@@ -102,7 +111,7 @@ enum {
     OPT_BOOTSTRAP = 256, OPT_TABLE, OPT_RECORDS, OPT_DURATION, OPT_THREADS, OPT_JSON, OPT_QUIET,
     OPT_TIMEOUT, OPT_RECORD_SIZE, OPT_PAYLOAD, OPT_BATCH_BYTES, OPT_BATCH_ROWS, OPT_LINGER,
     OPT_RATE, OPT_ACKS, OPT_INFLIGHT, OPT_NO_IDEMPOTENCE, OPT_COMPRESSION, OPT_BUCKETS, OPT_FROM,
-    OPT_COLUMNS, OPT_HELP
+    OPT_COLUMNS, OPT_PAYLOAD_COLUMNS, OPT_HELP
 };
 
 static const struct option fl_perf_longopts[] = {
@@ -127,6 +136,7 @@ static const struct option fl_perf_longopts[] = {
     {"buckets", required_argument, NULL, OPT_BUCKETS},
     {"from", required_argument, NULL, OPT_FROM},
     {"columns", required_argument, NULL, OPT_COLUMNS},
+    {"payload-columns", required_argument, NULL, OPT_PAYLOAD_COLUMNS},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -205,6 +215,7 @@ static int fl_perf_opt_value(fl_perf_opts_t *o, int c, const char *arg, double *
     case OPT_RATE: o->rate = v; break;
     case OPT_INFLIGHT: o->max_inflight = (int)v; break;
     case OPT_BUCKETS: o->buckets = (int)v; break;
+    case OPT_PAYLOAD_COLUMNS: o->payload_columns = (int)v; break;
     default: return 2;
     }
     return 0;
@@ -251,6 +262,9 @@ static int fl_perf_parse(fl_perf_opts_t *o, int argc, char **argv) {
         return fl_perf_bad("%s writes one table", argv[1]);
     if (o->mode == FL_PERF_CONSUME && o->from_latest && o->records == 0 && o->duration_s == 0)
         o->duration_s = 10;
+    if (o->payload_columns <= 0) o->payload_columns = 1;
+    if (o->payload_columns > FL_PERF_COLUMNS_MAX - 2)
+        return fl_perf_bad("--payload-columns: at most %s", "62");
     if (o->threads <= 0) o->threads = o->mode == FL_PERF_CONSUME ? o->table_count : 1;
     if (o->threads > FL_PERF_THREADS_MAX) return fl_perf_bad("more than %s threads", "1024");
     return 0;
@@ -276,8 +290,15 @@ static int fl_perf_prepare_table(fl_perf_opts_t *o, fluss_error_t *err) {
         char prop[128];
         snprintf(prop, sizeof(prop), "table.log.arrow.compression.type=%s", o->compression ? o->compression : "");
         const char *props[2] = {o->compression ? prop : NULL, NULL};
+        char schema[4096] = "id BIGINT, ts BIGINT";
+        for (int k = 0; k < o->payload_columns; k++) {
+            char col[32];
+            fl_perf_payload_name(k, col, sizeof(col));
+            size_t len = strlen(schema);
+            snprintf(schema + len, sizeof(schema) - len, ", %s BYTES", col);
+        }
         fluss_table_spec_t spec = {0};
-        spec.schema = "id BIGINT, ts BIGINT, payload BYTES";
+        spec.schema = schema;
         spec.bucket_count = o->buckets > 0 ? o->buckets : 1;
         spec.properties = props;
         rc = fluss_table_create(c, db, name, &spec, true, err);
@@ -482,7 +503,8 @@ static const char *fl_perf_mode_name(fl_perf_mode_t m) {
 static void fl_perf_collect(fl_perf_run_t *r, const fl_perf_hist_snap_t *lat, fl_perf_result_t *out) {
     fl_perf_stats_t *st = fl_perf_main_stats(r);
     memset(out, 0, sizeof(*out));
-    out->seconds = fl_perf_now_s() - r->start_s;
+    int64_t end_us = atomic_load(&st->end_us);
+    out->seconds = (end_us ? (double)end_us / 1e6 : fl_perf_now_s()) - r->start_s;
     out->records = atomic_load(&st->records);
     out->bytes = atomic_load(&st->bytes);
     out->wire_bytes = atomic_load(&st->wire_bytes);

@@ -1,7 +1,8 @@
 /*
  * perf_produce.c — fluss-perf's producer threads: each opens its own
  * client, table and append writer (Fluss's producer), builds rows
- * "id BIGINT, ts BIGINT, payload BYTES" sized to the record size, and
+ * "id BIGINT, ts BIGINT, payload BYTES[, payload_1 BYTES, ...]" sized to
+ * the record size (the payload split evenly over the payload columns), and
  * appends its share of the records at its share of the target rate.
  * Acknowledgements come back through the writer's ack callback, which
  * counts rows and bytes and records the request latency. In latency
@@ -30,8 +31,10 @@ typedef struct fl_perf_prod_ctx {
     fluss_table_t *table;
     fluss_append_writer_t *writer;
     fluss_row_t *row;
-    int col_id, col_ts, col_payload;
-    size_t payload_len;
+    int col_id, col_ts;
+    int col_payload[FL_PERF_COLUMNS_MAX];
+    int payload_columns;
+    size_t payload_len; /* per payload column */
 } fl_perf_prod_ctx_t;
 
 static void fl_perf_on_ack(void *opaque, const fluss_append_ack_t *a) {
@@ -53,13 +56,20 @@ static uint64_t fl_perf_rand(uint64_t *s) {
     return *s;
 }
 
-static size_t fl_perf_payload_len(const fl_perf_opts_t *o) {
-    /* Arrow per row: 8 (id) + 8 (ts) + 4 (payload offset) + payload */
-    return o->record_size > 20 ? (size_t)o->record_size - 20 : 0;
+/* Payload bytes of a row over n payload columns. Arrow per row: 8 (id)
+ * + 8 (ts) + per payload column 4 (offset) + its bytes. */
+static size_t fl_perf_payload_len(const fl_perf_opts_t *o, int n) {
+    int over = 16 + 4 * n;
+    return o->record_size > over ? (size_t)(o->record_size - over) : 0;
+}
+
+void fl_perf_payload_name(int k, char *buf, size_t cap) {
+    if (k == 0) snprintf(buf, cap, "payload");
+    else snprintf(buf, cap, "payload_%d", k);
 }
 
 void fl_perf_pool_new(const fl_perf_opts_t *o, uint8_t **pool, size_t *len) {
-    size_t n = FL_PERF_POOL_BYTES_MAX, pl = fl_perf_payload_len(o);
+    size_t n = FL_PERF_POOL_BYTES_MAX, pl = fl_perf_payload_len(o, 1); /* the most of any n */
     if (o->records > 0 && (uint64_t)o->records * pl < n) n = (size_t)o->records * pl;
     n += pl + 1;
     *pool = malloc(n);
@@ -84,8 +94,14 @@ static int fl_perf_prod_open(fl_perf_prod_ctx_t *c, const fl_perf_producer_t *p,
     if (rc) return rc;
     c->col_id = fluss_table_column_index(c->table, "id");
     c->col_ts = fluss_table_column_index(c->table, "ts");
-    c->col_payload = fluss_table_column_index(c->table, "payload");
-    if (c->col_id < 0 || c->col_ts < 0 || c->col_payload < 0) {
+    for (int k = 0; k < FL_PERF_COLUMNS_MAX; k++) {
+        char col_name[32];
+        fl_perf_payload_name(k, col_name, sizeof(col_name));
+        int col = fluss_table_column_index(c->table, col_name);
+        if (col < 0) break;
+        c->col_payload[c->payload_columns++] = col;
+    }
+    if (c->col_id < 0 || c->col_ts < 0 || c->payload_columns == 0) {
         err->code = FLUSS_ERR__INVALID_ARG;
         snprintf(err->message, sizeof(err->message),
                  "table %s needs the columns id BIGINT, ts BIGINT, payload BYTES", o->tables[0]);
@@ -102,7 +118,7 @@ static int fl_perf_prod_open(fl_perf_prod_ctx_t *c, const fl_perf_producer_t *p,
     if (rc) return rc;
     fluss_append_writer_set_ack_callback(c->writer, fl_perf_on_ack, p->st);
     c->row = fluss_row_new(c->table);
-    c->payload_len = fl_perf_payload_len(o);
+    c->payload_len = fl_perf_payload_len(o, c->payload_columns) / (size_t)c->payload_columns;
     return 0;
 }
 
@@ -143,12 +159,14 @@ static int fl_perf_prod_loop(fl_perf_prod_ctx_t *c, const fl_perf_producer_t *p,
         if ((rc = fl_perf_pace(c, p->rate, start, i, err))) break;
         if (atomic_load_explicit(&fl_perf_stop, memory_order_relaxed)) break;
         int64_t ts = latency ? fl_perf_now_us() : (int64_t)time(NULL) * 1000;
-        size_t shift = (size_t)(fl_perf_rand(&seed) % starts);
         if ((rc = fluss_row_set_int64(c->row, (size_t)c->col_id, id_base + i, err))) break;
         if ((rc = fluss_row_set_int64(c->row, (size_t)c->col_ts, ts, err))) break;
-        if ((rc = fluss_row_set_bytes(c->row, (size_t)c->col_payload, p->pool + shift,
-                                      c->payload_len, err)))
-            break;
+        for (int k = 0; !rc && k < c->payload_columns; k++) {
+            size_t shift = (size_t)(fl_perf_rand(&seed) % starts);
+            rc = fluss_row_set_bytes(c->row, (size_t)c->col_payload[k], p->pool + shift,
+                                     c->payload_len, err);
+        }
+        if (rc) break;
         if ((rc = fluss_append_writer_append(c->writer, c->row, err))) break;
         if (latency) rc = fluss_append_writer_poll(c->writer, 0, err);
     }
@@ -166,6 +184,6 @@ void *fl_perf_produce_run(void *arg) {
     if (!rc) rc = fl_perf_prod_loop(&c, p, &err);
     if (rc) fl_perf_error(p->st, "producer", &err);
     fl_perf_prod_close(&c);
-    atomic_fetch_sub(&p->st->running, 1);
+    fl_perf_worker_done(p->st);
     return NULL;
 }
