@@ -272,6 +272,30 @@ static int fl_perf_parse(fl_perf_opts_t *o, int argc, char **argv) {
 
 /* ---- the table of produce and latency ---- */
 
+/* A new table's buckets get their leaders asynchronously; writing before
+ * every bucket answers LIST_OFFSETS raced with the reference server's
+ * leader set-up (its writer state came back empty after the first batch:
+ * OUT_OF_ORDER_SEQUENCE on the second), so wait until all answer. */
+static int fl_perf_wait_leaders(fluss_client_t *c, const char *db, const char *name, int timeout_ms,
+                                fluss_error_t *err) {
+    double end = fl_perf_now_s() + timeout_ms / 1e3;
+    for (;;) {
+        fluss_table_t *t = NULL;
+        int rc = fluss_table_open(c, db, name, &t, err);
+        if (!rc) {
+            int32_t n = fluss_table_bucket_count(t);
+            int64_t *offs = calloc((size_t)n, sizeof(int64_t));
+            if (!offs) abort();
+            rc = fluss_table_list_offsets(t, NULL, (size_t)n, FLUSS_OFFSETS_LATEST, 0, offs, err);
+            free(offs);
+            fluss_table_close(t);
+        }
+        if (!rc || fl_perf_now_s() > end) return rc;
+        struct timespec ts = {0, 100 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static int fl_perf_prepare_table(fl_perf_opts_t *o, fluss_error_t *err) {
     if (o->table_count == 0) {
         char name[96];
@@ -302,6 +326,7 @@ static int fl_perf_prepare_table(fl_perf_opts_t *o, fluss_error_t *err) {
         spec.bucket_count = o->buckets > 0 ? o->buckets : 1;
         spec.properties = props;
         rc = fluss_table_create(c, db, name, &spec, true, err);
+        if (!rc) rc = fl_perf_wait_leaders(c, db, name, o->timeout_ms, err);
     } else if (!rc && !o->quiet && (o->compression || o->buckets)) {
         fprintf(stderr, "fluss-perf: %s exists; --compression and --buckets are not applied\n", o->tables[0]);
     }
