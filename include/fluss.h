@@ -237,6 +237,37 @@ int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
 /* Sends every buffered row and waits until all are acknowledged (or
  * failed). Returns the first error. Blocks. */
 int fluss_append_writer_flush(fluss_append_writer_t *w, fluss_error_t *err);
+/* Lets a writer make progress between appends (a rate-limited or idle
+ * producer): closes batches older than linger_ms (see below), sends
+ * ready batches and handles the answers that arrived, for up to
+ * timeout_ms (0 = only what can be done without waiting), and
+ * returns the writer's first error like _append. A batch
+ * past linger_ms whose server already has max_inflight requests in
+ * flight stays open and keeps filling (linger_ms 0 = send as soon as a
+ * slot is free). Blocks up to timeout_ms. */
+int fluss_append_writer_poll(fluss_append_writer_t *w, int timeout_ms, fluss_error_t *err);
+
+/* One batch's outcome, reported to the ack callback. */
+typedef struct fluss_append_ack {
+    int32_t bucket;
+    int64_t base_offset; /* offset of the batch's first row; -1 if failed or not answered */
+    int64_t rows;
+    int64_t bytes;       /* uncompressed Arrow bytes of its rows (as _stats counts) */
+    int64_t wire_bytes;  /* the batch as sent (header + compressed Arrow) */
+    int64_t request_us;  /* its PRODUCE_LOG request's last send -> answer (monotonic) */
+    int64_t batch_us;    /* its first row appended -> answer: linger + queue + request */
+    int error_code;      /* 0 = acknowledged; else the error that failed it for good */
+} fluss_append_ack_t;
+
+typedef void (*fluss_append_ack_cb)(void *opaque, const fluss_append_ack_t *ack);
+
+/* Sets the callback called once per batch when it is acknowledged or
+ * fails for good (retries are not reported); cb NULL removes it. It runs
+ * on the writer's caller thread inside _append, _poll or _flush, must
+ * not call the writer, and may read *ack only during the call. Batches
+ * dropped by _destroy are not reported. */
+void fluss_append_writer_set_ack_callback(fluss_append_writer_t *w, fluss_append_ack_cb cb,
+                                          void *opaque);
 /* Rows and bytes (uncompressed Arrow) acknowledged so far. */
 void fluss_append_writer_stats(const fluss_append_writer_t *w, int64_t *rows_acked,
                                int64_t *bytes_acked);
@@ -273,6 +304,9 @@ int64_t fluss_log_scanner_position(const fluss_log_scanner_t *s, int32_t bucket)
  * the bucket in err). Rows below the subscribed offset are skipped. */
 int fluss_log_scanner_poll(fluss_log_scanner_t *s, int timeout_ms, fluss_record_batch_t **out,
                            fluss_error_t *err);
+/* Bytes of log records (Arrow batches as the server sent them, after
+ * projection) received so far; a load generator's MB/s. */
+int64_t fluss_log_scanner_bytes_fetched(const fluss_log_scanner_t *s);
 void fluss_log_scanner_destroy(fluss_log_scanner_t *s);
 
 /* ---- record batches ---- */

@@ -57,6 +57,7 @@ struct fluss_log_scanner {
     fl_spending_t *pending;
     size_t pending_count;
     size_t pending_next;
+    int64_t bytes_fetched;
 };
 
 static int fl_cmp_i32(const void *a, const void *b) {
@@ -117,6 +118,10 @@ static void fl_scanner_drop_pending(fluss_log_scanner_t *s) {
     s->answers = NULL;
     s->pending = NULL;
     s->answer_count = s->pending_count = s->pending_next = 0;
+}
+
+int64_t fluss_log_scanner_bytes_fetched(const fluss_log_scanner_t *s) {
+    return s->bytes_fetched;
 }
 
 void fluss_log_scanner_destroy(fluss_log_scanner_t *s) {
@@ -303,6 +308,7 @@ static int fl_scanner_fetch(fluss_log_scanner_t *s, int max_wait_ms, fl_error_t 
                 if (!b->has_records || b->records.len == 0) continue;
                 s->pending = fl_realloc(s->pending, (s->pending_count + 1) * sizeof(*s->pending));
                 fl_spending_t *p = &s->pending[s->pending_count++];
+                s->bytes_fetched += (int64_t)b->records.len;
                 p->bucket = b->bucket_id;
                 p->data = b->records.data;
                 p->len = b->records.len;

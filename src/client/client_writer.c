@@ -10,8 +10,14 @@
  * sequence) again, after the bucket's other in-flight batches came back,
  * so the server's sequence check keeps the order (protocol.md §4.7).
  *
- * Thread rule: no thread of its own; everything happens inside _append
- * and _flush on the caller's thread. One user at a time.
+ * Thread rule: no thread of its own; everything happens inside _append,
+ * _flush and _poll on the caller's thread (the ack callback too). One
+ * user at a time.
+ *
+ * A lingering batch whose server has no free in-flight slot stays open
+ * (it keeps filling up to batch_bytes) instead of queueing behind the
+ * full pipeline: with linger_ms 0 that is Kafka's "send as soon as the
+ * sender can", batching whatever arrives while the pipeline is full.
  *
  * Limits: buffer_memory_max bounds open batches + ready + in-flight
  * bytes; FL_WRITER_REQUEST_BYTES_MAX one request; FL_WRITER_RETRIES_MAX
@@ -42,6 +48,7 @@ typedef struct fl_wbatch {
     int32_t sequence;
     int64_t rows;
     size_t raw_bytes;
+    int64_t opened_us; /* the batch's first row was appended (monotonic) */
     fl_buf_t bytes; /* the whole V0 batch */
     int attempts;
     int64_t not_before_ms;
@@ -51,6 +58,7 @@ typedef struct fl_wbucket {
     fl_record_builder_t builder;
     bool open;
     int64_t opened_ms;
+    int64_t opened_us;
     int32_t next_sequence;
     int inflight;
     bool blocked; /* a batch is being retried: send nothing else until inflight is 0 */
@@ -60,6 +68,7 @@ typedef struct fl_winflight {
     bool used;
     int node;
     int32_t request_id;
+    int64_t sent_us;
     size_t count;
     fl_wbatch_t **batches;
 } fl_winflight_t;
@@ -86,6 +95,8 @@ struct fluss_append_writer {
     int64_t rows_acked;
     int64_t bytes_acked;
     fl_buf_t key;
+    fluss_append_ack_cb ack_cb;
+    void *ack_opaque;
 };
 
 static bool fl_retriable(int code) {
@@ -160,6 +171,7 @@ static int fl_writer_close_bucket(fluss_append_writer_t *w, int32_t bucket) {
     b->bucket = bucket;
     b->rows = fl_record_builder_rows(&wb->builder);
     b->raw_bytes = fl_record_builder_size(&wb->builder);
+    b->opened_us = wb->opened_us;
     b->sequence = w->writer_id >= 0 ? wb->next_sequence : -1;
     fl_error_t err;
     fl_err_clear(&err);
@@ -180,10 +192,27 @@ static int fl_writer_close_bucket(fluss_append_writer_t *w, int32_t bucket) {
     return 0;
 }
 
+/* Closes the open batches older than linger_ms whose leader has a free
+ * in-flight slot (the others keep filling until one is free). */
 static void fl_writer_close_lingering(fluss_append_writer_t *w, int64_t now) {
-    for (int32_t i = 0; i < w->t->bucket_count; i++)
-        if (w->buckets[i].open && now - w->buckets[i].opened_ms >= w->o.linger_ms)
-            fl_writer_close_bucket(w, i);
+    for (int32_t i = 0; i < w->t->bucket_count; i++) {
+        if (!w->buckets[i].open || now - w->buckets[i].opened_ms < w->o.linger_ms) continue;
+        int32_t node = w->t->leader_node[i];
+        if (node >= 0 && w->conns[node].inflight >= w->o.max_inflight) continue;
+        fl_writer_close_bucket(w, i);
+    }
+}
+
+/* Milliseconds until the oldest open batch reaches linger_ms, or -1. */
+static int64_t fl_writer_linger_due(const fluss_append_writer_t *w, int64_t now) {
+    int64_t due = -1;
+    for (int32_t i = 0; i < w->t->bucket_count; i++) {
+        if (!w->buckets[i].open) continue;
+        int64_t left = w->buckets[i].opened_ms + w->o.linger_ms - now;
+        if (left < 0) left = 0;
+        if (due < 0 || left < due) due = left;
+    }
+    return due;
 }
 
 /* ---- sending ---- */
@@ -242,6 +271,7 @@ static int fl_writer_send_node(fluss_append_writer_t *w, int node, int64_t now) 
     int rc = 0;
     if (c->conn.fd < 0) rc = fl_table_connect_node(w->t, node, &c->conn, &err);
     int32_t rid = -1;
+    int64_t sent_us = fl_time_mono_us(); /* before the write: a big frame's write waits for the reader */
     if (!rc) {
         Fluss__PbProduceLogReqForBucket *reqs = fl_calloc(n, sizeof(*reqs));
         Fluss__PbProduceLogReqForBucket **ptrs = fl_calloc(n, sizeof(*ptrs));
@@ -274,6 +304,7 @@ static int fl_writer_send_node(fluss_append_writer_t *w, int node, int64_t now) 
     f->used = true;
     f->node = node;
     f->request_id = rid;
+    f->sent_us = sent_us;
     f->count = n;
     f->batches = fl_malloc(n * sizeof(fl_wbatch_t *));
     memcpy(f->batches, picked, n * sizeof(fl_wbatch_t *));
@@ -299,8 +330,24 @@ static void fl_writer_send_ready(fluss_append_writer_t *w) {
 
 /* ---- acknowledgements ---- */
 
+static void fl_writer_report(fluss_append_writer_t *w, const fl_wbatch_t *b, int64_t sent_us,
+                             int64_t now_us, int64_t base_offset, int code) {
+    if (!w->ack_cb) return;
+    fluss_append_ack_t a;
+    a.bucket = b->bucket;
+    a.base_offset = base_offset;
+    a.rows = b->rows;
+    a.bytes = (int64_t)b->raw_bytes;
+    a.wire_bytes = (int64_t)b->bytes.len;
+    a.request_us = now_us - sent_us;
+    a.batch_us = now_us - b->opened_us;
+    a.error_code = code;
+    w->ack_cb(w->ack_opaque, &a);
+}
+
 static void fl_writer_complete(fluss_append_writer_t *w, fl_winflight_t *f,
                                Fluss__ProduceLogResponse *resp, const fl_error_t *req_err) {
+    int64_t now_us = w->ack_cb ? fl_time_mono_us() : 0;
     w->conns[f->node].inflight--;
     for (size_t k = 0; k < f->count; k++) {
         fl_wbatch_t *b = f->batches[k];
@@ -308,6 +355,7 @@ static void fl_writer_complete(fluss_append_writer_t *w, fl_winflight_t *f,
         wb->inflight--;
         fl_error_t e;
         fl_err_clear(&e);
+        int64_t base_offset = -1;
         if (req_err) {
             e = *req_err;
         } else {
@@ -321,17 +369,21 @@ static void fl_writer_complete(fluss_append_writer_t *w, fl_winflight_t *f,
                 fl_err_set(&e, br->error_code, "bucket %d: %s", b->bucket,
                            br->error_message ? br->error_message
                                              : fl_err_default_message(br->error_code));
+            else if (br->has_base_offset)
+                base_offset = br->base_offset;
         }
         if (e.code == 0) {
             w->rows_acked += b->rows;
             w->bytes_acked += (int64_t)b->raw_bytes;
             w->memory -= b->bytes.len;
+            fl_writer_report(w, b, f->sent_us, now_us, base_offset, 0);
             fl_wbatch_free(b);
         } else if (fl_retriable(e.code) ||
                    (e.code == FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION && wb->blocked)) {
             fl_writer_retry(w, b, &e);
         } else {
             w->memory -= b->bytes.len;
+            fl_writer_report(w, b, f->sent_us, now_us, -1, e.code);
             fl_wbatch_free(b);
             fl_writer_fail(w, &e);
         }
@@ -524,7 +576,8 @@ int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
     fl_wbucket_t *wb = &w->buckets[bucket];
     if (!wb->open) {
         wb->open = true;
-        wb->opened_ms = fl_time_mono_ms();
+        wb->opened_us = fl_time_mono_us();
+        wb->opened_ms = wb->opened_us / 1000;
     }
     size_t before = fl_record_builder_size(&wb->builder);
     fl_record_builder_append(&wb->builder, &row->row);
@@ -560,6 +613,70 @@ int fluss_append_writer_flush(fluss_append_writer_t *w, fluss_error_t *e) {
     while ((w->ready || w->inflight_count) && !w->failed.code) fl_writer_step(w);
     /* a failure still waits for what is in flight, so nothing is lost silently */
     while (w->inflight_count) fl_writer_poll(w, true);
+    if (w->failed.code) return fl_client_error_out(e, &w->failed);
+    return 0;
+}
+
+void fluss_append_writer_set_ack_callback(fluss_append_writer_t *w, fluss_append_ack_cb cb,
+                                          void *opaque) {
+    w->ack_cb = cb;
+    w->ack_opaque = opaque;
+}
+
+/* Waits up to timeout_ms for answers on the connections with requests in
+ * flight and handles every one that came; a quiet wait is not a timeout
+ * of the requests (those expire in fl_writer_poll's wait). */
+static void fl_writer_wait_answers(fluss_append_writer_t *w, int timeout_ms) {
+    struct pollfd fds[64];
+    int nodes[64];
+    size_t n = 0;
+    for (size_t i = 0; i < w->t->node_count && n < 64; i++)
+        if (w->conns[i].inflight > 0 && w->conns[i].conn.fd >= 0) {
+            fds[n].fd = w->conns[i].conn.fd;
+            fds[n].events = POLLIN;
+            fds[n].revents = 0;
+            nodes[n++] = (int)i;
+        }
+    if (n == 0) return;
+    if (poll(fds, n, timeout_ms) <= 0) return;
+    for (size_t i = 0; i < n; i++)
+        if (fds[i].revents)
+            fl_writer_recv_node(w, nodes[i], fl_time_mono_ms() + w->o.request_timeout_ms);
+    fl_writer_poll(w, false);
+}
+
+int fluss_append_writer_poll(fluss_append_writer_t *w, int timeout_ms, fluss_error_t *e) {
+    if (timeout_ms < 0) timeout_ms = 0;
+    int64_t now = fl_time_mono_ms();
+    int64_t end = now + timeout_ms;
+    for (;;) {
+        if (w->failed.code) return fl_client_error_out(e, &w->failed);
+        fl_writer_close_lingering(w, now);
+        fl_writer_send_ready(w);
+        if (w->inflight_count) fl_writer_poll(w, false);
+        fl_writer_close_lingering(w, fl_time_mono_ms());
+        fl_writer_send_ready(w);
+        now = fl_time_mono_ms();
+        int64_t left = end - now;
+        if (left <= 0) break;
+        if (w->inflight_count) {
+            fl_writer_wait_answers(w, (int)left);
+            now = fl_time_mono_ms();
+            continue;
+        }
+        /* nothing in flight: sleep until a batch lingers long enough or a retry is due */
+        int64_t wake = fl_writer_linger_due(w, now);
+        int64_t due = fl_writer_next_due(w);
+        if (due >= 0 && (wake < 0 || due - now < wake)) wake = due - now < 0 ? 0 : due - now;
+        if (wake < 0 || wake > left) wake = left;
+        fl_sleep_ms(wake);
+        now = fl_time_mono_ms();
+        if (wake == left) {
+            fl_writer_close_lingering(w, now);
+            fl_writer_send_ready(w);
+            break;
+        }
+    }
     if (w->failed.code) return fl_client_error_out(e, &w->failed);
     return 0;
 }

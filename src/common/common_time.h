@@ -9,5 +9,7 @@
 
 int64_t fl_time_wall_ms(void);
 int64_t fl_time_mono_ms(void);
+/* Monotonic microseconds (latency measurements). */
+int64_t fl_time_mono_us(void);
 
 #endif
