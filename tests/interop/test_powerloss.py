@@ -10,8 +10,9 @@ A power loss is: SIGKILL flussd in the middle of a stream of acknowledged
 writes, replace the data dir by the shadow, start flussd again without the
 shim and read back. Then, per case:
 
-* a durable config (`log.flush.interval-messages=1`; `log.flush.mode=sync`,
-  the group-commit mode) keeps every acknowledged row exactly once, and each
+* a durable config (`log.flush.interval-messages=1`, with the shim's eager
+  and strict directory models; `log.flush.mode=sync`, the group-commit mode,
+  xfail until it lands) keeps every acknowledged row exactly once, and each
   bucket's log is a prefix of what was sent to that bucket (offsets from 0
   without holes, rows intact, in order);
 * the negative control, the default config (page cache only), must lose the
