@@ -11,8 +11,8 @@ writes, replace the data dir by the shadow, start flussd again without the
 shim and read back. Then, per case:
 
 * a durable config (`log.flush.interval-messages=1`, with the shim's eager
-  and strict directory models; `log.flush.mode=sync`, the group-commit mode,
-  xfail until it lands) keeps every acknowledged row exactly once, and each
+  and strict directory models; `log.flush.mode=sync`, fluss-c's group-commit
+  mode, also with 4 network loops) keeps every acknowledged row exactly once, and each
   bucket's log is a prefix of what was sent to that bucket (offsets from 0
   without holes, rows intact, in order);
 * the negative control, the default config (page cache only), must lose the
@@ -309,9 +309,10 @@ async def run_power_loss(tmp_path: Path, args, strict=False):
 DURABLE = [
     pytest.param(["-D", "log.flush.interval-messages=1"], False, id="flush-every-message"),
     pytest.param(["-D", "log.flush.interval-messages=1"], True, id="flush-every-message-strict"),
-    pytest.param(["-D", "log.flush.mode=sync"], False, id="flush-mode-sync", marks=pytest.mark.xfail(
-        strict=False, reason="log.flush.mode=sync (group commit) is not in flussd yet: "
-                             "today the key is ignored and acknowledged rows are lost")),
+    pytest.param(["-D", "log.flush.mode=sync"], False, id="flush-mode-sync"),
+    pytest.param(["-D", "log.flush.mode=sync"], True, id="flush-mode-sync-strict"),
+    pytest.param(["-D", "log.flush.mode=sync", "-D", "netty.server.num-network-threads=4",
+                  "-D", "netty.server.num-worker-threads=3"], False, id="flush-mode-sync-4-loops"),
 ]
 
 
