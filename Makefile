@@ -3,11 +3,13 @@
 
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_TSAN ?= build-tsan
 DATA_DIR   ?= ./data
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all build build-asan deps venv run test test-unit test-asan test-interop fuzz clean
+.PHONY: all build build-asan build-tsan deps venv run test test-unit test-asan test-tsan \
+        test-interop test-interop-loops fuzz clean
 
 all: build
 
@@ -26,6 +28,10 @@ build-asan:
 	@cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DFLUSS_SANITIZE=ON >/dev/null
 	@cmake --build $(BUILD_ASAN) -j $(JOBS)
 
+build-tsan:
+	@cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLUSS_TSAN=ON >/dev/null
+	@cmake --build $(BUILD_TSAN) -j $(JOBS)
+
 run: deps build
 	$(BUILD)/flussd --data-dir $(DATA_DIR)
 
@@ -37,16 +43,38 @@ test-unit: build
 test-asan: build-asan
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
 
-# The official clients against a real flussd (pyfluss; the Java client
-# smoke test runs inside the suite).
-INTEROP_FLUSSD ?= $(BUILD)/flussd
-test-interop: build venv
-	FLUSSD=$(INTEROP_FLUSSD) .venv/bin/python -m pytest tests/interop -q
+# Code shared between threads under ThreadSanitizer: the core's stress
+# test, then flussd itself (2 network loops, 2 workers) under the
+# streaming, bucket, idempotence, partition and core interop tests.
+TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
+               tests/interop/test_log_buckets.py tests/interop/test_log_idempotence.py \
+               tests/interop/test_partition_data.py tests/interop/test_powerloss.py
+test-tsan: build-tsan venv
+	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	    ctest --output-on-failure -R 'replica_concurrency'
+	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" FLUSSD=$(BUILD_TSAN)/flussd \
+	    FLUSSD_ARGS="-D netty.server.num-network-threads=2 -D netty.server.num-worker-threads=2" \
+	    .venv/bin/python -m pytest $(TSAN_INTEROP) -q
 
-test: deps build build-asan venv
+# The official clients against a real flussd (pyfluss; the Java client
+# smoke test runs inside the suite). INTEROP_ARGS go to the session server.
+INTEROP_FLUSSD ?= $(BUILD)/flussd
+INTEROP_ARGS ?=
+test-interop: build venv
+	FLUSSD=$(INTEROP_FLUSSD) FLUSSD_ARGS="$(INTEROP_ARGS)" .venv/bin/python -m pytest tests/interop -q
+
+# The whole suite with 1 and 4 network loops (make test runs 4 under ASan
+# and 1 here; the TSan tier runs 2).
+test-interop-loops: build venv
+	$(MAKE) --no-print-directory test-interop INTEROP_ARGS="-D netty.server.num-network-threads=1"
+
+test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-unit
 	$(MAKE) --no-print-directory test-asan
-	$(MAKE) --no-print-directory test-interop INTEROP_FLUSSD=$(BUILD_ASAN)/flussd
+	$(MAKE) --no-print-directory test-interop INTEROP_FLUSSD=$(BUILD_ASAN)/flussd \
+	    INTEROP_ARGS="-D netty.server.num-network-threads=4 -D netty.server.num-worker-threads=3"
+	$(MAKE) --no-print-directory test-interop-loops
+	$(MAKE) --no-print-directory test-tsan
 
 # libFuzzer binaries (clang): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 30
@@ -58,6 +86,6 @@ fuzz:
 	  echo "== $$n"; $$f -max_total_time=$(FUZZ_SECONDS) fuzz/corpus/$$n || exit 1; done
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) build-fuzz
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) build-fuzz
 
 include mk/reference.mk

@@ -5,9 +5,11 @@
 #include "replica.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "common_alloc.h"
 #include "common_log.h"
+#include "common_time.h"
 #include "replica_manager.h"
 
 static void fl_replica_destroy(fl_replica_t *r) {
@@ -47,6 +49,7 @@ static void fl_replica_flush_job(void *arg) {
 void fl_replica_schedule_flush(fl_replica_t *r) {
     pthread_mutex_lock(&r->lock);
     bool submit = !r->flush_scheduled;
+    if (submit) r->flush_asked_ms = fl_time_mono_ms();
     r->flush_scheduled = true;
     pthread_mutex_unlock(&r->lock);
     if (!submit) return;
@@ -113,7 +116,24 @@ int64_t fl_replica_offset_for_time(fl_replica_t *r, int64_t ts, fl_error_t *err)
     return off > hw ? hw : off;
 }
 
+/* The durable mode's gathering window (log.flush.interval-ms with
+ * log.flush.mode: sync): a flush waits this long after it was asked for,
+ * so one fsync covers every append of the window. */
+static void fl_replica_linger(fl_replica_t *r) {
+    const fl_durability_t *d = &r->rm->durability;
+    if (!d->sync || d->flush_interval_ms <= 0) return;
+    pthread_mutex_lock(&r->lock);
+    int64_t asked = r->flush_asked_ms;
+    pthread_mutex_unlock(&r->lock);
+    int64_t left = asked + d->flush_interval_ms - fl_time_mono_ms();
+    if (left > 0) {
+        struct timespec ts = {left / 1000, (left % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int fl_replica_flush(fl_replica_t *r, fl_error_t *err) {
+    fl_replica_linger(r);
     pthread_mutex_lock(&r->bg_lock);
     pthread_mutex_lock(&r->lock);
     r->flush_scheduled = false;

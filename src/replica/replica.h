@@ -52,6 +52,7 @@ typedef struct fl_replica {
     int32_t leader_epoch;
     int64_t unflushed_messages;         /* (lock) */
     bool flush_scheduled;               /* (lock) */
+    int64_t flush_asked_ms;             /* (lock) monotonic time the queued flush was asked for */
     atomic_bool deleted;                /* dropped: close without a snapshot, remove files */
     atomic_int refs;
     atomic_uint_fast64_t flushes;       /* fsync rounds done (stats, tests) */

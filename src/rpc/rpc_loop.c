@@ -36,6 +36,10 @@ struct fl_rpc_loop {
     char name[16];
 };
 
+/* The loop whose thread this is (NULL elsewhere): how a caller knows it may
+ * touch the loop's handles directly. Per thread, never shared. */
+static __thread fl_rpc_loop_t *fl_loop_current;
+
 static void fl_loop_close_walk(uv_handle_t *h, void *arg) {
     (void)arg;
     if (!uv_is_closing(h)) uv_close(h, NULL);
@@ -64,6 +68,7 @@ static void fl_loop_drain(uv_async_t *a) {
 
 static void *fl_loop_main(void *arg) {
     fl_rpc_loop_t *l = arg;
+    fl_loop_current = l;
     uv_run(&l->uv, UV_RUN_DEFAULT);
     /* handles are closed; run what was posted while closing */
     for (;;) {
@@ -121,9 +126,7 @@ void fl_rpc_loop_post(fl_rpc_loop_t *l, fl_rpc_task_fn fn, void *arg) {
     pthread_mutex_unlock(&l->lock);
 }
 
-bool fl_rpc_loop_on_thread(const fl_rpc_loop_t *l) {
-    return l->started && pthread_equal(pthread_self(), l->thread);
-}
+bool fl_rpc_loop_on_thread(const fl_rpc_loop_t *l) { return fl_loop_current == l; }
 
 uv_loop_t *fl_rpc_loop_uv(fl_rpc_loop_t *l) { return &l->uv; }
 

@@ -266,7 +266,7 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     ts->self = cfg->advertised;
     ts->self.id = cfg->id;
     pthread_rwlock_init(&ts->tables_lock, NULL);
-    char name[16];
+    char name[48]; /* thread names are cut to 15 bytes where they are set */
     snprintf(name, sizeof(name), "ts%d-work", cfg->id);
     ts->workers = fl_workq_new(ts->cfg.worker_threads, name);
     snprintf(name, sizeof(name), "ts%d-delay", cfg->id);

@@ -52,8 +52,8 @@ static int failures;
     } while (0)
 
 static const char *R(const char *rel) {
-    static char bufs[4][4400];
-    static int i;
+    static __thread char bufs[4][4400]; /* per thread: the writers call it concurrently */
+    static __thread int i;
     char *b = bufs[i++ & 3];
     snprintf(b, sizeof(bufs[0]), "%s/%s", root, rel);
     return b;

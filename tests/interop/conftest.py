@@ -4,6 +4,8 @@ Environment:
   FLUSS_SERVER    = ours (default) | reference
   FLUSS_BOOTSTRAP = host:port of the coordinator (required for `reference`)
   FLUSSD          = path of our server binary (default <repo>/build/flussd)
+  FLUSSD_ARGS     = extra flussd arguments for the session server, split on
+                    spaces (e.g. "-D netty.server.num-network-threads=4")
 
 With `ours` the session fixture starts
   flussd --data-dir <tmp> -D bind.listeners=FLUSS://127.0.0.1:<p1>
@@ -37,7 +39,8 @@ START_TIMEOUT_S = 10.0
 # Problems seen in our server's process (exit codes, sanitizer reports);
 # any of them fails the whole run.
 SERVER_PROBLEMS = []
-SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                     "WARNING: ThreadSanitizer")
 
 
 def pytest_configure(config):
@@ -144,12 +147,17 @@ def free_ports(n: int):
 class OurServer:
     """Our flussd, started and stopped by PID."""
 
-    def __init__(self, binary: Path, data_dir: Path, log_dir: Path):
+    def __init__(self, binary: Path, data_dir: Path, log_dir: Path, extra_args=(),
+                 tablet_servers: int = 1):
         self.binary = binary
         self.data_dir = data_dir
         self.log_dir = log_dir
+        self.extra_args = list(extra_args)
+        self.tablet_servers = tablet_servers
         self.host = "127.0.0.1"
         self.coordinator_port, self.tablet_port = free_ports(2)
+        if tablet_servers > 1:
+            self.tablet_port = 0  # each tablet server binds a port of its own
         self.proc = None
         self.starts = 0
         self.err_path = None
@@ -170,10 +178,13 @@ class OurServer:
         cmd = [str(self.binary), "--data-dir", str(self.data_dir),
                "-D", f"bind.listeners=FLUSS://{self.host}:{self.coordinator_port}",
                "-D", f"tablet-server.bind.listeners=FLUSS://{self.host}:{self.tablet_port}"]
+        if self.tablet_servers > 1:
+            cmd += ["--tablet-servers", str(self.tablet_servers)]
+        cmd += self.extra_args
         with open(out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=err,
                                          stdin=subprocess.DEVNULL)
-        wait_ports(self.host, [self.coordinator_port, self.tablet_port],
+        wait_ports(self.host, [p for p in (self.coordinator_port, self.tablet_port) if p],
                    proc=self.proc, err_path=self.err_path)
 
     def _signal_and_wait(self, sig, timeout):
@@ -257,7 +268,7 @@ def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("flussd")
     data_dir = base / "data"
     data_dir.mkdir()
-    srv = OurServer(binary, data_dir, base)
+    srv = OurServer(binary, data_dir, base, os.environ.get("FLUSSD_ARGS", "").split())
     srv.start()
     try:
         yield srv
