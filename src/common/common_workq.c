@@ -59,8 +59,9 @@ fl_workq_t *fl_workq_new(size_t threads, const char *name) {
     snprintf(q->name, sizeof(q->name), "%s", name ? name : "worker");
     for (size_t i = 0; i < threads; i++) {
         if (pthread_create(&q->threads[i], NULL, fl_workq_main, q) != 0) break;
-        char tname[16];
+        char tname[48];
         snprintf(tname, sizeof(tname), "%.11s-%zu", q->name, i);
+        tname[15] = '\0'; /* the kernel's limit for thread names */
         pthread_setname_np(q->threads[i], tname);
         q->thread_count++;
     }

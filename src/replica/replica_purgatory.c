@@ -161,7 +161,7 @@ fl_purgatory_t *fl_purgatory_new(const char *name) {
     pthread_condattr_destroy(&ca);
     if (pthread_create(&p->timer, NULL, fl_purgatory_timer_main, p) == 0) {
         p->timer_started = true;
-        char tname[16];
+        char tname[16]; /* the kernel's limit for thread names */
         snprintf(tname, sizeof(tname), "%.15s", name ? name : "purgatory");
         pthread_setname_np(p->timer, tname);
     }
