@@ -148,6 +148,17 @@ void fl_rpc_loop_destroy(fl_rpc_loop_t *l) {
         pthread_mutex_unlock(&l->lock);
         pthread_join(l->thread, NULL);
     } else {
+        /* never started: run what was posted, here, as the thread would have */
+        fl_loop_current = l;
+        fl_rpc_task_t *t = l->head;
+        l->head = l->tail = NULL;
+        while (t) {
+            fl_rpc_task_t *next = t->next;
+            t->fn(t->arg);
+            fl_free(t);
+            t = next;
+        }
+        fl_loop_current = NULL;
         for (size_t i = 0; i < l->hook_count; i++) l->hooks[i](l->hook_args[i]);
         uv_walk(&l->uv, fl_loop_close_walk, NULL);
         uv_run(&l->uv, UV_RUN_DEFAULT);
