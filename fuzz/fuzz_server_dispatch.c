@@ -142,9 +142,11 @@ static void fuzz_check_body(const ProtobufCMessageDescriptor *d, const fl_frame_
 }
 
 static void fuzz_handle(fl_server_role_t *role, const fl_frame_request_t *req) {
-    fl_buf_t out;
-    fl_buf_init(&out);
-    FUZZ_CHECK(fl_server_handle(role, NULL, req, &out) == 0);
+    fl_rpc_out_t rout;
+    fl_rpc_out_init(&rout);
+    FUZZ_CHECK(fl_server_handle(role, NULL, req, &rout) == 0);
+    fl_rpc_out_flatten(&rout);
+    fl_buf_t out = rout.buf; /* a view: freed through rout */
     size_t frame_bytes = 0;
     FUZZ_CHECK(fl_frame_peek(out.data, out.len, SIZE_MAX, &frame_bytes) == FL_FRAME_OK);
     FUZZ_CHECK(frame_bytes == out.len); /* exactly one response per request */
@@ -159,7 +161,7 @@ static void fuzz_handle(fl_server_role_t *role, const fl_frame_request_t *req) {
         FUZZ_CHECK(d != NULL); /* success only for an API Fluss defines */
         fuzz_check_body(d, &r, 0, role, req->api_key);
     }
-    fl_buf_free(&out);
+    fl_rpc_out_free(&rout);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -20,6 +20,7 @@
 #include "common_time.h"
 
 #define FL_RPC_LISTENERS_MAX 8
+#define FL_RPC_IOV_MAX 512 /* pieces in one writev; more are flattened */
 #define FL_RPC_READ_CHUNK 65536
 #define FL_RPC_IDLE_SCAN_MS 1000
 
@@ -38,10 +39,11 @@ struct fl_rpc_conn {
     fl_rpc_listener_t *listener;
     fl_rpc_conn_t *prev, *next;
     fl_buf_t in;        /* unparsed input */
-    fl_buf_t out;       /* responses not yet handed to uv_write */
+    fl_rpc_out_t out;   /* responses not yet handed to uv_write */
     size_t in_flight;   /* bytes in the current uv_write, 0 if none */
     uv_write_t write_req;
-    fl_buf_t writing;   /* buffer owned by the current uv_write */
+    fl_rpc_out_t writing; /* what the current uv_write owns */
+    uv_buf_t iov[FL_RPC_IOV_MAX];
     atomic_bool closing;
     bool reading;
     atomic_int refs;    /* the open handle + deferred responses */
@@ -78,10 +80,94 @@ static void fl_rpc_conn_flush(fl_rpc_conn_t *c);
 static void fl_rpc_update_reading(fl_rpc_conn_t *c);
 static void fl_rpc_shard_maybe_closed(fl_rpc_shard_t *sh);
 
+/* ---- output with spliced buffers ---- */
+
+void fl_rpc_out_init(fl_rpc_out_t *o) {
+    memset(o, 0, sizeof(*o));
+    fl_buf_init(&o->buf);
+}
+
+void fl_rpc_out_reset(fl_rpc_out_t *o) {
+    for (size_t i = 0; i < o->ext_count; i++) fl_buf_free(&o->ext[i].data);
+    o->ext_count = 0;
+    o->ext_bytes = 0;
+    fl_buf_reset(&o->buf);
+}
+
+void fl_rpc_out_free(fl_rpc_out_t *o) {
+    fl_rpc_out_reset(o);
+    fl_free(o->ext);
+    fl_buf_free(&o->buf);
+    memset(o, 0, sizeof(*o));
+}
+
+size_t fl_rpc_out_len(const fl_rpc_out_t *o) { return o->buf.len + o->ext_bytes; }
+
+void fl_rpc_out_attach(fl_rpc_out_t *o, fl_buf_t *data) {
+    if (data->len == 0) {
+        fl_buf_free(data);
+        return;
+    }
+    if (o->ext_count == o->ext_cap) {
+        o->ext_cap = o->ext_cap ? o->ext_cap * 2 : 8;
+        o->ext = fl_realloc(o->ext, o->ext_cap * sizeof(*o->ext));
+    }
+    o->ext[o->ext_count].at = o->buf.len;
+    o->ext[o->ext_count].data = *data;
+    o->ext_count++;
+    o->ext_bytes += data->len;
+    fl_buf_init(data);
+}
+
+void fl_rpc_out_move(fl_rpc_out_t *dst, fl_rpc_out_t *src) {
+    size_t base = dst->buf.len;
+    for (size_t i = 0; i < src->ext_count; i++) {
+        if (dst->ext_count == dst->ext_cap) {
+            dst->ext_cap = dst->ext_cap ? dst->ext_cap * 2 : 8;
+            dst->ext = fl_realloc(dst->ext, dst->ext_cap * sizeof(*dst->ext));
+        }
+        dst->ext[dst->ext_count] = src->ext[i];
+        dst->ext[dst->ext_count].at += base;
+        dst->ext_count++;
+        dst->ext_bytes += src->ext[i].data.len;
+    }
+    src->ext_count = 0;
+    src->ext_bytes = 0;
+    fl_buf_append(&dst->buf, src->buf.data, src->buf.len);
+    fl_buf_reset(&src->buf);
+}
+
+void fl_rpc_out_truncate(fl_rpc_out_t *o, size_t len, size_t ext_count) {
+    while (o->ext_count > ext_count) {
+        fl_rpc_ext_t *e = &o->ext[--o->ext_count];
+        o->ext_bytes -= e->data.len;
+        fl_buf_free(&e->data);
+    }
+    if (len < o->buf.len) o->buf.len = len;
+}
+
+void fl_rpc_out_flatten(fl_rpc_out_t *o) {
+    if (o->ext_count == 0) return;
+    fl_buf_t flat;
+    fl_buf_init(&flat);
+    size_t pos = 0;
+    for (size_t i = 0; i < o->ext_count; i++) {
+        fl_buf_append(&flat, o->buf.data + pos, o->ext[i].at - pos);
+        fl_buf_append(&flat, o->ext[i].data.data, o->ext[i].data.len);
+        pos = o->ext[i].at;
+        fl_buf_free(&o->ext[i].data);
+    }
+    fl_buf_append(&flat, o->buf.data + pos, o->buf.len - pos);
+    o->ext_count = 0;
+    o->ext_bytes = 0;
+    fl_buf_free(&o->buf);
+    o->buf = flat;
+}
+
 static void fl_rpc_conn_free(fl_rpc_conn_t *c) {
     fl_buf_free(&c->in);
-    fl_buf_free(&c->out);
-    fl_buf_free(&c->writing);
+    fl_rpc_out_free(&c->out);
+    fl_rpc_out_free(&c->writing);
     fl_free(c);
 }
 
@@ -108,7 +194,7 @@ static void fl_rpc_on_conn_closed(uv_handle_t *h) {
 /* On the connection's loop. */
 static void fl_rpc_conn_send_here(fl_rpc_conn_t *c, const uint8_t *frames, size_t len) {
     if (atomic_load(&c->closing)) return;
-    fl_buf_append(&c->out, frames, len);
+    fl_buf_append(&c->out.buf, frames, len);
     c->last_active_ms = fl_time_mono_ms();
     fl_rpc_conn_flush(c);
     fl_rpc_update_reading(c);
@@ -142,6 +228,19 @@ void fl_rpc_conn_send(fl_rpc_conn_t *c, const uint8_t *frames, size_t len) {
     fl_rpc_loop_post(c->shard->loop, fl_rpc_send_task_run, t);
 }
 
+void fl_rpc_conn_send_out(fl_rpc_conn_t *c, fl_rpc_out_t *o) {
+    if (!atomic_load(&c->closing) && fl_rpc_loop_on_thread(c->shard->loop)) {
+        fl_rpc_out_move(&c->out, o);
+        c->last_active_ms = fl_time_mono_ms();
+        fl_rpc_conn_flush(c);
+        fl_rpc_update_reading(c);
+        return;
+    }
+    fl_rpc_out_flatten(o);
+    fl_rpc_conn_send(c, o->buf.data, o->buf.len);
+    fl_rpc_out_reset(o);
+}
+
 static void fl_rpc_conn_close(fl_rpc_conn_t *c) {
     if (atomic_exchange(&c->closing, true)) return;
     fl_rpc_shard_t *sh = c->shard;
@@ -165,7 +264,7 @@ static void fl_rpc_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
 static void fl_rpc_update_reading(fl_rpc_conn_t *c) {
     if (atomic_load(&c->closing)) return;
-    bool want = c->out.len + c->in_flight <= c->shard->srv->limits.out_pending_max;
+    bool want = fl_rpc_out_len(&c->out) + c->in_flight <= c->shard->srv->limits.out_pending_max;
     if (want && !c->reading) {
         if (uv_read_start((uv_stream_t *)&c->tcp, fl_rpc_alloc, fl_rpc_on_read) == 0)
             c->reading = true;
@@ -178,7 +277,7 @@ static void fl_rpc_update_reading(fl_rpc_conn_t *c) {
 static void fl_rpc_on_write(uv_write_t *req, int status) {
     fl_rpc_conn_t *c = req->data;
     c->in_flight = 0;
-    fl_buf_reset(&c->writing);
+    fl_rpc_out_reset(&c->writing);
     if (atomic_load(&c->closing)) return;
     if (status < 0) {
         FL_DEBUG("rpc: write failed: %s", uv_strerror(status));
@@ -190,16 +289,29 @@ static void fl_rpc_on_write(uv_write_t *req, int status) {
 }
 
 static void fl_rpc_conn_flush(fl_rpc_conn_t *c) {
-    if (atomic_load(&c->closing) || c->in_flight || c->out.len == 0) return;
-    /* swap buffers: the write owns `writing`, new responses go to `out` */
-    fl_buf_t tmp = c->writing;
+    if (atomic_load(&c->closing) || c->in_flight || fl_rpc_out_len(&c->out) == 0) return;
+    /* swap: the write owns `writing`, new responses go to `out` */
+    fl_rpc_out_t tmp = c->writing;
     c->writing = c->out;
     c->out = tmp;
-    fl_buf_reset(&c->out);
-    c->in_flight = c->writing.len;
-    uv_buf_t b = uv_buf_init((char *)c->writing.data, (unsigned)c->writing.len);
+    fl_rpc_out_reset(&c->out);
+    fl_rpc_out_t *w = &c->writing;
+    if (2 * w->ext_count + 1 > FL_RPC_IOV_MAX) fl_rpc_out_flatten(w);
+    /* header pieces from buf, record data from the spliced buffers: one
+     * writev, no copy of the data */
+    unsigned n = 0;
+    size_t pos = 0;
+    for (size_t i = 0; i < w->ext_count; i++) {
+        if (w->ext[i].at > pos)
+            c->iov[n++] = uv_buf_init((char *)w->buf.data + pos, (unsigned)(w->ext[i].at - pos));
+        c->iov[n++] = uv_buf_init((char *)w->ext[i].data.data, (unsigned)w->ext[i].data.len);
+        pos = w->ext[i].at;
+    }
+    if (w->buf.len > pos)
+        c->iov[n++] = uv_buf_init((char *)w->buf.data + pos, (unsigned)(w->buf.len - pos));
+    c->in_flight = fl_rpc_out_len(w);
     c->write_req.data = c;
-    int rc = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &b, 1, fl_rpc_on_write);
+    int rc = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, c->iov, n, fl_rpc_on_write);
     if (rc < 0) {
         c->in_flight = 0;
         fl_rpc_conn_close(c);
@@ -270,6 +382,8 @@ static void fl_rpc_shard_adopt(fl_rpc_shard_t *sh, fl_rpc_conn_t *c) {
 
 static fl_rpc_conn_t *fl_rpc_conn_new(fl_rpc_shard_t *sh, fl_rpc_listener_t *l) {
     fl_rpc_conn_t *c = fl_calloc(1, sizeof(*c));
+    fl_rpc_out_init(&c->out);
+    fl_rpc_out_init(&c->writing);
     c->shard = sh;
     c->listener = l;
     atomic_init(&c->refs, 1);

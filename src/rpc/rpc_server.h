@@ -34,11 +34,43 @@ typedef struct fl_rpc_conn fl_rpc_conn_t;
 
 #define FL_RPC_LOOPS_MAX 64
 
+/* Response bytes waiting to be written: a contiguous buffer, plus owned
+ * buffers spliced in at given points without copying (record data read
+ * from a log: the send path hands them to writev as they are). */
+typedef struct fl_rpc_ext {
+    size_t at;     /* goes after buf[0, at) */
+    fl_buf_t data; /* owned */
+} fl_rpc_ext_t;
+
+typedef struct fl_rpc_out {
+    fl_buf_t buf;
+    size_t ext_count, ext_cap;
+    fl_rpc_ext_t *ext;
+    size_t ext_bytes;
+} fl_rpc_out_t;
+
+void fl_rpc_out_init(fl_rpc_out_t *o);
+void fl_rpc_out_free(fl_rpc_out_t *o);
+/* Empties o, keeping buf's memory. */
+void fl_rpc_out_reset(fl_rpc_out_t *o);
+/* All bytes: buf and the spliced buffers. */
+size_t fl_rpc_out_len(const fl_rpc_out_t *o);
+/* Splices *data in after what buf holds now; takes its memory (*data is
+ * left empty). */
+void fl_rpc_out_attach(fl_rpc_out_t *o, fl_buf_t *data);
+/* Moves everything of src to the end of dst (src is left empty). */
+void fl_rpc_out_move(fl_rpc_out_t *dst, fl_rpc_out_t *src);
+/* Drops everything after buf[0, len) and the first ext_count splices
+ * (taking back an answer that was not sent). */
+void fl_rpc_out_truncate(fl_rpc_out_t *o, size_t len, size_t ext_count);
+/* Copies the spliced buffers into buf, in order (tests, fallbacks). */
+void fl_rpc_out_flatten(fl_rpc_out_t *o);
+
 /* Handles one request. Appends whole response frames to out (or nothing,
  * to close the connection: return non-zero). listener_ctx is the context of
  * the listener the connection came in on. */
 typedef int (*fl_rpc_handler_fn)(void *listener_ctx, fl_rpc_conn_t *conn,
-                                 const fl_frame_request_t *req, fl_buf_t *out);
+                                 const fl_frame_request_t *req, fl_rpc_out_t *out);
 
 typedef struct fl_rpc_limits {
     size_t frame_max;         /* netty.server.max-request-size */
@@ -69,6 +101,9 @@ void fl_rpc_conn_ref(fl_rpc_conn_t *conn);
 void fl_rpc_conn_unref(fl_rpc_conn_t *conn);
 bool fl_rpc_conn_is_open(const fl_rpc_conn_t *conn);
 void fl_rpc_conn_send(fl_rpc_conn_t *conn, const uint8_t *frames, size_t len);
+/* Sends (moves) whole frames of out, spliced buffers included; on the
+ * connection's loop without a copy, elsewhere flattened and copied. */
+void fl_rpc_conn_send_out(fl_rpc_conn_t *conn, fl_rpc_out_t *out);
 /* The loop the connection lives on. */
 fl_rpc_loop_t *fl_rpc_conn_loop(const fl_rpc_conn_t *conn);
 

@@ -130,6 +130,7 @@ fl_req_ctx_t *fl_req_defer(fl_req_ctx_t *ctx) {
     fl_req_ctx_t *d = fl_malloc(sizeof(*d));
     *d = *ctx;
     d->deferred = true;
+    d->rout = NULL; /* the read's output is gone by the time it answers */
     fl_rpc_conn_ref(d->conn);
     ctx->deferred = true; /* the dispatcher no longer owns the body */
     return d;
@@ -189,6 +190,7 @@ static void fl_dispatch_job_run(void *arg) {
     fl_req_ctx_t *d = j->ctx;
     fl_req_ctx_t run = *d;
     run.deferred = false;
+    run.rout = NULL;
     fl_buf_t out;
     fl_buf_init(&out);
     fl_dispatch_run(j->entry, &run, &out);
@@ -200,7 +202,8 @@ static void fl_dispatch_job_run(void *arg) {
 }
 
 int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request_t *req,
-                     fl_buf_t *out) {
+                     fl_rpc_out_t *rout) {
+    fl_buf_t *out = &rout->buf;
     fl_server_role_t *role = role_ctx;
     const fl_api_info_t *info = fl_api_info(req->api_key);
     const fl_api_entry_t *e = fl_api_entry(req->api_key);
@@ -237,6 +240,7 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         .cs = role->cs,
         .ts = role->ts,
         .body = body,
+        .rout = rout,
     };
     if ((e->how & FL_API_WORKER) && ctx.cs && conn) {
         fl_dispatch_job_t *j = fl_malloc(sizeof(*j));

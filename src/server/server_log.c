@@ -92,11 +92,98 @@ static void fl_fetch_watch_free(fl_fetch_watch_t *w) {
     memset(w, 0, sizeof(*w));
 }
 
-/* Builds the whole fetch answer into frame (when not NULL); returns the
- * record bytes, or SIZE_MAX when a bucket failed (an error is answered at
- * once, never parked). With watch set, records the buckets for parking. */
+/* ---- the send path: record data spliced into the answer, not copied ---- */
+
+static size_t fl_varint_len(uint64_t v) {
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static void fl_put_varint(fl_buf_t *b, uint64_t v) {
+    uint8_t tmp[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        tmp[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    tmp[n++] = (uint8_t)v;
+    fl_buf_append(b, tmp, n);
+}
+
+/* Protobuf wire tags of the fields written by hand (field << 3 | type). */
+#define FL_TAG_RESP_TABLES 0x0a  /* FetchLogResponse.tables_resp = 1, bytes */
+#define FL_TAG_TABLE_ID 0x08     /* PbFetchLogRespForTable.table_id = 1, varint */
+#define FL_TAG_TABLE_BUCKETS 0x12 /* PbFetchLogRespForTable.buckets_resp = 2, bytes */
+#define FL_TAG_BUCKET_RECORDS 0x42 /* PbFetchLogRespForBucket.records = 8, bytes */
+
+/* The FETCH_LOG answer with every bucket's records spliced into o as the
+ * buffers they were read into (one writev sends them): each bucket message
+ * is packed by protobuf-c without `records`, which follows it as field 8
+ * written here (field order is free in protobuf). datas[i][k] are taken. */
+static void fl_fetch_reply_spliced(fl_rpc_out_t *o, int32_t request_id,
+                                   Fluss__FetchLogResponse *resp, fl_buf_t **datas) {
+    size_t nt = resp->n_tables_resp, total = 0;
+    size_t *tlen = fl_calloc(nt ? nt : 1, sizeof(size_t));
+    size_t **blen = fl_calloc(nt ? nt : 1, sizeof(size_t *));
+    for (size_t i = 0; i < nt; i++) {
+        Fluss__PbFetchLogRespForTable *t = resp->tables_resp[i];
+        size_t tl = 1 + fl_varint_len((uint64_t)t->table_id);
+        blen[i] = fl_calloc(t->n_buckets_resp ? t->n_buckets_resp : 1, sizeof(size_t));
+        for (size_t k = 0; k < t->n_buckets_resp; k++) {
+            Fluss__PbFetchLogRespForBucket *b = t->buckets_resp[k];
+            bool rec = b->has_records;
+            size_t rl = b->records.len;
+            b->has_records = 0;
+            size_t bl = protobuf_c_message_get_packed_size(&b->base);
+            b->has_records = rec;
+            if (rec) bl += 1 + fl_varint_len(rl) + rl;
+            blen[i][k] = bl;
+            tl += 1 + fl_varint_len(bl) + bl;
+        }
+        tlen[i] = tl;
+        total += 1 + fl_varint_len(tl) + tl;
+    }
+    fl_frame_put_response_header(&o->buf, FL_RESPONSE_SUCCESS, request_id, total);
+    for (size_t i = 0; i < nt; i++) {
+        Fluss__PbFetchLogRespForTable *t = resp->tables_resp[i];
+        fl_buf_put_u8(&o->buf, FL_TAG_RESP_TABLES);
+        fl_put_varint(&o->buf, tlen[i]);
+        fl_buf_put_u8(&o->buf, FL_TAG_TABLE_ID);
+        fl_put_varint(&o->buf, (uint64_t)t->table_id);
+        for (size_t k = 0; k < t->n_buckets_resp; k++) {
+            Fluss__PbFetchLogRespForBucket *b = t->buckets_resp[k];
+            bool rec = b->has_records;
+            b->has_records = 0;
+            fl_buf_put_u8(&o->buf, FL_TAG_TABLE_BUCKETS);
+            fl_put_varint(&o->buf, blen[i][k]);
+            size_t ps = protobuf_c_message_get_packed_size(&b->base);
+            uint8_t *dst = fl_buf_reserve(&o->buf, ps);
+            protobuf_c_message_pack(&b->base, dst);
+            o->buf.len += ps;
+            if (rec) {
+                fl_buf_put_u8(&o->buf, FL_TAG_BUCKET_RECORDS);
+                fl_put_varint(&o->buf, b->records.len);
+                fl_rpc_out_attach(o, &datas[i][k]);
+            }
+        }
+        fl_free(blen[i]);
+    }
+    fl_free(blen);
+    fl_free(tlen);
+}
+
+/* Builds the whole fetch answer — spliced into rout when set (on the
+ * connection's loop), else copied into frame when that is set — and
+ * returns the record bytes, or SIZE_MAX when a bucket failed (an error is
+ * answered at once, never parked). With watch set, records the buckets for
+ * parking. */
 static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogRequest *req,
-                             int32_t request_id, fl_buf_t *frame, fl_fetch_watch_t *watch) {
+                             int32_t request_id, fl_buf_t *frame, fl_rpc_out_t *rout,
+                             fl_fetch_watch_t *watch) {
     bool failed = false;
     size_t nt = req->n_tables_req, total = 0;
     size_t request_max = req->max_bytes > 0 ? (size_t)req->max_bytes : 0;
@@ -203,7 +290,8 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
     Fluss__FetchLogResponse resp = FLUSS__FETCH_LOG_RESPONSE__INIT;
     resp.n_tables_resp = nt;
     resp.tables_resp = table_ptrs;
-    if (frame) fl_server_reply(frame, request_id, &resp.base);
+    if (rout) fl_fetch_reply_spliced(rout, request_id, &resp, datas);
+    else if (frame) fl_server_reply(frame, request_id, &resp.base);
     for (size_t i = 0; i < nt; i++) {
         for (size_t k = 0; k < req->tables_req[i]->n_buckets_req; k++) fl_buf_free(&datas[i][k]);
         fl_free(datas[i]);
@@ -244,12 +332,12 @@ static bool fl_fetch_try_complete(fl_delayed_op_t *op, const fl_bucket_key_t *ke
 static void fl_fetch_answer_task(void *arg) {
     fl_fetch_op_t *f = arg;
     if (fl_rpc_conn_is_open(f->req->conn)) {
-        fl_buf_t frame;
-        fl_buf_init(&frame);
+        fl_rpc_out_t o;
+        fl_rpc_out_init(&o);
         fl_fetch_build(f->ts, (const Fluss__FetchLogRequest *)f->req->body, f->req->request_id,
-                       &frame, NULL);
-        fl_req_answer_frames(f->req, &frame);
-        fl_buf_free(&frame);
+                       NULL, &o, NULL);
+        fl_rpc_conn_send_out(f->req->conn, &o); /* on its loop: no copy */
+        fl_rpc_out_free(&o);
     }
     fl_fetch_watch_free(&f->watch);
     fl_req_free(f->req);
@@ -270,6 +358,9 @@ static void fl_fetch_on_complete(fl_delayed_op_t *op, bool expired) {
 
 static const fl_delayed_ops_t fl_fetch_ops = {fl_fetch_try_complete, fl_fetch_on_complete};
 
+static int fl_fetch_park(fl_req_ctx_t *ctx, fl_tablet_server_t *ts, fl_fetch_watch_t *watch,
+                         size_t missing, int32_t wait);
+
 FL_API_HANDLER(fl_api_fetch_log) {
     (void)err;
     int32_t rid = ctx->request_id;
@@ -280,21 +371,30 @@ FL_API_HANDLER(fl_api_fetch_log) {
     if (wait > FL_FETCH_WAIT_MAX_MS) wait = FL_FETCH_WAIT_MAX_MS;
     bool may_park = wait > 0 && ctx->conn && ts->purgatory &&
                     fl_purgatory_size(ts->purgatory) < FL_PARKED_FETCHES_MAX;
-    size_t mark = out->len;
+    bool spliced = ctx->rout && out == &ctx->rout->buf;
+    size_t mark = out->len, mark_ext = spliced ? ctx->rout->ext_count : 0;
     fl_fetch_watch_t watch = {0};
-    size_t got = fl_fetch_build(ts, req, rid, out, may_park ? &watch : NULL);
+    size_t got = fl_fetch_build(ts, req, rid, out, spliced ? ctx->rout : NULL,
+                                may_park ? &watch : NULL);
     if (got >= min || !may_park) {
         fl_fetch_watch_free(&watch);
         return 0;
     }
     /* park: take the answer back and wait for data or the deadline */
-    out->len = mark;
+    if (spliced) fl_rpc_out_truncate(ctx->rout, mark, mark_ext);
+    else out->len = mark;
+    return fl_fetch_park(ctx, ts, &watch, min - got, wait);
+}
+
+/* Parks a fetch that found `got` < min bytes until min more arrive. */
+static int fl_fetch_park(fl_req_ctx_t *ctx, fl_tablet_server_t *ts, fl_fetch_watch_t *watch,
+                         size_t missing, int32_t wait) {
     fl_fetch_op_t *f = fl_calloc(1, sizeof(*f));
     f->op.ops = &fl_fetch_ops;
     f->op.deadline_ms = fl_time_mono_ms() + wait;
     f->ts = ts;
-    f->min_bytes = min - got;
-    f->watch = watch;
+    f->min_bytes = missing;
+    f->watch = *watch;
     f->req = fl_req_defer(ctx);
     atomic_fetch_add(&ts->stats.fetches_parked, 1);
     fl_purgatory_watch(ts->purgatory, &f->op, f->watch.keys, f->watch.key_count);

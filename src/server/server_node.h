@@ -65,6 +65,10 @@ typedef struct fl_req_ctx {
     fl_tablet_server_t *ts;
     ProtobufCMessage *body; /* the decoded request */
     bool deferred;          /* set by fl_req_defer */
+    /* The connection's output when the handler runs on its loop (NULL on a
+     * worker): `out` is its contiguous part; a handler may splice owned
+     * buffers in with fl_rpc_out_attach (record data, no copy). */
+    fl_rpc_out_t *rout;
 } fl_req_ctx_t;
 
 /* Takes over the request: the returned context owns the decoded body and a
@@ -79,7 +83,7 @@ void fl_req_free(fl_req_ctx_t *d);
 /* The rpc handler (fl_rpc_handler_fn) for a listener whose ctx is a
  * fl_server_role_t. */
 int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request_t *req,
-                     fl_buf_t *out);
+                     fl_rpc_out_t *out);
 
 /* A handler of one API: req is the decoded request (ctx->body). On success
  * it appends a response with fl_server_reply (or defers) and returns 0; on
