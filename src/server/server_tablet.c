@@ -123,6 +123,32 @@ static ssize_t fl_tables_find(fl_tablet_server_t *ts, int64_t table_id) {
     return -1;
 }
 
+/* Opens (recovering) every bucket of t this server leads, on the caller's
+ * thread — the coordinator's worker after a DDL, main at start — so that
+ * no network loop pays for a bucket's recovery. */
+static void fl_tablet_server_open_led(fl_tablet_server_t *ts, const fl_hosted_table_t *t) {
+    for (int32_t b = 0; b < t->bucket_count; b++) {
+        if (t->buckets[b].leader != ts->self.id) continue;
+        fl_replica_t *r = NULL;
+        fl_error_t e;
+        if (fl_tablet_server_replica(ts, t, false, -1, b, &r, &e) == 0) fl_replica_unref(r);
+        else FL_WARN("tablet server %d: opening bucket %d of table %lld: %s", ts->self.id, b,
+                     (long long)t->table_id, e.msg);
+    }
+    for (size_t i = 0; i < t->partition_count; i++) {
+        const fl_hosted_partition_t *p = &t->partitions[i];
+        for (int32_t b = 0; b < p->bucket_count; b++) {
+            if (p->buckets[b].leader != ts->self.id) continue;
+            fl_replica_t *r = NULL;
+            fl_error_t e;
+            if (fl_tablet_server_replica(ts, t, true, p->partition_id, b, &r, &e) == 0)
+                fl_replica_unref(r);
+            else FL_WARN("tablet server %d: opening bucket %d of partition %lld: %s", ts->self.id,
+                         b, (long long)p->partition_id, e.msg);
+        }
+    }
+}
+
 void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *m) {
     fl_hosted_table_t *t = fl_hosted_table_from(m), *old = NULL;
     pthread_rwlock_wrlock(&ts->tables_lock);
@@ -137,8 +163,11 @@ void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *
         }
         ts->tables[ts->table_count++] = t;
     }
+    atomic_fetch_add(&t->refs, 1);
     pthread_rwlock_unlock(&ts->tables_lock);
     fl_hosted_table_unref(old);
+    fl_tablet_server_open_led(ts, t);
+    fl_hosted_table_unref(t);
 }
 
 void fl_tablet_server_drop_table(fl_tablet_server_t *ts, const char *db, const char *name,
