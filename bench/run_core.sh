@@ -304,8 +304,9 @@ for name, setup, a, b, hb in rows:
     adv = ratio(a, b, hb) if hb is not None and not isinstance(a, str) and not isinstance(b, str) else "-"
     sec.append(f"| {name} | {setup} | {fmt(a)} | {fmt(b)} | {adv} |")
 sec += ["", f"The network-loop rows compare each flussd setting with the reference at its default "
-        f"(3 network threads); a flussd that does not know the key yet ignores it. The durable row "
-        f"has no reference value (Fluss acknowledges from the page cache and relies on replicas).", ""]
+        f"(3 network threads); the unlabelled flussd rows run its default (cores, at most 4). The "
+        f"durable row has no reference value (Fluss acknowledges from the page cache and relies on "
+        f"replicas); compare it with the disk's 1 MiB-per-fsync rate above.", ""]
 text = "\n".join(sec) + "\n"
 print(text)
 if os.environ.get("NO_WRITE") != "1":

@@ -206,20 +206,28 @@ static uint64_t fl_index_lookup(const fl_log_segment_t *s, int64_t target) {
     return pos;
 }
 
+/* The header fields of the batch at pos (read from the file). */
+static int fl_segment_peek(const fl_log_segment_t *s, uint64_t pos, fl_batch_peek_t *pk,
+                           fl_error_t *err) {
+    uint8_t head[FL_BATCH_HEADER_V0];
+    size_t got;
+    if (fl_pread_full(s->fd, head, sizeof(head), pos, &got) != 0 || got < sizeof(head))
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
+    fl_error_t pe;
+    if (fl_batch_peek_header(head, sizeof(head), pk, &pe) != 0)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s at position %llu: %s",
+                          s->path, (unsigned long long)pos, pe.msg);
+    return 0;
+}
+
 int fl_log_segment_find(const fl_log_segment_t *s, int64_t offset, uint64_t *position,
                         fl_error_t *err) {
     if (offset >= s->next_offset) return 1;
     uint64_t pos = fl_index_lookup(s, offset);
     while (pos < s->size) {
-        uint8_t head[FL_BATCH_HEADER_V0];
-        size_t got;
-        if (fl_pread_full(s->fd, head, sizeof(head), pos, &got) != 0 || got < sizeof(head))
-            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
         fl_batch_peek_t pk;
-        fl_error_t pe;
-        if (fl_batch_peek_header(head, sizeof(head), &pk, &pe) != 0)
-            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s at position %llu: %s",
-                              s->path, (unsigned long long)pos, pe.msg);
+        int rc = fl_segment_peek(s, pos, &pk, err);
+        if (rc) return rc;
         int64_t base = pk.base_offset;
         int32_t length = pk.length;
         int32_t delta = pk.last_offset_delta;
@@ -243,15 +251,9 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
     uint64_t pos = position;
     size_t total = 0;
     while (pos < s->size) {
-        uint8_t head[FL_BATCH_HEADER_V0];
-        size_t got;
-        if (fl_pread_full(s->fd, head, sizeof(head), pos, &got) != 0 || got < sizeof(head))
-            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
         fl_batch_peek_t pk;
-        fl_error_t pe;
-        if (fl_batch_peek_header(head, sizeof(head), &pk, &pe) != 0)
-            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s at position %llu: %s",
-                              s->path, (unsigned long long)pos, pe.msg);
+        int rc = fl_segment_peek(s, pos, &pk, err);
+        if (rc) return rc;
         int64_t base = pk.base_offset;
         int32_t length = pk.length;
         if (length < FL_BATCH_HEADER_V0 - FL_BATCH_LOG_OVERHEAD || pos + (uint64_t)length > s->size)

@@ -31,6 +31,7 @@
 #include "server_coordinator.h"
 #include "server_node.h"
 #include "server_tablet.h"
+#include "types_row_compacted.h" /* base-128 varints, as protobuf writes them */
 
 #define FL_FETCH_WAIT_MAX_MS 30000
 #define FL_PARKED_FETCHES_MAX 65536
@@ -103,17 +104,6 @@ static size_t fl_varint_len(uint64_t v) {
     return n;
 }
 
-static void fl_put_varint(fl_buf_t *b, uint64_t v) {
-    uint8_t tmp[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    tmp[n++] = (uint8_t)v;
-    fl_buf_append(b, tmp, n);
-}
-
 /* Protobuf wire tags of the fields written by hand (field << 3 | type). */
 #define FL_TAG_RESP_TABLES 0x0a  /* FetchLogResponse.tables_resp = 1, bytes */
 #define FL_TAG_TABLE_ID 0x08     /* PbFetchLogRespForTable.table_id = 1, varint */
@@ -151,22 +141,22 @@ static void fl_fetch_reply_spliced(fl_rpc_out_t *o, int32_t request_id,
     for (size_t i = 0; i < nt; i++) {
         Fluss__PbFetchLogRespForTable *t = resp->tables_resp[i];
         fl_buf_put_u8(&o->buf, FL_TAG_RESP_TABLES);
-        fl_put_varint(&o->buf, tlen[i]);
+        fl_compacted_put_uvarint(&o->buf, tlen[i]);
         fl_buf_put_u8(&o->buf, FL_TAG_TABLE_ID);
-        fl_put_varint(&o->buf, (uint64_t)t->table_id);
+        fl_compacted_put_uvarint(&o->buf, (uint64_t)t->table_id);
         for (size_t k = 0; k < t->n_buckets_resp; k++) {
             Fluss__PbFetchLogRespForBucket *b = t->buckets_resp[k];
             bool rec = b->has_records;
             b->has_records = 0;
             fl_buf_put_u8(&o->buf, FL_TAG_TABLE_BUCKETS);
-            fl_put_varint(&o->buf, blen[i][k]);
+            fl_compacted_put_uvarint(&o->buf, blen[i][k]);
             size_t ps = protobuf_c_message_get_packed_size(&b->base);
             uint8_t *dst = fl_buf_reserve(&o->buf, ps);
             protobuf_c_message_pack(&b->base, dst);
             o->buf.len += ps;
             if (rec) {
                 fl_buf_put_u8(&o->buf, FL_TAG_BUCKET_RECORDS);
-                fl_put_varint(&o->buf, b->records.len);
+                fl_compacted_put_uvarint(&o->buf, b->records.len);
                 fl_rpc_out_attach(o, &datas[i][k]);
             }
         }
