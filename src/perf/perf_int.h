@@ -44,6 +44,7 @@ typedef struct fl_perf_opts {
     int buckets;         /* produce: of a created table; consume: read the first N (0 = all) */
     int max_inflight;
     bool idempotent;
+    bool replay;         /* produce: resend one prepared request (perf_replay.c) */
     bool random_payload;
     int payload_columns; /* of a created table (default 1) */
     bool from_latest;
@@ -98,6 +99,10 @@ typedef struct fl_perf_producer {
     pthread_t thread;
 } fl_perf_producer_t;
 void *fl_perf_produce_run(void *arg);
+/* Replay producers (--replay): one prepared PRODUCE_LOG request per
+ * thread, resent with max_inflight in flight; the same records/rate
+ * shares (rate is not applied: replay runs flat out). */
+void *fl_perf_replay_run(void *arg);
 /* The payload pool of a run (malloc'd; random letters or bytes per
  * --payload), at least one payload long. */
 void fl_perf_pool_new(const fl_perf_opts_t *o, uint8_t **pool, size_t *len);

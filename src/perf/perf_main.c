@@ -99,6 +99,9 @@ static void fl_perf_usage(FILE *f) {
         "  --acks all|-1|1      (default all)\n"
         "  --max-inflight N     PRODUCE_LOG requests in flight per writer (default 5)\n"
         "  --no-idempotence     plain writers (no INIT_WRITER, no batch sequences)\n"
+        "  --replay             measure the server: each thread builds one PRODUCE_LOG\n"
+        "                       request (one batch of --batch-bytes) and sends it again and\n"
+        "                       again to its bucket's leader, --max-inflight at a time\n"
         "  --compression NONE|LZ4_FRAME|ZSTD  of a created table (default: the server's)\n"
         "  --buckets N          of a created table (default 1)\n"
         "consume:\n"
@@ -110,7 +113,7 @@ static void fl_perf_usage(FILE *f) {
 enum {
     OPT_BOOTSTRAP = 256, OPT_TABLE, OPT_RECORDS, OPT_DURATION, OPT_THREADS, OPT_JSON, OPT_QUIET,
     OPT_TIMEOUT, OPT_RECORD_SIZE, OPT_PAYLOAD, OPT_BATCH_BYTES, OPT_BATCH_ROWS, OPT_LINGER,
-    OPT_RATE, OPT_ACKS, OPT_INFLIGHT, OPT_NO_IDEMPOTENCE, OPT_COMPRESSION, OPT_BUCKETS, OPT_FROM,
+    OPT_RATE, OPT_ACKS, OPT_INFLIGHT, OPT_NO_IDEMPOTENCE, OPT_REPLAY, OPT_COMPRESSION, OPT_BUCKETS, OPT_FROM,
     OPT_COLUMNS, OPT_PAYLOAD_COLUMNS, OPT_HELP
 };
 
@@ -132,6 +135,7 @@ static const struct option fl_perf_longopts[] = {
     {"acks", required_argument, NULL, OPT_ACKS},
     {"max-inflight", required_argument, NULL, OPT_INFLIGHT},
     {"no-idempotence", no_argument, NULL, OPT_NO_IDEMPOTENCE},
+    {"replay", no_argument, NULL, OPT_REPLAY},
     {"compression", required_argument, NULL, OPT_COMPRESSION},
     {"buckets", required_argument, NULL, OPT_BUCKETS},
     {"from", required_argument, NULL, OPT_FROM},
@@ -180,6 +184,7 @@ static int fl_perf_opt_value(fl_perf_opts_t *o, int c, const char *arg, double *
     case OPT_JSON: o->json = true; return 0;
     case OPT_QUIET: o->quiet = true; return 0;
     case OPT_NO_IDEMPOTENCE: o->idempotent = false; return 0;
+    case OPT_REPLAY: o->replay = true; return 0;
     case OPT_COLUMNS: o->columns = arg; return 0;
     case OPT_PAYLOAD:
         if (strcmp(arg, "text") && strcmp(arg, "random")) return fl_perf_bad("--payload %s: text or random", arg);
@@ -402,7 +407,8 @@ static void fl_perf_start_producers(fl_perf_run_t *r) {
             r->producers[i].o = NULL; /* not started */
             continue;
         }
-        if (pthread_create(&r->producers[i].thread, NULL, fl_perf_produce_run, &r->producers[i])) abort();
+        void *(*run)(void *) = o->replay ? fl_perf_replay_run : fl_perf_produce_run;
+        if (pthread_create(&r->producers[i].thread, NULL, run, &r->producers[i])) abort();
     }
 }
 

@@ -51,6 +51,21 @@ def test_produce_then_consume(server):
     assert cp["bytes"] < c["bytes"] / 5
 
 
+def test_replay_produce(server):
+    """--replay resends one prepared request per thread: every copy is
+    appended, and a consumer reads back exactly what was acknowledged."""
+    table = f"{unique('perfdb')}.t"
+    p = perf(server, "produce", "--table", table, "--records", "2000", "--record-size", "256",
+             "--buckets", "2", "--threads", "2", "--max-inflight", "4", "--batch-rows", "100",
+             "--replay", "--no-idempotence")
+    assert p["errors"] == 0 and p["records"] >= 2000 and p["requests"] >= 20
+    # each thread resends one request: its row count times the requests
+    per = p["records"] // p["requests"]
+    assert per > 1 and p["records"] == p["requests"] * per
+    c = perf(server, "consume", "--table", table, "--threads", "1")
+    assert c["records"] == p["records"] and c["errors"] == 0
+
+
 def test_consume_records_limit_and_buckets(server):
     table = f"{unique('perfdb')}.t"
     perf(server, "produce", "--table", table, "--records", "1000", "--record-size", "100",
