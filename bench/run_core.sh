@@ -4,14 +4,21 @@
 # options of Fluss's own distribution: G1, full tiered JIT) in the same
 # run, both driven by fluss-perf (src/perf, libfluss), next to the
 # machine's physical limits measured in the same run (loopback with
-# iperf3, page-cache appends and 1 MiB fsyncs with dd). Rewrites the
-# "core" section of BENCHMARKS.md.
+# iperf3, page-cache appends and 1 MiB fsyncs with dd). For context, a
+# single-node Kafka 4.x broker (KRaft, bench/kafka/start) takes the same
+# produce volume from Kafka's own ProducerPerformance, after the reference
+# has stopped; its rows stand in a table of their own, as the client
+# differs. Rewrites the "core" section of BENCHMARKS.md.
 #
 #   bench/run_core.sh [SCALE]
 #     SCALE = MB written per produce run (default 1000; 20 is a smoke run).
 #   Environment: REF_HEAP (default 1g) for the reference JVMs; IDLE_TABLES
 #   (default 100) consumers long-polling their own tables in the idle row;
-#   NO_WRITE=1 prints the section without touching BENCHMARKS.md.
+#   NO_WRITE=1 prints the section without touching BENCHMARKS.md;
+#   ONLY=kafka runs just the 1-connection produce on flussd and the Kafka
+#   rows (implies NO_WRITE=1); KAFKA_VERSION (default bench/kafka/start's)
+#   picks the Kafka release. If Kafka cannot be fetched or started, its rows
+#   are skipped with the reason printed.
 #
 # Runs are interleaved: both servers stay up and every workload runs on
 # flussd, then on the reference. Server CPU = utime + stime from
@@ -24,6 +31,9 @@ cd "$(dirname "$0")/.."
 SCALE=${1:-1000}
 REF_HEAP=${REF_HEAP:-1g}
 IDLE_TABLES=${IDLE_TABLES:-100}
+ONLY=${ONLY:-}
+[[ -z $ONLY || $ONLY == kafka ]] || { echo "ONLY must be kafka or unset" >&2; exit 2; }
+[[ $ONLY == kafka ]] && export NO_WRITE=1
 [[ $SCALE =~ ^[0-9]+$ && $SCALE -ge 1 ]] || { echo "usage: bench/run_core.sh [SCALE_MB]" >&2; exit 2; }
 
 make -s build >/dev/null
@@ -43,6 +53,7 @@ DUR_REC=$((REC / 4))                   # rows of the durable run
 LAT_N=$((SCALE < 200 ? 1000 : 10000))  # append->poll round trips at 1000 rows/s
 OURS=""
 STRACE=""
+KAFKA_PID=""
 
 log() { echo "[run_core] $*" >&2; }
 
@@ -50,6 +61,7 @@ cleanup() {
   [[ -n $OURS ]] && kill "$OURS" 2>/dev/null || true
   [[ -n $STRACE ]] && kill "$STRACE" 2>/dev/null || true
   REF_JVM_PROFILE=dist tests/reference/stop >/dev/null 2>&1 || true
+  [[ -n $KAFKA_PID ]] && KAFKA_RUN_DIR="$RUN/kafka" bench/kafka/stop >/dev/null 2>&1 || true
   rm -rf "$RUN"/flussd-* "$RUN"/dd-* "$RUN"/warm
 }
 trap cleanup EXIT
@@ -159,6 +171,62 @@ produce_idle() {
   note idle_consumers "$1" "$(head -1 "$RUN/idle-$1.json")"
 }
 
+# Kafka context rows: a fresh single-node KRaft broker (bench/kafka/start,
+# heap REF_HEAP), one topic of 1 partition, and ProducerPerformance sending
+# the produce row's volume with the writer settings fluss-perf uses (1 MiB
+# batches, linger 100 ms, acks=all, no compression, max.in.flight default
+# 5). Its summary line gives records/s and per-record send->ack latency;
+# the client JVM's CPU comes from its rusage, the broker's from /proc.
+kafka_produce() {
+  local out bs pid ver c0 c1 js
+  if ! out=$(KAFKA_RUN_DIR="$RUN/kafka" KAFKA_HEAP=$REF_HEAP bench/kafka/start perf-p1 2>"$RUN/kafka-start.err"); then
+    local why
+    why=$(grep -h 'ERROR' "$RUN/kafka-start.err" | tail -1)
+    log "skipping the Kafka rows: ${why:-bench/kafka/start failed}"
+    note kafka_skipped kafka "$(python3 -c 'import json,sys; print(json.dumps({"reason": sys.argv[1]}))' "${why:-bench/kafka/start failed}")"
+    return 0
+  fi
+  bs=$(sed -n 's/^bootstrap=//p' <<<"$out"); pid=$(sed -n 's/^pid=//p' <<<"$out"); ver=$(sed -n 's/^version=//p' <<<"$out")
+  KAFKA_PID=$pid
+  log "Kafka $ver broker up on $bs (pid $pid)"
+  c0=$(cpu_ticks "$pid")
+  if js=$(KAFKA_RUN_DIR="$RUN/kafka" python3 - "$RUN/kafka-perf.out" "$REC" "$bs" <<'PYEOF'
+import json, re, resource, subprocess, sys
+out, n, bs = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+cmd = ["bench/kafka/perf", "--topic", "perf-p1", "--num-records", str(n), "--record-size", "1024",
+       "--throughput", "-1", "--producer-props", "bootstrap.servers=" + bs, "acks=all", "linger.ms=100",
+       "batch.size=1048576", "compression.type=none"]
+with open(out, "w") as f:
+    rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT).returncode
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+pat = re.compile(r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, "
+                 r"([\d.]+) ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th")
+m = [pat.search(l) for l in open(out)]
+m = [x for x in m if x]
+if rc or not m:
+    sys.exit("ProducerPerformance failed (rc %d, no summary line); see %s" % (rc, out))
+g = m[-1].groups()
+rec, rps = int(g[0]), float(g[1])
+cpu = ru.ru_utime + ru.ru_stime
+print(json.dumps({"records": rec, "records_per_s": rps, "mb_per_s": rps * 1024 / 1e6, "mib_per_s_printed": float(g[2]),
+                  "bytes": rec * 1024, "seconds": rec / rps, "avg_ms": float(g[3]), "max_ms": float(g[4]),
+                  "p50_ms": float(g[5]), "p95_ms": float(g[6]), "p99_ms": float(g[7]), "p999_ms": float(g[8]),
+                  "client_cpu_s": cpu, "cpu_pct": 100 * cpu / (rec / rps), "summary": m[-1].group(0)}))
+PYEOF
+  ); then
+    c1=$(cpu_ticks "$pid")
+    python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d["server_cpu_s"]=int(sys.argv[2])/int(sys.argv[3]); d["version"]=sys.argv[4]; print("kafka_produce kafka", json.dumps(d))' \
+      "$js" $((c1 - c0)) "$HZ" "$ver" >>"$RES"
+    log "kafka produce: $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("%(records_per_s).0f rec/s %(mb_per_s).1f MB/s p50 %(p50_ms)s ms (per record), client JVM cpu %(cpu_pct).0f%%" % d)' "$js")"
+  else
+    log "skipping the Kafka rows: ProducerPerformance failed (output in $RUN/kafka-perf.out)"
+    tail -n 5 "$RUN/kafka-perf.out" >&2 || true
+    note kafka_skipped kafka '{"reason": "ProducerPerformance failed"}'
+  fi
+  KAFKA_RUN_DIR="$RUN/kafka" bench/kafka/stop >/dev/null
+  KAFKA_PID=""
+}
+
 # ---------------------------------------------------------------- physical limits
 
 limits() {
@@ -204,6 +272,12 @@ EOF
 
 # ---------------------------------------------------------------- the run
 
+if [[ $ONLY == kafka ]]; then
+  start_ours default
+  produce_1k ours "$OURS"
+  stop_ours
+  kafka_produce
+else
 limits
 log "starting the reference (REF_JVM_PROFILE=dist, -Xmx$REF_HEAP)"
 REF_JVM_PROFILE=dist REF_HEAP=$REF_HEAP tests/reference/start >/dev/null
@@ -229,6 +303,8 @@ measure durable ours "$OURS" produce --table perf.durable --buckets 1 --threads 
 stop_ours
 note durable_fsyncs ours "{\"fsyncs\": $(fsyncs "$RUN/strace-durable.txt")}"
 REF_JVM_PROFILE=dist tests/reference/stop >/dev/null
+kafka_produce
+fi
 
 # ---------------------------------------------------------------- report
 
@@ -307,6 +383,34 @@ sec += ["", f"The network-loop rows compare each flussd setting with the referen
         f"(3 network threads); the unlabelled flussd rows run its default (cores, at most 4). The "
         f"durable row has no reference value (Fluss acknowledges from the page cache and relies on "
         f"replicas); compare it with the disk's 1 MiB-per-fsync rate above.", ""]
+k = R.get("kafka_produce", {}).get("kafka")
+if k:
+    kv = k.get("version", "4.x")
+    KS = "1 KiB rows/records, acks=all, 1 bucket/partition, 1 conn, 5 in flight, 1 MiB batches, linger 100 ms, no compression"
+    krows = [
+      ("produce MB/s", KS, o("produce", "mb_per_s"), k["mb_per_s"], True),
+      ("produce records/s", "", o("produce", "records_per_s"), k["records_per_s"], True),
+      ("latency p50 (ms): fluss-perf per produce request; ProducerPerformance per record, send() to ack", "", o("produce", "p50_ms"), k["p50_ms"], None),
+      ("latency p99 (ms), as above", "", o("produce", "p99_ms"), k["p99_ms"], None),
+      ("server CPU s per GB produced", "", per_gb("produce", "ours"), k["server_cpu_s"] / (k["bytes"] / 1e9), False),
+      ("client CPU (% of one core; Kafka: the client JVM, start-up included)", "", o("produce", "cpu_pct"), k["cpu_pct"], None),
+    ]
+    sec += [f"Context, with a different client: an Apache Kafka {kv} broker (KRaft, broker and controller in one "
+            f"process, 1 node; `bench/kafka/start`: the JVM options of Kafka's own scripts, G1, -Xmx{heap}; "
+            f"`log.flush.*` at Kafka's defaults, i.e. acknowledged from the page cache like Fluss) loaded by Kafka's "
+            f"`ProducerPerformance` (Java client: `--num-records {rec} --record-size 1024 --throughput -1`, "
+            f"`acks=all linger.ms=100 batch.size=1048576 compression.type=none`, max.in.flight 5), run alone "
+            f"after the reference has stopped. The fluss-c column repeats the 1-connection produce row above "
+            f"(fluss-perf, libfluss). Both clients and both protocols differ, so these rows are context, not "
+            f"a like-for-like comparison; MB/s = 10^6 bytes of 1 KiB records (ProducerPerformance itself prints "
+            f"MiB/s); server CPU = utime+stime of the broker process over the run.", "",
+            f"| metric | setup | fluss-c (fluss-perf) | Kafka {kv} (ProducerPerformance) | fluss-c advantage |",
+            "|---|---|---|---|---|"]
+    for name, setup, a, b, hb in krows:
+        sec.append(f"| {name} | {setup} | {fmt(a)} | {fmt(b)} | {ratio(a, b, hb) if hb is not None else '-'} |")
+    sec.append("")
+elif R.get("kafka_skipped"):
+    sec += [f"Kafka context rows skipped: {R['kafka_skipped']['kafka'].get('reason', '?')}.", ""]
 text = "\n".join(sec) + "\n"
 print(text)
 if os.environ.get("NO_WRITE") != "1":
