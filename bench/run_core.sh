@@ -142,6 +142,13 @@ produce_1k() { measure produce "$1" "$2" produce --table "perf.p1_$1" --buckets 
 produce_16() { measure produce16 "$1" "$2" produce --table "perf.p16_$1" --buckets 16 --threads 1 "${P1[@]}"; }
 produce_c4() { measure "${3:-conn4}" "$1" "$2" produce --table "perf.c4_$1_${3:-x}" --buckets 4 --threads 4 "${P1[@]}"; }
 
+# Server-bound produce: `fluss-perf --replay` builds one real PRODUCE_LOG
+# request of 1 MiB (1 KiB rows, NONE, acks=all) per connection and resends
+# it, 8 in flight, so the load generator costs little CPU.
+PR=(--records $REC --record-size 1024 --acks all --compression NONE --replay --no-idempotence)
+replay_1() { measure "${3:-replay1}" "$1" "$2" produce --table "perf.r1_$1_${3:-x}" --buckets 1 --threads 4 --max-inflight 8 "${PR[@]}"; }
+replay_16() { measure replay16 "$1" "$2" produce --table "perf.r16_$1" --buckets 16 --threads 16 --max-inflight 2 "${PR[@]}"; }
+
 fetch() { # server pids: the 12-column table, whole then 1 column
   "$PERF" produce --bootstrap-server "$([[ $1 == ours ]] && echo $OURS_B || echo $REF_B)" \
     --table "perf.wide_$1" --records $WIDE_REC --payload-columns 10 --compression NONE \
@@ -284,7 +291,7 @@ REF_JVM_PROFILE=dist REF_HEAP=$REF_HEAP tests/reference/start >/dev/null
 REF_PIDS="$(cat tests/reference/.run/tablet.pid) $(cat tests/reference/.run/coordinator.pid)"
 start_ours default
 
-for w in produce_1k fetch latency produce_16 produce_idle produce_c4; do
+for w in replay_1 produce_1k fetch latency produce_16 replay_16 produce_idle produce_c4; do
   $w ours "$OURS"
   $w reference "$REF_PIDS"
 done
@@ -293,6 +300,7 @@ stop_ours
 for n in 1 2 4; do
   start_ours "loops$n" -D netty.server.num-network-threads=$n
   produce_c4 ours "$OURS" "loops$n"
+  replay_1 ours "$OURS" "rloops$n"
   stop_ours
 done
 
@@ -329,7 +337,20 @@ def fmt(v):
     if isinstance(v, str): return v
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:,.2f}"
 P1 = "NONE, 1 bucket, 1 conn, 5 in flight"
+PR = "replay: 1 MiB requests, NONE, acks=all, 1 bucket, 4 conns, 8 in flight each"
+low = min(x for x in (m("loopback", "mb_per_s"), m("page_cache", "mb_per_s")) if x) if m("page_cache", "mb_per_s") else None
 rows = [
+  ("**server-bound** produce MB/s, 1 KiB rows (fluss-perf --replay)", PR, o("replay1", "mb_per_s"), r("replay1", "mb_per_s"), True),
+  ("  ÷ the lower physical limit (page cache or loopback, above)", "", ratio(o("replay1", "mb_per_s"), low), ratio(r("replay1", "mb_per_s"), low), None),
+  ("  server CPU s per GB produced", "", per_gb("replay1", "ours"), per_gb("replay1", "reference"), False),
+  ("  request latency p50 / p99 (ms)", "", f'{fmt(o("replay1", "p50_ms"))} / {fmt(o("replay1", "p99_ms"))}', f'{fmt(r("replay1", "p50_ms"))} / {fmt(r("replay1", "p99_ms"))}', None),
+  ("  fluss-perf CPU (% of one core)", "", o("replay1", "cpu_pct"), r("replay1", "cpu_pct"), None),
+  ("  16 buckets, 16 conns, 2 in flight each", "replay", o("replay16", "mb_per_s"), r("replay16", "mb_per_s"), True),
+]
+for n in (1, 2, 4):
+    rows.append((f"  flussd with {n} network loop(s), replay", "as the first row",
+                 o(f"rloops{n}", "mb_per_s"), r("replay1", "mb_per_s"), True))
+rows += [
   ("produce MB/s, 1 KiB rows, acks=all", P1, o("produce", "mb_per_s"), r("produce", "mb_per_s"), True),
   ("produce records/s", P1, o("produce", "records_per_s"), r("produce", "records_per_s"), True),
   ("produce request latency p50 (ms)", P1, o("produce", "p50_ms"), r("produce", "p50_ms"), False),
