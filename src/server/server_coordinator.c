@@ -67,6 +67,10 @@ void fl_coordinator_server_stop(fl_coordinator_server_t *cs) {
     if (!cs->started) return;
     cs->started = false;
     fl_rpc_server_close(cs->rpc);
+    /* no request comes in now: finish the DDL jobs queued, whose pushes
+     * still reach the tablet servers, before those are torn down */
+    fl_workq_destroy(cs->workers);
+    cs->workers = NULL;
 }
 
 void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
@@ -74,7 +78,7 @@ void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
     fl_coordinator_server_stop(cs);
     fl_rpc_loop_destroy(cs->loop);
     fl_rpc_server_destroy(cs->rpc);
-    fl_workq_destroy(cs->workers);
+    if (cs->workers) fl_workq_destroy(cs->workers);
     cs->ms->ops->close(cs->ms);
     pthread_mutex_destroy(&cs->lock);
     fl_free(cs);

@@ -60,7 +60,9 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
 void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, fl_tablet_server_t *ts);
 /* Binds and starts serving. */
 int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err);
-/* Stops serving (closes connections) without freeing. */
+/* Stops serving (closes connections) and finishes the queued metadata
+ * jobs, without freeing. Stop the tablet servers' listeners first (their
+ * INIT_WRITER runs on this worker). */
 void fl_coordinator_server_stop(fl_coordinator_server_t *cs);
 void fl_coordinator_server_destroy(fl_coordinator_server_t *cs);
 
