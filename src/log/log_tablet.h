@@ -40,6 +40,9 @@ typedef struct fl_log_config {
      * itself; that work waits for the next flush (flush_begin/_run/_end),
      * which the replica runs on a worker thread. */
     bool defer_sync;
+    /* The caller checked every batch's CRC before appending (the tablet
+     * server runs fl_record_validate first): append parses, not re-CRCs. */
+    bool crc_checked;
 } fl_log_config_t;
 
 typedef struct fl_log_tablet {

@@ -48,7 +48,7 @@ void fl_local_test_config(const char *dir, size_t tablets, fl_coordinator_config
         t->network_threads = 1;
         t->worker_threads = 1;
         t->log = (fl_log_config_t){1024ull * 1024 * 1024, 4096, 7LL * 24 * 3600 * 1000,
-                                   100u * 1024 * 1024, false, true};
+                                   100u * 1024 * 1024, false, true, false};
         t->durability = (fl_durability_t){INT64_MAX, 0, false};
     }
 }

@@ -212,7 +212,7 @@ int main(int argc, char **argv) {
         tcfg.network_threads = (size_t)net_threads;
         tcfg.worker_threads = (size_t)worker_threads;
         tcfg.log = (fl_log_config_t){(uint64_t)segment_bytes, (uint64_t)index_interval,
-                                     7LL * 24 * 3600 * 1000, (size_t)frame_max, false, true};
+                                     7LL * 24 * 3600 * 1000, (size_t)frame_max, false, true, false};
         tcfg.durability = (fl_durability_t){flush_messages, flush_ms, strcmp(flush_mode, "sync") == 0};
         tcfgs[i] = tcfg;
     }

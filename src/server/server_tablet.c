@@ -300,7 +300,11 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     ts->workers = fl_workq_new(ts->cfg.worker_threads, name);
     snprintf(name, sizeof(name), "ts%d-delay", cfg->id);
     ts->purgatory = fl_purgatory_new(name);
-    fl_replica_manager_init(&ts->replicas, cfg->data_dir, &cfg->log, &cfg->durability, ts->workers);
+    /* produce validates (CRC included) before it appends: the log need
+     * not compute the CRC a second time */
+    fl_log_config_t log = cfg->log;
+    log.crc_checked = true;
+    fl_replica_manager_init(&ts->replicas, cfg->data_dir, &log, &cfg->durability, ts->workers);
     fl_replica_manager_set_watermark_hook(&ts->replicas, fl_tablet_on_watermark, ts);
     ts->loop_count = ts->cfg.network_threads;
     for (size_t i = 0; i < ts->loop_count; i++) {

@@ -323,7 +323,7 @@ static void run_cluster(const char *dir, bool sync_mode) {
     cluster_t *c = calloc(1, sizeof(*c));
     c->workers = fl_workq_new(2, "t-work");
     c->p = fl_purgatory_new("t-delay");
-    fl_log_config_t lc = {64 * 1024, 4096, 0, 1 << 20, false, false};
+    fl_log_config_t lc = {64 * 1024, 4096, 0, 1 << 20, false, false, false};
     fl_durability_t d = {sync_mode ? INT64_MAX : 50, 0, sync_mode};
     fl_replica_manager_init(&c->rm, dir, &lc, &d, c->workers);
     fl_replica_manager_set_watermark_hook(&c->rm, on_watermark, c);
