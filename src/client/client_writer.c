@@ -421,20 +421,27 @@ static void fl_writer_recv_node(fluss_append_writer_t *w, int node, int64_t dead
     if (resp) protobuf_c_message_free_unpacked(resp, NULL);
 }
 
+/* The descriptors of the connections with requests in flight (up to 64),
+ * with their node indexes. */
+static size_t fl_writer_poll_set(const fluss_append_writer_t *w, struct pollfd *fds, int *nodes) {
+    size_t n = 0;
+    for (size_t i = 0; i < w->t->node_count && n < 64; i++)
+        if (w->conns[i].inflight > 0 && w->conns[i].conn.fd >= 0) {
+            fds[n].fd = w->conns[i].conn.fd;
+            fds[n].events = POLLIN;
+            fds[n].revents = 0;
+            nodes[n++] = (int)i;
+        }
+    return n;
+}
+
 /* Handles every response that is already there; with wait, blocks for
  * at least one (up to the request timeout). */
 static void fl_writer_poll(fluss_append_writer_t *w, bool wait) {
     struct pollfd fds[64];
     int nodes[64];
     for (;;) {
-        size_t n = 0;
-        for (size_t i = 0; i < w->t->node_count && n < 64; i++)
-            if (w->conns[i].inflight > 0 && w->conns[i].conn.fd >= 0) {
-                fds[n].fd = w->conns[i].conn.fd;
-                fds[n].events = POLLIN;
-                fds[n].revents = 0;
-                nodes[n++] = (int)i;
-            }
+        size_t n = fl_writer_poll_set(w, fds, nodes);
         if (n == 0) return;
         int timeout = wait ? w->o.request_timeout_ms : 0;
         int rc = poll(fds, n, timeout);
@@ -629,14 +636,7 @@ void fluss_append_writer_set_ack_callback(fluss_append_writer_t *w, fluss_append
 static void fl_writer_wait_answers(fluss_append_writer_t *w, int timeout_ms) {
     struct pollfd fds[64];
     int nodes[64];
-    size_t n = 0;
-    for (size_t i = 0; i < w->t->node_count && n < 64; i++)
-        if (w->conns[i].inflight > 0 && w->conns[i].conn.fd >= 0) {
-            fds[n].fd = w->conns[i].conn.fd;
-            fds[n].events = POLLIN;
-            fds[n].revents = 0;
-            nodes[n++] = (int)i;
-        }
+    size_t n = fl_writer_poll_set(w, fds, nodes);
     if (n == 0) return;
     if (poll(fds, n, timeout_ms) <= 0) return;
     for (size_t i = 0; i < n; i++)
