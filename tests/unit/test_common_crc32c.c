@@ -109,6 +109,14 @@ static void test_paths_agree(void **state) {
         if (fl_crc_hw) assert_int_equal(~fl_crc_hw_run(~0u, p, len), want);
 #endif
     }
+    /* lengths around the three-stream rounds (3 x 8 KiB) */
+    for (size_t len = 3 * 8192 - 9; len <= 3 * 8192 * 2 + 9; len += 8191) {
+        uint32_t want = ref_crc32c(0x12345678u, buf + 3, len);
+        assert_int_equal(fl_crc32c(0x12345678u, buf + 3, len), want);
+#if defined(__x86_64__)
+        if (fl_crc_hw) assert_int_equal(~fl_crc_hw_run(~0x12345678u, buf + 3, len), want);
+#endif
+    }
     /* short lengths around the 8-byte step at every alignment */
     for (size_t start = 0; start < 8; start++)
         for (size_t len = 0; len <= 40; len++) {
