@@ -15,6 +15,7 @@
 #include "common_log.h"
 #include "common_time.h"
 #include "proto_api.h"
+#include "proto_produce.h"
 #include "server_coordinator.h"
 #include "server_node.h"
 
@@ -156,9 +157,19 @@ void fl_req_answer_error(fl_req_ctx_t *d, int code, const char *message) {
     fl_buf_free(&b);
 }
 
+static void fl_req_body_free(fl_req_ctx_t *c) {
+    if (!c->body) return;
+    if (c->body_free) c->body_free(c->body);
+    else protobuf_c_message_free_unpacked(c->body, NULL);
+}
+
+static void fl_produce_view_free_body(ProtobufCMessage *m) {
+    fl_proto_produce_view_free((Fluss__ProduceLogRequest *)m);
+}
+
 void fl_req_free(fl_req_ctx_t *d) {
     if (!d) return;
-    if (d->body) protobuf_c_message_free_unpacked(d->body, NULL);
+    fl_req_body_free(d);
     fl_rpc_conn_unref(d->conn);
     fl_free(d);
 }
@@ -222,8 +233,18 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         fl_server_reply_error(out, req->request_id, FLUSS_ERR_UNSUPPORTED_VERSION, msg);
         return 0;
     }
-    ProtobufCMessage *body =
-        protobuf_c_message_unpack(e->request, NULL, req->body_len, req->body);
+    /* PRODUCE_LOG's records are most of its bytes: decode a view that
+     * points into the frame (no copy); protobuf-c decides what the view
+     * does not take */
+    ProtobufCMessage *body = NULL;
+    void (*body_free)(ProtobufCMessage *) = NULL;
+    Fluss__ProduceLogRequest *view;
+    if (e->key == FL_API_PRODUCE_LOG && fl_proto_produce_view(req->body, req->body_len, &view) == 0) {
+        body = &view->base;
+        body_free = fl_produce_view_free_body;
+    } else {
+        body = protobuf_c_message_unpack(e->request, NULL, req->body_len, req->body);
+    }
     if (!body) {
         snprintf(msg, sizeof(msg), "Failed to decode the %s request body (%zu bytes)", info->name,
                  req->body_len);
@@ -240,6 +261,7 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         .cs = role->cs,
         .ts = role->ts,
         .body = body,
+        .body_free = body_free,
         .rout = rout,
     };
     if ((e->how & FL_API_WORKER) && ctx.cs && conn) {
@@ -250,6 +272,6 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         return 0;
     }
     fl_dispatch_run(e, &ctx, out);
-    if (!ctx.deferred) protobuf_c_message_free_unpacked(body, NULL);
+    if (!ctx.deferred) fl_req_body_free(&ctx);
     return 0;
 }

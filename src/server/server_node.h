@@ -64,6 +64,10 @@ typedef struct fl_req_ctx {
     fl_coordinator_server_t *cs;
     fl_tablet_server_t *ts;
     ProtobufCMessage *body; /* the decoded request */
+    /* How body is freed: NULL = protobuf_c_message_free_unpacked. A view
+     * (PRODUCE_LOG, proto_produce.h) points into the request frame: its
+     * bytes are valid only while the handler runs, never after a defer. */
+    void (*body_free)(ProtobufCMessage *body);
     bool deferred;          /* set by fl_req_defer */
     /* The connection's output when the handler runs on its loop (NULL on a
      * worker): `out` is its contiguous part; a handler may splice owned
