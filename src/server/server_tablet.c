@@ -335,9 +335,11 @@ int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err) {
 void fl_tablet_server_stop(fl_tablet_server_t *ts) {
     if (!ts->started) return;
     ts->started = false;
-    fl_rpc_server_close(ts->rpc);
-    /* parked operations answer (or drop) on loops that still run */
+    /* parked operations answer first: their answers are posted to the
+     * loops ahead of the connection close below (each loop runs its tasks
+     * in order); anything parked after this completes at once */
     fl_purgatory_shutdown(ts->purgatory);
+    fl_rpc_server_close(ts->rpc);
 }
 
 void fl_tablet_server_destroy(fl_tablet_server_t *ts) {

@@ -181,6 +181,41 @@ async def test_parked_fetch_wakes_only_for_its_bucket(start_server):
     await conn.close()
 
 
+async def test_shutdown_answers_parked_fetches(start_server):
+    """SIGTERM while a fetch is parked (20 s max wait): the client gets its
+    (empty) answer before the connection closes, and flussd exits 0."""
+    srv = start_server()
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = unique("stop")
+    await admin.create_database(db)
+    path = await create_log_table(admin, db, "t", SCHEMA, bucket_count=1)
+    await wait_ready(admin, path)
+    info = await admin.get_table_info(path)
+    rc = await raw_tablet(admin)
+    result = {}
+
+    def park():
+        t0 = time.monotonic()
+        try:
+            result["f"] = fetch_log(rc, info.table_id, {0: 0}, max_wait_ms=20000)
+        except Exception as e:  # the connection closed without an answer
+            result["error"] = repr(e)
+        result["s"] = time.monotonic() - t0
+
+    th = threading.Thread(target=park)
+    th.start()
+    time.sleep(0.5)
+    await conn.close()
+    assert srv.stop() == 0, srv.stderr_tail()
+    th.join(15)
+    rc.close()
+    assert "error" not in result, result
+    rtype, f = result["f"]
+    assert f[0]["error_code"] == 0 and not f[0]["records"], result
+    assert result["s"] < 10, result
+
+
 async def test_many_connections_over_four_loops(start_server):
     srv = start_server("-D", "netty.server.num-network-threads=4",
                        "-D", "netty.server.num-worker-threads=3")
