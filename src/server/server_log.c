@@ -212,8 +212,8 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
             fl_error_t err;
             fl_err_clear(&err);
             fl_replica_t *r = NULL;
-            int rc = fl_tablet_server_replica(ts, table, br->has_partition_id, br->partition_id,
-                                              br->bucket_id, &r, &err);
+            int rc = fl_tablet_server_replica(ts, tr->table_id, table, br->has_partition_id,
+                                              br->partition_id, br->bucket_id, &r, &err);
             if (!rc && proj_rc) rc = fl_err_set(&err, proj_rc, "%s", proj_err.msg);
             fl_buf_t *data = &datas[i][k];
             int64_t hw = 0, start = 0;
@@ -521,8 +521,8 @@ FL_API_HANDLER(fl_api_produce_log) {
         fl_err_clear(&e);
         fl_replica_t *r = NULL;
         fl_replica_append_t res;
-        int rc = fl_tablet_server_replica(ts, table, br->has_partition_id, br->partition_id,
-                                          br->bucket_id, &r, &e);
+        int rc = fl_tablet_server_replica(ts, req->table_id, table, br->has_partition_id,
+                                          br->partition_id, br->bucket_id, &r, &e);
         if (!rc && table_rc) rc = fl_err_set(&e, table_rc, "%s", table_err.msg);
         if (!rc)
             rc = fl_record_validate(br->records.data, br->records.len, (fl_log_format_t)format,
@@ -582,7 +582,7 @@ FL_API_HANDLER(fl_api_list_offsets) {
         fl_error_t e;
         fl_err_clear(&e);
         fl_replica_t *r = NULL;
-        int rc = fl_tablet_server_replica(ctx->ts, table, req->has_partition_id,
+        int rc = fl_tablet_server_replica(ctx->ts, req->table_id, table, req->has_partition_id,
                                           req->partition_id, req->bucket_id[i], &r, &e);
         int64_t offset = 0;
         if (!rc) {

@@ -131,7 +131,7 @@ static void fl_tablet_server_open_led(fl_tablet_server_t *ts, const fl_hosted_ta
         if (t->buckets[b].leader != ts->self.id) continue;
         fl_replica_t *r = NULL;
         fl_error_t e;
-        if (fl_tablet_server_replica(ts, t, false, -1, b, &r, &e) == 0) fl_replica_unref(r);
+        if (fl_tablet_server_replica(ts, t->table_id, t, false, -1, b, &r, &e) == 0) fl_replica_unref(r);
         else FL_WARN("tablet server %d: opening bucket %d of table %lld: %s", ts->self.id, b,
                      (long long)t->table_id, e.msg);
     }
@@ -141,7 +141,7 @@ static void fl_tablet_server_open_led(fl_tablet_server_t *ts, const fl_hosted_ta
             if (p->buckets[b].leader != ts->self.id) continue;
             fl_replica_t *r = NULL;
             fl_error_t e;
-            if (fl_tablet_server_replica(ts, t, true, p->partition_id, b, &r, &e) == 0)
+            if (fl_tablet_server_replica(ts, t->table_id, t, true, p->partition_id, b, &r, &e) == 0)
                 fl_replica_unref(r);
             else FL_WARN("tablet server %d: opening bucket %d of partition %lld: %s", ts->self.id,
                          b, (long long)p->partition_id, e.msg);
@@ -203,12 +203,13 @@ fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_
     return t;
 }
 
-int fl_tablet_server_replica(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
+int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_hosted_table_t *t,
                              bool has_partition, int64_t partition_id, int32_t bucket,
                              fl_replica_t **out, fl_error_t *err) {
     if (!t)
         return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
-                          "Unknown table or bucket: TableBucket{bucket=%d}", bucket);
+                          "Unknown table or bucket: TableBucket{tableId=%lld, bucket=%d}",
+                          (long long)table_id, bucket);
     const fl_hosted_partition_t *part = NULL;
     if (has_partition) {
         for (size_t i = 0; i < t->partition_count && !part; i++)

@@ -115,9 +115,10 @@ const fl_datatype_t *const *fl_hosted_table_schema_types(const fl_hosted_table_t
                                                          int16_t schema_id, size_t *count);
 
 /* The replica of a bucket this server leads (referenced), or a per-bucket
+ * error; t is the hosted table of table_id, or NULL when it has none.
  * error: UNKNOWN_TABLE_OR_BUCKET, NOT_LEADER_OR_FOLLOWER. Opens (recovers)
  * the log on first use. */
-int fl_tablet_server_replica(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
+int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_hosted_table_t *t,
                              bool has_partition, int64_t partition_id, int32_t bucket,
                              fl_replica_t **out, fl_error_t *err);
 
