@@ -148,8 +148,10 @@ class OurServer:
     """Our flussd, started and stopped by PID."""
 
     def __init__(self, binary: Path, data_dir: Path, log_dir: Path, extra_args=(),
-                 tablet_servers: int = 1):
+                 tablet_servers: int = 1, env=None, name: str = "flussd"):
         self.binary = binary
+        self.env = env
+        self.name = name
         self.data_dir = data_dir
         self.log_dir = log_dir
         self.extra_args = list(extra_args)
@@ -173,8 +175,8 @@ class OurServer:
     def start(self):
         assert self.proc is None or self.proc.poll() is not None, "already running"
         self.starts += 1
-        self.err_path = self.log_dir / f"flussd.{self.starts}.stderr"
-        out_path = self.log_dir / f"flussd.{self.starts}.stdout"
+        self.err_path = self.log_dir / f"{self.name}.{self.starts}.stderr"
+        out_path = self.log_dir / f"{self.name}.{self.starts}.stdout"
         cmd = [str(self.binary), "--data-dir", str(self.data_dir),
                "-D", f"bind.listeners=FLUSS://{self.host}:{self.coordinator_port}",
                "-D", f"tablet-server.bind.listeners=FLUSS://{self.host}:{self.tablet_port}"]
@@ -182,10 +184,14 @@ class OurServer:
             cmd += ["--tablet-servers", str(self.tablet_servers)]
         cmd += self.extra_args
         with open(out_path, "wb") as out, open(self.err_path, "wb") as err:
-            self.proc = subprocess.Popen(cmd, stdout=out, stderr=err,
-                                         stdin=subprocess.DEVNULL)
-        wait_ports(self.host, [p for p in (self.coordinator_port, self.tablet_port) if p],
-                   proc=self.proc, err_path=self.err_path)
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                         env={**os.environ, **self.env} if self.env else None)
+        try:
+            wait_ports(self.host, [p for p in (self.coordinator_port, self.tablet_port) if p],
+                       proc=self.proc, err_path=self.err_path)
+        except BaseException:
+            self.kill9()
+            raise
 
     def _signal_and_wait(self, sig, timeout):
         if self.proc is None or self.proc.poll() is not None:
@@ -216,7 +222,7 @@ class OurServer:
         for marker in SANITIZER_MARKERS:
             if marker in text:
                 SERVER_PROBLEMS.append(f"sanitizer report in {self.err_path}:\n"
-                                       f"{text[text.index(marker) - 200:][:6000]}")
+                                       f"{text[max(0, text.index(marker) - 200):][:6000]}")
                 break
 
     def kill9(self):

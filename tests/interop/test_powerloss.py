@@ -40,8 +40,7 @@ import pyarrow as pa
 import pytest
 
 import fluss
-from conftest import (IS_OURS, REPO, SANITIZER_MARKERS, SERVER_PROBLEMS, _read_tail,
-                      free_ports, unique, wait_ports)
+from conftest import IS_OURS, REPO, OurServer, unique
 from logutil import create_log_table, latest_offsets, read_batches, wait_ready
 
 pytestmark = [pytest.mark.ours_only,
@@ -77,57 +76,13 @@ def preload_list(shim: Path) -> str:
     return " ".join(([m.group(1)] if m else []) + [str(shim)])
 
 
-class Flussd:
-    """One flussd run on `data_dir`, on fresh ports, stopped by PID."""
-
-    def __init__(self, data_dir: Path, log_dir: Path, name: str, args=(), env=None):
-        self.host = "127.0.0.1"
-        cport, tport = free_ports(2)
-        self.bootstrap = f"{self.host}:{cport}"
-        self.err_path = log_dir / f"{name}.stderr"
-        cmd = [str(BINARY), "--data-dir", str(data_dir),
-               "-D", f"bind.listeners=FLUSS://{self.host}:{cport}",
-               "-D", f"tablet-server.bind.listeners=FLUSS://{self.host}:{tport}", *args]
-        with open(log_dir / f"{name}.stdout", "wb") as out, open(self.err_path, "wb") as err:
-            self.proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                         env={**os.environ, **(env or {})})
-        try:
-            wait_ports(self.host, [cport, tport], proc=self.proc, err_path=self.err_path)
-        except BaseException:
-            self.kill9()
-            raise
-
-    def kill9(self) -> int:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-        rc = self.proc.wait(timeout=10)
-        self.check_sanitizers()
-        return rc
-
-    def stop(self) -> int:
-        """SIGTERM; a clean stop exits 0 (problems fail the session)."""
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill9()
-                SERVER_PROBLEMS.append(f"flussd did not exit within 10s of SIGTERM "
-                                       f"({self.err_path})")
-        rc = self.proc.returncode
-        if rc != 0:
-            SERVER_PROBLEMS.append(f"flussd exited with {rc} after SIGTERM; stderr:\n"
-                                   f"{_read_tail(self.err_path)}")
-        self.check_sanitizers()
-        return rc
-
-    def check_sanitizers(self):
-        text = _read_tail(self.err_path, limit=200_000)
-        for marker in SANITIZER_MARKERS:
-            if marker in text:
-                SERVER_PROBLEMS.append(f"sanitizer report in {self.err_path}:\n"
-                                       f"{text[max(0, text.index(marker) - 200):][:6000]}")
-                break
+def start_flussd(data_dir: Path, log_dir: Path, name: str, args=(), env=None) -> OurServer:
+    """One flussd run on `data_dir`, on fresh ports, stopped by PID (the
+    suite's OurServer: a clean stop exits 0, sanitizer reports fail the
+    session)."""
+    srv = OurServer(BINARY, data_dir, log_dir, args, env=env, name=name)
+    srv.start()
+    return srv
 
 
 def read_stats(path: Path) -> dict:
@@ -139,7 +94,7 @@ def log_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*.log"))
 
 
-async def write_until_killed(srv: Flussd, path):
+async def write_until_killed(srv: OurServer, path):
     """Appends numbered rows, IN_FLIGHT at a time (each handle awaited on its
     own), and once KILL_AFTER_ACKS rows are acknowledged SIGKILLs the server
     a random 0-5 ms after appending the next rows, i.e. with writes in
@@ -209,7 +164,7 @@ def power_loss(data_dir: Path, shadow_dir: Path):
     shutil.copytree(shadow_dir, data_dir, symlinks=True)
 
 
-async def recovered_buckets(srv: Flussd, path) -> dict:
+async def recovered_buckets(srv: OurServer, path) -> dict:
     """bucket -> ids in offset order, after checking each bucket's batches
     start at 0 and follow each other without holes, rows intact."""
     conn = await fluss.FlussConnection.create(fluss.Config({"bootstrap.servers": srv.bootstrap}))
@@ -240,7 +195,7 @@ async def recovered_buckets(srv: Flussd, path) -> dict:
         await conn.close()
 
 
-async def bucket_of(srv: Flussd, db: str, ids) -> dict:
+async def bucket_of(srv: OurServer, db: str, ids) -> dict:
     """id -> bucket, learned from a fresh table with the same bucketing
     (the bucket is a hash of the key modulo the bucket count)."""
     conn = await fluss.FlussConnection.create(fluss.Config({"bootstrap.servers": srv.bootstrap}))
@@ -273,7 +228,7 @@ async def run_power_loss(tmp_path: Path, args, strict=False):
     env = {"LD_PRELOAD": preload_list(SHIM), "FL_POWERLOSS_ROOT": str(data),
            "FL_POWERLOSS_SHADOW": str(shadow), "FL_POWERLOSS_STATS": str(stats_path),
            "FL_POWERLOSS_STRICT": "1" if strict else "0"}
-    srv = Flussd(data, tmp_path, "shimmed", args, env)
+    srv = start_flussd(data, tmp_path, "shimmed", args, env)
     try:
         conn = await fluss.FlussConnection.create(fluss.Config({"bootstrap.servers": srv.bootstrap}))
         try:
@@ -293,7 +248,7 @@ async def run_power_loss(tmp_path: Path, args, strict=False):
         f"the shim saw no fsync at all (not preloaded?): {stats_path}, LD_PRELOAD={env['LD_PRELOAD']}")
     sizes = (log_bytes(data), log_bytes(shadow))
     power_loss(data, shadow)
-    after = Flussd(data, tmp_path, "after", args)
+    after = start_flussd(data, tmp_path, "after", args)
     try:
         recovered = await recovered_buckets(after, path)
     except BaseException:
