@@ -31,6 +31,7 @@ struct fl_purgatory {
     fl_purgatory_watch_t *slots[FL_PURGATORY_SLOTS];
     size_t heap_count, heap_cap;
     fl_delayed_op_t **heap;
+    atomic_size_t parked; /* heap_count, readable without the lock */
     bool stopping;
     pthread_t timer;
     bool timer_started;
@@ -86,12 +87,14 @@ static void fl_heap_push(fl_purgatory_t *p, fl_delayed_op_t *op) {
     }
     op->heap_index = p->heap_count;
     p->heap[p->heap_count++] = op;
+    atomic_store(&p->parked, p->heap_count);
     fl_heap_up(p, op->heap_index);
 }
 
 static void fl_heap_remove(fl_purgatory_t *p, fl_delayed_op_t *op) {
     size_t i = op->heap_index;
     p->heap_count--;
+    atomic_store(&p->parked, p->heap_count);
     if (i != p->heap_count) {
         p->heap[i] = p->heap[p->heap_count];
         p->heap[i]->heap_index = i;
@@ -153,6 +156,7 @@ static void *fl_purgatory_timer_main(void *arg) {
 
 fl_purgatory_t *fl_purgatory_new(const char *name) {
     fl_purgatory_t *p = fl_calloc(1, sizeof(*p));
+    atomic_init(&p->parked, 0);
     pthread_mutex_init(&p->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -266,9 +270,4 @@ void fl_purgatory_check(fl_purgatory_t *p, const fl_bucket_key_t *key) {
     }
 }
 
-size_t fl_purgatory_size(fl_purgatory_t *p) {
-    pthread_mutex_lock(&p->lock);
-    size_t n = p->heap_count;
-    pthread_mutex_unlock(&p->lock);
-    return n;
-}
+size_t fl_purgatory_size(fl_purgatory_t *p) { return atomic_load(&p->parked); }

@@ -73,7 +73,7 @@ void fl_purgatory_watch(fl_purgatory_t *p, fl_delayed_op_t *op, const fl_bucket_
                         size_t key_count);
 /* A watermark of key moved: checks the operations parked on it. */
 void fl_purgatory_check(fl_purgatory_t *p, const fl_bucket_key_t *key);
-/* Parked operations. */
+/* Parked operations (a lock-free read: the fetch path asks it per request). */
 size_t fl_purgatory_size(fl_purgatory_t *p);
 
 #endif

@@ -386,7 +386,6 @@ static int fl_fetch_park(fl_req_ctx_t *ctx, fl_tablet_server_t *ts, fl_fetch_wat
     f->min_bytes = missing;
     f->watch = *watch;
     f->req = fl_req_defer(ctx);
-    atomic_fetch_add(&ts->stats.fetches_parked, 1);
     fl_purgatory_watch(ts->purgatory, &f->op, f->watch.keys, f->watch.key_count);
     return 0;
 }
@@ -559,7 +558,6 @@ FL_API_HANDLER(fl_api_produce_log) {
     p->op.ops = &fl_produce_ops;
     p->op.deadline_ms = fl_time_mono_ms() + timeout;
     p->req = fl_req_defer(ctx);
-    atomic_fetch_add(&ts->stats.produces_parked, 1);
     fl_purgatory_watch(ts->purgatory, &p->op, p->keys, p->key_count);
     return 0;
 }

@@ -69,11 +69,6 @@ typedef struct fl_hosted_table {
     fl_hosted_partition_t *partitions;
 } fl_hosted_table_t;
 
-typedef struct fl_tablet_stats {
-    atomic_uint_fast64_t fetches_parked;
-    atomic_uint_fast64_t produces_parked;
-} fl_tablet_stats_t;
-
 struct fl_tablet_server {
     fl_tablet_config_t cfg;
     fl_endpoint_t self;
@@ -89,7 +84,6 @@ struct fl_tablet_server {
     size_t table_count, table_cap;
     fl_hosted_table_t **tables;
     uv_timer_t retention_timer, flush_timer;
-    fl_tablet_stats_t stats;
     bool started;
 };
 
