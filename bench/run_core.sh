@@ -12,7 +12,9 @@
 #
 #   bench/run_core.sh [SCALE]
 #     SCALE = MB written per produce run (default 1000; 20 is a smoke run).
-#   Environment: REF_HEAP (default 1g) for the reference JVMs; IDLE_TABLES
+#   Environment: REF_HEAP (default "default": no -Xmx, the JVM's own choice,
+#   as fluss-dist's scripts run it) for the reference JVMs; KAFKA_HEAP
+#   (default 1g, what Kafka's own scripts set); IDLE_TABLES
 #   (default 100) consumers long-polling their own tables in the idle row;
 #   NO_WRITE=1 prints the section without touching BENCHMARKS.md;
 #   ONLY=kafka runs just the 1-connection produce on flussd and the Kafka
@@ -29,7 +31,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE=${1:-1000}
-REF_HEAP=${REF_HEAP:-1g}
+REF_HEAP=${REF_HEAP:-default}
+KAFKA_HEAP=${KAFKA_HEAP:-1g}
 IDLE_TABLES=${IDLE_TABLES:-100}
 ONLY=${ONLY:-}
 [[ -z $ONLY || $ONLY == kafka ]] || { echo "ONLY must be kafka or unset" >&2; exit 2; }
@@ -179,14 +182,14 @@ produce_idle() {
 }
 
 # Kafka context rows: a fresh single-node KRaft broker (bench/kafka/start,
-# heap REF_HEAP), one topic of 1 partition, and ProducerPerformance sending
+# heap KAFKA_HEAP), one topic of 1 partition, and ProducerPerformance sending
 # the produce row's volume with the writer settings fluss-perf uses (1 MiB
 # batches, linger 100 ms, acks=all, no compression, max.in.flight default
 # 5). Its summary line gives records/s and per-record send->ack latency;
 # the client JVM's CPU comes from its rusage, the broker's from /proc.
 kafka_produce() {
   local out bs pid ver c0 c1 js
-  if ! out=$(KAFKA_RUN_DIR="$RUN/kafka" KAFKA_HEAP=$REF_HEAP bench/kafka/start perf-p1 2>"$RUN/kafka-start.err"); then
+  if ! out=$(KAFKA_RUN_DIR="$RUN/kafka" KAFKA_HEAP=$KAFKA_HEAP bench/kafka/start perf-p1 2>"$RUN/kafka-start.err"); then
     local why
     why=$(grep -h 'ERROR' "$RUN/kafka-start.err" | tail -1)
     log "skipping the Kafka rows: ${why:-bench/kafka/start failed}"
@@ -286,7 +289,7 @@ if [[ $ONLY == kafka ]]; then
   kafka_produce
 else
 limits
-log "starting the reference (REF_JVM_PROFILE=dist, -Xmx$REF_HEAP)"
+log "starting the reference (REF_JVM_PROFILE=dist, heap $REF_HEAP)"
 REF_JVM_PROFILE=dist REF_HEAP=$REF_HEAP tests/reference/start >/dev/null
 REF_PIDS="$(cat tests/reference/.run/tablet.pid) $(cat tests/reference/.run/coordinator.pid)"
 start_ours default
@@ -316,9 +319,9 @@ fi
 
 # ---------------------------------------------------------------- report
 
-python3 - "$RES" "$SCALE" "$REF_HEAP" "$IDLE_TABLES" "$REC" "$LAT_N" <<'PYEOF'
+python3 - "$RES" "$SCALE" "$REF_HEAP" "$IDLE_TABLES" "$REC" "$LAT_N" "$KAFKA_HEAP" <<'PYEOF'
 import collections, datetime, json, os, pathlib, re, sys
-res, scale, heap, idle, rec, lat_n = sys.argv[1:7]
+res, scale, heap, idle, rec, lat_n, kheap = sys.argv[1:8]
 R = collections.defaultdict(dict)
 for line in pathlib.Path(res).read_text().splitlines():
     key, who, js = line.split(" ", 2)
@@ -385,7 +388,8 @@ sec = ["## core: tablet-server produce, fetch, latency against the machine's lim
        f"Command: `bench/run_core.sh {scale}` ({today}, {os.cpu_count()} cores; both servers on loopback "
        f"in the same run, workloads interleaved (flussd, then the reference, per workload), driven by "
        f"`fluss-perf` (libfluss); reference = Apache Fluss 0.9.1-incubating with ZooKeeper, "
-       f"`REF_JVM_PROFILE=dist` (the distribution's JVM options: G1, full tiered JIT), -Xmx{heap}; "
+       f"`REF_JVM_PROFILE=dist` (the distribution's JVM options: G1, full tiered JIT), "
+       f"{'no -Xmx (the JVM default, as the distribution)' if heap == 'default' else '-Xmx' + heap}; "
        f"{rec} rows of 1 KiB per produce run (`id BIGINT, ts BIGINT, payload BYTES`, payload random "
        f"letters), 1 MiB writer batches, linger 100 ms; server CPU = utime+stime of the server "
        f"process(es) over the run (reference: tablet server + coordinator); loopback bytes = "
@@ -417,7 +421,7 @@ if k:
       ("client CPU (% of one core; Kafka: the client JVM, start-up included)", "", o("produce", "cpu_pct"), k["cpu_pct"], None),
     ]
     sec += [f"Context, with a different client: an Apache Kafka {kv} broker (KRaft, broker and controller in one "
-            f"process, 1 node; `bench/kafka/start`: the JVM options of Kafka's own scripts, G1, -Xmx{heap}; "
+            f"process, 1 node; `bench/kafka/start`: the JVM options of Kafka's own scripts, G1, -Xmx{kheap}; "
             f"`log.flush.*` at Kafka's defaults, i.e. acknowledged from the page cache like Fluss) loaded by Kafka's "
             f"`ProducerPerformance` (Java client: `--num-records {rec} --record-size 1024 --throughput -1`, "
             f"`acks=all linger.ms=100 batch.size=1048576 compression.type=none`, max.in.flight 5), run alone "
