@@ -295,6 +295,46 @@ async def test_powerloss_keeps_acknowledged_rows(tmp_path, args, strict):
         after.stop()
 
 
+async def test_powerloss_time_based_flush(tmp_path):
+    """log.flush.interval-ms in the default (async) mode: rows acknowledged
+    from the page cache are fsynced by the periodic flush, so after waiting
+    past the interval a power loss keeps every one of them (without the key
+    the same writes are lost: that fails this test)."""
+    need(SHIM, "power-loss shim")
+    data, shadow = tmp_path / "data", tmp_path / "shadow"
+    data.mkdir()
+    shadow.mkdir()
+    env = {"LD_PRELOAD": preload_list(SHIM), "FL_POWERLOSS_ROOT": str(data),
+           "FL_POWERLOSS_SHADOW": str(shadow)}
+    args = ["-D", "log.flush.interval-ms=200"]
+    srv = start_flussd(data, tmp_path, "shimmed", args, env)
+    n = 300
+    try:
+        conn = await fluss.FlussConnection.create(fluss.Config({"bootstrap.servers": srv.bootstrap}))
+        try:
+            admin = conn.get_admin()
+            db = unique("timeflush")
+            await admin.create_database(db)
+            path = await create_log_table(admin, db, "log", SCHEMA, bucket_count=BUCKETS,
+                                          bucket_keys=["id"])
+            writer = (await conn.get_table(path)).new_append().create_writer()
+            writer.write_arrow(pa.Table.from_pylist([row(i) for i in range(n)], schema=SCHEMA))
+            await writer.flush()
+        finally:
+            await conn.close()
+        time.sleep(1.0)  # five flush intervals
+    finally:
+        srv.kill9()
+    power_loss(data, shadow)
+    after = start_flussd(data, tmp_path, "after", args)
+    try:
+        recovered = await recovered_buckets(after, path)
+        ids = sorted(i for b in range(BUCKETS) for i in recovered[b])
+        assert ids == list(range(n)), f"{n - len(set(ids))} acknowledged rows lost"
+    finally:
+        after.stop()
+
+
 async def test_powerloss_without_fsync_loses_acknowledged_rows(tmp_path):
     """Negative control: the default config acknowledges from the page cache,
     so the simulated power loss must lose those rows."""
