@@ -30,7 +30,7 @@
     X(UPDATE_METADATA, 1013, 0, 0, FL_ROLE_TS)                             \
     X(PRODUCE_LOG, 1014, 0, 0, FL_ROLE_TS)                                 \
     X(FETCH_LOG, 1015, 0, 0, FL_ROLE_TS)                                   \
-    X(PUT_KV, 1016, 0, 2, FL_ROLE_TS)                                      \
+    X(PUT_KV, 1016, 0, 1, FL_ROLE_TS)                                      \
     X(LOOKUP, 1017, 0, 1, FL_ROLE_TS)                                      \
     X(NOTIFY_LEADER_AND_ISR, 1018, 0, 0, FL_ROLE_TS)                       \
     X(STOP_REPLICA, 1019, 0, 0, FL_ROLE_TS)                                \

@@ -13,6 +13,8 @@
 #include "replica_manager.h"
 
 static void fl_replica_destroy(fl_replica_t *r) {
+    void *kv = atomic_load(&r->kv);
+    if (kv && r->kv_close) r->kv_close(kv, atomic_load(&r->deleted));
     if (r->log) {
         if (atomic_load(&r->deleted)) {
             fl_error_t e;

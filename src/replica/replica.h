@@ -56,6 +56,10 @@ typedef struct fl_replica {
     atomic_bool deleted;                /* dropped: close without a snapshot, remove files */
     atomic_int refs;
     atomic_uint_fast64_t flushes;       /* fsync rounds done (stats, tests) */
+    /* The bucket's primary-key state (kv_tablet.h), set once by the layer
+     * above and closed here with the replica: opaque to this layer. */
+    _Atomic(void *) kv;
+    void (*kv_close)(void *kv, bool deleted);
 } fl_replica_t;
 
 typedef struct fl_replica_append {

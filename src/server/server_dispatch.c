@@ -18,11 +18,14 @@
 #include "proto_produce.h"
 #include "server_coordinator.h"
 #include "server_node.h"
+#include "server_tablet.h"
 
 /* How an API runs: with the coordinator's catalog lock held (it reads or
  * writes metadata), and/or on the coordinator's worker (it may fsync). */
 #define FL_API_CATALOG 1
 #define FL_API_WORKER 2
+#define FL_API_TS_POOL 4   /* on the tablet server's worker pool (RocksDB reads) */
+#define FL_API_KV_WRITER 8 /* on the tablet server's kv writer thread (PUT_KV) */
 
 typedef struct fl_api_entry {
     int16_t key;
@@ -58,6 +61,10 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_PRODUCE_LOG, FL_ROLE_TS, &fluss__produce_log_request__descriptor, fl_api_produce_log, 0},
     {FL_API_FETCH_LOG, FL_ROLE_TS, &fluss__fetch_log_request__descriptor, fl_api_fetch_log, 0},
     {FL_API_LIST_OFFSETS, FL_ROLE_TS, &fluss__list_offsets_request__descriptor, fl_api_list_offsets, 0},
+    {FL_API_PUT_KV, FL_ROLE_TS, &fluss__put_kv_request__descriptor, fl_api_put_kv, FL_API_KV_WRITER},
+    {FL_API_LOOKUP, FL_ROLE_TS, &fluss__lookup_request__descriptor, fl_api_lookup, FL_API_TS_POOL},
+    {FL_API_PREFIX_LOOKUP, FL_ROLE_TS, &fluss__prefix_lookup_request__descriptor, fl_api_prefix_lookup, FL_API_TS_POOL},
+    {FL_API_LIMIT_SCAN, FL_ROLE_TS, &fluss__limit_scan_request__descriptor, fl_api_limit_scan, FL_API_TS_POOL},
 };
 
 #define FL_API_ENTRY_COUNT (sizeof(fl_api_entries) / sizeof(fl_api_entries[0]))
@@ -269,6 +276,14 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         j->entry = e;
         j->ctx = fl_req_defer(&ctx);
         fl_workq_submit(ctx.cs->workers, fl_dispatch_job_run, j);
+        return 0;
+    }
+    if ((e->how & (FL_API_TS_POOL | FL_API_KV_WRITER)) && ctx.ts && conn) {
+        fl_dispatch_job_t *j = fl_malloc(sizeof(*j));
+        j->entry = e;
+        j->ctx = fl_req_defer(&ctx);
+        fl_workq_submit((e->how & FL_API_KV_WRITER) ? ctx.ts->kv_writer : ctx.ts->workers,
+                        fl_dispatch_job_run, j);
         return 0;
     }
     fl_dispatch_run(e, &ctx, out);

@@ -48,7 +48,10 @@ static void fl_usage(FILE *f) {
             "      netty.server.num-network-threads (default: cores, at most 4),\n"
             "      netty.server.num-worker-threads (default 2),\n"
             "      log.segment.file-size, log.index.interval-size, log.flush.interval-messages,\n"
-            "      log.flush.interval-ms, log.flush.mode (async | sync; fluss-c keys)\n",
+            "      log.flush.interval-ms, log.flush.mode (async | sync; fluss-c keys)\n"
+            "      kv.rocksdb.shared-block-cache.size (default 64mb, fluss-c key: one cache\n"
+            "      for every kv tablet), kv.rocksdb.writebuffer.size (default 4mb per\n"
+            "      tablet), kv.rocksdb.writebuffer.count (default 2)\n",
             FL_DEFAULT_COORDINATOR_LISTENER, FL_DEFAULT_TABLET_LISTENER);
 }
 
@@ -122,6 +125,7 @@ int main(int argc, char **argv) {
     int64_t net_default = cores < 1 ? 1 : cores > 4 ? 4 : cores;
     int64_t bucket_number, replication_factor, max_bucket, frame_max, idle_ms, tablet_id;
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
+    int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
         fl_config_int(&cfg, "max.bucket.num", 128000, &max_bucket, &err) ||
@@ -136,8 +140,19 @@ int main(int argc, char **argv) {
                         &err) ||
         fl_config_bytes(&cfg, "log.index.interval-size", 4096, &index_interval, &err) ||
         fl_config_int(&cfg, "log.flush.interval-messages", INT64_MAX, &flush_messages, &err) ||
-        fl_config_duration_ms(&cfg, "log.flush.interval-ms", 0, &flush_ms, &err))
+        fl_config_duration_ms(&cfg, "log.flush.interval-ms", 0, &flush_ms, &err) ||
+        fl_config_bytes(&cfg, "kv.rocksdb.shared-block-cache.size", 64LL << 20, &kv_cache_bytes,
+                        &err) ||
+        fl_config_bytes(&cfg, "kv.rocksdb.writebuffer.size", 4LL << 20, &kv_wb_bytes, &err) ||
+        fl_config_int(&cfg, "kv.rocksdb.writebuffer.count", 2, &kv_wb_count, &err))
         goto fatal;
+    if (kv_cache_bytes < 1 || kv_wb_bytes < 64 * 1024 || kv_wb_count < 1 || kv_wb_count > 64) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "kv.rocksdb.shared-block-cache.size must be positive, "
+                   "kv.rocksdb.writebuffer.size at least 64kb and "
+                   "kv.rocksdb.writebuffer.count 1..64");
+        goto fatal;
+    }
     if (bucket_number < 1 || replication_factor < 1 || max_bucket < 1 || frame_max < 16 ||
         flush_messages < 1) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
@@ -214,6 +229,9 @@ int main(int argc, char **argv) {
         tcfg.log = (fl_log_config_t){(uint64_t)segment_bytes, (uint64_t)index_interval,
                                      7LL * 24 * 3600 * 1000, (size_t)frame_max, false, true, false};
         tcfg.durability = (fl_durability_t){flush_messages, flush_ms, strcmp(flush_mode, "sync") == 0};
+        tcfg.kv_block_cache_bytes = (size_t)kv_cache_bytes;
+        tcfg.kv_write_buffer_bytes = (size_t)kv_wb_bytes;
+        tcfg.kv_write_buffer_count = (int)kv_wb_count;
         tcfgs[i] = tcfg;
     }
     static fl_local_cluster_t lc;

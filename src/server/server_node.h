@@ -127,6 +127,11 @@ FL_API_HANDLER(fl_api_produce_log);
 FL_API_HANDLER(fl_api_fetch_log);
 FL_API_HANDLER(fl_api_list_offsets);
 FL_API_HANDLER(fl_api_get_fs_token);
+/* server_kv.c: */
+FL_API_HANDLER(fl_api_put_kv);
+FL_API_HANDLER(fl_api_lookup);
+FL_API_HANDLER(fl_api_prefix_lookup);
+FL_API_HANDLER(fl_api_limit_scan);
 /* server_metadata.c: */
 FL_API_HANDLER(fl_api_get_metadata);
 

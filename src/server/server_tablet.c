@@ -37,6 +37,7 @@ static void fl_hosted_table_free(fl_hosted_table_t *t) {
     fl_free(t->database);
     fl_free(t->name);
     fl_free(t->log_format);
+    fl_hosted_kv_table_free(t->kv);
     fl_free(t);
 }
 
@@ -74,7 +75,6 @@ static fl_hosted_table_t *fl_hosted_table_from(const fl_ms_table_t *m) {
     t->log_format = fl_strdup(fmt ? fmt : "ARROW");
     json_t *pk = j ? json_object_get(json_object_get(j, "schema"), "primary_key") : NULL;
     t->has_primary_key = pk && json_array_size(pk) > 0;
-    if (j) json_decref(j);
     t->schema_count = m->schema_count;
     size_t n = m->schema_count ? m->schema_count : 1;
     t->schemas = fl_calloc(n, sizeof(*t->schemas));
@@ -105,6 +105,8 @@ static fl_hosted_table_t *fl_hosted_table_from(const fl_ms_table_t *m) {
         t->partitions[i].bucket_count = p->bucket_count;
         t->partitions[i].buckets = fl_buckets_copy(p->buckets, p->bucket_count);
     }
+    if (t->has_primary_key && j) t->kv = fl_hosted_kv_table_new(t, j);
+    if (j) json_decref(j);
     return t;
 }
 
@@ -131,8 +133,13 @@ static void fl_tablet_server_open_led(fl_tablet_server_t *ts, const fl_hosted_ta
         if (t->buckets[b].leader != ts->self.id) continue;
         fl_replica_t *r = NULL;
         fl_error_t e;
-        if (fl_tablet_server_replica(ts, t->table_id, t, false, -1, b, &r, &e) == 0) fl_replica_unref(r);
-        else FL_WARN("tablet server %d: opening bucket %d of table %lld: %s", ts->self.id, b,
+        if (fl_tablet_server_replica(ts, t->table_id, t, false, -1, b, &r, &e) == 0) {
+            fl_kv_tablet_t *kt;
+            if (t->kv && fl_tablet_server_kv(ts, t, r, &kt, &e))
+                FL_WARN("tablet server %d: opening the kv of bucket %d of table %lld: %s",
+                        ts->self.id, b, (long long)t->table_id, e.msg);
+            fl_replica_unref(r);
+        } else FL_WARN("tablet server %d: opening bucket %d of table %lld: %s", ts->self.id, b,
                      (long long)t->table_id, e.msg);
     }
     for (size_t i = 0; i < t->partition_count; i++) {
@@ -141,9 +148,13 @@ static void fl_tablet_server_open_led(fl_tablet_server_t *ts, const fl_hosted_ta
             if (p->buckets[b].leader != ts->self.id) continue;
             fl_replica_t *r = NULL;
             fl_error_t e;
-            if (fl_tablet_server_replica(ts, t->table_id, t, true, p->partition_id, b, &r, &e) == 0)
+            if (fl_tablet_server_replica(ts, t->table_id, t, true, p->partition_id, b, &r, &e) == 0) {
+                fl_kv_tablet_t *kt;
+                if (t->kv && fl_tablet_server_kv(ts, t, r, &kt, &e))
+                    FL_WARN("tablet server %d: opening the kv of bucket %d of partition %lld: %s",
+                            ts->self.id, b, (long long)p->partition_id, e.msg);
                 fl_replica_unref(r);
-            else FL_WARN("tablet server %d: opening bucket %d of partition %lld: %s", ts->self.id,
+            } else FL_WARN("tablet server %d: opening bucket %d of partition %lld: %s", ts->self.id,
                          b, (long long)p->partition_id, e.msg);
         }
     }
@@ -244,6 +255,43 @@ int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_
                                    part ? part->name : NULL, bucket, t->ttl_ms, out, err);
 }
 
+static void fl_kv_close_cb(void *kv, bool deleted) {
+    fl_kv_tablet_close(kv, deleted);
+}
+
+int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
+                        fl_kv_tablet_t **out, fl_error_t *err) {
+    fl_kv_tablet_t *kt = atomic_load(&r->kv);
+    if (kt) {
+        *out = kt;
+        return 0;
+    }
+    if (!t->kv)
+        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                          "Table %s.%s has no primary key.", t->database, t->name);
+    pthread_mutex_lock(&ts->kv_open_lock);
+    int rc = 0;
+    kt = atomic_load(&r->kv);
+    if (!kt) {
+        /* <table>/kv-<bucket> beside <table>/log-<bucket> */
+        char dir[4200];
+        const char *ld = r->log->dir;
+        const char *slash = strrchr(ld, '/');
+        size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
+        snprintf(dir, sizeof(dir), "%.*skv-%d", (int)base, ld, r->bucket);
+        fl_kv_store_options_t o = {ts->kv_cache, ts->cfg.kv_write_buffer_bytes,
+                                   ts->cfg.kv_write_buffer_count};
+        rc = fl_kv_tablet_open(dir, r, t->kv, &o, &kt, err);
+        if (!rc) {
+            r->kv_close = fl_kv_close_cb;
+            atomic_store(&r->kv, kt);
+        }
+    }
+    pthread_mutex_unlock(&ts->kv_open_lock);
+    if (!rc) *out = kt;
+    return rc;
+}
+
 /* ---- watermarks → delayed operations ---- */
 
 static void fl_tablet_on_watermark(void *ctx, fl_replica_t *r) {
@@ -296,9 +344,14 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     ts->self = cfg->advertised;
     ts->self.id = cfg->id;
     pthread_rwlock_init(&ts->tables_lock, NULL);
+    pthread_mutex_init(&ts->kv_open_lock, NULL);
+    ts->kv_cache = fl_kv_cache_new(ts->cfg.kv_block_cache_bytes ? ts->cfg.kv_block_cache_bytes
+                                                                : (size_t)64 << 20);
     char name[48]; /* thread names are cut to 15 bytes where they are set */
     snprintf(name, sizeof(name), "ts%d-work", cfg->id);
     ts->workers = fl_workq_new(ts->cfg.worker_threads, name);
+    snprintf(name, sizeof(name), "ts%d-kv", cfg->id);
+    ts->kv_writer = fl_workq_new(1, name);
     snprintf(name, sizeof(name), "ts%d-delay", cfg->id);
     ts->purgatory = fl_purgatory_new(name);
     /* produce validates (CRC included) before it appends: the log need
@@ -348,7 +401,9 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     fl_tablet_server_stop(ts);
     for (size_t i = 0; i < ts->loop_count; i++) fl_rpc_loop_destroy(ts->loops[i]);
     fl_rpc_server_destroy(ts->rpc);
-    /* no loop runs now: nothing appends; flushes in the queue finish first */
+    /* no loop runs now: nothing appends; puts and flushes in the queues
+     * finish first */
+    fl_workq_destroy(ts->kv_writer);
     fl_workq_destroy(ts->workers);
     ts->replicas.workers = NULL;
     fl_replica_manager_close(&ts->replicas);
@@ -356,5 +411,7 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     for (size_t i = 0; i < ts->table_count; i++) fl_hosted_table_unref(ts->tables[i]);
     fl_free(ts->tables);
     pthread_rwlock_destroy(&ts->tables_lock);
+    pthread_mutex_destroy(&ts->kv_open_lock);
+    fl_kv_cache_destroy(ts->kv_cache); /* after every store closed with its replica */
     fl_free(ts);
 }

@@ -22,6 +22,9 @@
 #include "rpc_loop.h"
 #include "rpc_server.h"
 #include "server_node.h"
+#include "kv_store.h"
+#include "kv_table.h"
+#include "kv_tablet.h"
 #include "types_schema.h"
 
 #define FL_TABLET_LOOPS_MAX 16
@@ -39,6 +42,9 @@ typedef struct fl_tablet_config {
     fl_log_config_t log;
     fl_durability_t durability;
     int64_t retention_check_ms;
+    size_t kv_block_cache_bytes;   /* one RocksDB block cache for every kv tablet */
+    size_t kv_write_buffer_bytes;  /* per kv tablet memtable */
+    int kv_write_buffer_count;
 } fl_tablet_config_t;
 
 typedef struct fl_hosted_partition {
@@ -67,6 +73,7 @@ typedef struct fl_hosted_table {
     fl_ms_bucket_t *buckets;
     size_t partition_count;
     fl_hosted_partition_t *partitions;
+    fl_kv_table_t *kv;          /* primary-key tables: merge engine, formats, key */
 } fl_hosted_table_t;
 
 struct fl_tablet_server {
@@ -84,6 +91,11 @@ struct fl_tablet_server {
     size_t table_count, table_cap;
     fl_hosted_table_t **tables;
     uv_timer_t retention_timer, flush_timer;
+    /* PUT_KV runs here, one request at a time, so that the writes of a
+     * connection keep their order; lookups run on `workers` */
+    fl_workq_t *kv_writer;
+    pthread_mutex_t kv_open_lock;  /* opening a bucket's kv tablet */
+    fl_kv_cache_t *kv_cache;
     bool started;
 };
 
@@ -116,4 +128,11 @@ int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_
                              bool has_partition, int64_t partition_id, int32_t bucket,
                              fl_replica_t **out, fl_error_t *err);
 
+/* The kv tablet of a primary-key bucket this server leads (borrowed: it
+ * lives as long as r), opened and recovered on first use. Not on a loop. */
+int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
+                        fl_kv_tablet_t **out, fl_error_t *err);
+/* server_kv.c: the kv view of a table descriptor (NULL for log tables). */
+fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *table_json);
+void fl_hosted_kv_table_free(fl_kv_table_t *kv);
 #endif

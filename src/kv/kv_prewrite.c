@@ -1,0 +1,154 @@
+/*
+ * kv_prewrite.c — the pre-write buffer (kv_prewrite.h): a chained hash of
+ * the newest entry per key over a singly linked list in offset order.
+ */
+#include "kv_prewrite.h"
+
+#include <string.h>
+
+#include "common_alloc.h"
+
+#define FL_KV_PW_SLOTS_MIN 64
+
+static uint32_t fl_kv_pw_hash(const uint8_t *k, size_t n) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) h = (h ^ k[i]) * 16777619u;
+    return h;
+}
+
+void fl_kv_prewrite_init(fl_kv_prewrite_t *pw) {
+    memset(pw, 0, sizeof(*pw));
+}
+
+void fl_kv_prewrite_clear(fl_kv_prewrite_t *pw) {
+    for (fl_kv_pw_entry_t *e = pw->head, *n; e; e = n) {
+        n = e->lnext;
+        fl_free(e);
+    }
+    if (pw->slots) memset(pw->slots, 0, pw->slot_count * sizeof(*pw->slots));
+    pw->head = pw->tail = NULL;
+    pw->entries = pw->keys = pw->bytes = 0;
+}
+
+void fl_kv_prewrite_free(fl_kv_prewrite_t *pw) {
+    fl_kv_prewrite_clear(pw);
+    fl_free(pw->slots);
+    memset(pw, 0, sizeof(*pw));
+}
+
+static fl_kv_pw_entry_t **fl_kv_pw_find(const fl_kv_prewrite_t *pw, const uint8_t *key,
+                                        size_t klen, uint32_t h) {
+    if (!pw->slot_count) return NULL;
+    fl_kv_pw_entry_t **pp = &pw->slots[h & (pw->slot_count - 1)];
+    for (; *pp; pp = &(*pp)->hnext)
+        if ((*pp)->hash == h && (*pp)->klen == klen && memcmp((*pp)->data, key, klen) == 0)
+            return pp;
+    return pp;
+}
+
+fl_kv_pw_lookup_t fl_kv_prewrite_get(const fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen,
+                                     const uint8_t **val, size_t *vlen) {
+    fl_kv_pw_entry_t **pp = fl_kv_pw_find(pw, key, klen, fl_kv_pw_hash(key, klen));
+    if (!pp || !*pp) return FL_KV_PW_MISS;
+    if ((*pp)->deleted) return FL_KV_PW_DELETED;
+    *val = (*pp)->data + (*pp)->klen;
+    *vlen = (*pp)->vlen;
+    return FL_KV_PW_VALUE;
+}
+
+static void fl_kv_pw_grow(fl_kv_prewrite_t *pw) {
+    size_t n = pw->slot_count ? pw->slot_count * 2 : FL_KV_PW_SLOTS_MIN;
+    fl_kv_pw_entry_t **slots = fl_calloc(n, sizeof(*slots));
+    for (size_t i = 0; i < pw->slot_count; i++) {
+        for (fl_kv_pw_entry_t *e = pw->slots[i], *next; e; e = next) {
+            next = e->hnext;
+            e->hnext = slots[e->hash & (n - 1)];
+            slots[e->hash & (n - 1)] = e;
+        }
+    }
+    fl_free(pw->slots);
+    pw->slots = slots;
+    pw->slot_count = n;
+}
+
+static void fl_kv_pw_link(fl_kv_prewrite_t *pw, fl_kv_pw_entry_t *e) {
+    if (pw->keys + 1 > pw->slot_count) fl_kv_pw_grow(pw);
+    fl_kv_pw_entry_t **pp = fl_kv_pw_find(pw, e->data, e->klen, e->hash);
+    if (*pp) { /* replace the older entry of the key in the chain */
+        fl_kv_pw_entry_t *old = *pp;
+        e->hnext = old->hnext;
+        old->in_hash = false;
+        old->hnext = NULL;
+        *pp = e;
+    } else {
+        e->hnext = NULL;
+        *pp = e;
+        pw->keys++;
+    }
+    e->in_hash = true;
+    e->lnext = NULL;
+    if (pw->tail) pw->tail->lnext = e;
+    else pw->head = e;
+    pw->tail = e;
+    pw->entries++;
+    pw->bytes += e->klen + e->vlen;
+}
+
+void fl_kv_prewrite_put(fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen, const uint8_t *val,
+                        size_t vlen, int64_t offset) {
+    if (!val) vlen = 0;
+    fl_kv_pw_entry_t *e = fl_malloc(sizeof(*e) + klen + vlen);
+    e->hash = fl_kv_pw_hash(key, klen);
+    e->deleted = val == NULL;
+    e->offset = offset;
+    e->klen = klen;
+    e->vlen = vlen;
+    memcpy(e->data, key, klen);
+    if (vlen) memcpy(e->data + klen, val, vlen);
+    fl_kv_pw_link(pw, e);
+}
+
+void fl_kv_prewrite_move(fl_kv_prewrite_t *dst, fl_kv_prewrite_t *src) {
+    fl_kv_pw_entry_t *e = src->head;
+    src->head = src->tail = NULL;
+    if (src->slots) memset(src->slots, 0, src->slot_count * sizeof(*src->slots));
+    src->entries = src->keys = src->bytes = 0;
+    while (e) {
+        fl_kv_pw_entry_t *next = e->lnext;
+        fl_kv_pw_link(dst, e);
+        e = next;
+    }
+}
+
+size_t fl_kv_prewrite_stage(const fl_kv_prewrite_t *pw, int64_t upto, fl_kv_write_t *w) {
+    size_t n = 0;
+    for (const fl_kv_pw_entry_t *e = pw->head; e && e->offset < upto; e = e->lnext, n++) {
+        if (e->deleted) fl_kv_write_delete(w, e->data, e->klen);
+        else fl_kv_write_put(w, e->data, e->klen, e->data + e->klen, e->vlen);
+    }
+    return n;
+}
+
+void fl_kv_prewrite_release(fl_kv_prewrite_t *pw, int64_t upto) {
+    while (pw->head && pw->head->offset < upto) {
+        fl_kv_pw_entry_t *e = pw->head;
+        pw->head = e->lnext;
+        if (!pw->head) pw->tail = NULL;
+        if (e->in_hash) {
+            fl_kv_pw_entry_t **pp = fl_kv_pw_find(pw, e->data, e->klen, e->hash);
+            if (pp && *pp == e) {
+                *pp = e->hnext;
+                pw->keys--;
+            }
+        }
+        pw->entries--;
+        pw->bytes -= e->klen + e->vlen;
+        fl_free(e);
+    }
+}
+
+void fl_kv_prewrite_visit(const fl_kv_prewrite_t *pw, const uint8_t *prefix, size_t plen,
+                          fl_kv_pw_visit_fn fn, void *arg) {
+    for (const fl_kv_pw_entry_t *e = pw->head; e; e = e->lnext)
+        if (e->in_hash && e->klen >= plen && memcmp(e->data, prefix, plen) == 0) fn(arg, e);
+}

@@ -1,0 +1,70 @@
+/*
+ * kv_prewrite.h — a bucket's pre-write buffer (Fluss's KvPreWriteBuffer):
+ * the row changes the kv tablet has made and appended to the changelog but
+ * not yet written to RocksDB, each tagged with the changelog offset that
+ * carries it. Reads look here before RocksDB (read-your-writes); changes
+ * go to RocksDB only once the high watermark has passed their offset, so
+ * RocksDB never holds a change the log could still lose.
+ *
+ * Entries are kept in offset order (a list) and the newest per key in a
+ * hash table; an older entry of a key stays in the list until drained.
+ *
+ * Thread rule: one user at a time (the kv tablet's lock).
+ */
+#ifndef FL_KV_PREWRITE_H
+#define FL_KV_PREWRITE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "kv_store.h"
+
+typedef struct fl_kv_pw_entry {
+    struct fl_kv_pw_entry *hnext; /* hash chain (newest entry of its key only) */
+    struct fl_kv_pw_entry *lnext; /* offset order */
+    uint32_t hash;
+    bool in_hash;
+    bool deleted;                 /* a delete: the key has no row */
+    int64_t offset;
+    size_t klen, vlen;
+    uint8_t data[];               /* key ‖ value */
+} fl_kv_pw_entry_t;
+
+typedef struct fl_kv_prewrite {
+    fl_kv_pw_entry_t **slots;
+    size_t slot_count;            /* power of two */
+    size_t keys;                  /* entries in the hash */
+    fl_kv_pw_entry_t *head, *tail;
+    size_t entries;
+    size_t bytes;                 /* key + value bytes held */
+} fl_kv_prewrite_t;
+
+typedef enum fl_kv_pw_lookup {
+    FL_KV_PW_MISS = 0, /* not here: ask RocksDB */
+    FL_KV_PW_VALUE,    /* the key's newest value */
+    FL_KV_PW_DELETED,  /* deleted here: RocksDB's row is stale */
+} fl_kv_pw_lookup_t;
+
+void fl_kv_prewrite_init(fl_kv_prewrite_t *pw);
+void fl_kv_prewrite_free(fl_kv_prewrite_t *pw);
+/* Drops every entry. */
+void fl_kv_prewrite_clear(fl_kv_prewrite_t *pw);
+/* The newest entry of key; *val / *vlen point into the buffer until it
+ * changes. */
+fl_kv_pw_lookup_t fl_kv_prewrite_get(const fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen,
+                                     const uint8_t **val, size_t *vlen);
+/* A change of key at a changelog offset (not below the last one put);
+ * val NULL = delete. */
+void fl_kv_prewrite_put(fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen, const uint8_t *val,
+                        size_t vlen, int64_t offset);
+/* Moves every entry of src, in order, into dst; src is empty after. */
+void fl_kv_prewrite_move(fl_kv_prewrite_t *dst, fl_kv_prewrite_t *src);
+/* Adds the entries with offset < upto to w in order (the newest per key
+ * last, so it wins in RocksDB); returns how many. */
+size_t fl_kv_prewrite_stage(const fl_kv_prewrite_t *pw, int64_t upto, fl_kv_write_t *w);
+/* Drops the entries with offset < upto (after their commit). */
+void fl_kv_prewrite_release(fl_kv_prewrite_t *pw, int64_t upto);
+/* Visits the newest entry of every key whose key starts with prefix. */
+typedef void (*fl_kv_pw_visit_fn)(void *arg, const fl_kv_pw_entry_t *e);
+void fl_kv_prewrite_visit(const fl_kv_prewrite_t *pw, const uint8_t *prefix, size_t plen,
+                          fl_kv_pw_visit_fn fn, void *arg);
+#endif

@@ -1,0 +1,227 @@
+/*
+ * kv_store.c — one bucket's RocksDB (kv_store.h), over RocksDB's C API.
+ * The applied offset is written in every commit's batch under the empty
+ * key and read once at open; scans skip that key.
+ */
+#include "kv_store.h"
+
+#include <rocksdb/c.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common_alloc.h"
+#include "common_log.h"
+
+struct fl_kv_store {
+    rocksdb_t *db;
+    rocksdb_options_t *opts;
+    rocksdb_block_based_table_options_t *table_opts;
+    rocksdb_readoptions_t *ropts;
+    rocksdb_writeoptions_t *wopts;
+    int64_t applied_offset;
+};
+
+struct fl_kv_write {
+    rocksdb_writebatch_t *wb;
+};
+
+static const char fl_kv_meta_key[1] = {0}; /* used with length 0 */
+
+static int fl_kv_fail(fl_error_t *err, const char *what, char *rerr) {
+    int rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION, "RocksDB %s failed: %s", what,
+                        rerr ? rerr : "unknown error");
+    rocksdb_free(rerr);
+    return rc;
+}
+
+fl_kv_cache_t *fl_kv_cache_new(size_t capacity) {
+    return rocksdb_cache_create_lru(capacity);
+}
+
+void fl_kv_cache_destroy(fl_kv_cache_t *c) {
+    if (c) rocksdb_cache_destroy(c);
+}
+
+size_t fl_kv_cache_usage(fl_kv_cache_t *c) {
+    return c ? rocksdb_cache_get_usage(c) : 0;
+}
+
+static int64_t fl_kv_get_le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return (int64_t)v;
+}
+
+static void fl_kv_put_le64(uint8_t *p, int64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)((uint64_t)v >> (8 * i));
+}
+
+int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_store_t **out,
+                     fl_error_t *err) {
+    fl_kv_store_t *s = fl_calloc(1, sizeof(*s));
+    s->opts = rocksdb_options_create();
+    rocksdb_options_set_create_if_missing(s->opts, 1);
+    rocksdb_options_set_write_buffer_size(s->opts, o && o->write_buffer_bytes
+                                                       ? o->write_buffer_bytes
+                                                       : 4u << 20);
+    rocksdb_options_set_max_write_buffer_number(s->opts,
+                                                o && o->write_buffer_count ? o->write_buffer_count
+                                                                           : 2);
+    /* background work shares the machine with the network loops */
+    rocksdb_options_set_max_background_jobs(s->opts, 2);
+    rocksdb_options_set_max_open_files(s->opts, 256);
+    rocksdb_options_set_info_log_level(s->opts, 3 /* ERROR */);
+    rocksdb_options_set_keep_log_file_num(s->opts, 2);
+    s->table_opts = rocksdb_block_based_options_create();
+    if (o && o->block_cache) rocksdb_block_based_options_set_block_cache(s->table_opts, o->block_cache);
+    rocksdb_block_based_options_set_cache_index_and_filter_blocks(s->table_opts, 1);
+    rocksdb_block_based_options_set_filter_policy(s->table_opts,
+                                                  rocksdb_filterpolicy_create_bloom_full(10));
+    rocksdb_options_set_block_based_table_factory(s->opts, s->table_opts);
+    s->ropts = rocksdb_readoptions_create();
+    s->wopts = rocksdb_writeoptions_create();
+    rocksdb_writeoptions_disable_WAL(s->wopts, 1);
+    char *rerr = NULL;
+    s->db = rocksdb_open(s->opts, dir, &rerr);
+    if (!s->db) {
+        int rc = fl_kv_fail(err, "open", rerr);
+        fl_kv_store_close(s, false);
+        return rc;
+    }
+    size_t vlen = 0;
+    char *v = rocksdb_get(s->db, s->ropts, fl_kv_meta_key, 0, &vlen, &rerr);
+    if (rerr) {
+        int rc = fl_kv_fail(err, "read of the applied offset", rerr);
+        fl_kv_store_close(s, false);
+        return rc;
+    }
+    if (v && vlen == 8) s->applied_offset = fl_kv_get_le64((const uint8_t *)v);
+    else if (v) {
+        rocksdb_free(v);
+        fl_kv_store_close(s, false);
+        return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                          "The kv store in %s has a bad applied offset (%zu bytes).", dir, vlen);
+    }
+    rocksdb_free(v);
+    *out = s;
+    return 0;
+}
+
+void fl_kv_store_close(fl_kv_store_t *s, bool flush) {
+    if (!s) return;
+    if (s->db) {
+        if (flush) {
+            fl_error_t e;
+            if (fl_kv_store_flush(s, &e)) FL_WARN("kv store close: %s", e.msg);
+        }
+        rocksdb_close(s->db);
+    }
+    if (s->ropts) rocksdb_readoptions_destroy(s->ropts);
+    if (s->wopts) rocksdb_writeoptions_destroy(s->wopts);
+    if (s->opts) rocksdb_options_destroy(s->opts);
+    if (s->table_opts) rocksdb_block_based_options_destroy(s->table_opts);
+    fl_free(s);
+}
+
+int64_t fl_kv_store_applied_offset(const fl_kv_store_t *s) {
+    return s->applied_offset;
+}
+
+int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val, bool *found,
+                    fl_error_t *err) {
+    char *rerr = NULL;
+    size_t vlen = 0;
+    char *v = rocksdb_get(s->db, s->ropts, (const char *)key, klen, &vlen, &rerr);
+    if (rerr) return fl_kv_fail(err, "get", rerr);
+    *found = v != NULL;
+    fl_buf_reset(val);
+    if (v) fl_buf_append(val, v, vlen);
+    rocksdb_free(v);
+    return 0;
+}
+
+int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, size_t limit,
+                     fl_kv_visit_fn fn, void *arg, fl_error_t *err) {
+    rocksdb_iterator_t *it = rocksdb_create_iterator(s->db, s->ropts);
+    if (plen) rocksdb_iter_seek(it, (const char *)prefix, plen);
+    else rocksdb_iter_seek_to_first(it);
+    size_t n = 0;
+    for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+        size_t klen, vlen;
+        const char *k = rocksdb_iter_key(it, &klen);
+        if (klen == 0) continue; /* the applied offset */
+        if (plen && (klen < plen || memcmp(k, prefix, plen) != 0)) break;
+        const char *v = rocksdb_iter_value(it, &vlen);
+        if (!fn(arg, (const uint8_t *)k, klen, (const uint8_t *)v, vlen)) break;
+        if (limit && ++n >= limit) break;
+    }
+    char *rerr = NULL;
+    rocksdb_iter_get_error(it, &rerr);
+    rocksdb_iter_destroy(it);
+    if (rerr) return fl_kv_fail(err, "scan", rerr);
+    return 0;
+}
+
+fl_kv_write_t *fl_kv_write_new(void) {
+    fl_kv_write_t *w = fl_calloc(1, sizeof(*w));
+    w->wb = rocksdb_writebatch_create();
+    return w;
+}
+
+void fl_kv_write_destroy(fl_kv_write_t *w) {
+    if (!w) return;
+    rocksdb_writebatch_destroy(w->wb);
+    fl_free(w);
+}
+
+void fl_kv_write_put(fl_kv_write_t *w, const uint8_t *key, size_t klen, const uint8_t *val,
+                     size_t vlen) {
+    rocksdb_writebatch_put(w->wb, (const char *)key, klen, (const char *)val, vlen);
+}
+
+void fl_kv_write_delete(fl_kv_write_t *w, const uint8_t *key, size_t klen) {
+    rocksdb_writebatch_delete(w->wb, (const char *)key, klen);
+}
+
+size_t fl_kv_write_count(const fl_kv_write_t *w) {
+    return (size_t)rocksdb_writebatch_count(w->wb);
+}
+
+int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offset,
+                       fl_error_t *err) {
+    uint8_t off[8];
+    fl_kv_put_le64(off, applied_offset);
+    rocksdb_writebatch_put(w->wb, fl_kv_meta_key, 0, (const char *)off, sizeof(off));
+    char *rerr = NULL;
+    rocksdb_write(s->db, s->wopts, w->wb, &rerr);
+    rocksdb_writebatch_clear(w->wb);
+    if (rerr) return fl_kv_fail(err, "write", rerr);
+    s->applied_offset = applied_offset;
+    return 0;
+}
+
+int fl_kv_store_flush(fl_kv_store_t *s, fl_error_t *err) {
+    rocksdb_flushoptions_t *fo = rocksdb_flushoptions_create();
+    rocksdb_flushoptions_set_wait(fo, 1);
+    char *rerr = NULL;
+    rocksdb_flush(s->db, fo, &rerr);
+    rocksdb_flushoptions_destroy(fo);
+    if (rerr) return fl_kv_fail(err, "flush", rerr);
+    return 0;
+}
+
+int fl_kv_store_checkpoint(fl_kv_store_t *s, const char *dir, fl_error_t *err) {
+    char *rerr = NULL;
+    rocksdb_checkpoint_t *cp = rocksdb_checkpoint_object_create(s->db, &rerr);
+    if (!cp) return fl_kv_fail(err, "checkpoint", rerr);
+    rocksdb_checkpoint_create(cp, dir, 0, &rerr);
+    rocksdb_checkpoint_object_destroy(cp);
+    if (rerr) return fl_kv_fail(err, "checkpoint", rerr);
+    return 0;
+}
+
+uint64_t fl_kv_store_memtable_bytes(fl_kv_store_t *s) {
+    uint64_t v = 0;
+    if (!rocksdb_property_int(s->db, "rocksdb.cur-size-all-mem-tables", &v)) return v;
+    return 0;
+}

@@ -1,0 +1,88 @@
+/*
+ * kv_store.h — the RocksDB database of one primary-key bucket (Fluss's
+ * RocksDBKv): the bucket's current rows, keyed by the encoded physical
+ * primary key, valued by the stored value (int16 LE schema id ‖ row,
+ * protocol.md §5.2).
+ *
+ * The bucket's changelog is its write-ahead log, so RocksDB's own WAL is
+ * off: every write batch also stores the next changelog offset it covers
+ * under the reserved empty key (an encoded primary key is never empty —
+ * every column encodes to at least one byte). RocksDB flushes memtables in
+ * order, so after a crash the database holds a prefix of the writes and the
+ * "applied offset" read at open says where the changelog replay starts.
+ *
+ * | key       | value                                      |
+ * |-----------|--------------------------------------------|
+ * | "" (meta) | int64 LE next changelog offset not applied |
+ * | pk bytes  | int16 LE schema id ‖ row bytes             |
+ *
+ * Memory: the block cache is the tablet server's, shared by every store it
+ * opens (borrowed); the write buffers are per store (options below).
+ *
+ * Thread rule: RocksDB's — any number of readers and one writer at a time;
+ * the kv tablet serialises writers. Never called on a network loop.
+ */
+#ifndef FL_KV_STORE_H
+#define FL_KV_STORE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common_buf.h"
+#include "common_error.h"
+
+typedef struct fl_kv_store fl_kv_store_t;
+typedef struct fl_kv_write fl_kv_write_t;
+typedef struct rocksdb_cache_t fl_kv_cache_t; /* rocksdb_cache_t */
+
+typedef struct fl_kv_store_options {
+    fl_kv_cache_t *block_cache;   /* shared, borrowed; NULL = RocksDB's default per store */
+    size_t write_buffer_bytes;    /* per memtable; 0 = 4 MiB */
+    int write_buffer_count;       /* memtables kept; 0 = 2 */
+} fl_kv_store_options_t;
+
+/* A block cache of capacity bytes to share between stores. */
+fl_kv_cache_t *fl_kv_cache_new(size_t capacity);
+void fl_kv_cache_destroy(fl_kv_cache_t *c);
+size_t fl_kv_cache_usage(fl_kv_cache_t *c);
+
+/* Opens (creating) the database in dir. KV_STORAGE_EXCEPTION with
+ * RocksDB's message on failure. */
+int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_store_t **out,
+                     fl_error_t *err);
+/* flush: persist the memtables first (a clean close needs no replay). */
+void fl_kv_store_close(fl_kv_store_t *s, bool flush);
+/* The next changelog offset not yet in the store (0 for a new one). */
+int64_t fl_kv_store_applied_offset(const fl_kv_store_t *s);
+
+/* The stored value of key into *val (replaced), *found false when absent. */
+int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val, bool *found,
+                    fl_error_t *err);
+
+/* Visits the rows whose key starts with prefix[0, plen) (plen 0: every
+ * row) in key order, at most limit of them (0: no limit), until fn returns
+ * false. */
+typedef bool (*fl_kv_visit_fn)(void *arg, const uint8_t *key, size_t klen, const uint8_t *val,
+                               size_t vlen);
+int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, size_t limit,
+                     fl_kv_visit_fn fn, void *arg, fl_error_t *err);
+
+/* A write batch: puts and deletes applied atomically by _commit. */
+fl_kv_write_t *fl_kv_write_new(void);
+void fl_kv_write_destroy(fl_kv_write_t *w);
+void fl_kv_write_put(fl_kv_write_t *w, const uint8_t *key, size_t klen, const uint8_t *val,
+                     size_t vlen);
+void fl_kv_write_delete(fl_kv_write_t *w, const uint8_t *key, size_t klen);
+size_t fl_kv_write_count(const fl_kv_write_t *w);
+/* Applies w and records applied_offset (the next changelog offset not
+ * covered); w is emptied. */
+int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offset,
+                       fl_error_t *err);
+
+/* Writes the memtables to SST files (blocks). */
+int fl_kv_store_flush(fl_kv_store_t *s, fl_error_t *err);
+/* A RocksDB checkpoint (hard-linked SSTs) in dir, which must not exist. */
+int fl_kv_store_checkpoint(fl_kv_store_t *s, const char *dir, fl_error_t *err);
+/* Bytes RocksDB holds in memtables (estimate). */
+uint64_t fl_kv_store_memtable_bytes(fl_kv_store_t *s);
+
+#endif

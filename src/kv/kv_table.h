@@ -1,0 +1,60 @@
+/*
+ * kv_table.h — what a kv tablet needs to know of its primary-key table
+ * (Fluss's TableConfig + Schema as KvTablet reads them): the kv format, the
+ * merge engine and its options, the delete behaviour, the changelog image,
+ * the physical primary key and the schemas by id. Built once per table
+ * version from its descriptor (server side) and immutable; the kv code
+ * borrows it for a call.
+ *
+ * Thread rule: immutable once built; share freely.
+ */
+#ifndef FL_KV_TABLE_H
+#define FL_KV_TABLE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "arrow_ipc.h"
+#include "kv_agg.h"
+#include "types_row_format.h"
+#include "types_schema.h"
+
+#define FL_KV_PK_MAX 64
+
+typedef enum fl_kv_engine {
+    FL_KV_ENGINE_LAST_ROW = 0, /* table.merge-engine unset */
+    FL_KV_ENGINE_FIRST_ROW,
+    FL_KV_ENGINE_VERSIONED,
+    FL_KV_ENGINE_AGGREGATION,
+} fl_kv_engine_t;
+
+typedef enum fl_kv_delete {
+    FL_KV_DELETE_ALLOW = 0,
+    FL_KV_DELETE_IGNORE,
+    FL_KV_DELETE_DISABLE,
+} fl_kv_delete_t;
+
+/* Schema id -> column types (NULL: unknown id). */
+typedef const fl_datatype_t *const *(*fl_kv_types_fn)(const void *ctx, int16_t schema_id,
+                                                     size_t *count);
+
+typedef struct fl_kv_table {
+    fl_row_format_t kv_format;       /* table.kv.format */
+    fl_kv_engine_t engine;
+    fl_kv_delete_t delete_behavior;  /* table.delete.behavior (engine's default applied) */
+    bool changelog_wal;              /* table.changelog.image = WAL */
+    int32_t version_col;             /* versioned: column of the version, -1 otherwise */
+    int16_t latest_schema_id;
+    const fl_schema_t *latest;       /* borrowed: the latest schema */
+    fl_kv_types_fn types;
+    const void *types_ctx;
+    size_t pk_count;                 /* every primary-key column, latest schema */
+    int32_t pk_cols[FL_KV_PK_MAX];
+    size_t phys_pk_count;            /* minus partition keys: the encoded key */
+    int32_t phys_pk_cols[FL_KV_PK_MAX];
+    fl_arrow_codec_t codec;          /* changelog batches (table.log.arrow.compression.*) */
+    int zstd_level;
+    bool has_agg;
+    fl_kv_agg_spec_t agg;            /* aggregation engine */
+} fl_kv_table_t;
+
+#endif

@@ -1,0 +1,509 @@
+/*
+ * kv_tablet.c — a bucket's primary-key state (kv_tablet.h): the put path
+ * (read, merge, changelog, append, pre-write buffer, RocksDB below the
+ * high watermark), the reads, and the replay at open.
+ */
+#include "kv_tablet.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow_decode.h"
+#include "arrow_rows.h"
+#include "common_alloc.h"
+#include "common_log.h"
+#include "common_time.h"
+#include "kv_merge.h"
+#include "record_batch.h"
+#include "record_builder.h"
+#include "record_kv.h"
+#include "types_row_compacted.h"
+
+#define FL_KV_REPLAY_READ_BYTES (8u << 20)
+
+enum { FL_CT_INSERT = 1, FL_CT_UPDATE_BEFORE = 2, FL_CT_UPDATE_AFTER = 3, FL_CT_DELETE = 4 };
+
+static int16_t fl_kv_value_schema(const uint8_t *v) {
+    return (int16_t)((uint16_t)v[0] | (uint16_t)v[1] << 8);
+}
+
+static void fl_kv_value_begin(fl_buf_t *b, int16_t schema_id) {
+    fl_buf_reset(b);
+    uint8_t id[2] = {(uint8_t)schema_id, (uint8_t)((uint16_t)schema_id >> 8)};
+    fl_buf_append(b, id, 2);
+}
+
+/* Decodes a stored value (or schema id + incoming row) into row, padded to
+ * the latest schema. */
+static int fl_kv_decode_value(const fl_kv_table_t *t, int16_t schema_id, const uint8_t *row_bytes,
+                              size_t len, fl_row_t *row, fl_error_t *err) {
+    size_t n = 0;
+    const fl_datatype_t *const *types = t->types(t->types_ctx, schema_id, &n);
+    if (!types)
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST, "The schema id %d does not exist.",
+                          schema_id);
+    int rc = fl_row_decode(t->kv_format, row_bytes, len, types, n, row, err);
+    if (rc) return rc;
+    fl_kv_row_pad(row, t->latest->column_count);
+    return 0;
+}
+
+/* ---- opening and replay ---- */
+
+static const fl_datatype_t *const *fl_kv_latest_types(const fl_kv_table_t *t, size_t *n) {
+    return t->types(t->types_ctx, t->latest_schema_id, n);
+}
+
+/* Applies one changelog batch of the log to the pre-write state w. */
+static int fl_kv_replay_batch(const fl_kv_table_t *t, const fl_batch_view_t *b,
+                              fl_kv_write_t *w, fl_row_t *row, fl_buf_t *key, fl_buf_t *val,
+                              int64_t *records, fl_error_t *err) {
+    if (b->record_count == 0) return 0;
+    if (b->attributes & FL_BATCH_ATTR_APPEND_ONLY) return 0; /* not a changelog */
+    size_t n = 0;
+    const fl_datatype_t *const *types = t->types(t->types_ctx, b->schema_id, &n);
+    if (!types)
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
+                          "The changelog batch at offset %lld has unknown schema id %d.",
+                          (long long)b->base_offset, b->schema_id);
+    size_t pos = b->records_start;
+    size_t rows = (size_t)b->record_count;
+    if (b->size < pos || b->size - pos < rows)
+        return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                          "The changelog batch at offset %lld is shorter than its change types.",
+                          (long long)b->base_offset);
+    const uint8_t *ct = b->data + pos;
+    pos += rows;
+    fl_arrow_batch_view_t av;
+    int rc = fl_arrow_message_parse(b->data + pos, b->size - pos, &av, err);
+    if (rc) return rc;
+    fl_arrow_array_t *cols = fl_calloc(n ? n : 1, sizeof(*cols));
+    fl_arrow_decoder_t d;
+    fl_arrow_decoder_init(&d, &av, (size_t)1 << 30);
+    size_t decoded = 0;
+    for (; decoded < n; decoded++)
+        if ((rc = fl_arrow_decoder_next(&d, types[decoded], &cols[decoded], err))) goto out;
+    size_t latest_n = 0;
+    const fl_datatype_t *const *latest = fl_kv_latest_types(t, &latest_n);
+    for (size_t i = 0; i < rows; i++) {
+        if (ct[i] == FL_CT_UPDATE_BEFORE) continue;
+        if ((rc = fl_arrow_row_read(cols, n, types, (int64_t)i, row, err))) goto out;
+        fl_kv_row_pad(row, latest_n);
+        fl_buf_reset(key);
+        if ((rc = fl_compacted_key_encode(row, t->latest, t->phys_pk_cols, t->phys_pk_count, key,
+                                          err)))
+            goto out;
+        if (ct[i] == FL_CT_DELETE) {
+            fl_kv_write_delete(w, key->data, key->len);
+        } else {
+            fl_kv_value_begin(val, t->latest_schema_id);
+            if ((rc = fl_row_encode(t->kv_format, row, latest, latest_n, val, err))) goto out;
+            fl_kv_write_put(w, key->data, key->len, val->data, val->len);
+        }
+        (*records)++;
+    }
+out:
+    for (size_t i = 0; i < decoded; i++) fl_arrow_array_free(&cols[i]);
+    fl_free(cols);
+    return rc;
+}
+
+static int fl_kv_replay(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_error_t *err) {
+    int64_t from = fl_kv_store_applied_offset(kt->store);
+    int64_t end = fl_replica_high_watermark(kt->replica);
+    int64_t start = fl_replica_log_start(kt->replica);
+    if (from > end) {
+        FL_WARN("kv %s: the store is at offset %lld, past the log end %lld (log lost?); "
+                "keeping the store",
+                kt->dir, (long long)from, (long long)end);
+        return 0;
+    }
+    if (from < start) {
+        FL_WARN("kv %s: the log starts at %lld, after the store's offset %lld: changes in "
+                "between are lost",
+                kt->dir, (long long)start, (long long)from);
+        from = start;
+    }
+    fl_buf_t buf, key, val;
+    fl_buf_init(&buf);
+    fl_buf_init(&key);
+    fl_buf_init(&val);
+    fl_row_t row;
+    fl_row_init(&row, t->latest->column_count);
+    fl_kv_write_t *w = fl_kv_write_new();
+    int rc = 0;
+    int64_t off = from;
+    while (off < end) {
+        fl_buf_reset(&buf);
+        if ((rc = fl_replica_read(kt->replica, off, FL_KV_REPLAY_READ_BYTES, &buf, err))) break;
+        if (buf.len == 0) break;
+        size_t pos = 0;
+        int64_t next = off;
+        while (pos < buf.len) {
+            fl_batch_view_t b;
+            if ((rc = fl_batch_parse(buf.data + pos, buf.len - pos, &b, err))) goto done;
+            if (fl_batch_next_offset(&b) > off &&
+                (rc = fl_kv_replay_batch(t, &b, w, &row, &key, &val, &kt->recovered_records,
+                                         err)))
+                goto done;
+            next = fl_batch_next_offset(&b);
+            pos += b.size;
+        }
+        if (next <= off) break;
+        off = next;
+        if ((rc = fl_kv_store_commit(kt->store, w, off, err))) break;
+    }
+done:
+    fl_kv_write_destroy(w);
+    fl_row_free(&row);
+    fl_buf_free(&buf);
+    fl_buf_free(&key);
+    fl_buf_free(&val);
+    return rc;
+}
+
+int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
+                      const fl_kv_store_options_t *o, fl_kv_tablet_t **out, fl_error_t *err) {
+    int64_t t0 = fl_time_mono_ms();
+    fl_kv_tablet_t *kt = fl_calloc(1, sizeof(*kt));
+    pthread_rwlock_init(&kt->lock, NULL);
+    kt->replica = r;
+    kt->dir = fl_strdup(dir);
+    fl_kv_prewrite_init(&kt->pw);
+    int rc = fl_kv_store_open(dir, o, &kt->store, err);
+    if (!rc) rc = fl_kv_replay(kt, t, err);
+    if (rc) {
+        fl_kv_tablet_close(kt, true);
+        return rc;
+    }
+    kt->recovery_ms = fl_time_mono_ms() - t0;
+    if (kt->recovered_records)
+        FL_INFO("kv %s: replayed %lld changelog records in %lld ms", dir,
+                (long long)kt->recovered_records, (long long)kt->recovery_ms);
+    *out = kt;
+    return 0;
+}
+
+void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted) {
+    if (!kt) return;
+    if (!deleted && kt->store && !kt->failed) {
+        fl_error_t e;
+        if (fl_kv_tablet_flush_hw(kt, &e)) FL_WARN("kv %s close: %s", kt->dir, e.msg);
+    }
+    fl_kv_store_close(kt->store, !deleted && !kt->failed);
+    fl_kv_prewrite_free(&kt->pw);
+    pthread_rwlock_destroy(&kt->lock);
+    fl_free(kt->dir);
+    fl_free(kt);
+}
+
+/* ---- writes ---- */
+
+/* Under the write lock. */
+static int fl_kv_flush_locked(fl_kv_tablet_t *kt, fl_error_t *err) {
+    if (kt->failed)
+        return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                          "The kv store of this bucket failed earlier; it refuses writes.");
+    if (!kt->pw.head) return 0;
+    int64_t hw = fl_replica_high_watermark(kt->replica);
+    if (kt->pw.head->offset >= hw) return 0;
+    fl_kv_write_t *w = fl_kv_write_new();
+    fl_kv_prewrite_stage(&kt->pw, hw, w);
+    int rc = fl_kv_store_commit(kt->store, w, hw, err);
+    fl_kv_write_destroy(w);
+    if (rc) {
+        kt->failed = true;
+        return rc;
+    }
+    fl_kv_prewrite_release(&kt->pw, hw);
+    return 0;
+}
+
+int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err) {
+    pthread_rwlock_wrlock(&kt->lock);
+    int rc = fl_kv_flush_locked(kt, err);
+    pthread_rwlock_unlock(&kt->lock);
+    return rc;
+}
+
+/* What one put works with. */
+typedef struct fl_kv_put_ctx {
+    fl_kv_tablet_t *kt;
+    const fl_kv_table_t *t;
+    fl_kv_prewrite_t staged;    /* this batch's changes, offsets relative to its base */
+    fl_record_builder_t builder;
+    int64_t next;               /* relative offset of the next changelog record */
+    const bool *mask;           /* partial update */
+    bool overwrite;
+    fl_row_t old_row, new_row, merged;
+    fl_buf_t cur, val;
+} fl_kv_put_ctx_t;
+
+/* The current value of key: this batch first, then the pre-write buffer,
+ * then RocksDB. *found false: no row. */
+static int fl_kv_read_current(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
+                              const uint8_t **v, size_t *vlen, bool *found, fl_error_t *err) {
+    fl_kv_pw_lookup_t l = fl_kv_prewrite_get(&c->staged, key, klen, v, vlen);
+    if (l == FL_KV_PW_MISS) l = fl_kv_prewrite_get(&c->kt->pw, key, klen, v, vlen);
+    if (l != FL_KV_PW_MISS) {
+        *found = l == FL_KV_PW_VALUE;
+        return 0;
+    }
+    int rc = fl_kv_store_get(c->kt->store, key, klen, &c->cur, found, err);
+    if (rc) return rc;
+    *v = c->cur.data;
+    *vlen = c->cur.len;
+    return 0;
+}
+
+static void fl_kv_emit(fl_kv_put_ctx_t *c, const fl_row_t *row, int change_type) {
+    fl_record_builder_append_change(&c->builder, row, change_type);
+    c->next++;
+}
+
+static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
+                            fl_error_t *err) {
+    const fl_kv_table_t *t = c->t;
+    if (t->delete_behavior == FL_KV_DELETE_IGNORE) return 0;
+    if (t->delete_behavior == FL_KV_DELETE_DISABLE)
+        return fl_err_set(err, FLUSS_ERR_DELETION_DISABLED_EXCEPTION,
+                          "Delete operations are disabled for this table. The "
+                          "table.delete.behavior is set to 'disable'.");
+    const uint8_t *v;
+    size_t vlen;
+    bool found;
+    int rc = fl_kv_read_current(c, key, klen, &v, &vlen, &found, err);
+    if (rc || !found) return rc;
+    if (vlen < 2)
+        return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION, "A stored value is %zu bytes.",
+                          vlen);
+    if ((rc = fl_kv_decode_value(t, fl_kv_value_schema(v), v + 2, vlen - 2, &c->old_row, err)))
+        return rc;
+    fl_kv_merge_result_t res;
+    if ((rc = fl_kv_merge_delete(t, c->mask, &c->old_row, &c->merged, &res, err))) return rc;
+    if (res == FL_KV_MERGE_DELETE) {
+        fl_kv_emit(c, &c->old_row, FL_CT_DELETE);
+        fl_kv_prewrite_put(&c->staged, key, klen, NULL, 0, c->next - 1);
+        return 0;
+    }
+    size_t n;
+    const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
+    fl_kv_value_begin(&c->val, t->latest_schema_id);
+    if ((rc = fl_row_encode(t->kv_format, &c->merged, latest, n, &c->val, err))) return rc;
+    if (!t->changelog_wal) fl_kv_emit(c, &c->old_row, FL_CT_UPDATE_BEFORE);
+    fl_kv_emit(c, &c->merged, FL_CT_UPDATE_AFTER);
+    fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1);
+    return 0;
+}
+
+static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t *key,
+                            size_t klen, const uint8_t *row, size_t rlen, fl_error_t *err) {
+    const fl_kv_table_t *t = c->t;
+    int rc = fl_kv_decode_value(t, schema_id, row, rlen, &c->new_row, err);
+    if (rc) return rc;
+    bool plain = c->overwrite || (!c->mask && t->engine == FL_KV_ENGINE_LAST_ROW);
+    const uint8_t *v = NULL;
+    size_t vlen = 0;
+    bool found = false;
+    /* WAL image with last-row-wins needs no old row: every write is +U */
+    if (!(plain && t->changelog_wal) &&
+        (rc = fl_kv_read_current(c, key, klen, &v, &vlen, &found, err)))
+        return rc;
+    if (found) {
+        if (vlen < 2)
+            return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                              "A stored value is %zu bytes.", vlen);
+        if ((rc = fl_kv_decode_value(t, fl_kv_value_schema(v), v + 2, vlen - 2, &c->old_row,
+                                     err)))
+            return rc;
+    }
+    fl_kv_merge_result_t res = FL_KV_MERGE_NEW;
+    if (!plain &&
+        (rc = fl_kv_merge_upsert(t, c->mask, found ? &c->old_row : NULL, &c->new_row, &c->merged,
+                                 &res, err)))
+        return rc;
+    if (res == FL_KV_MERGE_OLD) return 0;
+    const fl_row_t *out = &c->new_row;
+    if (res == FL_KV_MERGE_NEW) { /* the row as it came, under its own schema id */
+        fl_kv_value_begin(&c->val, schema_id);
+        fl_buf_append(&c->val, row, rlen);
+    } else {
+        size_t n;
+        const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
+        fl_kv_value_begin(&c->val, t->latest_schema_id);
+        if ((rc = fl_row_encode(t->kv_format, &c->merged, latest, n, &c->val, err))) return rc;
+        out = &c->merged;
+    }
+    if (!found) {
+        fl_kv_emit(c, out, (plain && t->changelog_wal) ? FL_CT_UPDATE_AFTER : FL_CT_INSERT);
+    } else {
+        if (!t->changelog_wal) fl_kv_emit(c, &c->old_row, FL_CT_UPDATE_BEFORE);
+        fl_kv_emit(c, out, FL_CT_UPDATE_AFTER);
+    }
+    fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1);
+    return 0;
+}
+
+static int fl_kv_put_records(fl_kv_put_ctx_t *c, const fl_kv_batch_view_t *v, fl_error_t *err) {
+    fl_kv_batch_iter_t it;
+    fl_kv_batch_iter_init(&it, v);
+    fl_kv_record_t rec;
+    int rc;
+    while ((rc = fl_kv_batch_next(&it, &rec, err)) == 1) {
+        if (rec.key_len == 0)
+            return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                              "A KV record has an empty key.");
+        rc = rec.is_delete ? fl_kv_put_delete(c, rec.key, rec.key_len, err)
+                           : fl_kv_put_upsert(c, v->schema_id, rec.key, rec.key_len, rec.value,
+                                              rec.value_len, err);
+        if (rc) return rc;
+    }
+    return rc;
+}
+
+int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
+                     fl_replica_append_t *res, fl_error_t *err) {
+    fl_kv_batch_view_t v;
+    int rc = fl_kv_batch_parse(p->records, p->len, &v, err);
+    if (rc) return rc;
+    if (v.schema_id < 1 || v.schema_id > t->latest_schema_id)
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
+                          "The schema id %d of the KV batch is not in 1..%d.", v.schema_id,
+                          t->latest_schema_id);
+    size_t ncols = t->latest->column_count;
+    bool *mask = fl_calloc(ncols ? ncols : 1, sizeof(bool));
+    bool partial = false;
+    /* agg_mode OVERWRITE (Flink's undo recovery) writes like last-row-wins,
+     * partial targets included */
+    fl_kv_table_t ow;
+    if (p->overwrite) {
+        ow = *t;
+        ow.engine = FL_KV_ENGINE_LAST_ROW;
+        t = &ow;
+    }
+    if ((rc = fl_kv_targets_check(t, p->targets, p->n_targets, mask, &partial, err))) {
+        fl_free(mask);
+        return rc;
+    }
+    fl_kv_put_ctx_t c = {.kt = kt, .t = t, .mask = partial ? mask : NULL,
+                         .overwrite = p->overwrite && !partial};
+    fl_kv_prewrite_init(&c.staged);
+    fl_record_builder_options_t bo = {.schema_id = t->latest_schema_id, .codec = t->codec,
+                                      .zstd_level = t->zstd_level};
+    fl_record_builder_init(&c.builder, t->latest, &bo);
+    fl_row_init(&c.old_row, ncols);
+    fl_row_init(&c.new_row, ncols);
+    fl_row_init(&c.merged, ncols);
+    fl_buf_init(&c.cur);
+    fl_buf_init(&c.val);
+    fl_buf_t batch;
+    fl_buf_init(&batch);
+
+    pthread_rwlock_wrlock(&kt->lock);
+    if (kt->failed)
+        rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                        "The kv store of this bucket failed earlier; it refuses writes.");
+    if (!rc) rc = fl_kv_put_records(&c, &v, err);
+    if (!rc) rc = fl_record_builder_finish(&c.builder, v.writer_id, v.batch_sequence, &batch, err);
+    if (!rc) rc = fl_replica_append(kt->replica, batch.data, batch.len, p->now_ms, res, err);
+    if (!rc && !res->duplicate) {
+        /* the changes become visible with their offsets in the log */
+        for (fl_kv_pw_entry_t *e = c.staged.head; e; e = e->lnext) e->offset += res->base_offset;
+        fl_kv_prewrite_move(&kt->pw, &c.staged);
+        kt->puts++;
+        fl_error_t fe;
+        if (fl_kv_flush_locked(kt, &fe)) FL_WARN("kv %s: %s", kt->dir, fe.msg);
+    }
+    pthread_rwlock_unlock(&kt->lock);
+
+    fl_buf_free(&batch);
+    fl_buf_free(&c.cur);
+    fl_buf_free(&c.val);
+    fl_row_free(&c.old_row);
+    fl_row_free(&c.new_row);
+    fl_row_free(&c.merged);
+    fl_record_builder_free(&c.builder);
+    fl_kv_prewrite_free(&c.staged);
+    fl_free(mask);
+    return rc;
+}
+
+/* ---- reads ---- */
+
+int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
+                        bool *found, fl_error_t *err) {
+    pthread_rwlock_rdlock(&kt->lock);
+    const uint8_t *v;
+    size_t vlen;
+    int rc = 0;
+    fl_kv_pw_lookup_t l = fl_kv_prewrite_get(&kt->pw, key, klen, &v, &vlen);
+    if (l == FL_KV_PW_VALUE) {
+        fl_buf_reset(val);
+        fl_buf_append(val, v, vlen);
+        *found = true;
+    } else if (l == FL_KV_PW_DELETED) {
+        *found = false;
+    } else {
+        rc = fl_kv_store_get(kt->store, key, klen, val, found, err);
+    }
+    pthread_rwlock_unlock(&kt->lock);
+    return rc;
+}
+
+void fl_kv_values_init(fl_kv_values_t *v) {
+    memset(v, 0, sizeof(*v));
+    fl_buf_init(&v->bytes);
+}
+
+void fl_kv_values_free(fl_kv_values_t *v) {
+    fl_buf_free(&v->bytes);
+    fl_free(v->off);
+    fl_free(v->len);
+    memset(v, 0, sizeof(*v));
+}
+
+static void fl_kv_values_add(fl_kv_values_t *v, const uint8_t *p, size_t n) {
+    if (v->count == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 16;
+        v->off = fl_realloc(v->off, v->cap * sizeof(size_t));
+        v->len = fl_realloc(v->len, v->cap * sizeof(size_t));
+    }
+    v->off[v->count] = v->bytes.len;
+    v->len[v->count++] = n;
+    fl_buf_append(&v->bytes, p, n);
+}
+
+typedef struct fl_kv_scan_ctx {
+    fl_kv_tablet_t *kt;
+    fl_kv_values_t *out;
+    size_t limit;
+} fl_kv_scan_ctx_t;
+
+/* RocksDB rows the pre-write buffer has not changed. */
+static bool fl_kv_scan_store_row(void *arg, const uint8_t *key, size_t klen, const uint8_t *val,
+                                 size_t vlen) {
+    fl_kv_scan_ctx_t *s = arg;
+    const uint8_t *v;
+    size_t n;
+    if (fl_kv_prewrite_get(&s->kt->pw, key, klen, &v, &n) == FL_KV_PW_MISS)
+        fl_kv_values_add(s->out, val, vlen);
+    return !s->limit || s->out->count < s->limit;
+}
+
+static void fl_kv_scan_pw_row(void *arg, const fl_kv_pw_entry_t *e) {
+    fl_kv_scan_ctx_t *s = arg;
+    if (e->deleted || (s->limit && s->out->count >= s->limit)) return;
+    fl_kv_values_add(s->out, e->data + e->klen, e->vlen);
+}
+
+int fl_kv_tablet_prefix_lookup(fl_kv_tablet_t *kt, const uint8_t *prefix, size_t plen,
+                               size_t limit, fl_kv_values_t *out, fl_error_t *err) {
+    pthread_rwlock_rdlock(&kt->lock);
+    fl_kv_scan_ctx_t s = {kt, out, limit};
+    fl_kv_prewrite_visit(&kt->pw, prefix, plen, fl_kv_scan_pw_row, &s);
+    int rc = 0;
+    if (!limit || out->count < limit)
+        rc = fl_kv_store_scan(kt->store, prefix, plen, 0, fl_kv_scan_store_row, &s, err);
+    pthread_rwlock_unlock(&kt->lock);
+    return rc;
+}

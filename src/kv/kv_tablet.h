@@ -1,0 +1,86 @@
+/*
+ * kv_tablet.h — the primary-key state of one bucket (Fluss's KvTablet):
+ * RocksDB (kv_store.h) plus the pre-write buffer (kv_prewrite.h), written
+ * through the bucket's log, which is its write-ahead log.
+ *
+ * A put (PUT_KV's KvRecordBatch for this bucket) reads each key's current
+ * row (this batch's own earlier changes, then the pre-write buffer, then
+ * RocksDB), merges (kv_merge.h), and writes the changelog records (+I, -U,
+ * +U, -D; table.changelog.image) into one batch in the table's log format,
+ * with the KV batch's writer id and sequence. The batch is appended to the
+ * log — idempotence is the log's — and only then do the changes enter the
+ * pre-write buffer; a refused or duplicate batch changes nothing. A batch
+ * that changes nothing is still appended, empty, so the writer's sequence
+ * moves on. Changes go to RocksDB once the high watermark passes their
+ * offsets, with the next offset to replay.
+ *
+ * Opening replays the changelog from RocksDB's applied offset to the log
+ * end, so the state after a crash is RocksDB's prefix plus the log.
+ *
+ * Thread rule: every function is safe from any thread: puts (and replay)
+ * hold the write lock, reads the read lock. Never on a network loop.
+ */
+#ifndef FL_KV_TABLET_H
+#define FL_KV_TABLET_H
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "common_buf.h"
+#include "common_error.h"
+#include "kv_prewrite.h"
+#include "kv_store.h"
+#include "kv_table.h"
+#include "replica.h"
+
+typedef struct fl_kv_tablet {
+    pthread_rwlock_t lock;
+    fl_replica_t *replica;  /* borrowed: the replica owns the tablet */
+    char *dir;
+    fl_kv_store_t *store;   /* (lock) */
+    fl_kv_prewrite_t pw;    /* (lock) */
+    bool failed;            /* (lock) a RocksDB write failed: refuse everything */
+    uint64_t puts, lookups; /* stats (lock) */
+    int64_t recovered_records;
+    int64_t recovery_ms;
+} fl_kv_tablet_t;
+
+/* Opens the store in dir and replays the replica's log after its applied
+ * offset, with the table as it is now. */
+int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
+                      const fl_kv_store_options_t *o, fl_kv_tablet_t **out, fl_error_t *err);
+/* deleted: the table is gone (no flush). */
+void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted);
+
+typedef struct fl_kv_put {
+    const uint8_t *records;  /* one KvRecordBatch */
+    size_t len;
+    const int32_t *targets;  /* partial update columns, n_targets = 0: all */
+    size_t n_targets;
+    bool overwrite;          /* agg_mode OVERWRITE: bypass the merge engine */
+    int64_t now_ms;
+} fl_kv_put_t;
+
+int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
+                     fl_replica_append_t *res, fl_error_t *err);
+
+/* The stored value (schema id ‖ row) of key into *val; *found false when
+ * the key has no row. */
+int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
+                        bool *found, fl_error_t *err);
+
+/* The stored values of every key starting with prefix (in key order),
+ * each appended to vals with its length in lens. */
+typedef struct fl_kv_values {
+    fl_buf_t bytes;
+    size_t count, cap;
+    size_t *off, *len;
+} fl_kv_values_t;
+void fl_kv_values_init(fl_kv_values_t *v);
+void fl_kv_values_free(fl_kv_values_t *v);
+int fl_kv_tablet_prefix_lookup(fl_kv_tablet_t *kt, const uint8_t *prefix, size_t plen,
+                               size_t limit, fl_kv_values_t *out, fl_error_t *err);
+
+/* Writes the pre-write buffer's changes below the high watermark to
+ * RocksDB (the put path does this itself; for watermark moves). */
+int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err);
+#endif

@@ -1,0 +1,519 @@
+/*
+ * server_kv.c — the primary-key APIs of the tablet server: PUT_KV, LOOKUP,
+ * PREFIX_LOOKUP and LIMIT_SCAN (both table kinds), over the buckets' kv
+ * tablets (kv_tablet.h); and the kv view of a table descriptor.
+ *
+ * Threads: PUT_KV runs on the tablet server's kv writer (one thread, so a
+ * connection's writes keep their order); the reads run on its worker
+ * pool. Neither touches RocksDB on a network loop. PUT_KV with acks=all
+ * waits in the purgatory until the high watermark covers the changelog
+ * batch (at once with one replica, after the fsync in the durable mode).
+ *
+ * Per-bucket failures travel inside a SUCCESS response, as in Fluss.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "common_alloc.h"
+#include "common_log.h"
+#include "common_time.h"
+#include "record_kv.h"
+#include "server_node.h"
+#include "server_tablet.h"
+
+#define FL_PUT_KV_WAIT_MAX_MS 300000
+#define FL_LIMIT_SCAN_MAX 1000000
+
+/* ---- the kv view of a table ---- */
+
+static const fl_datatype_t *const *fl_kv_hosted_types(const void *ctx, int16_t schema_id,
+                                                      size_t *count) {
+    return fl_hosted_table_schema_types(ctx, schema_id, count);
+}
+
+static const char *fl_kv_prop(const json_t *props, const char *key) {
+    return json_string_value(json_object_get(props, key));
+}
+
+fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *table_json) {
+    if (t->schema_id < 1 || (size_t)t->schema_id > t->schema_count ||
+        !t->schema_ok[t->schema_id - 1])
+        return NULL;
+    const fl_schema_t *s = &t->schemas[t->schema_id - 1];
+    if (!s->has_primary_key || s->primary_key.count > FL_KV_PK_MAX) return NULL;
+    const json_t *props = json_object_get(table_json, "properties");
+    const json_t *pkeys = json_object_get(table_json, "partition_key");
+    fl_kv_table_t *kv = fl_calloc(1, sizeof(*kv));
+    kv->latest = s;
+    kv->latest_schema_id = (int16_t)t->schema_id;
+    kv->types = fl_kv_hosted_types;
+    kv->types_ctx = t;
+    kv->version_col = -1;
+    const char *f = fl_kv_prop(props, "table.kv.format");
+    kv->kv_format = f && strcasecmp(f, "INDEXED") == 0 ? FL_ROW_INDEXED : FL_ROW_COMPACTED;
+    const char *me = fl_kv_prop(props, "table.merge-engine");
+    if (me && strcasecmp(me, "FIRST_ROW") == 0) kv->engine = FL_KV_ENGINE_FIRST_ROW;
+    else if (me && strcasecmp(me, "VERSIONED") == 0) kv->engine = FL_KV_ENGINE_VERSIONED;
+    else if (me && strcasecmp(me, "AGGREGATION") == 0) kv->engine = FL_KV_ENGINE_AGGREGATION;
+    const char *db = fl_kv_prop(props, "table.delete.behavior");
+    kv->delete_behavior = kv->engine == FL_KV_ENGINE_LAST_ROW ? FL_KV_DELETE_ALLOW
+                                                              : FL_KV_DELETE_IGNORE;
+    if (db && strcasecmp(db, "ALLOW") == 0) kv->delete_behavior = FL_KV_DELETE_ALLOW;
+    else if (db && strcasecmp(db, "IGNORE") == 0) kv->delete_behavior = FL_KV_DELETE_IGNORE;
+    else if (db && strcasecmp(db, "DISABLE") == 0) kv->delete_behavior = FL_KV_DELETE_DISABLE;
+    const char *img = fl_kv_prop(props, "table.changelog.image");
+    kv->changelog_wal = img && strcasecmp(img, "WAL") == 0;
+    const char *vc = fl_kv_prop(props, "table.merge-engine.versioned.ver-column");
+    if (kv->engine == FL_KV_ENGINE_VERSIONED && vc) kv->version_col = fl_schema_column_index(s, vc);
+    const char *comp = fl_kv_prop(props, "table.log.arrow.compression.type");
+    kv->codec = FL_ARROW_CODEC_ZSTD;
+    if (comp && strcasecmp(comp, "NONE") == 0) kv->codec = FL_ARROW_CODEC_NONE;
+    else if (comp && strcasecmp(comp, "LZ4_FRAME") == 0) kv->codec = FL_ARROW_CODEC_LZ4_FRAME;
+    const char *lvl = fl_kv_prop(props, "table.log.arrow.compression.zstd.level");
+    kv->zstd_level = lvl ? atoi(lvl) : 3;
+    for (size_t i = 0; i < s->primary_key.count; i++) {
+        int c = fl_schema_column_index(s, s->primary_key.items[i]);
+        if (c < 0) goto fail;
+        kv->pk_cols[kv->pk_count++] = c;
+        bool part = false;
+        for (size_t k = 0; k < json_array_size(pkeys); k++) {
+            const char *pk = json_string_value(json_array_get(pkeys, k));
+            part |= pk && strcmp(pk, s->primary_key.items[i]) == 0;
+        }
+        if (!part) kv->phys_pk_cols[kv->phys_pk_count++] = c;
+    }
+    if (kv->engine == FL_KV_ENGINE_AGGREGATION) {
+        fl_error_t e;
+        if (fl_kv_agg_spec_init(&kv->agg, s, &e)) {
+            FL_WARN("table %s.%s: aggregation functions: %s", t->database, t->name, e.msg);
+            goto fail;
+        }
+        kv->has_agg = true;
+    }
+    return kv;
+fail:
+    fl_hosted_kv_table_free(kv);
+    return NULL;
+}
+
+void fl_hosted_kv_table_free(fl_kv_table_t *kv) {
+    if (!kv) return;
+    if (kv->has_agg) fl_kv_agg_spec_free(&kv->agg);
+    fl_free(kv);
+}
+
+/* The kv tablet of one requested bucket, or the bucket's error. */
+static int fl_kv_bucket(fl_tablet_server_t *ts, int64_t table_id, const fl_hosted_table_t *t,
+                        bool has_partition, int64_t partition_id, int32_t bucket,
+                        fl_replica_t **r, fl_kv_tablet_t **kt, fl_error_t *err) {
+    *r = NULL;
+    int rc = fl_tablet_server_replica(ts, table_id, t, has_partition, partition_id, bucket, r, err);
+    if (rc) return rc;
+    if (!t->kv) {
+        rc = t->has_primary_key
+                 ? fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                              "The primary-key table %s.%s cannot be served (its schema).",
+                              t->database, t->name)
+                 : fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                              "Table %s.%s has no primary key.", t->database, t->name);
+    } else {
+        rc = fl_tablet_server_kv(ts, t, *r, kt, err);
+    }
+    if (rc) {
+        fl_replica_unref(*r);
+        *r = NULL;
+    }
+    return rc;
+}
+
+/* ---- PUT_KV ---- */
+
+typedef struct fl_put_kv_op {
+    fl_delayed_op_t op;
+    fl_req_ctx_t *req;
+    size_t count;
+    Fluss__PbPutKvRespForBucket *resp;
+    char **messages;
+    fl_replica_t **replicas; /* NULL: nothing to wait for in that bucket */
+    int64_t *hw_wait;
+    int64_t *durable_wait;
+    fl_bucket_key_t *keys;
+    size_t key_count;
+} fl_put_kv_op_t;
+
+static bool fl_put_kv_ready(const fl_put_kv_op_t *p, size_t i) {
+    const fl_replica_t *r = p->replicas[i];
+    return !r || (fl_replica_high_watermark(r) >= p->hw_wait[i] &&
+                  fl_replica_flushed(r) >= p->durable_wait[i]);
+}
+
+static bool fl_put_kv_try_complete(fl_delayed_op_t *op, const fl_bucket_key_t *key) {
+    (void)key;
+    fl_put_kv_op_t *p = (fl_put_kv_op_t *)op;
+    for (size_t i = 0; i < p->count; i++)
+        if (!fl_put_kv_ready(p, i)) return false;
+    return true;
+}
+
+static void fl_put_kv_free(fl_put_kv_op_t *p) {
+    for (size_t i = 0; i < p->count; i++) {
+        fl_free(p->messages[i]);
+        fl_replica_unref(p->replicas[i]);
+    }
+    fl_free(p->messages);
+    fl_free(p->resp);
+    fl_free(p->replicas);
+    fl_free(p->hw_wait);
+    fl_free(p->durable_wait);
+    fl_free(p->keys);
+    if (p->req) fl_req_free(p->req);
+    fl_free(p);
+}
+
+static void fl_put_kv_reply(fl_put_kv_op_t *p, int32_t rid, fl_buf_t *out) {
+    Fluss__PbPutKvRespForBucket **ptrs = fl_calloc(p->count ? p->count : 1, sizeof(*ptrs));
+    for (size_t i = 0; i < p->count; i++) {
+        if (!fl_put_kv_ready(p, i) && !p->resp[i].has_error_code) {
+            p->resp[i].has_log_end_offset = 0;
+            p->resp[i].has_error_code = 1;
+            p->resp[i].error_code = FLUSS_ERR_REQUEST_TIME_OUT;
+            p->messages[i] = fl_strdup("Timed out waiting for the high watermark to cover the "
+                                       "changelog.");
+            p->resp[i].error_message = p->messages[i];
+        }
+        ptrs[i] = &p->resp[i];
+    }
+    Fluss__PutKvResponse resp = FLUSS__PUT_KV_RESPONSE__INIT;
+    resp.n_buckets_resp = p->count;
+    resp.buckets_resp = ptrs;
+    fl_server_reply(out, rid, &resp.base);
+    fl_free(ptrs);
+}
+
+static void fl_put_kv_on_complete(fl_delayed_op_t *op, bool expired) {
+    (void)expired;
+    fl_put_kv_op_t *p = (fl_put_kv_op_t *)op;
+    fl_buf_t frame;
+    fl_buf_init(&frame);
+    fl_put_kv_reply(p, p->req->request_id, &frame);
+    fl_req_answer_frames(p->req, &frame);
+    fl_buf_free(&frame);
+    fl_put_kv_free(p);
+}
+
+static const fl_delayed_ops_t fl_put_kv_ops = {fl_put_kv_try_complete, fl_put_kv_on_complete};
+
+FL_API_HANDLER(fl_api_put_kv) {
+    const Fluss__PutKvRequest *req = (const Fluss__PutKvRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    if (req->acks != -1 && req->acks != 0 && req->acks != 1)
+        return fl_err_set(err, FLUSS_ERR_INVALID_REQUIRED_ACKS, "Invalid required acks: %d",
+                          req->acks);
+    size_t nb = req->n_buckets_req;
+    fl_put_kv_op_t *p = fl_calloc(1, sizeof(*p));
+    p->count = nb;
+    p->resp = fl_calloc(nb ? nb : 1, sizeof(*p->resp));
+    p->messages = fl_calloc(nb ? nb : 1, sizeof(char *));
+    p->replicas = fl_calloc(nb ? nb : 1, sizeof(*p->replicas));
+    p->hw_wait = fl_calloc(nb ? nb : 1, sizeof(int64_t));
+    p->durable_wait = fl_calloc(nb ? nb : 1, sizeof(int64_t));
+    p->keys = fl_calloc(nb ? nb : 1, sizeof(*p->keys));
+    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_kv_put_t put = {.targets = req->target_columns,
+                       .n_targets = req->n_target_columns,
+                       .overwrite = req->has_agg_mode && req->agg_mode == 1,
+                       .now_ms = fl_time_wall_ms()};
+    for (size_t i = 0; i < nb; i++) {
+        const Fluss__PbPutKvReqForBucket *br = req->buckets_req[i];
+        Fluss__PbPutKvRespForBucket b = FLUSS__PB_PUT_KV_RESP_FOR_BUCKET__INIT;
+        b.bucket_id = br->bucket_id;
+        b.has_partition_id = br->has_partition_id;
+        b.partition_id = br->partition_id;
+        fl_error_t e;
+        fl_err_clear(&e);
+        fl_replica_t *r = NULL;
+        fl_kv_tablet_t *kt = NULL;
+        fl_replica_append_t res;
+        int rc = fl_kv_bucket(ts, req->table_id, table, br->has_partition_id, br->partition_id,
+                              br->bucket_id, &r, &kt, &e);
+        if (!rc) {
+            put.records = br->records.data;
+            put.len = br->records.len;
+            rc = fl_kv_tablet_put(kt, table->kv, &put, &res, &e);
+        }
+        if (rc) {
+            b.has_error_code = 1;
+            b.error_code = fl_server_wire_code(rc);
+            p->messages[i] = fl_strdup(e.msg);
+            b.error_message = p->messages[i];
+            fl_replica_unref(r);
+        } else {
+            b.has_log_end_offset = 1;
+            b.log_end_offset = res.end_offset;
+            p->hw_wait[i] = req->acks == -1 ? res.end_offset : 0;
+            p->durable_wait[i] = res.durable_wait_offset;
+            if (p->hw_wait[i] || p->durable_wait[i]) {
+                p->replicas[i] = r;
+                p->keys[p->key_count++] = (fl_bucket_key_t){r->table_id, r->partition_id, r->bucket};
+            } else {
+                fl_replica_unref(r);
+            }
+        }
+        p->resp[i] = b;
+    }
+    fl_hosted_table_unref(table);
+    if (fl_put_kv_try_complete(&p->op, NULL) || !ctx->conn || !ts->purgatory) {
+        fl_put_kv_reply(p, ctx->request_id, out);
+        fl_put_kv_free(p);
+        return 0;
+    }
+    int32_t timeout = req->timeout_ms > 0 ? req->timeout_ms : 30000;
+    if (timeout > FL_PUT_KV_WAIT_MAX_MS) timeout = FL_PUT_KV_WAIT_MAX_MS;
+    p->op.ops = &fl_put_kv_ops;
+    p->op.deadline_ms = fl_time_mono_ms() + timeout;
+    p->req = fl_req_defer(ctx);
+    fl_purgatory_watch(ts->purgatory, &p->op, p->keys, p->key_count);
+    return 0;
+}
+
+/* ---- LOOKUP ---- */
+
+FL_API_HANDLER(fl_api_lookup) {
+    (void)err;
+    const Fluss__LookupRequest *req = (const Fluss__LookupRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    size_t nb = req->n_buckets_req;
+    Fluss__PbLookupRespForBucket *bs = fl_calloc(nb ? nb : 1, sizeof(*bs));
+    Fluss__PbLookupRespForBucket **bptrs = fl_calloc(nb ? nb : 1, sizeof(*bptrs));
+    char **messages = fl_calloc(nb ? nb : 1, sizeof(char *));
+    fl_buf_t *vals = NULL; /* one per key, all buckets */
+    size_t total = 0, k = 0;
+    for (size_t i = 0; i < nb; i++) total += req->buckets_req[i]->n_keys;
+    vals = fl_calloc(total ? total : 1, sizeof(*vals));
+    Fluss__PbValue *pv = fl_calloc(total ? total : 1, sizeof(*pv));
+    Fluss__PbValue **pvp = fl_calloc(total ? total : 1, sizeof(*pvp));
+    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    for (size_t i = 0; i < nb; i++) {
+        const Fluss__PbLookupReqForBucket *br = req->buckets_req[i];
+        Fluss__PbLookupRespForBucket b = FLUSS__PB_LOOKUP_RESP_FOR_BUCKET__INIT;
+        b.bucket_id = br->bucket_id;
+        b.has_partition_id = br->has_partition_id;
+        b.partition_id = br->partition_id;
+        fl_error_t e;
+        fl_err_clear(&e);
+        fl_replica_t *r = NULL;
+        fl_kv_tablet_t *kt = NULL;
+        int rc = fl_kv_bucket(ts, req->table_id, table, br->has_partition_id, br->partition_id,
+                              br->bucket_id, &r, &kt, &e);
+        if (!rc && req->has_insert_if_not_exists && req->insert_if_not_exists)
+            rc = fl_err_set(&e, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                            "Lookup with insert_if_not_exists (auto-increment columns) is not "
+                            "supported by this server yet.");
+        size_t first = k;
+        for (size_t j = 0; !rc && j < br->n_keys; j++, k++) {
+            bool found = false;
+            fl_buf_init(&vals[k]);
+            rc = fl_kv_tablet_lookup(kt, br->keys[j].data, br->keys[j].len, &vals[k], &found, &e);
+            Fluss__PbValue v = FLUSS__PB_VALUE__INIT;
+            if (found) {
+                v.has_values = 1;
+                v.values.data = vals[k].data;
+                v.values.len = vals[k].len;
+            }
+            pv[k] = v;
+            pvp[k] = &pv[k];
+        }
+        fl_replica_unref(r);
+        if (rc) {
+            b.has_error_code = 1;
+            b.error_code = fl_server_wire_code(rc);
+            messages[i] = fl_strdup(e.msg);
+            b.error_message = messages[i];
+        } else {
+            b.n_values = br->n_keys;
+            b.values = pvp + first;
+        }
+        bs[i] = b;
+        bptrs[i] = &bs[i];
+        if (rc) k = first + br->n_keys; /* keep the slots of the keys not read */
+    }
+    fl_hosted_table_unref(table);
+    Fluss__LookupResponse resp = FLUSS__LOOKUP_RESPONSE__INIT;
+    resp.n_buckets_resp = nb;
+    resp.buckets_resp = bptrs;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    for (size_t i = 0; i < total; i++) fl_buf_free(&vals[i]);
+    for (size_t i = 0; i < nb; i++) fl_free(messages[i]);
+    fl_free(messages);
+    fl_free(vals);
+    fl_free(pv);
+    fl_free(pvp);
+    fl_free(bs);
+    fl_free(bptrs);
+    return 0;
+}
+
+/* ---- PREFIX_LOOKUP ---- */
+
+FL_API_HANDLER(fl_api_prefix_lookup) {
+    (void)err;
+    const Fluss__PrefixLookupRequest *req = (const Fluss__PrefixLookupRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    size_t nb = req->n_buckets_req;
+    size_t total = 0, k = 0;
+    for (size_t i = 0; i < nb; i++) total += req->buckets_req[i]->n_keys;
+    Fluss__PbPrefixLookupRespForBucket *bs = fl_calloc(nb ? nb : 1, sizeof(*bs));
+    Fluss__PbPrefixLookupRespForBucket **bptrs = fl_calloc(nb ? nb : 1, sizeof(*bptrs));
+    char **messages = fl_calloc(nb ? nb : 1, sizeof(char *));
+    fl_kv_values_t *vals = fl_calloc(total ? total : 1, sizeof(*vals));
+    Fluss__PbValueList *lists = fl_calloc(total ? total : 1, sizeof(*lists));
+    Fluss__PbValueList **lptrs = fl_calloc(total ? total : 1, sizeof(*lptrs));
+    ProtobufCBinaryData **items = fl_calloc(total ? total : 1, sizeof(*items));
+    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    for (size_t i = 0; i < nb; i++) {
+        const Fluss__PbPrefixLookupReqForBucket *br = req->buckets_req[i];
+        Fluss__PbPrefixLookupRespForBucket b = FLUSS__PB_PREFIX_LOOKUP_RESP_FOR_BUCKET__INIT;
+        b.bucket_id = br->bucket_id;
+        b.has_partition_id = br->has_partition_id;
+        b.partition_id = br->partition_id;
+        fl_error_t e;
+        fl_err_clear(&e);
+        fl_replica_t *r = NULL;
+        fl_kv_tablet_t *kt = NULL;
+        int rc = fl_kv_bucket(ts, req->table_id, table, br->has_partition_id, br->partition_id,
+                              br->bucket_id, &r, &kt, &e);
+        size_t first = k;
+        for (size_t j = 0; !rc && j < br->n_keys; j++, k++) {
+            fl_kv_values_init(&vals[k]);
+            rc = fl_kv_tablet_prefix_lookup(kt, br->keys[j].data, br->keys[j].len, 0, &vals[k],
+                                            &e);
+            Fluss__PbValueList l = FLUSS__PB_VALUE_LIST__INIT;
+            items[k] = fl_calloc(vals[k].count ? vals[k].count : 1, sizeof(ProtobufCBinaryData));
+            for (size_t x = 0; x < vals[k].count; x++) {
+                items[k][x].data = vals[k].bytes.data + vals[k].off[x];
+                items[k][x].len = vals[k].len[x];
+            }
+            l.n_values = vals[k].count;
+            l.values = items[k];
+            lists[k] = l;
+            lptrs[k] = &lists[k];
+        }
+        fl_replica_unref(r);
+        if (rc) {
+            b.has_error_code = 1;
+            b.error_code = fl_server_wire_code(rc);
+            messages[i] = fl_strdup(e.msg);
+            b.error_message = messages[i];
+        } else {
+            b.n_value_lists = br->n_keys;
+            b.value_lists = lptrs + first;
+        }
+        bs[i] = b;
+        bptrs[i] = &bs[i];
+    }
+    fl_hosted_table_unref(table);
+    Fluss__PrefixLookupResponse resp = FLUSS__PREFIX_LOOKUP_RESPONSE__INIT;
+    resp.n_buckets_resp = nb;
+    resp.buckets_resp = bptrs;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    for (size_t i = 0; i < k; i++) {
+        fl_kv_values_free(&vals[i]);
+        fl_free(items[i]);
+    }
+    for (size_t i = 0; i < nb; i++) fl_free(messages[i]);
+    fl_free(messages);
+    fl_free(vals);
+    fl_free(items);
+    fl_free(lists);
+    fl_free(lptrs);
+    fl_free(bs);
+    fl_free(bptrs);
+    return 0;
+}
+
+/* ---- LIMIT_SCAN ---- */
+
+/* A log table: whole batches from max(log start, HW - limit) to the HW. */
+static int fl_limit_scan_log(fl_replica_t *r, int32_t limit, fl_buf_t *out, fl_error_t *err) {
+    int64_t hw = fl_replica_high_watermark(r);
+    int64_t from = hw - limit;
+    if (from < fl_replica_log_start(r)) from = fl_replica_log_start(r);
+    while (from < hw) {
+        size_t before = out->len;
+        int rc = fl_replica_read(r, from, (size_t)8 << 20, out, err);
+        if (rc) return rc;
+        if (out->len == before) break;
+        /* the last batch read tells where to go on */
+        size_t pos = before;
+        int64_t next = from;
+        while (pos < out->len) {
+            fl_batch_view_t b;
+            if ((rc = fl_batch_parse(out->data + pos, out->len - pos, &b, err))) return rc;
+            next = fl_batch_next_offset(&b);
+            pos += b.size;
+        }
+        if (next <= from) break;
+        from = next;
+    }
+    return 0;
+}
+
+FL_API_HANDLER(fl_api_limit_scan) {
+    (void)err;
+    const Fluss__LimitScanRequest *req = (const Fluss__LimitScanRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    Fluss__LimitScanResponse resp = FLUSS__LIMIT_SCAN_RESPONSE__INIT;
+    fl_error_t e;
+    fl_err_clear(&e);
+    fl_buf_t records;
+    fl_buf_init(&records);
+    fl_kv_values_t vals;
+    fl_kv_values_init(&vals);
+    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_replica_t *r = NULL;
+    int rc = 0;
+    if (req->limit <= 0 || req->limit > FL_LIMIT_SCAN_MAX)
+        rc = fl_err_set(&e, FLUSS_ERR_INVALID_REQUEST_EXCEPTION,
+                        "The limit of a limit scan must be in 1..%d, not %d.", FL_LIMIT_SCAN_MAX,
+                        req->limit);
+    else if (table && table->has_primary_key) {
+        fl_kv_tablet_t *kt = NULL;
+        rc = fl_kv_bucket(ts, req->table_id, table, req->has_partition_id, req->partition_id,
+                          req->bucket_id, &r, &kt, &e);
+        if (!rc) rc = fl_kv_tablet_prefix_lookup(kt, NULL, 0, (size_t)req->limit, &vals, &e);
+        if (!rc) {
+            fl_value_batch_begin(&records);
+            for (size_t i = 0; i < vals.count; i++) {
+                const uint8_t *v = vals.bytes.data + vals.off[i];
+                if (vals.len[i] < 2) continue;
+                int16_t sid = (int16_t)((uint16_t)v[0] | (uint16_t)v[1] << 8);
+                fl_value_batch_add(&records, sid, v + 2, vals.len[i] - 2);
+            }
+            fl_value_batch_end(&records);
+            resp.has_is_log_table = 1;
+            resp.is_log_table = 0;
+        }
+    } else {
+        rc = fl_tablet_server_replica(ts, req->table_id, table, req->has_partition_id,
+                                      req->partition_id, req->bucket_id, &r, &e);
+        if (!rc) rc = fl_limit_scan_log(r, req->limit, &records, &e);
+        resp.has_is_log_table = 1;
+        resp.is_log_table = 1;
+    }
+    fl_replica_unref(r);
+    fl_hosted_table_unref(table);
+    if (rc) {
+        resp.has_is_log_table = 0;
+        resp.has_error_code = 1;
+        resp.error_code = fl_server_wire_code(rc);
+        resp.error_message = e.msg;
+    } else {
+        resp.has_records = 1;
+        resp.records.data = records.data;
+        resp.records.len = records.len;
+    }
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    fl_buf_free(&records);
+    fl_kv_values_free(&vals);
+    return 0;
+}
