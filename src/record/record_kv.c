@@ -143,7 +143,7 @@ int fl_kv_batch_parse(const uint8_t *p, size_t len, fl_kv_batch_view_t *v, fl_er
                               "kv record batch declares %d records but %zu bytes follow them",
                               v->record_count, v->records_len - pos);
         fl_kv_record_t rec;
-        size_t size;
+        size_t size = 0;
         int rc = fl_kv_record_read(v->records + pos, v->records_len - pos, i, &rec, &size, err);
         if (rc) return rc;
         pos += size;
@@ -172,7 +172,7 @@ void fl_kv_batch_iter_init(fl_kv_batch_iter_t *it, const fl_kv_batch_view_t *v) 
 fl_kv_next_t fl_kv_batch_next(fl_kv_batch_iter_t *it, fl_kv_record_t *rec, fl_error_t *err) {
     const fl_kv_batch_view_t *v = it->v;
     if (it->index >= v->record_count) return FL_KV_NEXT_END;
-    size_t size;
+    size_t size = 0;
     if (fl_kv_record_read(v->records + it->pos, v->records_len - it->pos, it->index, rec, &size,
                           err))
         return FL_KV_NEXT_ERROR;

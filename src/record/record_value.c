@@ -119,7 +119,7 @@ int fl_value_batch_parse(const uint8_t *p, size_t len, fl_value_batch_view_t *v,
                               "value record batch declares %d records but %zu bytes follow them",
                               v->record_count, v->records_len - pos);
         fl_value_record_t rec;
-        size_t size;
+        size_t size = 0;
         int rc = fl_value_record_read(v->records + pos, v->records_len - pos, i, &rec, &size, err);
         if (rc) return rc;
         pos += size;
@@ -140,7 +140,7 @@ fl_value_next_t fl_value_batch_next(fl_value_batch_iter_t *it, fl_value_record_t
                                     fl_error_t *err) {
     const fl_value_batch_view_t *v = it->v;
     if (it->index >= v->record_count) return FL_VALUE_NEXT_END;
-    size_t size;
+    size_t size = 0;
     if (fl_value_record_read(v->records + it->pos, v->records_len - it->pos, it->index, rec,
                              &size, err))
         return FL_VALUE_NEXT_ERROR;
