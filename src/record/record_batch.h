@@ -36,6 +36,17 @@
 #define FL_BATCH_MAGIC_MAX 2
 #define FL_BATCH_ATTR_APPEND_ONLY 0x01
 
+/* Fluss ChangeType bytes (protocol.md §4.5): an ARROW changelog batch's
+ * change-type vector, an INDEXED/COMPACTED record's attributes byte. */
+typedef enum fl_change_type {
+    FL_CHANGE_APPEND_ONLY = 0,   /* +A */
+    FL_CHANGE_INSERT = 1,        /* +I */
+    FL_CHANGE_UPDATE_BEFORE = 2, /* -U */
+    FL_CHANGE_UPDATE_AFTER = 3,  /* +U */
+    FL_CHANGE_DELETE = 4,        /* -D */
+} fl_change_type_t;
+#define FL_CHANGE_TYPE_MAX FL_CHANGE_DELETE
+
 typedef struct fl_batch_view {
     const uint8_t *data; /* the whole batch */
     size_t size;         /* Length + 12 */

@@ -18,11 +18,14 @@
  * | ARRAY/MAP/ROW                 | written as all-NULL columns only          |          |
  *
  * The V0 header (fl_batch_write_header): BaseOffset 0, Magic 0,
- * CommitTimestamp 0, SchemaId, Attributes append-only, LastOffsetDelta
- * rows-1, WriterId, BatchSequence, RecordCount; then the Arrow message.
+ * CommitTimestamp 0, SchemaId, Attributes (bit0 append-only), LastOffsetDelta
+ * rows-1 (0 when empty), WriterId, BatchSequence, RecordCount; then, for a
+ * changelog, RecordCount change-type bytes; then the Arrow message, unless
+ * the batch has no rows (Fluss MemoryLogRecordsArrowBuilder#build).
  */
 #include "record_builder.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "common_alloc.h"
@@ -69,6 +72,7 @@ void fl_record_builder_free(fl_record_builder_t *b) {
     }
     fl_free(b->cols);
     b->cols = NULL;
+    fl_buf_free(&b->change_types);
 }
 
 void fl_record_builder_clear(fl_record_builder_t *b) {
@@ -83,7 +87,11 @@ void fl_record_builder_clear(fl_record_builder_t *b) {
     }
     b->rows = 0;
     b->bytes = 0;
+    b->change_types.len = 0;
+    b->changelog = false;
 }
+
+void fl_record_builder_set_changelog(fl_record_builder_t *b) { b->changelog = true; }
 
 static void fl_bit_set(fl_buf_t *bits, int64_t i, bool v) {
     if (i % 8 == 0) fl_buf_put_u8(bits, 0);
@@ -171,8 +179,17 @@ void fl_record_builder_append(fl_record_builder_t *b, const fl_row_t *row) {
         }
         after += c->values.len + c->data.len;
     }
+    fl_buf_put_u8(&b->change_types, FL_CHANGE_APPEND_ONLY);
     b->rows++;
     b->bytes += after - before + (b->rows % 8 == 1 ? b->schema->column_count : 0);
+}
+
+void fl_record_builder_append_change(fl_record_builder_t *b, const fl_row_t *row,
+                                     fl_change_type_t ct) {
+    assert(ct >= FL_CHANGE_APPEND_ONLY && ct <= FL_CHANGE_TYPE_MAX);
+    fl_record_builder_append(b, row);
+    b->change_types.data[b->change_types.len - 1] = (uint8_t)ct;
+    b->changelog = true;
 }
 
 int64_t fl_record_builder_rows(const fl_record_builder_t *b) { return b->rows; }
@@ -223,11 +240,9 @@ static int fl_emit_nulls(const fl_datatype_t *t, int64_t length, bool top, fl_ar
     }
 }
 
-int fl_record_builder_finish(fl_record_builder_t *b, int64_t writer_id, int32_t sequence,
-                             fl_buf_t *out, fl_error_t *err) {
-    fl_arrow_write_options_t o = {b->opts.codec, b->opts.zstd_level, 8};
-    fl_arrow_writer_t w;
-    fl_arrow_writer_init(&w, &o);
+/* Writes the columns' buffers into w. */
+static int fl_record_builder_columns(fl_record_builder_t *b, fl_arrow_writer_t *w,
+                                     fl_error_t *err) {
     fl_buf_t zeros;
     fl_buf_init(&zeros);
     int rc = 0;
@@ -235,42 +250,66 @@ int fl_record_builder_finish(fl_record_builder_t *b, int64_t writer_id, int32_t 
         const fl_record_column_t *c = &b->cols[i];
         const fl_datatype_t *ty = fl_record_type(b, i);
         if (fl_type_nested(ty->root)) {
-            rc = fl_emit_nulls(ty, b->rows, true, &w, &zeros, err);
+            rc = fl_emit_nulls(ty, b->rows, true, w, &zeros, err);
             continue;
         }
-        fl_arrow_writer_add_node(&w, b->rows, c->null_count);
-        rc = fl_arrow_writer_add_buffer(&w, c->validity.data, c->validity.len, err);
-        if (!rc) rc = fl_arrow_writer_add_buffer(&w, c->values.data, c->values.len, err);
+        fl_arrow_writer_add_node(w, b->rows, c->null_count);
+        rc = fl_arrow_writer_add_buffer(w, c->validity.data, c->validity.len, err);
+        if (!rc) rc = fl_arrow_writer_add_buffer(w, c->values.data, c->values.len, err);
         if (!rc && fl_type_var(ty->root))
-            rc = fl_arrow_writer_add_buffer(&w, c->data.data, c->data.len, err);
+            rc = fl_arrow_writer_add_buffer(w, c->data.data, c->data.len, err);
     }
     fl_buf_free(&zeros);
-    if (rc) {
-        fl_arrow_writer_reset(&w);
-        return rc;
-    }
-    size_t start = out->len;
-    memset(fl_buf_reserve(out, FL_BATCH_HEADER_V0), 0, FL_BATCH_HEADER_V0);
-    out->len += FL_BATCH_HEADER_V0;
-    rc = fl_arrow_writer_finish(&w, b->rows, out, err);
-    fl_arrow_writer_reset(&w);
-    if (rc) {
-        out->len = start;
-        return rc;
-    }
+    return rc;
+}
+
+static void fl_record_write_header(fl_buf_t *out, size_t start, int16_t schema_id,
+                                   bool changelog, int32_t rows, int64_t writer_id,
+                                   int32_t sequence) {
     fl_batch_header_t h = {
         .magic = 0,
         .base_offset = 0,
         .commit_timestamp = 0,
         .leader_epoch = -1,
-        .schema_id = (int16_t)b->opts.schema_id,
-        .attributes = FL_BATCH_ATTR_APPEND_ONLY,
-        .last_offset_delta = (int32_t)(b->rows > 0 ? b->rows - 1 : 0),
+        .schema_id = schema_id,
+        .attributes = changelog ? 0 : FL_BATCH_ATTR_APPEND_ONLY,
+        .last_offset_delta = rows > 0 ? rows - 1 : 0,
         .writer_id = writer_id,
         .batch_sequence = sequence,
-        .record_count = (int32_t)b->rows,
+        .record_count = rows,
         .stats_size = 0,
     };
     fl_batch_write_header(out->data + start, out->len - start, &h);
+}
+
+int fl_record_builder_finish(fl_record_builder_t *b, int64_t writer_id, int32_t sequence,
+                             fl_buf_t *out, fl_error_t *err) {
+    assert(b->rows <= INT32_MAX && (size_t)b->rows == b->change_types.len);
+    size_t start = out->len;
+    memset(fl_buf_reserve(out, FL_BATCH_HEADER_V0), 0, FL_BATCH_HEADER_V0);
+    out->len += FL_BATCH_HEADER_V0;
+    if (b->rows > 0) {
+        if (b->changelog) fl_buf_append(out, b->change_types.data, b->change_types.len);
+        fl_arrow_write_options_t o = {b->opts.codec, b->opts.zstd_level, 8};
+        fl_arrow_writer_t w;
+        fl_arrow_writer_init(&w, &o);
+        int rc = fl_record_builder_columns(b, &w, err);
+        if (!rc) rc = fl_arrow_writer_finish(&w, b->rows, out, err);
+        fl_arrow_writer_reset(&w);
+        if (rc) {
+            out->len = start;
+            return rc;
+        }
+    }
+    fl_record_write_header(out, start, (int16_t)b->opts.schema_id, b->changelog,
+                           (int32_t)b->rows, writer_id, sequence);
     return 0;
+}
+
+void fl_record_builder_write_empty_changelog(fl_buf_t *out, int16_t schema_id, int64_t writer_id,
+                                             int32_t sequence) {
+    size_t start = out->len;
+    memset(fl_buf_reserve(out, FL_BATCH_HEADER_V0), 0, FL_BATCH_HEADER_V0);
+    out->len += FL_BATCH_HEADER_V0;
+    fl_record_write_header(out, start, schema_id, true, 0, writer_id, sequence);
 }

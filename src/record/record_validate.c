@@ -12,7 +12,6 @@
 #include "record_batch.h"
 
 #define RV_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
-#define FL_CHANGE_TYPE_MAX 4 /* -D DELETE */
 #define FL_ROW_RECORD_PREFIX 4 /* int32 length before each INDEXED/COMPACTED record */
 
 int fl_log_format_from_name(const char *name) {

@@ -3,7 +3,8 @@
  * batch built from fluss_row values (record_builder.h, tested in
  * test_record_builder.c) decodes back to the values as text (plain and
  * JSON), skips rows below an offset, projects and reorders, refuses
- * corruption; the Arrow C Data Interface export describes it.
+ * corruption; a changelog batch (change-type vector) hands out each row's
+ * change type; the Arrow C Data Interface export describes it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -188,6 +189,55 @@ static void test_decode_values(void **state) {
     fluss_table_close(t);
 }
 
+static void test_decode_changelog(void **state) {
+    (void)state;
+    fluss_table_t *t = table_with_codec("LZ4_FRAME");
+    fl_record_builder_options_t o = {t->schema_id, t->codec, t->zstd_level};
+    fl_record_builder_t rb;
+    fl_record_builder_init(&rb, &t->desc.schema, &o);
+    fluss_row_t *r = fluss_row_new(t);
+    const fl_change_type_t cts[] = {FL_CHANGE_INSERT, FL_CHANGE_UPDATE_BEFORE,
+                                    FL_CHANGE_UPDATE_AFTER, FL_CHANGE_DELETE};
+    for (int i = 0; i < 4; i++) {
+        fluss_row_clear(r);
+        fluss_row_set_int64(r, 0, 10 + i, NULL);
+        fl_record_builder_append_change(&rb, &r->row, cts[i]);
+    }
+    fluss_row_destroy(r);
+    fl_buf_t out;
+    fl_buf_init(&out);
+    fl_error_t err;
+    fl_err_clear(&err);
+    assert_int_equal(fl_record_builder_finish(&rb, 5, 0, &out, &err), 0);
+    fl_record_builder_free(&rb);
+    fl_batch_set_base_offset(out.data, 20);
+    int32_t all[12];
+    for (int i = 0; i < 12; i++) all[i] = i;
+    fluss_record_batch_t *b = decode(t, &out, all, 12, FLUSS_OFFSET_EARLIEST);
+    assert_int_equal(fluss_record_batch_row_count(b), 4);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(fluss_record_batch_change_type(b, (size_t)i), (int)cts[i]);
+        char want[8];
+        snprintf(want, sizeof(want), "%d", 10 + i);
+        assert_string_equal(text(b, (size_t)i, 0, 0), want);
+    }
+    fluss_record_batch_free(b);
+    /* rows below the position skipped: the change types follow */
+    b = decode(t, &out, all, 12, 22);
+    assert_int_equal(fluss_record_batch_row_count(b), 2);
+    assert_int_equal(fluss_record_batch_change_type(b, 0), FLUSS_CHANGE_UPDATE_AFTER);
+    assert_int_equal(fluss_record_batch_change_type(b, 1), FLUSS_CHANGE_DELETE);
+    assert_string_equal(text(b, 1, 0, 0), "13");
+    fluss_record_batch_free(b);
+    /* an empty changelog batch decodes to nothing */
+    out.len = 0;
+    fl_record_builder_write_empty_changelog(&out, (int16_t)t->schema_id, 5, 1);
+    b = decode(t, &out, all, 12, FLUSS_OFFSET_EARLIEST);
+    assert_null(b);
+    fl_buf_free(&out);
+    fluss_table_close(t);
+}
+
 static void test_decode_rejects_corruption(void **state) {
     (void)state;
     fluss_table_t *t = table_with_codec("NONE");
@@ -271,6 +321,7 @@ int main(void) {
         cmocka_unit_test(test_build_lz4),
         cmocka_unit_test(test_build_zstd),
         cmocka_unit_test(test_decode_values),
+        cmocka_unit_test(test_decode_changelog),
         cmocka_unit_test(test_decode_rejects_corruption),
         cmocka_unit_test(test_arrow_c_export),
     };
