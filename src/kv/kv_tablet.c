@@ -21,7 +21,6 @@
 
 #define FL_KV_REPLAY_READ_BYTES (8u << 20)
 
-enum { FL_CT_INSERT = 1, FL_CT_UPDATE_BEFORE = 2, FL_CT_UPDATE_AFTER = 3, FL_CT_DELETE = 4 };
 
 static int16_t fl_kv_value_schema(const uint8_t *v) {
     return (int16_t)((uint16_t)v[0] | (uint16_t)v[1] << 8);
@@ -86,14 +85,14 @@ static int fl_kv_replay_batch(const fl_kv_table_t *t, const fl_batch_view_t *b,
     size_t latest_n = 0;
     const fl_datatype_t *const *latest = fl_kv_latest_types(t, &latest_n);
     for (size_t i = 0; i < rows; i++) {
-        if (ct[i] == FL_CT_UPDATE_BEFORE) continue;
+        if (ct[i] == FL_CHANGE_UPDATE_BEFORE) continue;
         if ((rc = fl_arrow_row_read(cols, n, types, (int64_t)i, row, err))) goto out;
         fl_kv_row_pad(row, latest_n);
         fl_buf_reset(key);
         if ((rc = fl_compacted_key_encode(row, t->latest, t->phys_pk_cols, t->phys_pk_count, key,
                                           err)))
             goto out;
-        if (ct[i] == FL_CT_DELETE) {
+        if (ct[i] == FL_CHANGE_DELETE) {
             fl_kv_write_delete(w, key->data, key->len);
         } else {
             fl_kv_value_begin(val, t->latest_schema_id);
@@ -256,7 +255,7 @@ static int fl_kv_read_current(fl_kv_put_ctx_t *c, const uint8_t *key, size_t kle
     return 0;
 }
 
-static void fl_kv_emit(fl_kv_put_ctx_t *c, const fl_row_t *row, int change_type) {
+static void fl_kv_emit(fl_kv_put_ctx_t *c, const fl_row_t *row, fl_change_type_t change_type) {
     fl_record_builder_append_change(&c->builder, row, change_type);
     c->next++;
 }
@@ -282,7 +281,7 @@ static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
     fl_kv_merge_result_t res;
     if ((rc = fl_kv_merge_delete(t, c->mask, &c->old_row, &c->merged, &res, err))) return rc;
     if (res == FL_KV_MERGE_DELETE) {
-        fl_kv_emit(c, &c->old_row, FL_CT_DELETE);
+        fl_kv_emit(c, &c->old_row, FL_CHANGE_DELETE);
         fl_kv_prewrite_put(&c->staged, key, klen, NULL, 0, c->next - 1);
         return 0;
     }
@@ -290,8 +289,8 @@ static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
     const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
     fl_kv_value_begin(&c->val, t->latest_schema_id);
     if ((rc = fl_row_encode(t->kv_format, &c->merged, latest, n, &c->val, err))) return rc;
-    if (!t->changelog_wal) fl_kv_emit(c, &c->old_row, FL_CT_UPDATE_BEFORE);
-    fl_kv_emit(c, &c->merged, FL_CT_UPDATE_AFTER);
+    if (!t->changelog_wal) fl_kv_emit(c, &c->old_row, FL_CHANGE_UPDATE_BEFORE);
+    fl_kv_emit(c, &c->merged, FL_CHANGE_UPDATE_AFTER);
     fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1);
     return 0;
 }
@@ -335,10 +334,10 @@ static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t
         out = &c->merged;
     }
     if (!found) {
-        fl_kv_emit(c, out, (plain && t->changelog_wal) ? FL_CT_UPDATE_AFTER : FL_CT_INSERT);
+        fl_kv_emit(c, out, (plain && t->changelog_wal) ? FL_CHANGE_UPDATE_AFTER : FL_CHANGE_INSERT);
     } else {
-        if (!t->changelog_wal) fl_kv_emit(c, &c->old_row, FL_CT_UPDATE_BEFORE);
-        fl_kv_emit(c, out, FL_CT_UPDATE_AFTER);
+        if (!t->changelog_wal) fl_kv_emit(c, &c->old_row, FL_CHANGE_UPDATE_BEFORE);
+        fl_kv_emit(c, out, FL_CHANGE_UPDATE_AFTER);
     }
     fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1);
     return 0;
@@ -348,8 +347,9 @@ static int fl_kv_put_records(fl_kv_put_ctx_t *c, const fl_kv_batch_view_t *v, fl
     fl_kv_batch_iter_t it;
     fl_kv_batch_iter_init(&it, v);
     fl_kv_record_t rec;
+    fl_kv_next_t next;
     int rc;
-    while ((rc = fl_kv_batch_next(&it, &rec, err)) == 1) {
+    while ((next = fl_kv_batch_next(&it, &rec, err)) == FL_KV_NEXT_RECORD) {
         if (rec.key_len == 0)
             return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
                               "A KV record has an empty key.");
@@ -358,7 +358,7 @@ static int fl_kv_put_records(fl_kv_put_ctx_t *c, const fl_kv_batch_view_t *v, fl
                                               rec.value_len, err);
         if (rc) return rc;
     }
-    return rc;
+    return next == FL_KV_NEXT_ERROR ? err->code : 0;
 }
 
 int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
@@ -391,6 +391,7 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     fl_record_builder_options_t bo = {.schema_id = t->latest_schema_id, .codec = t->codec,
                                       .zstd_level = t->zstd_level};
     fl_record_builder_init(&c.builder, t->latest, &bo);
+    fl_record_builder_set_changelog(&c.builder); /* attributes 0 even when empty */
     fl_row_init(&c.old_row, ncols);
     fl_row_init(&c.new_row, ncols);
     fl_row_init(&c.merged, ncols);

@@ -17,7 +17,8 @@
 #include "common_alloc.h"
 #include "common_log.h"
 #include "common_time.h"
-#include "record_kv.h"
+#include "record_batch.h"
+#include "record_value.h"
 #include "server_node.h"
 #include "server_tablet.h"
 
@@ -482,14 +483,11 @@ FL_API_HANDLER(fl_api_limit_scan) {
                           req->bucket_id, &r, &kt, &e);
         if (!rc) rc = fl_kv_tablet_prefix_lookup(kt, NULL, 0, (size_t)req->limit, &vals, &e);
         if (!rc) {
-            fl_value_batch_begin(&records);
-            for (size_t i = 0; i < vals.count; i++) {
-                const uint8_t *v = vals.bytes.data + vals.off[i];
-                if (vals.len[i] < 2) continue;
-                int16_t sid = (int16_t)((uint16_t)v[0] | (uint16_t)v[1] << 8);
-                fl_value_batch_add(&records, sid, v + 2, vals.len[i] - 2);
-            }
-            fl_value_batch_end(&records);
+            fl_value_batch_writer_t w;
+            fl_value_batch_begin(&w, &records);
+            for (size_t i = 0; i < vals.count; i++)
+                fl_value_batch_add_value(&w, vals.bytes.data + vals.off[i], vals.len[i]);
+            fl_value_batch_end(&w);
             resp.has_is_log_table = 1;
             resp.is_log_table = 0;
         }
