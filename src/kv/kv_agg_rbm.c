@@ -265,7 +265,9 @@ static int fl_rbm64_read_node(fl_rbm_reader_t *r, int depth, fl_rbm64_leaves_t *
     int type = h[0], count = (int16_t)fl_le16(h + 1), prefix = (int8_t)h[3];
     if (type > FL_ART_LEAF)
         return fl_err_set(err, FLUSS_ERR__CORRUPT, "roaring64 node type %d", type);
-    if (prefix < 0 || prefix >= FL_RBM_ART_KEY_BYTES || !fl_rbm_take(r, (size_t)prefix))
+    /* a leaf keeps the prefix a removal folded into it (up to all 6 bytes);
+     * an inner node's prefix is bounded by the depth check below */
+    if (prefix < 0 || prefix > FL_RBM_ART_KEY_BYTES || !fl_rbm_take(r, (size_t)prefix))
         return fl_err_set(err, FLUSS_ERR__CORRUPT, "roaring64 node prefix of %d bytes", prefix);
     const uint8_t *body = fl_rbm_take(r, fl_art_body_bytes[type]);
     if (!body) goto short_input;
