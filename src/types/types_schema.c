@@ -3,6 +3,8 @@
  */
 #include "types_schema.h"
 
+#include "types_aggfn.h"
+
 #include <string.h>
 
 #include "common_alloc.h"
@@ -192,6 +194,13 @@ static int fl_schema_normalize(fl_schema_t *s, fl_error_t *err) {
             return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
                               "The data type of auto increment column must be INT or BIGINT.");
     }
+    for (size_t i = 0; i < s->column_count; i++)
+        if (s->columns[i].agg_function &&
+            fl_strlist_index(&s->primary_key, s->columns[i].name) >= 0)
+            return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                              "Cannot set aggregation function for primary key column '%s'. "
+                              "Primary key columns automatically use 'primary-key' aggregation.",
+                              s->columns[i].name);
     return 0;
 }
 
@@ -246,7 +255,9 @@ int fl_schema_from_json(const json_t *j, fl_schema_t *out, fl_error_t *err) {
                                 "column '%s' has a bad 'agg_function'", name);
                 goto fail;
             }
-            out->columns[i].agg_function = json_deep_copy(agg);
+            /* as Fluss's parse + re-serialize leaves it: an unknown function
+             * is dropped, names and parameter values canonical */
+            out->columns[i].agg_function = fl_aggfn_json_normalize(agg);
         }
     }
     if (with_id != 0 && with_id != n) {
