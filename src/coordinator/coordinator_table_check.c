@@ -6,6 +6,7 @@
  */
 #include "common_duration.h"
 #include "coordinator_table_check.h"
+#include "types_aggfn.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -377,11 +378,13 @@ int fl_table_validate(const fl_table_desc_t *d, const fl_table_defaults_t *defau
                                   "The version column '%s' for versioned merge engine must be "
                                   "one type of [INT, BIGINT, TIMESTAMP, TIMESTAMP_LTZ], but got %s.",
                                   vc, fl_type_root_json_name(r));
-        } else if (strcasecmp(me, "aggregation") == 0 &&
-                   strcasecmp(fl_prop(d, "table.changelog.image", "FULL"), "WAL") == 0) {
-            return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
-                              "Table with 'AGGREGATION' merge engine does not support 'WAL' "
-                              "changelog image mode.");
+        } else if (strcasecmp(me, "aggregation") == 0) {
+            if (strcasecmp(fl_prop(d, "table.changelog.image", "FULL"), "WAL") == 0)
+                return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
+                                  "Table with 'AGGREGATION' merge engine does not support 'WAL' "
+                                  "changelog image mode.");
+            int arc = fl_aggfn_validate_schema(s, err);
+            if (arc) return arc;
         }
     }
     /* delete behavior */

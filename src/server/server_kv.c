@@ -99,7 +99,7 @@ fail:
 
 void fl_hosted_kv_table_free(fl_kv_table_t *kv) {
     if (!kv) return;
-    if (kv->has_agg) fl_kv_agg_spec_free(&kv->agg);
+    if (kv->has_agg) fl_kv_agg_spec_reset(&kv->agg);
     fl_free(kv);
 }
 
