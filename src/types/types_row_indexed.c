@@ -50,7 +50,7 @@ static size_t fl_indexed_header_bytes(const fl_datatype_t *const *types, size_t 
 
 static void fl_indexed_put_padded(fl_buf_t *out, const uint8_t *p, size_t len, size_t w) {
     uint8_t *d = fl_buf_reserve(out, w);
-    memcpy(d, p, len);
+    if (len) memcpy(d, p, len); /* an empty arena has no data pointer */
     memset(d + len, 0, w - len);
     out->len += w;
 }
