@@ -5,6 +5,7 @@
 #include "types_row.h"
 
 #include <assert.h>
+#include <string.h>
 
 #include "common_alloc.h"
 
@@ -24,6 +25,17 @@ void fl_row_free(fl_row_t *r) {
 
 void fl_row_clear(fl_row_t *r) {
     for (size_t i = 0; i < r->column_count; i++) r->cells[i].is_null = true;
+    r->arena.len = 0;
+}
+
+void fl_row_reset(fl_row_t *r, size_t column_count) {
+    if (column_count != r->column_count || !r->cells) {
+        fl_free(r->cells);
+        r->cells = fl_calloc(column_count ? column_count : 1, sizeof(fl_cell_t));
+        r->column_count = column_count;
+    }
+    memset(r->cells, 0, (column_count ? column_count : 1) * sizeof(fl_cell_t));
+    for (size_t i = 0; i < column_count; i++) r->cells[i].is_null = true;
     r->arena.len = 0;
 }
 

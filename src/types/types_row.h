@@ -5,7 +5,9 @@
  * typed by the schema the caller holds: this header checks nothing
  * against types (libfluss's fluss_row_set_* do that). Rows feed the row
  * and key encodings (types_row_compacted.h) and the log batch builder
- * (record_builder.h); the server will fill them when it decodes rows.
+ * (record_builder.h); the row decoders (types_row_format.h) and the Arrow
+ * row reader (arrow_rows.h) fill them. ARRAY/MAP/ROW cells, where a
+ * decoder fills them, hold the nested value's encoded bytes in off/len.
  * Thread rule: a row has one user at a time.
  */
 #ifndef FL_TYPES_ROW_H
@@ -24,7 +26,7 @@ typedef struct fl_cell {
     int64_t i;        /* BOOLEAN, integers, DATE (days), TIME (ms of day), TIMESTAMP (epoch ms) */
     double d;         /* FLOAT, DOUBLE */
     __int128 dec;     /* DECIMAL unscaled (GCC/clang extension; both we build with) */
-    size_t off, len;  /* CHAR/STRING/BINARY/BYTES: bytes in the row's arena */
+    size_t off, len;  /* CHAR/STRING/BINARY/BYTES (and nested, encoded): bytes in the arena */
 } fl_cell_t;
 
 typedef struct fl_row {
@@ -38,6 +40,10 @@ void fl_row_init(fl_row_t *r, size_t column_count);
 void fl_row_free(fl_row_t *r);
 /* Every cell NULL again; the arena keeps its memory. */
 void fl_row_clear(fl_row_t *r);
+/* r (initialised, any column count) becomes a row of column_count cells,
+ * each NULL with every field zero, and an empty arena; memory is kept
+ * where the count allows. What the row decoders start from. */
+void fl_row_reset(fl_row_t *r, size_t column_count);
 /* Copies p[0, n) into the arena as the value of cell col (col <
  * column_count), which becomes non-NULL. */
 void fl_row_set_bytes(fl_row_t *r, size_t col, const void *p, size_t n);
