@@ -138,16 +138,16 @@ static int fl_kv_replay(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_error_t *
         if (buf.len == 0) break;
         size_t pos = 0;
         int64_t next = off;
-        while (pos < buf.len) {
-            fl_batch_view_t b;
-            if ((rc = fl_batch_parse(buf.data + pos, buf.len - pos, &b, err))) goto done;
+        fl_batch_view_t b;
+        while ((rc = fl_batch_parse_next(buf.data, buf.len, &pos, &b, err)) == 0) {
             if (fl_batch_next_offset(&b) > off &&
                 (rc = fl_kv_replay_batch(t, &b, w, &row, &key, &val, &kt->recovered_records,
                                          err)))
                 goto done;
             next = fl_batch_next_offset(&b);
-            pos += b.size;
         }
+        if (rc < 0 || rc > 1) goto done;
+        rc = 0;
         if (next <= off) break;
         off = next;
         if ((rc = fl_kv_store_commit(kt->store, w, off, err))) break;
@@ -407,7 +407,11 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     if (!rc) rc = fl_kv_put_records(&c, &v, err);
     if (!rc) rc = fl_record_builder_finish(&c.builder, v.writer_id, v.batch_sequence, &batch, err);
     if (!rc) rc = fl_replica_append(kt->replica, batch.data, batch.len, p->now_ms, res, err);
-    if (!rc && !res->duplicate) {
+    if (!rc && res->duplicate) {
+        /* the changelog batch was rebuilt from today's state: its length
+         * says nothing of the original's; the original is below the end */
+        res->end_offset = fl_replica_log_end(kt->replica);
+    } else if (!rc) {
         /* the changes become visible with their offsets in the log */
         for (fl_kv_pw_entry_t *e = c.staged.head; e; e = e->lnext) e->offset += res->base_offset;
         fl_kv_prewrite_move(&kt->pw, &c.staged);

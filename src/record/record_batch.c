@@ -191,3 +191,15 @@ void fl_batch_set_commit_timestamp(uint8_t *p, int64_t ts) { fl_put_le64(p + 13,
 void fl_batch_set_length(uint8_t *p, size_t len) {
     fl_put_le32(p + 8, (uint32_t)(len - FL_BATCH_LOG_OVERHEAD));
 }
+
+int fl_batch_parse_next(const uint8_t *p, size_t len, size_t *pos, fl_batch_view_t *out,
+                        fl_error_t *err) {
+    if (*pos >= len) return 1;
+    size_t size = 0;
+    int rc = fl_batch_peek_size(p + *pos, len - *pos, len - *pos, &size, err);
+    if (rc == 1 || (rc == 0 && size > len - *pos)) return 1;
+    if (rc) return rc;
+    if ((rc = fl_batch_parse(p + *pos, size, out, err))) return rc;
+    *pos += size;
+    return 0;
+}

@@ -76,6 +76,12 @@ static inline int64_t fl_batch_next_offset(const fl_batch_view_t *b) {
     return (int64_t)((uint64_t)b->base_offset + (uint64_t)(int64_t)b->last_offset_delta + 1u);
 }
 
+/* Parses the batch at p[*pos, len) of a buffer of whole batches (a log
+ * read) and moves *pos past it. Returns 0 with *out set, 1 at the end of
+ * the buffer (or before a trailing partial batch), or a Fluss error. */
+int fl_batch_parse_next(const uint8_t *p, size_t len, size_t *pos, fl_batch_view_t *out,
+                        fl_error_t *err);
+
 /* How many bytes the batch starting at p takes, once 12 bytes are there.
  * Returns 0 and sets *size, 1 when more bytes are needed, or a Fluss error
  * (CORRUPT_RECORD_EXCEPTION) for a length that cannot be right. */

@@ -447,12 +447,10 @@ static int fl_limit_scan_log(fl_replica_t *r, int32_t limit, fl_buf_t *out, fl_e
         /* the last batch read tells where to go on */
         size_t pos = before;
         int64_t next = from;
-        while (pos < out->len) {
-            fl_batch_view_t b;
-            if ((rc = fl_batch_parse(out->data + pos, out->len - pos, &b, err))) return rc;
+        fl_batch_view_t b;
+        while ((rc = fl_batch_parse_next(out->data, out->len, &pos, &b, err)) == 0)
             next = fl_batch_next_offset(&b);
-            pos += b.size;
-        }
+        if (rc != 1) return rc;
         if (next <= from) break;
         from = next;
     }
@@ -474,7 +472,7 @@ FL_API_HANDLER(fl_api_limit_scan) {
     fl_replica_t *r = NULL;
     int rc = 0;
     if (req->limit <= 0 || req->limit > FL_LIMIT_SCAN_MAX)
-        rc = fl_err_set(&e, FLUSS_ERR_INVALID_REQUEST_EXCEPTION,
+        rc = fl_err_set(&e, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
                         "The limit of a limit scan must be in 1..%d, not %d.", FL_LIMIT_SCAN_MAX,
                         req->limit);
     else if (table && table->has_primary_key) {

@@ -27,8 +27,6 @@ SCHEMA = pa.schema([pa.field("id", pa.int32()), pa.field("v", pa.int64()),
 BUCKETS = 3
 KEYS = 200
 
-CT = {fluss.ChangeType.Insert: "+I", fluss.ChangeType.UpdateBefore: "-U",
-      fluss.ChangeType.UpdateAfter: "+U", fluss.ChangeType.Delete: "-D"}
 
 
 async def create_table(admin, db):
@@ -66,7 +64,7 @@ async def fold_changelog(conn, path, timeout=30):
         for bucket, rs in recs.items():
             for r in rs:
                 seen[bucket.bucket_id] = max(seen[bucket.bucket_id], r.offset)
-                ct, row = CT[r.change_type], r.row
+                ct, row = r.change_type.short_string(), r.row
                 if ct in ("+I", "+U"):
                     state[row["id"]] = (row["v"], row["s"])
                 elif ct == "-D":
