@@ -225,6 +225,20 @@ int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err) {
     return rc;
 }
 
+int fl_kv_tablet_checkpoint(fl_kv_tablet_t *kt, const char *dir, int64_t *log_offset,
+                            fl_error_t *err) {
+    pthread_rwlock_wrlock(&kt->lock);
+    int rc = fl_kv_flush_locked(kt, err);
+    if (!rc) {
+        /* with the buffer flushed below the HW, the store holds exactly the
+         * changes before its applied offset */
+        *log_offset = fl_kv_store_applied_offset(kt->store);
+        rc = fl_kv_store_checkpoint(kt->store, dir, err);
+    }
+    pthread_rwlock_unlock(&kt->lock);
+    return rc;
+}
+
 /* What one put works with. */
 typedef struct fl_kv_put_ctx {
     fl_kv_tablet_t *kt;

@@ -80,6 +80,14 @@ void fl_kv_values_free(fl_kv_values_t *v);
 int fl_kv_tablet_prefix_lookup(fl_kv_tablet_t *kt, const uint8_t *prefix, size_t plen,
                                size_t limit, fl_kv_values_t *out, fl_error_t *err);
 
+/* A consistent RocksDB checkpoint of the bucket in dir (must not exist):
+ * the pre-write buffer is written down to the high watermark first, and
+ * *log_offset is the changelog offset the checkpoint covers up to
+ * (exclusive) — where a reader of the snapshot follows the log on. Blocks
+ * writers while RocksDB links the files. */
+int fl_kv_tablet_checkpoint(fl_kv_tablet_t *kt, const char *dir, int64_t *log_offset,
+                            fl_error_t *err);
+
 /* Writes the pre-write buffer's changes below the high watermark to
  * RocksDB (the put path does this itself; for watermark moves). */
 int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err);

@@ -115,8 +115,10 @@ static int fl_kv_bucket(fl_tablet_server_t *ts, int64_t table_id, const fl_hoste
                  ? fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                               "The primary-key table %s.%s cannot be served (its schema).",
                               t->database, t->name)
-                 : fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                              "Table %s.%s has no primary key.", t->database, t->name);
+                 : fl_err_set(err, FLUSS_ERR_NON_PRIMARY_KEY_TABLE_EXCEPTION,
+                              "the primary key table not exists for TableBucket{tableId=%lld, "
+                              "bucket=%d}",
+                              (long long)table_id, bucket);
     } else {
         rc = fl_tablet_server_kv(ts, t, *r, kt, err);
     }
@@ -471,15 +473,14 @@ FL_API_HANDLER(fl_api_limit_scan) {
     fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
     fl_replica_t *r = NULL;
     int rc = 0;
-    if (req->limit <= 0 || req->limit > FL_LIMIT_SCAN_MAX)
-        rc = fl_err_set(&e, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
-                        "The limit of a limit scan must be in 1..%d, not %d.", FL_LIMIT_SCAN_MAX,
-                        req->limit);
-    else if (table && table->has_primary_key) {
+    /* a limit <= 0 reads nothing, as in Fluss */
+    size_t limit = req->limit <= 0 ? 0 : req->limit > FL_LIMIT_SCAN_MAX ? FL_LIMIT_SCAN_MAX
+                                                                        : (size_t)req->limit;
+    if (table && table->has_primary_key) {
         fl_kv_tablet_t *kt = NULL;
         rc = fl_kv_bucket(ts, req->table_id, table, req->has_partition_id, req->partition_id,
                           req->bucket_id, &r, &kt, &e);
-        if (!rc) rc = fl_kv_tablet_prefix_lookup(kt, NULL, 0, (size_t)req->limit, &vals, &e);
+        if (!rc && limit) rc = fl_kv_tablet_prefix_lookup(kt, NULL, 0, limit, &vals, &e);
         if (!rc) {
             fl_value_batch_writer_t w;
             fl_value_batch_begin(&w, &records);
@@ -492,7 +493,7 @@ FL_API_HANDLER(fl_api_limit_scan) {
     } else {
         rc = fl_tablet_server_replica(ts, req->table_id, table, req->has_partition_id,
                                       req->partition_id, req->bucket_id, &r, &e);
-        if (!rc) rc = fl_limit_scan_log(r, req->limit, &records, &e);
+        if (!rc && limit) rc = fl_limit_scan_log(r, (int32_t)limit, &records, &e);
         resp.has_is_log_table = 1;
         resp.is_log_table = 1;
     }
