@@ -6,6 +6,7 @@
 #include "kv_store.h"
 
 #include <rocksdb/c.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,10 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
     rocksdb_options_set_write_buffer_size(s->opts, o && o->write_buffer_bytes
                                                        ? o->write_buffer_bytes
                                                        : 4u << 20);
+    /* arena blocks of an eighth of the memtable, so that a smaller memtable
+     * set later (the server's budget) never starts out "full" */
+    size_t wb = o && o->write_buffer_bytes ? o->write_buffer_bytes : 4u << 20;
+    rocksdb_options_set_arena_block_size(s->opts, wb / 8 < 4096 ? 4096 : wb / 8);
     rocksdb_options_set_max_write_buffer_number(s->opts,
                                                 o && o->write_buffer_count ? o->write_buffer_count
                                                                            : 2);
@@ -217,6 +222,17 @@ int fl_kv_store_checkpoint(fl_kv_store_t *s, const char *dir, fl_error_t *err) {
     rocksdb_checkpoint_create(cp, dir, 0, &rerr);
     rocksdb_checkpoint_object_destroy(cp);
     if (rerr) return fl_kv_fail(err, "checkpoint", rerr);
+    return 0;
+}
+
+int fl_kv_store_set_write_buffer(fl_kv_store_t *s, size_t bytes, fl_error_t *err) {
+    char v[32], a[32];
+    snprintf(v, sizeof(v), "%zu", bytes);
+    snprintf(a, sizeof(a), "%zu", bytes / 8 < 4096 ? (size_t)4096 : bytes / 8);
+    const char *keys[2] = {"write_buffer_size", "arena_block_size"}, *vals[2] = {v, a};
+    char *rerr = NULL;
+    rocksdb_set_options(s->db, 2, keys, vals, &rerr);
+    if (rerr) return fl_kv_fail(err, "set_options", rerr);
     return 0;
 }
 

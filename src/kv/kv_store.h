@@ -82,6 +82,9 @@ int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offse
 int fl_kv_store_flush(fl_kv_store_t *s, fl_error_t *err);
 /* A RocksDB checkpoint (hard-linked SSTs) in dir, which must not exist. */
 int fl_kv_store_checkpoint(fl_kv_store_t *s, const char *dir, fl_error_t *err);
+/* Changes the memtable size of an open store (RocksDB's dynamic option);
+ * later memtables take it. */
+int fl_kv_store_set_write_buffer(fl_kv_store_t *s, size_t bytes, fl_error_t *err);
 /* Bytes RocksDB holds in memtables (estimate). */
 uint64_t fl_kv_store_memtable_bytes(fl_kv_store_t *s);
 

@@ -185,6 +185,7 @@ int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
 
 void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted) {
     if (!kt) return;
+    if (kt->on_close) kt->on_close(kt->on_close_ctx, kt);
     if (!deleted && kt->store && !kt->failed) {
         fl_error_t e;
         if (fl_kv_tablet_flush_hw(kt, &e)) FL_WARN("kv %s close: %s", kt->dir, e.msg);
@@ -221,6 +222,13 @@ static int fl_kv_flush_locked(fl_kv_tablet_t *kt, fl_error_t *err) {
 int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err) {
     pthread_rwlock_wrlock(&kt->lock);
     int rc = fl_kv_flush_locked(kt, err);
+    pthread_rwlock_unlock(&kt->lock);
+    return rc;
+}
+
+int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err) {
+    pthread_rwlock_rdlock(&kt->lock);
+    int rc = fl_kv_store_set_write_buffer(kt->store, bytes, err);
     pthread_rwlock_unlock(&kt->lock);
     return rc;
 }

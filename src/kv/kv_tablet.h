@@ -32,6 +32,7 @@
 #include "kv_table.h"
 #include "replica.h"
 
+struct fl_kv_tablet;
 typedef struct fl_kv_tablet {
     pthread_rwlock_t lock;
     fl_replica_t *replica;  /* borrowed: the replica owns the tablet */
@@ -42,6 +43,9 @@ typedef struct fl_kv_tablet {
     uint64_t puts, lookups; /* stats (lock) */
     int64_t recovered_records;
     int64_t recovery_ms;
+    /* told when the tablet closes (the server's memory budget) */
+    void (*on_close)(void *ctx, struct fl_kv_tablet *kt);
+    void *on_close_ctx;
 } fl_kv_tablet_t;
 
 /* Opens the store in dir and replays the replica's log after its applied
@@ -87,6 +91,9 @@ int fl_kv_tablet_prefix_lookup(fl_kv_tablet_t *kt, const uint8_t *prefix, size_t
  * writers while RocksDB links the files. */
 int fl_kv_tablet_checkpoint(fl_kv_tablet_t *kt, const char *dir, int64_t *log_offset,
                             fl_error_t *err);
+
+/* The memtable size of the tablet's store from now on. */
+int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err);
 
 /* Writes the pre-write buffer's changes below the high watermark to
  * RocksDB (the put path does this itself; for watermark moves). */

@@ -51,7 +51,9 @@ static void fl_usage(FILE *f) {
             "      log.flush.interval-ms, log.flush.mode (async | sync; fluss-c keys)\n"
             "      kv.rocksdb.shared-block-cache.size (default 64mb, fluss-c key: one cache\n"
             "      for every kv tablet), kv.rocksdb.writebuffer.size (default 4mb per\n"
-            "      tablet), kv.rocksdb.writebuffer.count (default 2)\n",
+            "      tablet), kv.rocksdb.writebuffer.count (default 2),\n"
+            "      kv.rocksdb.write-buffer-budget (default 256mb, fluss-c key: all memtables\n"
+            "      of a tablet server together; 0 = no budget)\n",
             FL_DEFAULT_COORDINATOR_LISTENER, FL_DEFAULT_TABLET_LISTENER);
 }
 
@@ -125,7 +127,7 @@ int main(int argc, char **argv) {
     int64_t net_default = cores < 1 ? 1 : cores > 4 ? 4 : cores;
     int64_t bucket_number, replication_factor, max_bucket, frame_max, idle_ms, tablet_id;
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
-    int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count;
+    int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
         fl_config_int(&cfg, "max.bucket.num", 128000, &max_bucket, &err) ||
@@ -144,9 +146,11 @@ int main(int argc, char **argv) {
         fl_config_bytes(&cfg, "kv.rocksdb.shared-block-cache.size", 64LL << 20, &kv_cache_bytes,
                         &err) ||
         fl_config_bytes(&cfg, "kv.rocksdb.writebuffer.size", 4LL << 20, &kv_wb_bytes, &err) ||
-        fl_config_int(&cfg, "kv.rocksdb.writebuffer.count", 2, &kv_wb_count, &err))
+        fl_config_int(&cfg, "kv.rocksdb.writebuffer.count", 2, &kv_wb_count, &err) ||
+        fl_config_bytes(&cfg, "kv.rocksdb.write-buffer-budget", 256LL << 20, &kv_wb_budget,
+                        &err))
         goto fatal;
-    if (kv_cache_bytes < 1 || kv_wb_bytes < 64 * 1024 || kv_wb_count < 1 || kv_wb_count > 64) {
+    if (kv_wb_budget < 0 || kv_cache_bytes < 1 || kv_wb_bytes < 64 * 1024 || kv_wb_count < 1 || kv_wb_count > 64) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
                    "kv.rocksdb.shared-block-cache.size must be positive, "
                    "kv.rocksdb.writebuffer.size at least 64kb and "
@@ -232,6 +236,7 @@ int main(int argc, char **argv) {
         tcfg.kv_block_cache_bytes = (size_t)kv_cache_bytes;
         tcfg.kv_write_buffer_bytes = (size_t)kv_wb_bytes;
         tcfg.kv_write_buffer_count = (int)kv_wb_count;
+        tcfg.kv_write_buffer_budget = (size_t)kv_wb_budget;
         tcfgs[i] = tcfg;
     }
     static fl_local_cluster_t lc;

@@ -259,6 +259,45 @@ static void fl_kv_close_cb(void *kv, bool deleted) {
     fl_kv_tablet_close(kv, deleted);
 }
 
+/* The memtable size each open kv tablet gets: the configured size, or a
+ * fair share of kv.rocksdb.write-buffer-budget when that is smaller (at
+ * least 64 KiB). Under kv_open_lock. */
+static size_t fl_kv_share(const fl_tablet_server_t *ts) {
+    size_t per = ts->cfg.kv_write_buffer_bytes ? ts->cfg.kv_write_buffer_bytes : (size_t)4 << 20;
+    size_t count = ts->cfg.kv_write_buffer_count > 0 ? (size_t)ts->cfg.kv_write_buffer_count : 2;
+    if (ts->cfg.kv_write_buffer_budget && ts->kv_open_count) {
+        size_t share = ts->cfg.kv_write_buffer_budget / (ts->kv_open_count * count);
+        if (share < per) per = share;
+    }
+    return per < 64 * 1024 ? 64 * 1024 : per;
+}
+
+static void fl_kv_budget_apply(fl_tablet_server_t *ts) {
+    size_t per = fl_kv_share(ts);
+    size_t now = ts->kv_write_buffer_now;
+    /* in geometric steps: each change rewrites every store's OPTIONS file */
+    if (now && per <= now && per * 4 >= now * 3) return;
+    if (now && per > now && per * 2 < now * 3) return;
+    ts->kv_write_buffer_now = per;
+    for (size_t i = 0; i < ts->kv_open_count; i++) {
+        fl_error_t e;
+        if (fl_kv_tablet_set_write_buffer(ts->kv_open[i], per, &e))
+            FL_WARN("tablet server %d: kv write buffer: %s", ts->self.id, e.msg);
+    }
+}
+
+static void fl_kv_on_close(void *ctx, fl_kv_tablet_t *kt) {
+    fl_tablet_server_t *ts = ctx;
+    pthread_mutex_lock(&ts->kv_open_lock);
+    for (size_t i = 0; i < ts->kv_open_count; i++) {
+        if (ts->kv_open[i] == kt) {
+            ts->kv_open[i] = ts->kv_open[--ts->kv_open_count];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ts->kv_open_lock);
+}
+
 int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
                         fl_kv_tablet_t **out, fl_error_t *err) {
     fl_kv_tablet_t *kt = atomic_load(&r->kv);
@@ -279,10 +318,19 @@ int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_r
         const char *slash = strrchr(ld, '/');
         size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
         snprintf(dir, sizeof(dir), "%.*skv-%d", (int)base, ld, r->bucket);
-        fl_kv_store_options_t o = {ts->kv_cache, ts->cfg.kv_write_buffer_bytes,
-                                   ts->cfg.kv_write_buffer_count};
+        if (ts->kv_open_count == ts->kv_open_cap) {
+            ts->kv_open_cap = ts->kv_open_cap ? ts->kv_open_cap * 2 : 16;
+            ts->kv_open = fl_realloc(ts->kv_open, ts->kv_open_cap * sizeof(*ts->kv_open));
+        }
+        ts->kv_open_count++; /* counted in its own share before it opens */
+        fl_kv_store_options_t o = {ts->kv_cache, fl_kv_share(ts), ts->cfg.kv_write_buffer_count};
+        ts->kv_open_count--;
         rc = fl_kv_tablet_open(dir, r, t->kv, &o, &kt, err);
         if (!rc) {
+            kt->on_close = fl_kv_on_close;
+            kt->on_close_ctx = ts;
+            ts->kv_open[ts->kv_open_count++] = kt;
+            fl_kv_budget_apply(ts);
             r->kv_close = fl_kv_close_cb;
             atomic_store(&r->kv, kt);
         }
@@ -412,6 +460,7 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     fl_free(ts->tables);
     pthread_rwlock_destroy(&ts->tables_lock);
     pthread_mutex_destroy(&ts->kv_open_lock);
+    fl_free(ts->kv_open);
     fl_kv_cache_destroy(ts->kv_cache); /* after every store closed with its replica */
     fl_free(ts);
 }

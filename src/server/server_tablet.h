@@ -45,6 +45,7 @@ typedef struct fl_tablet_config {
     size_t kv_block_cache_bytes;   /* one RocksDB block cache for every kv tablet */
     size_t kv_write_buffer_bytes;  /* per kv tablet memtable */
     int kv_write_buffer_count;
+    size_t kv_write_buffer_budget; /* all memtables of the server together; 0 = none */
 } fl_tablet_config_t;
 
 typedef struct fl_hosted_partition {
@@ -94,7 +95,10 @@ struct fl_tablet_server {
     /* PUT_KV runs here, one request at a time, so that the writes of a
      * connection keep their order; lookups run on `workers` */
     fl_workq_t *kv_writer;
-    pthread_mutex_t kv_open_lock;  /* opening a bucket's kv tablet */
+    pthread_mutex_t kv_open_lock;  /* opening a bucket's kv tablet; the list below */
+    fl_kv_tablet_t **kv_open;      /* open kv tablets (the write-buffer budget) */
+    size_t kv_open_count, kv_open_cap;
+    size_t kv_write_buffer_now;    /* the memtable size every tablet has now */
     fl_kv_cache_t *kv_cache;
     bool started;
 };
