@@ -261,3 +261,13 @@ async def test_put_kv_to_log_table_refused(conn, admin, db):
     path = await create_log_table(admin, db, unique("log_for_kv"), SCHEMA)
     info = await admin.get_table_info(path)
     assert not info.has_primary_key()
+
+
+@pytest.mark.ours_only
+async def test_nested_columns_refused(admin, db):
+    schema = pa.schema([pa.field("id", pa.int32()), pa.field("tags", pa.list_(pa.int32()))])
+    path = fluss.TablePath(db, unique("pk_nested"))
+    with pytest.raises(fluss.FlussError) as e:
+        await admin.create_table(path, fluss.TableDescriptor(
+            fluss.Schema(schema, primary_keys=["id"]), bucket_count=1))
+    assert "ARRAY" in str(e.value) and "tags" in str(e.value)
