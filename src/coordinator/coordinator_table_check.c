@@ -353,16 +353,6 @@ int fl_table_validate(const fl_table_desc_t *d, const fl_table_defaults_t *defau
         return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
                           "Invalid ZSTD compression level: %lld. Expected a value between 1 and 22.",
                           level);
-    /* ours: the changelog of a PK table is its write-ahead log, and the
-     * Arrow changelog writer does not carry nested values yet */
-    for (size_t c = 0; s->has_primary_key && c < s->column_count; c++) {
-        fl_type_root_t r = s->columns[c].type->root;
-        if (r == FL_TYPE_ARRAY || r == FL_TYPE_MAP || r == FL_TYPE_ROW)
-            return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                              "fluss-c does not support %s columns in primary-key tables yet "
-                              "(column '%s').",
-                              fl_type_root_json_name(r), s->columns[c].name);
-    }
     /* merge engine */
     const char *me = fl_kvlist_get(&d->properties, "table.merge-engine");
     if (me) {

@@ -85,7 +85,7 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
     rocksdb_options_set_block_based_table_factory(s->opts, s->table_opts);
     s->ropts = rocksdb_readoptions_create();
     s->wopts = rocksdb_writeoptions_create();
-    rocksdb_writeoptions_disable_WAL(s->wopts, 1);
+    rocksdb_writeoptions_disable_WAL(s->wopts, o && o->wal ? 0 : 1);
     char *rerr = NULL;
     s->db = rocksdb_open(s->opts, dir, &rerr);
     if (!s->db) {

@@ -38,6 +38,7 @@ typedef struct fl_kv_store_options {
     fl_kv_cache_t *block_cache;   /* shared, borrowed; NULL = RocksDB's default per store */
     size_t write_buffer_bytes;    /* per memtable; 0 = 4 MiB */
     int write_buffer_count;       /* memtables kept; 0 = 2 */
+    bool wal;                     /* keep RocksDB's own WAL (see kv_table.h has_nested) */
 } fl_kv_store_options_t;
 
 /* A block cache of capacity bytes to share between stores. */

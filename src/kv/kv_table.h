@@ -53,6 +53,9 @@ typedef struct fl_kv_table {
     int32_t phys_pk_cols[FL_KV_PK_MAX];
     fl_arrow_codec_t codec;          /* changelog batches (table.log.arrow.compression.*) */
     int zstd_level;
+    /* ARRAY/MAP/ROW columns: the Arrow changelog does not carry them yet,
+     * so the store keeps RocksDB's WAL and does not depend on a replay */
+    bool has_nested;
     bool has_agg;
     fl_kv_agg_spec_t agg;            /* aggregation engine */
 } fl_kv_table_t;

@@ -83,6 +83,10 @@ fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *
         }
         if (!part) kv->phys_pk_cols[kv->phys_pk_count++] = c;
     }
+    for (size_t c = 0; c < s->column_count; c++) {
+        fl_type_root_t r = s->columns[c].type->root;
+        kv->has_nested |= r == FL_TYPE_ARRAY || r == FL_TYPE_MAP || r == FL_TYPE_ROW;
+    }
     if (kv->engine == FL_KV_ENGINE_AGGREGATION) {
         fl_error_t e;
         if (fl_kv_agg_spec_init(&kv->agg, s, &e)) {

@@ -323,7 +323,8 @@ int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_r
             ts->kv_open = fl_realloc(ts->kv_open, ts->kv_open_cap * sizeof(*ts->kv_open));
         }
         ts->kv_open_count++; /* counted in its own share before it opens */
-        fl_kv_store_options_t o = {ts->kv_cache, fl_kv_share(ts), ts->cfg.kv_write_buffer_count};
+        fl_kv_store_options_t o = {ts->kv_cache, fl_kv_share(ts), ts->cfg.kv_write_buffer_count,
+                                   t->kv->has_nested};
         ts->kv_open_count--;
         rc = fl_kv_tablet_open(dir, r, t->kv, &o, &kt, err);
         if (!rc) {

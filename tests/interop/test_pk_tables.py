@@ -263,11 +263,14 @@ async def test_put_kv_to_log_table_refused(conn, admin, db):
     assert not info.has_primary_key()
 
 
-@pytest.mark.ours_only
-async def test_nested_columns_refused(admin, db):
-    schema = pa.schema([pa.field("id", pa.int32()), pa.field("tags", pa.list_(pa.int32()))])
-    path = fluss.TablePath(db, unique("pk_nested"))
-    with pytest.raises(fluss.FlussError) as e:
-        await admin.create_table(path, fluss.TableDescriptor(
-            fluss.Schema(schema, primary_keys=["id"]), bucket_count=1))
-    assert "ARRAY" in str(e.value) and "tags" in str(e.value)
+async def test_nested_columns_stored(conn, admin, db):
+    schema = pa.schema([pa.field("id", pa.int32()), pa.field("tags", pa.list_(pa.int32())),
+                        pa.field("name", pa.string())])
+    path = await create_pk_table(admin, db, unique("pk_nested"), schema=schema)
+    table = await conn.get_table(path)
+    await upsert_all(table, [{"id": 1, "tags": [3, 1, 2], "name": "a"},
+                             {"id": 2, "tags": None, "name": "b"}])
+    lk = table.new_lookup().create_lookuper()
+    got = await lk.lookup({"id": 1})
+    assert list(got["tags"]) == [3, 1, 2] and got["name"] == "a"
+    assert (await lk.lookup({"id": 2}))["tags"] is None

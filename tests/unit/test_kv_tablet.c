@@ -54,7 +54,7 @@ static const fl_datatype_t *const *env_types(const void *ctx, int16_t id, size_t
 
 static void env_open_kv(env_t *e) {
     fl_error_t err;
-    fl_kv_store_options_t o = {NULL, 256 * 1024, 2};
+    fl_kv_store_options_t o = {NULL, 256 * 1024, 2, false};
     int rc = fl_kv_tablet_open(e->kvdir, e->r, &e->t, &o, &e->kt, &err);
     if (rc) fail_msg("open: %s", err.msg);
 }
