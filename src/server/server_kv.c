@@ -19,10 +19,10 @@
 #include "common_time.h"
 #include "record_batch.h"
 #include "record_value.h"
+#include "server_ackwait.h"
 #include "server_node.h"
 #include "server_tablet.h"
 
-#define FL_PUT_KV_WAIT_MAX_MS 300000
 #define FL_LIMIT_SCAN_MAX 1000000
 
 /* ---- the kv view of a table ---- */
@@ -136,51 +136,26 @@ static int fl_kv_bucket(fl_tablet_server_t *ts, int64_t table_id, const fl_hoste
 /* ---- PUT_KV ---- */
 
 typedef struct fl_put_kv_op {
-    fl_delayed_op_t op;
-    fl_req_ctx_t *req;
-    size_t count;
+    fl_ack_wait_t wait; /* first: the purgatory sees the op through it */
     Fluss__PbPutKvRespForBucket *resp;
     char **messages;
-    fl_replica_t **replicas; /* NULL: nothing to wait for in that bucket */
-    int64_t *hw_wait;
-    int64_t *durable_wait;
-    fl_bucket_key_t *keys;
-    size_t key_count;
 } fl_put_kv_op_t;
 
-static bool fl_put_kv_ready(const fl_put_kv_op_t *p, size_t i) {
-    const fl_replica_t *r = p->replicas[i];
-    return !r || (fl_replica_high_watermark(r) >= p->hw_wait[i] &&
-                  fl_replica_flushed(r) >= p->durable_wait[i]);
-}
-
-static bool fl_put_kv_try_complete(fl_delayed_op_t *op, const fl_bucket_key_t *key) {
-    (void)key;
-    fl_put_kv_op_t *p = (fl_put_kv_op_t *)op;
-    for (size_t i = 0; i < p->count; i++)
-        if (!fl_put_kv_ready(p, i)) return false;
-    return true;
-}
-
-static void fl_put_kv_free(fl_put_kv_op_t *p) {
-    for (size_t i = 0; i < p->count; i++) {
-        fl_free(p->messages[i]);
-        fl_replica_unref(p->replicas[i]);
-    }
+static void fl_put_kv_destroy(fl_ack_wait_t *w) {
+    fl_put_kv_op_t *p = (fl_put_kv_op_t *)w;
+    for (size_t i = 0; i < w->count; i++) fl_free(p->messages[i]);
     fl_free(p->messages);
     fl_free(p->resp);
-    fl_free(p->replicas);
-    fl_free(p->hw_wait);
-    fl_free(p->durable_wait);
-    fl_free(p->keys);
-    if (p->req) fl_req_free(p->req);
+    fl_ack_wait_release(w);
     fl_free(p);
 }
 
-static void fl_put_kv_reply(fl_put_kv_op_t *p, int32_t rid, fl_buf_t *out) {
-    Fluss__PbPutKvRespForBucket **ptrs = fl_calloc(p->count ? p->count : 1, sizeof(*ptrs));
-    for (size_t i = 0; i < p->count; i++) {
-        if (!fl_put_kv_ready(p, i) && !p->resp[i].has_error_code) {
+/* The answer: buckets not ready by the deadline get REQUEST_TIME_OUT. */
+static void fl_put_kv_reply(fl_ack_wait_t *w, int32_t rid, fl_buf_t *out) {
+    fl_put_kv_op_t *p = (fl_put_kv_op_t *)w;
+    Fluss__PbPutKvRespForBucket **ptrs = fl_calloc(w->count ? w->count : 1, sizeof(*ptrs));
+    for (size_t i = 0; i < w->count; i++) {
+        if (!fl_ack_wait_ready(w, i) && !p->resp[i].has_error_code) {
             p->resp[i].has_log_end_offset = 0;
             p->resp[i].has_error_code = 1;
             p->resp[i].error_code = FLUSS_ERR_REQUEST_TIME_OUT;
@@ -191,24 +166,13 @@ static void fl_put_kv_reply(fl_put_kv_op_t *p, int32_t rid, fl_buf_t *out) {
         ptrs[i] = &p->resp[i];
     }
     Fluss__PutKvResponse resp = FLUSS__PUT_KV_RESPONSE__INIT;
-    resp.n_buckets_resp = p->count;
+    resp.n_buckets_resp = w->count;
     resp.buckets_resp = ptrs;
     fl_server_reply(out, rid, &resp.base);
     fl_free(ptrs);
 }
 
-static void fl_put_kv_on_complete(fl_delayed_op_t *op, bool expired) {
-    (void)expired;
-    fl_put_kv_op_t *p = (fl_put_kv_op_t *)op;
-    fl_buf_t frame;
-    fl_buf_init(&frame);
-    fl_put_kv_reply(p, p->req->request_id, &frame);
-    fl_req_answer_frames(p->req, &frame);
-    fl_buf_free(&frame);
-    fl_put_kv_free(p);
-}
-
-static const fl_delayed_ops_t fl_put_kv_ops = {fl_put_kv_try_complete, fl_put_kv_on_complete};
+static const fl_ack_wait_ops_t fl_put_kv_wait_ops = {fl_put_kv_reply, fl_put_kv_destroy};
 
 FL_API_HANDLER(fl_api_put_kv) {
     const Fluss__PutKvRequest *req = (const Fluss__PutKvRequest *)m;
@@ -218,13 +182,9 @@ FL_API_HANDLER(fl_api_put_kv) {
                           req->acks);
     size_t nb = req->n_buckets_req;
     fl_put_kv_op_t *p = fl_calloc(1, sizeof(*p));
-    p->count = nb;
+    fl_ack_wait_init(&p->wait, &fl_put_kv_wait_ops, nb);
     p->resp = fl_calloc(nb ? nb : 1, sizeof(*p->resp));
     p->messages = fl_calloc(nb ? nb : 1, sizeof(char *));
-    p->replicas = fl_calloc(nb ? nb : 1, sizeof(*p->replicas));
-    p->hw_wait = fl_calloc(nb ? nb : 1, sizeof(int64_t));
-    p->durable_wait = fl_calloc(nb ? nb : 1, sizeof(int64_t));
-    p->keys = fl_calloc(nb ? nb : 1, sizeof(*p->keys));
     fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
     fl_kv_put_t put = {.targets = req->target_columns,
                        .n_targets = req->n_target_columns,
@@ -257,29 +217,13 @@ FL_API_HANDLER(fl_api_put_kv) {
         } else {
             b.has_log_end_offset = 1;
             b.log_end_offset = res.end_offset;
-            p->hw_wait[i] = req->acks == -1 ? res.end_offset : 0;
-            p->durable_wait[i] = res.durable_wait_offset;
-            if (p->hw_wait[i] || p->durable_wait[i]) {
-                p->replicas[i] = r;
-                p->keys[p->key_count++] = (fl_bucket_key_t){r->table_id, r->partition_id, r->bucket};
-            } else {
-                fl_replica_unref(r);
-            }
+            fl_ack_wait_bucket(&p->wait, i, r, req->acks == -1 ? res.end_offset : 0,
+                               res.durable_wait_offset);
         }
         p->resp[i] = b;
     }
     fl_hosted_table_unref(table);
-    if (fl_put_kv_try_complete(&p->op, NULL) || !ctx->conn || !ts->purgatory) {
-        fl_put_kv_reply(p, ctx->request_id, out);
-        fl_put_kv_free(p);
-        return 0;
-    }
-    int32_t timeout = req->timeout_ms > 0 ? req->timeout_ms : 30000;
-    if (timeout > FL_PUT_KV_WAIT_MAX_MS) timeout = FL_PUT_KV_WAIT_MAX_MS;
-    p->op.ops = &fl_put_kv_ops;
-    p->op.deadline_ms = fl_time_mono_ms() + timeout;
-    p->req = fl_req_defer(ctx);
-    fl_purgatory_watch(ts->purgatory, &p->op, p->keys, p->key_count);
+    fl_ack_wait_finish(&p->wait, ctx, ts->purgatory, req->timeout_ms, out);
     return 0;
 }
 

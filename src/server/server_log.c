@@ -28,6 +28,7 @@
 #include "common_time.h"
 #include "record_project.h"
 #include "record_validate.h"
+#include "server_ackwait.h"
 #include "server_coordinator.h"
 #include "server_node.h"
 #include "server_tablet.h"
@@ -35,7 +36,6 @@
 
 #define FL_FETCH_WAIT_MAX_MS 30000
 #define FL_PARKED_FETCHES_MAX 65536
-#define FL_PRODUCE_WAIT_MAX_MS 300000
 #define FL_OFFSET_EARLIEST (-2)
 
 enum { FL_OFFSETS_EARLIEST = 0, FL_OFFSETS_LATEST = 1, FL_OFFSETS_TIMESTAMP = 2, FL_OFFSETS_LEO = 3 };
@@ -393,53 +393,26 @@ static int fl_fetch_park(fl_req_ctx_t *ctx, fl_tablet_server_t *ts, fl_fetch_wat
 /* ---- PRODUCE_LOG ---- */
 
 typedef struct fl_produce_op {
-    fl_delayed_op_t op;
-    fl_req_ctx_t *req;
-    size_t count;
+    fl_ack_wait_t wait; /* first: the purgatory sees the op through it */
     Fluss__PbProduceLogRespForBucket *resp;
     char **messages;
-    fl_replica_t **replicas;  /* NULL: nothing to wait for in that bucket */
-    int64_t *hw_wait;         /* high watermark to reach (0: none) */
-    int64_t *durable_wait;    /* flushed offset to reach (0: none) */
-    fl_bucket_key_t *keys;
-    size_t key_count;
 } fl_produce_op_t;
 
-static bool fl_produce_bucket_ready(const fl_produce_op_t *p, size_t i) {
-    const fl_replica_t *r = p->replicas[i];
-    if (!r) return true;
-    return fl_replica_high_watermark(r) >= p->hw_wait[i] &&
-           fl_replica_flushed(r) >= p->durable_wait[i];
-}
-
-static bool fl_produce_try_complete(fl_delayed_op_t *op, const fl_bucket_key_t *key) {
-    (void)key;
-    fl_produce_op_t *p = (fl_produce_op_t *)op;
-    for (size_t i = 0; i < p->count; i++)
-        if (!fl_produce_bucket_ready(p, i)) return false;
-    return true;
-}
-
-static void fl_produce_op_free(fl_produce_op_t *p) {
-    for (size_t i = 0; i < p->count; i++) {
-        fl_free(p->messages[i]);
-        fl_replica_unref(p->replicas[i]);
-    }
+static void fl_produce_op_destroy(fl_ack_wait_t *w) {
+    fl_produce_op_t *p = (fl_produce_op_t *)w;
+    for (size_t i = 0; i < w->count; i++) fl_free(p->messages[i]);
     fl_free(p->messages);
     fl_free(p->resp);
-    fl_free(p->replicas);
-    fl_free(p->hw_wait);
-    fl_free(p->durable_wait);
-    fl_free(p->keys);
-    if (p->req) fl_req_free(p->req);
+    fl_ack_wait_release(w);
     fl_free(p);
 }
 
 /* The answer: buckets not ready by the deadline get REQUEST_TIME_OUT. */
-static void fl_produce_reply(fl_produce_op_t *p, int32_t rid, fl_buf_t *out) {
-    Fluss__PbProduceLogRespForBucket **ptrs = fl_calloc(p->count ? p->count : 1, sizeof(*ptrs));
-    for (size_t i = 0; i < p->count; i++) {
-        if (!fl_produce_bucket_ready(p, i) && !p->resp[i].has_error_code) {
+static void fl_produce_reply(fl_ack_wait_t *w, int32_t rid, fl_buf_t *out) {
+    fl_produce_op_t *p = (fl_produce_op_t *)w;
+    Fluss__PbProduceLogRespForBucket **ptrs = fl_calloc(w->count ? w->count : 1, sizeof(*ptrs));
+    for (size_t i = 0; i < w->count; i++) {
+        if (!fl_ack_wait_ready(w, i) && !p->resp[i].has_error_code) {
             p->resp[i].has_base_offset = 0;
             p->resp[i].has_error_code = 1;
             p->resp[i].error_code = FLUSS_ERR_REQUEST_TIME_OUT;
@@ -451,24 +424,13 @@ static void fl_produce_reply(fl_produce_op_t *p, int32_t rid, fl_buf_t *out) {
         ptrs[i] = &p->resp[i];
     }
     Fluss__ProduceLogResponse resp = FLUSS__PRODUCE_LOG_RESPONSE__INIT;
-    resp.n_buckets_resp = p->count;
+    resp.n_buckets_resp = w->count;
     resp.buckets_resp = ptrs;
     fl_server_reply(out, rid, &resp.base);
     fl_free(ptrs);
 }
 
-static void fl_produce_on_complete(fl_delayed_op_t *op, bool expired) {
-    (void)expired;
-    fl_produce_op_t *p = (fl_produce_op_t *)op;
-    fl_buf_t frame;
-    fl_buf_init(&frame);
-    fl_produce_reply(p, p->req->request_id, &frame);
-    fl_req_answer_frames(p->req, &frame); /* thread-safe: copied to the conn's loop */
-    fl_buf_free(&frame);
-    fl_produce_op_free(p);
-}
-
-static const fl_delayed_ops_t fl_produce_ops = {fl_produce_try_complete, fl_produce_on_complete};
+static const fl_ack_wait_ops_t fl_produce_wait_ops = {fl_produce_reply, fl_produce_op_destroy};
 
 /* What no bucket of the table may store, stricter than Fluss 0.9.1:
  * records for a primary-key table (written with PUT_KV only), and batches
@@ -489,7 +451,6 @@ static int fl_produce_table_check(const fl_hosted_table_t *t, int *format, fl_er
 }
 
 FL_API_HANDLER(fl_api_produce_log) {
-    int32_t rid = ctx->request_id;
     const Fluss__ProduceLogRequest *req = (const Fluss__ProduceLogRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
     if (req->acks != -1 && req->acks != 0 && req->acks != 1)
@@ -497,13 +458,9 @@ FL_API_HANDLER(fl_api_produce_log) {
                           req->acks);
     size_t nb = req->n_buckets_req;
     fl_produce_op_t *p = fl_calloc(1, sizeof(*p));
-    p->count = nb;
+    fl_ack_wait_init(&p->wait, &fl_produce_wait_ops, nb);
     p->resp = fl_calloc(nb ? nb : 1, sizeof(*p->resp));
     p->messages = fl_calloc(nb ? nb : 1, sizeof(char *));
-    p->replicas = fl_calloc(nb ? nb : 1, sizeof(*p->replicas));
-    p->hw_wait = fl_calloc(nb ? nb : 1, sizeof(int64_t));
-    p->durable_wait = fl_calloc(nb ? nb : 1, sizeof(int64_t));
-    p->keys = fl_calloc(nb ? nb : 1, sizeof(*p->keys));
     int64_t now = fl_time_wall_ms();
     fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
     fl_error_t table_err;
@@ -536,29 +493,13 @@ FL_API_HANDLER(fl_api_produce_log) {
         } else {
             b.has_base_offset = 1;
             b.base_offset = res.base_offset;
-            p->hw_wait[i] = req->acks == -1 ? res.end_offset : 0;
-            p->durable_wait[i] = res.durable_wait_offset;
-            if (p->hw_wait[i] || p->durable_wait[i]) {
-                p->replicas[i] = r;
-                p->keys[p->key_count++] = (fl_bucket_key_t){r->table_id, r->partition_id, r->bucket};
-            } else {
-                fl_replica_unref(r);
-            }
+            fl_ack_wait_bucket(&p->wait, i, r, req->acks == -1 ? res.end_offset : 0,
+                               res.durable_wait_offset);
         }
         p->resp[i] = b;
     }
     fl_hosted_table_unref(table);
-    if (fl_produce_try_complete(&p->op, NULL) || !ctx->conn || !ts->purgatory) {
-        fl_produce_reply(p, rid, out);
-        fl_produce_op_free(p);
-        return 0;
-    }
-    int32_t timeout = req->timeout_ms > 0 ? req->timeout_ms : 30000;
-    if (timeout > FL_PRODUCE_WAIT_MAX_MS) timeout = FL_PRODUCE_WAIT_MAX_MS;
-    p->op.ops = &fl_produce_ops;
-    p->op.deadline_ms = fl_time_mono_ms() + timeout;
-    p->req = fl_req_defer(ctx);
-    fl_purgatory_watch(ts->purgatory, &p->op, p->keys, p->key_count);
+    fl_ack_wait_finish(&p->wait, ctx, ts->purgatory, req->timeout_ms, out);
     return 0;
 }
 

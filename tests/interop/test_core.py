@@ -236,3 +236,44 @@ async def test_many_connections_over_four_loops(start_server):
         assert sorted(got.column("id").to_pylist()) == want
     for c in conns:
         await c.close()
+
+
+async def test_put_kv_acks_all_waits_for_the_group_commit(start_server):
+    """PUT_KV shares the produce path's wait: in the durable mode acks=1 is
+    answered at once with the changelog not yet visible, acks=all only after
+    the group commit; lookups see both writes (the pre-write buffer, then
+    RocksDB)."""
+    import fluss
+    from test_pk_raw import compacted_row, key, kv_batch, lookup, put_kv, SCHEMA as KV_SCHEMA
+    window_ms = 1500
+    srv = start_server("-D", "log.flush.mode=sync", "-D", f"log.flush.interval-ms={window_ms}")
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = unique("durable_kv")
+    await admin.create_database(db)
+    path = fluss.TablePath(db, "pk")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(KV_SCHEMA, primary_keys=["id"]), bucket_count=1))
+    await wait_ready(admin, path)
+    tid = (await admin.get_table_info(path)).table_id
+    rc = await raw_tablet(admin)
+    try:
+        t0 = time.monotonic()
+        got = put_kv(rc, tid, {0: kv_batch([(key(1), compacted_row(1, "a", 1))])}, acks=1)
+        assert got[0]["error_code"] == 0 and got[0]["log_end_offset"] == 1, got
+        assert time.monotonic() - t0 < window_ms / 1000 * 0.6
+        _, hw = list_offsets_raw(rc, tid, [0], OFFSET_LATEST)
+        assert hw[0]["offset"] == 0, hw  # the changelog is not durable yet
+        assert lookup(rc, tid, 0, [key(1)]) == [b"\x01\x00" + compacted_row(1, "a", 1)]
+        t0 = time.monotonic()
+        got = put_kv(rc, tid, {0: kv_batch([(key(2), compacted_row(2, "b", 2))])}, acks=-1)
+        waited = time.monotonic() - t0
+        assert got[0]["error_code"] == 0 and got[0]["log_end_offset"] == 2, got
+        assert waited >= window_ms / 1000 * 0.5, f"acks=all answered after {waited:.2f}s"
+        _, hw = list_offsets_raw(rc, tid, [0], OFFSET_LATEST)
+        assert hw[0]["offset"] == 2, hw
+        assert lookup(rc, tid, 0, [key(1), key(2)]) == [
+            b"\x01\x00" + compacted_row(1, "a", 1), b"\x01\x00" + compacted_row(2, "b", 2)]
+    finally:
+        rc.close()
+        await conn.close()

@@ -1,0 +1,83 @@
+/*
+ * server_ackwait.c — write requests waiting for watermarks
+ * (server_ackwait.h).
+ */
+#include "server_ackwait.h"
+
+#include "common_alloc.h"
+#include "common_time.h"
+
+#define FL_ACK_WAIT_MAX_MS 300000
+
+void fl_ack_wait_init(fl_ack_wait_t *w, const fl_ack_wait_ops_t *ops, size_t count) {
+    size_t n = count ? count : 1;
+    w->ops = ops;
+    w->count = count;
+    w->replicas = fl_calloc(n, sizeof(*w->replicas));
+    w->hw_wait = fl_calloc(n, sizeof(int64_t));
+    w->durable_wait = fl_calloc(n, sizeof(int64_t));
+    w->keys = fl_calloc(n, sizeof(*w->keys));
+}
+
+void fl_ack_wait_bucket(fl_ack_wait_t *w, size_t i, fl_replica_t *r, int64_t hw, int64_t durable) {
+    if (!hw && !durable) {
+        fl_replica_unref(r);
+        return;
+    }
+    w->replicas[i] = r;
+    w->hw_wait[i] = hw;
+    w->durable_wait[i] = durable;
+    w->keys[w->key_count++] = (fl_bucket_key_t){r->table_id, r->partition_id, r->bucket};
+}
+
+bool fl_ack_wait_ready(const fl_ack_wait_t *w, size_t i) {
+    const fl_replica_t *r = w->replicas[i];
+    return !r || (fl_replica_high_watermark(r) >= w->hw_wait[i] &&
+                  fl_replica_flushed(r) >= w->durable_wait[i]);
+}
+
+static bool fl_ack_wait_try_complete(fl_delayed_op_t *op, const fl_bucket_key_t *key) {
+    (void)key;
+    fl_ack_wait_t *w = (fl_ack_wait_t *)op;
+    for (size_t i = 0; i < w->count; i++)
+        if (!fl_ack_wait_ready(w, i)) return false;
+    return true;
+}
+
+static void fl_ack_wait_on_complete(fl_delayed_op_t *op, bool expired) {
+    (void)expired;
+    fl_ack_wait_t *w = (fl_ack_wait_t *)op;
+    fl_buf_t frame;
+    fl_buf_init(&frame);
+    w->ops->reply(w, w->req->request_id, &frame);
+    fl_req_answer_frames(w->req, &frame); /* thread-safe: copied to the conn's loop */
+    fl_buf_free(&frame);
+    w->ops->destroy(w);
+}
+
+static const fl_delayed_ops_t fl_ack_wait_delayed = {fl_ack_wait_try_complete,
+                                                     fl_ack_wait_on_complete};
+
+void fl_ack_wait_finish(fl_ack_wait_t *w, fl_req_ctx_t *ctx, fl_purgatory_t *purgatory,
+                        int32_t timeout_ms, fl_buf_t *out) {
+    if (fl_ack_wait_try_complete(&w->op, NULL) || !ctx->conn || !purgatory) {
+        w->ops->reply(w, ctx->request_id, out);
+        w->ops->destroy(w);
+        return;
+    }
+    int32_t timeout = timeout_ms > 0 ? timeout_ms : 30000;
+    if (timeout > FL_ACK_WAIT_MAX_MS) timeout = FL_ACK_WAIT_MAX_MS;
+    w->op.ops = &fl_ack_wait_delayed;
+    w->op.deadline_ms = fl_time_mono_ms() + timeout;
+    w->req = fl_req_defer(ctx);
+    fl_purgatory_watch(purgatory, &w->op, w->keys, w->key_count);
+}
+
+void fl_ack_wait_release(fl_ack_wait_t *w) {
+    for (size_t i = 0; i < w->count; i++) fl_replica_unref(w->replicas[i]);
+    fl_free(w->replicas);
+    fl_free(w->hw_wait);
+    fl_free(w->durable_wait);
+    fl_free(w->keys);
+    if (w->req) fl_req_free(w->req);
+}
