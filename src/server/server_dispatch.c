@@ -271,19 +271,16 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         .body_free = body_free,
         .rout = rout,
     };
-    if ((e->how & FL_API_WORKER) && ctx.cs && conn) {
+    /* APIs that must not run on a network loop go to their queue */
+    fl_workq_t *queue = NULL;
+    if ((e->how & FL_API_WORKER) && ctx.cs) queue = ctx.cs->workers;
+    else if ((e->how & FL_API_KV_WRITER) && ctx.ts) queue = ctx.ts->kv_writer;
+    else if ((e->how & FL_API_TS_POOL) && ctx.ts) queue = ctx.ts->workers;
+    if (queue && conn) {
         fl_dispatch_job_t *j = fl_malloc(sizeof(*j));
         j->entry = e;
         j->ctx = fl_req_defer(&ctx);
-        fl_workq_submit(ctx.cs->workers, fl_dispatch_job_run, j);
-        return 0;
-    }
-    if ((e->how & (FL_API_TS_POOL | FL_API_KV_WRITER)) && ctx.ts && conn) {
-        fl_dispatch_job_t *j = fl_malloc(sizeof(*j));
-        j->entry = e;
-        j->ctx = fl_req_defer(&ctx);
-        fl_workq_submit((e->how & FL_API_KV_WRITER) ? ctx.ts->kv_writer : ctx.ts->workers,
-                        fl_dispatch_job_run, j);
+        fl_workq_submit(queue, fl_dispatch_job_run, j);
         return 0;
     }
     fl_dispatch_run(e, &ctx, out);
