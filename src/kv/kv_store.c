@@ -43,10 +43,6 @@ void fl_kv_cache_destroy(fl_kv_cache_t *c) {
     if (c) rocksdb_cache_destroy(c);
 }
 
-size_t fl_kv_cache_usage(fl_kv_cache_t *c) {
-    return c ? rocksdb_cache_get_usage(c) : 0;
-}
-
 static int64_t fl_kv_get_le64(const uint8_t *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
@@ -145,12 +141,11 @@ int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t 
     return 0;
 }
 
-int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, size_t limit,
-                     fl_kv_visit_fn fn, void *arg, fl_error_t *err) {
+int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, fl_kv_visit_fn fn,
+                     void *arg, fl_error_t *err) {
     rocksdb_iterator_t *it = rocksdb_create_iterator(s->db, s->ropts);
     if (plen) rocksdb_iter_seek(it, (const char *)prefix, plen);
     else rocksdb_iter_seek_to_first(it);
-    size_t n = 0;
     for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
         size_t klen, vlen;
         const char *k = rocksdb_iter_key(it, &klen);
@@ -158,7 +153,6 @@ int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, size_
         if (plen && (klen < plen || memcmp(k, prefix, plen) != 0)) break;
         const char *v = rocksdb_iter_value(it, &vlen);
         if (!fn(arg, (const uint8_t *)k, klen, (const uint8_t *)v, vlen)) break;
-        if (limit && ++n >= limit) break;
     }
     char *rerr = NULL;
     rocksdb_iter_get_error(it, &rerr);
@@ -186,10 +180,6 @@ void fl_kv_write_put(fl_kv_write_t *w, const uint8_t *key, size_t klen, const ui
 
 void fl_kv_write_delete(fl_kv_write_t *w, const uint8_t *key, size_t klen) {
     rocksdb_writebatch_delete(w->wb, (const char *)key, klen);
-}
-
-size_t fl_kv_write_count(const fl_kv_write_t *w) {
-    return (size_t)rocksdb_writebatch_count(w->wb);
 }
 
 int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offset,
@@ -236,8 +226,3 @@ int fl_kv_store_set_write_buffer(fl_kv_store_t *s, size_t bytes, fl_error_t *err
     return 0;
 }
 
-uint64_t fl_kv_store_memtable_bytes(fl_kv_store_t *s) {
-    uint64_t v = 0;
-    if (!rocksdb_property_int(s->db, "rocksdb.cur-size-all-mem-tables", &v)) return v;
-    return 0;
-}

@@ -44,7 +44,6 @@ typedef struct fl_kv_store_options {
 /* A block cache of capacity bytes to share between stores. */
 fl_kv_cache_t *fl_kv_cache_new(size_t capacity);
 void fl_kv_cache_destroy(fl_kv_cache_t *c);
-size_t fl_kv_cache_usage(fl_kv_cache_t *c);
 
 /* Opens (creating) the database in dir. KV_STORAGE_EXCEPTION with
  * RocksDB's message on failure. */
@@ -60,12 +59,11 @@ int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t 
                     fl_error_t *err);
 
 /* Visits the rows whose key starts with prefix[0, plen) (plen 0: every
- * row) in key order, at most limit of them (0: no limit), until fn returns
- * false. */
+ * row) in key order until fn returns false. */
 typedef bool (*fl_kv_visit_fn)(void *arg, const uint8_t *key, size_t klen, const uint8_t *val,
                                size_t vlen);
-int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, size_t limit,
-                     fl_kv_visit_fn fn, void *arg, fl_error_t *err);
+int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, fl_kv_visit_fn fn,
+                     void *arg, fl_error_t *err);
 
 /* A write batch: puts and deletes applied atomically by _commit. */
 fl_kv_write_t *fl_kv_write_new(void);
@@ -73,7 +71,6 @@ void fl_kv_write_destroy(fl_kv_write_t *w);
 void fl_kv_write_put(fl_kv_write_t *w, const uint8_t *key, size_t klen, const uint8_t *val,
                      size_t vlen);
 void fl_kv_write_delete(fl_kv_write_t *w, const uint8_t *key, size_t klen);
-size_t fl_kv_write_count(const fl_kv_write_t *w);
 /* Applies w and records applied_offset (the next changelog offset not
  * covered); w is emptied. */
 int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offset,
@@ -86,7 +83,5 @@ int fl_kv_store_checkpoint(fl_kv_store_t *s, const char *dir, fl_error_t *err);
 /* Changes the memtable size of an open store (RocksDB's dynamic option);
  * later memtables take it. */
 int fl_kv_store_set_write_buffer(fl_kv_store_t *s, size_t bytes, fl_error_t *err);
-/* Bytes RocksDB holds in memtables (estimate). */
-uint64_t fl_kv_store_memtable_bytes(fl_kv_store_t *s);
 
 #endif

@@ -437,7 +437,6 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
         /* the changes become visible with their offsets in the log */
         for (fl_kv_pw_entry_t *e = c.staged.head; e; e = e->lnext) e->offset += res->base_offset;
         fl_kv_prewrite_move(&kt->pw, &c.staged);
-        kt->puts++;
         fl_error_t fe;
         if (fl_kv_flush_locked(kt, &fe)) FL_WARN("kv %s: %s", kt->dir, fe.msg);
     }
@@ -530,7 +529,7 @@ int fl_kv_tablet_prefix_lookup(fl_kv_tablet_t *kt, const uint8_t *prefix, size_t
     fl_kv_prewrite_visit(&kt->pw, prefix, plen, fl_kv_scan_pw_row, &s);
     int rc = 0;
     if (!limit || out->count < limit)
-        rc = fl_kv_store_scan(kt->store, prefix, plen, 0, fl_kv_scan_store_row, &s, err);
+        rc = fl_kv_store_scan(kt->store, prefix, plen, fl_kv_scan_store_row, &s, err);
     pthread_rwlock_unlock(&kt->lock);
     return rc;
 }

@@ -40,7 +40,6 @@ typedef struct fl_kv_tablet {
     fl_kv_store_t *store;   /* (lock) */
     fl_kv_prewrite_t pw;    /* (lock) */
     bool failed;            /* (lock) a RocksDB write failed: refuse everything */
-    uint64_t puts, lookups; /* stats (lock) */
     int64_t recovered_records;
     int64_t recovery_ms;
     /* told when the tablet closes (the server's memory budget) */

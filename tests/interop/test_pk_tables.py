@@ -256,13 +256,6 @@ async def test_every_type_round_trips(conn, admin, db):
     assert log[0][0] == "+I" and log[0][1]["s"] == row["s"] and log[0][1]["dec38"] == row["dec38"]
 
 
-async def test_put_kv_to_log_table_refused(conn, admin, db):
-    from logutil import create_log_table
-    path = await create_log_table(admin, db, unique("log_for_kv"), SCHEMA)
-    info = await admin.get_table_info(path)
-    assert not info.has_primary_key()
-
-
 async def test_nested_columns_stored(conn, admin, db):
     schema = pa.schema([pa.field("id", pa.int32()), pa.field("tags", pa.list_(pa.int32())),
                         pa.field("name", pa.string())])
