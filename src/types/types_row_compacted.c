@@ -38,12 +38,7 @@ static void fl_compacted_put_field(fl_buf_t *out, const fl_row_t *r, const fl_ce
     case FL_TYPE_TIME: fl_compacted_put_uvarint(out, (uint32_t)(int32_t)c->i); break;
     case FL_TYPE_BIGINT: fl_compacted_put_uvarint(out, (uint64_t)c->i); break;
     case FL_TYPE_FLOAT: fl_row_put_le(out, fl_row_float_bits(c->d), 4); break;
-    case FL_TYPE_DOUBLE: {
-        uint64_t u;
-        memcpy(&u, &c->d, 8);
-        fl_row_put_le(out, u, 8);
-        break;
-    }
+    case FL_TYPE_DOUBLE: fl_row_put_le(out, fl_row_double_bits(c->d), 8); break;
     case FL_TYPE_DECIMAL:
         if (fl_row_decimal_compact(t)) {
             fl_compacted_put_uvarint(out, (uint64_t)(int64_t)c->dec);

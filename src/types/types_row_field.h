@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common_buf.h"
 #include "types_datatype.h"
@@ -53,6 +54,12 @@ uint64_t fl_row_get_le(const uint8_t *p, size_t n);
  * back as it went in (a hardware conversion would quieten it). */
 uint32_t fl_row_float_bits(double d);
 double fl_row_float_from_bits(uint32_t u);
+/* DOUBLE cells: the 64-bit pattern as is. */
+static inline uint64_t fl_row_double_bits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
 
 /* Writes v as minimal big-endian two's complement into be and returns its
  * length (1..16). */
