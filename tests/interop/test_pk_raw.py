@@ -223,3 +223,24 @@ async def test_lookup_on_log_table_and_unknown_bucket(admin, db):
         assert got[0]["error_code"] == 21
     finally:
         rc.close()
+
+
+async def test_agg_mode_overwrite_bypasses_the_engine(admin, db):
+    """agg_mode OVERWRITE (Flink's undo recovery) writes the row as given,
+    NULLs included, past the aggregation engine."""
+    tid = await make_table(admin, db, unique("raw_overwrite"),
+                           **{"table.merge-engine": "aggregation"})
+    rc = await raw_tablet(admin)
+    try:
+        put_kv(rc, tid, {0: kv_batch([(key(1), compacted_row(1, "a", 1))])})
+        put_kv(rc, tid, {0: kv_batch([(key(1), compacted_row(1, None, 2))])})
+        assert lookup(rc, tid, 0, [key(1)]) == [b"\x01\x00" + compacted_row(1, "a", 2)]
+        body = f_varint(1, -1) + f_varint(2, tid) + f_varint(3, 30000) + f_bytes(
+            5, f_varint(2, 0) + f_bytes(3, kv_batch([(key(1), compacted_row(1, None, 3))]))) + \
+            f_varint(6, 1)
+        rtype, resp = rc.call(PUT_KV, body, api_version=1)
+        f = decode(decode(resp)[1][0])
+        assert 3 not in f or as_int32(f[3][0]) == 0, f
+        assert lookup(rc, tid, 0, [key(1)]) == [b"\x01\x00" + compacted_row(1, None, 3)]
+    finally:
+        rc.close()

@@ -267,3 +267,33 @@ async def test_nested_columns_stored(conn, admin, db):
     got = await lk.lookup({"id": 1})
     assert list(got["tags"]) == [3, 1, 2] and got["name"] == "a"
     assert (await lk.lookup({"id": 2}))["tags"] is None
+
+
+async def test_aggregation_engine_default_function(conn, admin, db):
+    """pyfluss cannot declare per-column functions; every non-key column
+    then folds with last_value_ignore_nulls: a NULL keeps the stored value."""
+    path = await create_pk_table(admin, db, unique("pk_agg"),
+                                 properties={"table.merge-engine": "aggregation"})
+    table = await conn.get_table(path)
+    await upsert_all(table, [{"id": 1, "name": "a", "score": 1, "note": "n"},
+                             {"id": 1, "name": None, "score": 2, "note": None}])
+    lk = table.new_lookup().create_lookuper()
+    assert cells(await lk.lookup({"id": 1})) == (1, "a", 2, "n")
+    log = await changelog(conn, path, expect=3)
+    assert [(t, cells(r)) for t, r in log] == [
+        ("+I", (1, "a", 1, "n")), ("-U", (1, "a", 1, "n")), ("+U", (1, "a", 2, "n"))]
+
+
+async def test_limit_scan_of_a_log_table(conn, admin, db):
+    from logutil import create_log_table
+    schema = pa.schema([pa.field("id", pa.int32()), pa.field("v", pa.string())])
+    path = await create_log_table(admin, db, unique("log_limit"), schema)
+    table = await conn.get_table(path)
+    w = table.new_append().create_writer()
+    for i in range(20):
+        w.append({"id": i, "v": f"v{i}"})
+    await w.flush()
+    tid = (await admin.get_table_info(path)).table_id
+    scanner = table.new_scan().limit(5).create_bucket_batch_scanner(fluss.TableBucket(tid, 0))
+    got = (await scanner.to_arrow()).to_pylist()
+    assert [r["id"] for r in got] == [15, 16, 17, 18, 19]
