@@ -429,11 +429,7 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     if (!rc) rc = fl_kv_put_records(&c, &v, err);
     if (!rc) rc = fl_record_builder_finish(&c.builder, v.writer_id, v.batch_sequence, &batch, err);
     if (!rc) rc = fl_replica_append(kt->replica, batch.data, batch.len, p->now_ms, res, err);
-    if (!rc && res->duplicate) {
-        /* the changelog batch was rebuilt from today's state: its length
-         * says nothing of the original's; the original is below the end */
-        res->end_offset = fl_replica_log_end(kt->replica);
-    } else if (!rc) {
+    if (!rc && !res->duplicate) {
         /* the changes become visible with their offsets in the log */
         for (fl_kv_pw_entry_t *e = c.staged.head; e; e = e->lnext) e->offset += res->base_offset;
         fl_kv_prewrite_move(&kt->pw, &c.staged);

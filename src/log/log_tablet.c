@@ -452,9 +452,9 @@ int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64
             }
             continue;
         }
-        int64_t dup_offset;
+        fl_writer_batch_t dup;
         rc = fl_writer_state_check(&t->writers, batches[i].writer_id, batches[i].batch_sequence,
-                                   &dup_offset, err);
+                                   &dup, err);
         if (rc == FL_WRITER_DUPLICATE) {
             if (count != 1) {
                 rc = fl_err_set(err, FLUSS_ERR_DUPLICATE_SEQUENCE_EXCEPTION,
@@ -463,8 +463,10 @@ int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64
                 goto done;
             }
             res->duplicate = true;
-            res->base_offset = dup_offset;
-            res->last_offset = dup_offset + batches[i].last_offset_delta;
+            /* the original's offsets: a resent batch need not be the same
+             * bytes (a PK changelog is rebuilt from the state at resend) */
+            res->base_offset = dup.first_offset;
+            res->last_offset = dup.last_offset;
             rc = 0;
             goto done;
         }

@@ -52,7 +52,7 @@ static void fl_writer_grow(fl_writer_state_t *s) {
 }
 
 int fl_writer_state_check(const fl_writer_state_t *s, int64_t writer_id, int32_t sequence,
-                          int64_t *dup_first_offset, fl_error_t *err) {
+                          fl_writer_batch_t *dup, fl_error_t *err) {
     const fl_writer_entry_t *e = fl_writer_find(s, writer_id);
     if (!e) {
         if (sequence == 0) return FL_WRITER_NEW_BATCH;
@@ -65,7 +65,7 @@ int fl_writer_state_check(const fl_writer_state_t *s, int64_t writer_id, int32_t
         const fl_writer_batch_t *b = &e->batches[(e->head - i + FL_WRITER_BATCHES_KEPT) %
                                                  FL_WRITER_BATCHES_KEPT];
         if (b->sequence == sequence) {
-            *dup_first_offset = b->first_offset;
+            *dup = *b;
             return FL_WRITER_DUPLICATE;
         }
     }

@@ -41,10 +41,11 @@ enum fl_writer_check { FL_WRITER_NEW_BATCH = 0, FL_WRITER_DUPLICATE = 1 };
 void fl_writer_state_init(fl_writer_state_t *s);
 void fl_writer_state_free(fl_writer_state_t *s);
 /* Classifies a batch of writer_id/sequence: FL_WRITER_NEW_BATCH (append
- * it), FL_WRITER_DUPLICATE (*dup_first_offset set to where it was
- * appended), or OUT_OF_ORDER_SEQUENCE_EXCEPTION with err set. */
+ * it), FL_WRITER_DUPLICATE (*dup set to the retained batch: where it was
+ * appended, first and last offset), or OUT_OF_ORDER_SEQUENCE_EXCEPTION
+ * with err set. */
 int fl_writer_state_check(const fl_writer_state_t *s, int64_t writer_id, int32_t sequence,
-                          int64_t *dup_first_offset, fl_error_t *err);
+                          fl_writer_batch_t *dup, fl_error_t *err);
 /* Records an appended batch. */
 void fl_writer_state_record(fl_writer_state_t *s, int64_t writer_id, int32_t sequence,
                             int64_t first_offset, int64_t last_offset);

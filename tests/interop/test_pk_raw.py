@@ -136,6 +136,11 @@ async def test_idempotent_put_duplicate(admin, db):
         b1 = kv_batch([(key(1), compacted_row(1, "b", 2))], writer_id=wid, seq=1)
         assert put_kv(rc, tid, {0: b1})[0]["log_end_offset"] == 3
         assert lookup(rc, tid, 0, [key(1)]) == [b"\x01\x00" + compacted_row(1, "b", 2)]
+        # the first batch once more, after the second: still a duplicate,
+        # answered with its own end offset, and the row stays the second's
+        got = put_kv(rc, tid, {0: b0})[0]
+        assert (got["error_code"], got["log_end_offset"]) == (0, 1), got
+        assert lookup(rc, tid, 0, [key(1)]) == [b"\x01\x00" + compacted_row(1, "b", 2)]
         # a gap in the sequence is refused
         b5 = kv_batch([(key(1), compacted_row(1, "c", 3))], writer_id=wid, seq=5)
         assert put_kv(rc, tid, {0: b5})[0]["error_code"] == 31

@@ -19,11 +19,15 @@
 
 #include "log_writer_state.h"
 
+static int64_t dup_last; /* the last offset of the duplicate check() saw */
+
 static int check(const fl_writer_state_t *s, int64_t writer, int32_t seq, int64_t *dup) {
     fl_error_t err;
     err.code = 0;
-    *dup = -12345;
-    int rc = fl_writer_state_check(s, writer, seq, dup, &err);
+    fl_writer_batch_t b = {0, -12345, -12345};
+    int rc = fl_writer_state_check(s, writer, seq, &b, &err);
+    *dup = b.first_offset;
+    dup_last = b.last_offset;
     if (rc == FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION) {
         assert_int_equal(err.code, FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION);
         assert_true(strstr(err.msg, "Out of order") != NULL);
@@ -64,6 +68,7 @@ static void test_consecutive_and_duplicates(void **state) {
         for (int32_t back = 0; back < FL_WRITER_BATCHES_KEPT && back <= seq; back++) {
             assert_int_equal(check(&s, 42, seq - back, &dup), FL_WRITER_DUPLICATE);
             assert_int_equal(dup, 100 + 3 * (seq - back));
+            assert_int_equal(dup_last, 100 + 3 * (seq - back) + 2);
         }
         /* sixth back and older: out of order */
         for (int32_t old = seq - FL_WRITER_BATCHES_KEPT; old >= 0; old--)
