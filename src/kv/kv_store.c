@@ -1,7 +1,9 @@
 /*
  * kv_store.c — one bucket's RocksDB (kv_store.h), over RocksDB's C API.
- * The applied offset is written in every commit's batch under the empty
- * key and read once at open; scans skip that key.
+ * The applied offset is written in every commit's batch into the meta
+ * column family and read once at open. Stores made before the meta column
+ * family kept it under the empty key of the default one: read once, then
+ * deleted by the first commit.
  */
 #include "kv_store.h"
 
@@ -15,18 +17,21 @@
 
 struct fl_kv_store {
     rocksdb_t *db;
-    rocksdb_options_t *opts;
+    rocksdb_column_family_handle_t *cf[2]; /* default (rows), meta */
+    rocksdb_options_t *opts, *meta_opts;
     rocksdb_block_based_table_options_t *table_opts;
     rocksdb_readoptions_t *ropts;
     rocksdb_writeoptions_t *wopts;
     int64_t applied_offset;
+    bool legacy_meta;   /* the empty key of the default family holds an offset */
 };
 
 struct fl_kv_write {
     rocksdb_writebatch_t *wb;
 };
 
-static const char fl_kv_meta_key[1] = {0}; /* used with length 0 */
+static const char fl_kv_meta_key[] = "applied-offset";
+static const char fl_kv_legacy_key[1] = {0}; /* used with length 0 */
 
 static int fl_kv_fail(fl_error_t *err, const char *what, char *rerr) {
     int rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION, "RocksDB %s failed: %s", what,
@@ -78,19 +83,37 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
     rocksdb_block_based_options_set_cache_index_and_filter_blocks(s->table_opts, 1);
     rocksdb_block_based_options_set_filter_policy(s->table_opts,
                                                   rocksdb_filterpolicy_create_bloom_full(10));
+    /* Readable by the Java client's RocksDB 6.20 (snapshots): table format
+     * 5 with CRC-32C block checksums (7.8's default XXH3 is unknown there) */
+    rocksdb_block_based_options_set_format_version(s->table_opts, 5);
+    rocksdb_block_based_options_set_checksum(s->table_opts, 1 /* kCRC32c */);
     rocksdb_options_set_block_based_table_factory(s->opts, s->table_opts);
+    /* the rows and the applied offset reach the SST files together: with
+     * RocksDB's WAL off, only an atomic flush keeps the offset from ever
+     * running ahead of the rows it claims */
+    rocksdb_options_set_create_missing_column_families(s->opts, 1);
+    rocksdb_options_set_atomic_flush(s->opts, 1);
+    s->meta_opts = rocksdb_options_create_copy(s->opts);
+    rocksdb_options_set_arena_block_size(s->meta_opts, 4096);
     s->ropts = rocksdb_readoptions_create();
     s->wopts = rocksdb_writeoptions_create();
     rocksdb_writeoptions_disable_WAL(s->wopts, o && o->wal ? 0 : 1);
     char *rerr = NULL;
-    s->db = rocksdb_open(s->opts, dir, &rerr);
+    const char *names[2] = {"default", FL_KV_META_FAMILY};
+    const rocksdb_options_t *cfo[2] = {s->opts, s->meta_opts};
+    s->db = rocksdb_open_column_families(s->opts, dir, 2, names, cfo, s->cf, &rerr);
     if (!s->db) {
         int rc = fl_kv_fail(err, "open", rerr);
         fl_kv_store_close(s, false);
         return rc;
     }
     size_t vlen = 0;
-    char *v = rocksdb_get(s->db, s->ropts, fl_kv_meta_key, 0, &vlen, &rerr);
+    char *v = rocksdb_get_cf(s->db, s->ropts, s->cf[1], fl_kv_meta_key, sizeof(fl_kv_meta_key) - 1,
+                             &vlen, &rerr);
+    if (!rerr && !v) {
+        v = rocksdb_get(s->db, s->ropts, fl_kv_legacy_key, 0, &vlen, &rerr);
+        s->legacy_meta = v != NULL;
+    }
     if (rerr) {
         int rc = fl_kv_fail(err, "read of the applied offset", rerr);
         fl_kv_store_close(s, false);
@@ -115,11 +138,14 @@ void fl_kv_store_close(fl_kv_store_t *s, bool flush) {
             fl_error_t e;
             if (fl_kv_store_flush(s, &e)) FL_WARN("kv store close: %s", e.msg);
         }
+        for (int i = 0; i < 2; i++)
+            if (s->cf[i]) rocksdb_column_family_handle_destroy(s->cf[i]);
         rocksdb_close(s->db);
     }
     if (s->ropts) rocksdb_readoptions_destroy(s->ropts);
     if (s->wopts) rocksdb_writeoptions_destroy(s->wopts);
     if (s->opts) rocksdb_options_destroy(s->opts);
+    if (s->meta_opts) rocksdb_options_destroy(s->meta_opts);
     if (s->table_opts) rocksdb_block_based_options_destroy(s->table_opts);
     fl_free(s);
 }
@@ -149,7 +175,7 @@ int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, fl_kv
     for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
         size_t klen, vlen;
         const char *k = rocksdb_iter_key(it, &klen);
-        if (klen == 0) continue; /* the applied offset */
+        if (klen == 0) continue; /* a legacy store's applied offset */
         if (plen && (klen < plen || memcmp(k, prefix, plen) != 0)) break;
         const char *v = rocksdb_iter_value(it, &vlen);
         if (!fn(arg, (const uint8_t *)k, klen, (const uint8_t *)v, vlen)) break;
@@ -186,12 +212,15 @@ int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offse
                        fl_error_t *err) {
     uint8_t off[8];
     fl_kv_put_le64(off, applied_offset);
-    rocksdb_writebatch_put(w->wb, fl_kv_meta_key, 0, (const char *)off, sizeof(off));
+    rocksdb_writebatch_put_cf(w->wb, s->cf[1], fl_kv_meta_key, sizeof(fl_kv_meta_key) - 1,
+                              (const char *)off, sizeof(off));
+    if (s->legacy_meta) rocksdb_writebatch_delete(w->wb, fl_kv_legacy_key, 0);
     char *rerr = NULL;
     rocksdb_write(s->db, s->wopts, w->wb, &rerr);
     rocksdb_writebatch_clear(w->wb);
     if (rerr) return fl_kv_fail(err, "write", rerr);
     s->applied_offset = applied_offset;
+    s->legacy_meta = false;
     return 0;
 }
 
@@ -199,7 +228,10 @@ int fl_kv_store_flush(fl_kv_store_t *s, fl_error_t *err) {
     rocksdb_flushoptions_t *fo = rocksdb_flushoptions_create();
     rocksdb_flushoptions_set_wait(fo, 1);
     char *rerr = NULL;
-    rocksdb_flush(s->db, fo, &rerr);
+    /* rows first: a flushed offset never runs ahead of its rows (an older
+     * offset only replays changes again, which is harmless) */
+    rocksdb_flush_cf(s->db, fo, s->cf[0], &rerr);
+    if (!rerr) rocksdb_flush_cf(s->db, fo, s->cf[1], &rerr);
     rocksdb_flushoptions_destroy(fo);
     if (rerr) return fl_kv_fail(err, "flush", rerr);
     return 0;

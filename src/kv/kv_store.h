@@ -6,15 +6,18 @@
  *
  * The bucket's changelog is its write-ahead log, so RocksDB's own WAL is
  * off: every write batch also stores the next changelog offset it covers
- * under the reserved empty key (an encoded primary key is never empty —
- * every column encodes to at least one byte). RocksDB flushes memtables in
- * order, so after a crash the database holds a prefix of the writes and the
- * "applied offset" read at open says where the changelog replay starts.
+ * in a column family of its own (FL_KV_META_FAMILY), so that the default
+ * column family holds rows only — a snapshot of it is what the Java client
+ * opens and iterates. Flushes are atomic across both families and RocksDB
+ * flushes memtables in order, so after a crash the database holds a prefix
+ * of the writes and the "applied offset" read at open says where the
+ * changelog replay starts. SST files use table format 5 with CRC-32C
+ * checksums, which the Java client's RocksDB (6.20) reads.
  *
- * | key       | value                                      |
- * |-----------|--------------------------------------------|
- * | "" (meta) | int64 LE next changelog offset not applied |
- * | pk bytes  | int16 LE schema id ‖ row bytes             |
+ * | family  | key              | value                                      |
+ * |---------|------------------|--------------------------------------------|
+ * | default | pk bytes         | int16 LE schema id ‖ row bytes             |
+ * | meta    | "applied-offset" | int64 LE next changelog offset not applied |
  *
  * Memory: the block cache is the tablet server's, shared by every store it
  * opens (borrowed); the write buffers are per store (options below).
@@ -29,6 +32,8 @@
 #include <stdint.h>
 #include "common_buf.h"
 #include "common_error.h"
+
+#define FL_KV_META_FAMILY "fluss-c.meta"
 
 typedef struct fl_kv_store fl_kv_store_t;
 typedef struct fl_kv_write fl_kv_write_t;

@@ -166,6 +166,7 @@ int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
     int64_t t0 = fl_time_mono_ms();
     fl_kv_tablet_t *kt = fl_calloc(1, sizeof(*kt));
     pthread_rwlock_init(&kt->lock, NULL);
+    pthread_mutex_init(&kt->snap_lock, NULL);
     kt->replica = r;
     kt->dir = fl_strdup(dir);
     fl_kv_prewrite_init(&kt->pw);
@@ -193,6 +194,8 @@ void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted) {
     fl_kv_store_close(kt->store, !deleted && !kt->failed);
     fl_kv_prewrite_free(&kt->pw);
     pthread_rwlock_destroy(&kt->lock);
+    pthread_mutex_destroy(&kt->snap_lock);
+    fl_free(kt->remote_dir);
     fl_free(kt->dir);
     fl_free(kt);
 }

@@ -28,6 +28,7 @@
 #include "common_buf.h"
 #include "common_error.h"
 #include "kv_prewrite.h"
+#include "kv_snapshot.h"
 #include "kv_store.h"
 #include "kv_table.h"
 #include "replica.h"
@@ -42,6 +43,11 @@ typedef struct fl_kv_tablet {
     bool failed;            /* (lock) a RocksDB write failed: refuse everything */
     int64_t recovered_records;
     int64_t recovery_ms;
+    /* KV snapshots (kv_tablet_snapshot.c): one at a time, under snap_lock */
+    pthread_mutex_t snap_lock;
+    char *remote_dir;           /* the bucket's snapshot directory; NULL: none */
+    int64_t snap_next_id;       /* (snap_lock) */
+    int64_t snap_last_offset;   /* (snap_lock) log offset of the newest snapshot, 0: none */
     /* told when the tablet closes (the server's memory budget) */
     void (*on_close)(void *ctx, struct fl_kv_tablet *kt);
     void *on_close_ctx;
@@ -90,6 +96,18 @@ int fl_kv_tablet_prefix_lookup(fl_kv_tablet_t *kt, const uint8_t *prefix, size_t
  * writers while RocksDB links the files. */
 int fl_kv_tablet_checkpoint(fl_kv_tablet_t *kt, const char *dir, int64_t *log_offset,
                             fl_error_t *err);
+
+/* Where the tablet's snapshots live (kv_snapshot.h); reads the snapshots
+ * already there to continue their ids. */
+int fl_kv_tablet_set_remote(fl_kv_tablet_t *kt, const char *remote_dir, fl_error_t *err);
+
+/* Takes a snapshot when the changelog moved past the newest one: a
+ * checkpoint beside the store, uploaded as the next snapshot id, then
+ * retention (keep the newest `keep` and the pinned ones). *taken says
+ * whether one was taken. Not on a network loop (file copies). */
+int fl_kv_tablet_snapshot(fl_kv_tablet_t *kt, int64_t now_ms, size_t keep,
+                          fl_kv_snapshot_pinned_fn pinned, void *pin_ctx, bool *taken,
+                          fl_error_t *err);
 
 /* The memtable size of the tablet's store from now on. */
 int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err);

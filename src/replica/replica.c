@@ -31,6 +31,13 @@ static void fl_replica_destroy(fl_replica_t *r) {
 
 void fl_replica_ref(fl_replica_t *r) { atomic_fetch_add(&r->refs, 1); }
 
+bool fl_replica_tryref(fl_replica_t *r) {
+    int n = atomic_load(&r->refs);
+    while (n > 0)
+        if (atomic_compare_exchange_weak(&r->refs, &n, n + 1)) return true;
+    return false;
+}
+
 void fl_replica_unref(fl_replica_t *r) {
     if (r && atomic_fetch_sub(&r->refs, 1) == 1) fl_replica_destroy(r);
 }

@@ -72,6 +72,8 @@ typedef struct fl_replica_append {
 } fl_replica_append_t;
 
 void fl_replica_ref(fl_replica_t *r);
+/* A reference unless the replica is already being destroyed (refs 0). */
+bool fl_replica_tryref(fl_replica_t *r);
 void fl_replica_unref(fl_replica_t *r);
 
 /* Appends a validated-by-the-log batch set (see fl_log_tablet_append) and

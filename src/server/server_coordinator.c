@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "common_fs.h"
 #include "common_log.h"
 #include "proto_api.h"
 #include "server_tablet.h"
@@ -23,6 +24,16 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     if (!rc)
         rc = fl_catalog_init(&cs->catalog, cs->ms, &cfg->defaults, cfg->tablet_ids,
                              cfg->tablet_count, err);
+    if (!rc && !cs->cfg.remote_dir[0])
+        snprintf(cs->cfg.remote_dir, sizeof(cs->cfg.remote_dir), "%.4000s/../remote", cfg->meta_dir);
+    if (!rc) {
+        /* leases live beside the snapshots they hold ({remote}/lease) */
+        char path[4200];
+        snprintf(path, sizeof(path), "%s/lease", cs->cfg.remote_dir);
+        rc = fl_fs_mkdirs(path, err);
+        snprintf(path, sizeof(path), "%s/lease/kv-snapshot-leases.json", cs->cfg.remote_dir);
+        if (!rc) rc = fl_kv_leases_open(path, &cs->leases, err);
+    }
     if (rc) {
         if (cs->ms) cs->ms->ops->close(cs->ms);
         pthread_mutex_destroy(&cs->lock);
@@ -80,6 +91,7 @@ void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
     fl_rpc_server_destroy(cs->rpc);
     if (cs->workers) fl_workq_destroy(cs->workers);
     cs->ms->ops->close(cs->ms);
+    fl_kv_leases_close(cs->leases);
     pthread_mutex_destroy(&cs->lock);
     fl_free(cs);
 }

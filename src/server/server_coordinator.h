@@ -17,6 +17,7 @@
 #include <pthread.h>
 
 #include "common_workq.h"
+#include "kv_lease.h"
 #include "coordinator_catalog.h"
 #include "metastore.h"
 #include "rpc_loop.h"
@@ -35,6 +36,7 @@ typedef struct fl_coordinator_config {
     fl_endpoint_t advertised;      /* id 0; port 0 = the bound port */
     fl_rpc_limits_t limits;
     int64_t writer_id_block;       /* writer ids reserved per durable write */
+    char remote_dir[4096];         /* remote.data.dir (KV snapshots, leases); "" = data dir's */
 } fl_coordinator_config_t;
 
 struct fl_coordinator_server {
@@ -50,6 +52,7 @@ struct fl_coordinator_server {
     fl_workq_t *workers;
     fl_server_role_t role;
     int64_t writer_next, writer_limit; /* (lock) the current block of writer ids */
+    fl_kv_leases_t *leases;            /* KV snapshot leases (own lock) */
     bool started;
 };
 

@@ -37,6 +37,7 @@ void fl_local_test_config(const char *dir, size_t tablets, fl_coordinator_config
     ccfg->advertised = (fl_endpoint_t){.id = 0, .host = "127.0.0.1", .port = 0};
     ccfg->limits = (fl_rpc_limits_t){100u * 1024 * 1024, 64u * 1024 * 1024, 600000};
     ccfg->writer_id_block = FL_WRITER_ID_BLOCK_DEFAULT;
+    snprintf(ccfg->remote_dir, sizeof(ccfg->remote_dir), "%.4000s/remote", dir);
     for (size_t i = 0; i < tablets; i++) {
         fl_tablet_config_t *t = &tcfgs[i];
         memset(t, 0, sizeof(*t));
@@ -50,6 +51,7 @@ void fl_local_test_config(const char *dir, size_t tablets, fl_coordinator_config
         t->log = (fl_log_config_t){1024ull * 1024 * 1024, 4096, 7LL * 24 * 3600 * 1000,
                                    100u * 1024 * 1024, false, true, false};
         t->durability = (fl_durability_t){INT64_MAX, 0, false};
+        snprintf(t->remote_dir, sizeof(t->remote_dir), "%.4000s/remote", dir);
     }
 }
 

@@ -52,6 +52,8 @@ static void fl_usage(FILE *f) {
             "      kv.rocksdb.shared-block-cache.size (default 64mb, fluss-c key: one cache\n"
             "      for every kv tablet), kv.rocksdb.writebuffer.size (default 4mb per\n"
             "      tablet), kv.rocksdb.writebuffer.count (default 2),\n"
+            "      remote.data.dir (default <data.dir>/remote: KV snapshots, leases),\n"
+            "      kv.snapshot.interval (default 10 min), kv.snapshot.num-retained (default 2),\n"
             "      kv.rocksdb.write-buffer-budget (default 256mb, fluss-c key: all memtables\n"
             "      of a tablet server together; 0 = no budget)\n",
             FL_DEFAULT_COORDINATOR_LISTENER, FL_DEFAULT_TABLET_LISTENER);
@@ -127,7 +129,7 @@ int main(int argc, char **argv) {
     int64_t net_default = cores < 1 ? 1 : cores > 4 ? 4 : cores;
     int64_t bucket_number, replication_factor, max_bucket, frame_max, idle_ms, tablet_id;
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
-    int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget;
+    int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget, snap_interval, snap_retained;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
         fl_config_int(&cfg, "max.bucket.num", 128000, &max_bucket, &err) ||
@@ -148,8 +150,16 @@ int main(int argc, char **argv) {
         fl_config_bytes(&cfg, "kv.rocksdb.writebuffer.size", 4LL << 20, &kv_wb_bytes, &err) ||
         fl_config_int(&cfg, "kv.rocksdb.writebuffer.count", 2, &kv_wb_count, &err) ||
         fl_config_bytes(&cfg, "kv.rocksdb.write-buffer-budget", 256LL << 20, &kv_wb_budget,
-                        &err))
+                        &err) ||
+        fl_config_duration_ms(&cfg, "kv.snapshot.interval", 10LL * 60 * 1000, &snap_interval,
+                              &err) ||
+        fl_config_int(&cfg, "kv.snapshot.num-retained", 2, &snap_retained, &err))
         goto fatal;
+    if (snap_interval < 1 || snap_retained < 1 || snap_retained > 1000) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "kv.snapshot.interval must be positive and kv.snapshot.num-retained 1..1000");
+        goto fatal;
+    }
     if (kv_wb_budget < 0 || kv_cache_bytes < 1 || kv_wb_bytes < 64 * 1024 || kv_wb_count < 1 || kv_wb_count > 64) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
                    "kv.rocksdb.shared-block-cache.size must be positive, "
@@ -179,6 +189,22 @@ int main(int argc, char **argv) {
     }
 
     const char *data_dir = fl_config_string(&cfg, "data.dir", "./data");
+    /* remote.data.dir: KV snapshots (and their leases); a folder of the
+     * data dir unless set. Absolute: clients open these paths themselves. */
+    static char remote_dir[4096];
+    const char *remote = fl_config_string(&cfg, "remote.data.dir", NULL);
+    char cwd[2048] = "";
+    if (!getcwd(cwd, sizeof(cwd))) cwd[0] = 0;
+    if (remote) {
+        if (strncmp(remote, "file://", 7) == 0) remote += 7;
+        else if (strncmp(remote, "file:", 5) == 0) remote += 5;
+        if (remote[0] == '/') snprintf(remote_dir, sizeof(remote_dir), "%s", remote);
+        else snprintf(remote_dir, sizeof(remote_dir), "%s/%.2000s", cwd, remote);
+    } else if (data_dir[0] == '/') {
+        snprintf(remote_dir, sizeof(remote_dir), "%.4000s/remote", data_dir);
+    } else {
+        snprintf(remote_dir, sizeof(remote_dir), "%s/%.1900s/remote", cwd, data_dir);
+    }
     fl_rpc_limits_t limits = {(size_t)frame_max, 64u * 1024 * 1024, idle_ms};
 
     static fl_coordinator_config_t ccfg;
@@ -204,6 +230,7 @@ int main(int argc, char **argv) {
         ccfg.advertised.port = 0;
     ccfg.limits = limits;
     ccfg.writer_id_block = FL_WRITER_ID_BLOCK_DEFAULT;
+    snprintf(ccfg.remote_dir, sizeof(ccfg.remote_dir), "%s", remote_dir);
 
     /* signals go to sigwait below, never to a server thread */
     sigset_t sigs;
@@ -237,6 +264,9 @@ int main(int argc, char **argv) {
         tcfg.kv_write_buffer_bytes = (size_t)kv_wb_bytes;
         tcfg.kv_write_buffer_count = (int)kv_wb_count;
         tcfg.kv_write_buffer_budget = (size_t)kv_wb_budget;
+        snprintf(tcfg.remote_dir, sizeof(tcfg.remote_dir), "%s", remote_dir);
+        tcfg.kv_snapshot_interval_ms = snap_interval;
+        tcfg.kv_snapshot_retained = (int)snap_retained;
         tcfgs[i] = tcfg;
     }
     static fl_local_cluster_t lc;

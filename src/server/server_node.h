@@ -127,6 +127,12 @@ FL_API_HANDLER(fl_api_produce_log);
 FL_API_HANDLER(fl_api_fetch_log);
 FL_API_HANDLER(fl_api_list_offsets);
 FL_API_HANDLER(fl_api_get_fs_token);
+/* server_kv_snapshot.c: */
+FL_API_HANDLER(fl_api_get_latest_kv_snapshots);
+FL_API_HANDLER(fl_api_get_kv_snapshot_metadata);
+FL_API_HANDLER(fl_api_acquire_kv_snapshot_lease);
+FL_API_HANDLER(fl_api_release_kv_snapshot_lease);
+FL_API_HANDLER(fl_api_drop_kv_snapshot_lease);
 /* server_kv.c: */
 FL_API_HANDLER(fl_api_put_kv);
 FL_API_HANDLER(fl_api_lookup);

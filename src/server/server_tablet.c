@@ -5,16 +5,22 @@
  */
 #include "server_tablet.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "common_alloc.h"
 #include "common_duration.h"
+#include "common_fs.h"
 #include "common_log.h"
 #include "common_time.h"
+#include "kv_lease.h"
+#include "kv_snapshot.h"
 #include "proto_api.h"
+#include "server_coordinator.h"
 
 #define FL_RETENTION_CHECK_MS_DEFAULT (5 * 60 * 1000)
 
@@ -194,6 +200,11 @@ void fl_tablet_server_drop_table(fl_tablet_server_t *ts, const char *db, const c
     fl_hosted_table_unref(old);
     fl_error_t e;
     fl_replica_manager_drop_table(&ts->replicas, db, name, table_id, &e);
+    /* the table's KV snapshots go with it */
+    char remote[8400];
+    snprintf(remote, sizeof(remote), "%s/kv/%s/%s-%lld", ts->cfg.remote_dir, db, name,
+             (long long)table_id);
+    if (fl_fs_remove_tree(remote, &e)) FL_WARN("dropping %s: %s", remote, e.msg);
 }
 
 void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, const char *name,
@@ -298,6 +309,39 @@ static void fl_kv_on_close(void *ctx, fl_kv_tablet_t *kt) {
     pthread_mutex_unlock(&ts->kv_open_lock);
 }
 
+/* The remote snapshot directory of a replica's bucket: its log directory
+ * below the data dir, under {remote}/kv, with the bucket number last
+ * ({remote}/kv/{db}/{table}-{id}[/{partition}-p{pid}]/{bucket}), as the
+ * coordinator derives it from the catalog. "" when it cannot be made. */
+static void fl_kv_remote_dir(const fl_tablet_server_t *ts, const fl_replica_t *r, char *out,
+                             size_t cap) {
+    out[0] = 0;
+    const char *ld = r->log->dir, *dd = ts->cfg.data_dir;
+    size_t dl = strlen(dd);
+    const char *slash = strrchr(ld, '/');
+    if (strncmp(ld, dd, dl) != 0 || ld[dl] != '/' || !slash || slash <= ld + dl) return;
+    snprintf(out, cap, "%s/kv/%.*s/%d", ts->cfg.remote_dir, (int)(slash - (ld + dl + 1)),
+             ld + dl + 1, r->bucket);
+}
+
+static void fl_kv_restore(const fl_tablet_server_t *ts, const char *remote, const char *dir) {
+    int64_t *ids = NULL;
+    size_t n = 0;
+    fl_error_t e;
+    if (fl_kv_snapshot_list(remote, &ids, &n, &e) == 0 && n) {
+        for (size_t k = n; k-- > 0;) {
+            if (fl_kv_snapshot_restore(remote, ids[k], dir, &e) == 0) {
+                FL_INFO("tablet server %d: kv %s restored from snapshot %lld", ts->self.id, dir,
+                        (long long)ids[k]);
+                break;
+            }
+            FL_WARN("tablet server %d: restoring kv %s from snapshot %lld: %s", ts->self.id, dir,
+                    (long long)ids[k], e.msg);
+        }
+    }
+    fl_free(ids);
+}
+
 int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
                         fl_kv_tablet_t **out, fl_error_t *err) {
     fl_kv_tablet_t *kt = atomic_load(&r->kv);
@@ -313,11 +357,16 @@ int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_r
     kt = atomic_load(&r->kv);
     if (!kt) {
         /* <table>/kv-<bucket> beside <table>/log-<bucket> */
-        char dir[4200];
+        char dir[4200], remote[8400];
         const char *ld = r->log->dir;
         const char *slash = strrchr(ld, '/');
         size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
         snprintf(dir, sizeof(dir), "%.*skv-%d", (int)base, ld, r->bucket);
+        fl_kv_remote_dir(ts, r, remote, sizeof(remote));
+        /* a bucket whose local state is gone starts from its newest
+         * snapshot, then replays the log after it */
+        struct stat st;
+        if (remote[0] && stat(dir, &st) != 0 && errno == ENOENT) fl_kv_restore(ts, remote, dir);
         if (ts->kv_open_count == ts->kv_open_cap) {
             ts->kv_open_cap = ts->kv_open_cap ? ts->kv_open_cap * 2 : 16;
             ts->kv_open = fl_realloc(ts->kv_open, ts->kv_open_cap * sizeof(*ts->kv_open));
@@ -330,6 +379,9 @@ int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_r
         if (!rc) {
             kt->on_close = fl_kv_on_close;
             kt->on_close_ctx = ts;
+            fl_error_t e;
+            if (remote[0] && fl_kv_tablet_set_remote(kt, remote, &e))
+                FL_WARN("kv %s: snapshots in %s: %s", dir, remote, e.msg);
             ts->kv_open[ts->kv_open_count++] = kt;
             fl_kv_budget_apply(ts);
             r->kv_close = fl_kv_close_cb;
@@ -366,6 +418,61 @@ static void fl_on_flush_timer(uv_timer_t *t) {
     fl_replica_manager_flush_dirty(&ts->replicas);
 }
 
+/* What retention asks of the coordinator's leases for one bucket. */
+typedef struct fl_pin_ctx {
+    fl_tablet_server_t *ts;
+    fl_replica_t *r;
+    int64_t now_ms;
+} fl_pin_ctx_t;
+
+static bool fl_snapshot_pinned(void *arg, int64_t id) {
+    fl_pin_ctx_t *p = arg;
+    fl_kv_leases_t *l = p->ts->cs ? p->ts->cs->leases : NULL;
+    return l && fl_kv_leases_pinned(l, p->r->table_id, p->r->partition_id, p->r->bucket, id,
+                                    p->now_ms);
+}
+
+size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
+    /* the replicas of the open kv tablets, referenced while we work (a
+     * replica being destroyed is skipped: its tablet is closing) */
+    pthread_mutex_lock(&ts->kv_open_lock);
+    size_t n = 0;
+    fl_replica_t **rs = fl_calloc(ts->kv_open_count ? ts->kv_open_count : 1, sizeof(*rs));
+    for (size_t i = 0; i < ts->kv_open_count; i++)
+        if (fl_replica_tryref(ts->kv_open[i]->replica)) rs[n++] = ts->kv_open[i]->replica;
+    pthread_mutex_unlock(&ts->kv_open_lock);
+    size_t taken = 0;
+    int keep = ts->cfg.kv_snapshot_retained > 0 ? ts->cfg.kv_snapshot_retained : 2;
+    if (ts->cs && ts->cs->leases) fl_kv_leases_expire(ts->cs->leases, fl_time_wall_ms());
+    for (size_t i = 0; i < n; i++) {
+        fl_kv_tablet_t *kt = atomic_load(&rs[i]->kv);
+        if (kt && !atomic_load(&rs[i]->deleted)) {
+            fl_pin_ctx_t pin = {ts, rs[i], fl_time_wall_ms()};
+            bool took = false;
+            fl_error_t e;
+            if (fl_kv_tablet_snapshot(kt, pin.now_ms, (size_t)keep, fl_snapshot_pinned, &pin,
+                                      &took, &e))
+                FL_WARN("tablet server %d: kv snapshot of %s: %s", ts->self.id, kt->dir, e.msg);
+            taken += took;
+        }
+        fl_replica_unref(rs[i]);
+    }
+    fl_free(rs);
+    return taken;
+}
+
+static void fl_snapshot_job(void *arg) {
+    fl_tablet_server_t *ts = arg;
+    fl_tablet_server_snapshot_now(ts);
+    atomic_store(&ts->snapshot_queued, false);
+}
+
+static void fl_on_snapshot_timer(uv_timer_t *t) {
+    fl_tablet_server_t *ts = t->data;
+    if (!atomic_exchange(&ts->snapshot_queued, true))
+        fl_workq_submit(ts->workers, fl_snapshot_job, ts);
+}
+
 static void fl_tablet_timers_start(void *arg) {
     fl_tablet_server_t *ts = arg;
     uv_loop_t *uv = fl_rpc_loop_uv(ts->loops[0]);
@@ -379,6 +486,10 @@ static void fl_tablet_timers_start(void *arg) {
         uint64_t f = (uint64_t)ts->cfg.durability.flush_interval_ms;
         uv_timer_start(&ts->flush_timer, fl_on_flush_timer, f, f);
     }
+    uv_timer_init(uv, &ts->snapshot_timer);
+    ts->snapshot_timer.data = ts;
+    uint64_t s = (uint64_t)ts->cfg.kv_snapshot_interval_ms;
+    uv_timer_start(&ts->snapshot_timer, fl_on_snapshot_timer, s, s);
 }
 
 /* ---- lifecycle ---- */
@@ -390,6 +501,9 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     if (ts->cfg.network_threads > FL_TABLET_LOOPS_MAX) ts->cfg.network_threads = FL_TABLET_LOOPS_MAX;
     if (ts->cfg.worker_threads < 1) ts->cfg.worker_threads = 1;
     if (ts->cfg.retention_check_ms <= 0) ts->cfg.retention_check_ms = FL_RETENTION_CHECK_MS_DEFAULT;
+    if (ts->cfg.kv_snapshot_interval_ms <= 0) ts->cfg.kv_snapshot_interval_ms = 10LL * 60 * 1000;
+    if (!ts->cfg.remote_dir[0])
+        snprintf(ts->cfg.remote_dir, sizeof(ts->cfg.remote_dir), "%.4000s/../remote", cfg->data_dir);
     ts->self = cfg->advertised;
     ts->self.id = cfg->id;
     pthread_rwlock_init(&ts->tables_lock, NULL);

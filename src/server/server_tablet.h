@@ -46,6 +46,9 @@ typedef struct fl_tablet_config {
     size_t kv_write_buffer_bytes;  /* per kv tablet memtable */
     int kv_write_buffer_count;
     size_t kv_write_buffer_budget; /* all memtables of the server together; 0 = none */
+    char remote_dir[4096];         /* remote.data.dir: KV snapshots; "" = <data_dir>/../remote */
+    int64_t kv_snapshot_interval_ms; /* kv.snapshot.interval; 0 = 10 min */
+    int kv_snapshot_retained;      /* kv.snapshot.num-retained; 0 = 2 */
 } fl_tablet_config_t;
 
 typedef struct fl_hosted_partition {
@@ -91,7 +94,8 @@ struct fl_tablet_server {
     pthread_rwlock_t tables_lock;
     size_t table_count, table_cap;
     fl_hosted_table_t **tables;
-    uv_timer_t retention_timer, flush_timer;
+    uv_timer_t retention_timer, flush_timer, snapshot_timer;
+    atomic_bool snapshot_queued;   /* a snapshot round is queued or running */
     /* PUT_KV runs here, one request at a time, so that the writes of a
      * connection keep their order; lookups run on `workers` */
     fl_workq_t *kv_writer;
@@ -108,6 +112,11 @@ int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err);
 /* Stops serving: closes connections, completes parked operations. */
 void fl_tablet_server_stop(fl_tablet_server_t *ts);
 void fl_tablet_server_destroy(fl_tablet_server_t *ts);
+
+/* Takes a KV snapshot of every kv tablet whose changelog moved since its
+ * last one (what kv.snapshot.interval runs; tests call it). Returns how
+ * many were taken. Not on a loop. */
+size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts);
 
 /* The coordinator's pushes. */
 void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *t);
