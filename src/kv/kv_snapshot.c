@@ -168,7 +168,7 @@ static int fl_snap_cmp_id(const void *a, const void *b) {
 static int64_t fl_snap_dir_id(const char *name) {
     if (strncmp(name, FL_SNAP_PREFIX, strlen(FL_SNAP_PREFIX)) != 0) return -1;
     const char *p = name + strlen(FL_SNAP_PREFIX);
-    if (!*p || strlen(p) > 18) return -1;
+    if (!*p || strlen(p) > 18 || (p[0] == '0' && p[1])) return -1; /* canonical only */
     int64_t v = 0;
     for (; *p; p++) {
         if (*p < '0' || *p > '9') return -1;

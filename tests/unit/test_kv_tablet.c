@@ -3,8 +3,10 @@
  * replica and RocksDB: upserts, deletes and partial updates read back by
  * lookup, the change types written to the log, the pre-write buffer's
  * bookkeeping, a checkpoint plus the log after it giving the same state as
- * the live tablet, a full rebuild from the log alone, and lookups racing
- * puts (run under ThreadSanitizer by make test-tsan).
+ * the live tablet, a full rebuild from the log alone, snapshots uploaded,
+ * retained (pins honoured, unreferenced shared files removed) and restored
+ * into a store that replays the log after them, and lookups racing puts
+ * (run under ThreadSanitizer by make test-tsan).
  */
 #define _XOPEN_SOURCE 700
 #include <pthread.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -351,6 +354,157 @@ static void test_checkpoint_plus_log_is_state(void **state) {
     env_free(e);
 }
 
+static bool pin_id(void *ctx, int64_t id) {
+    return id == *(const int64_t *)ctx;
+}
+
+static size_t count_files(const char *dir) {
+    char cmd[800];
+    snprintf(cmd, sizeof(cmd), "ls -1 %s 2>/dev/null | wc -l", dir);
+    FILE *f = popen(cmd, "r");
+    size_t n = 0;
+    if (f) {
+        if (fscanf(f, "%zu", &n) != 1) n = 0;
+        pclose(f);
+    }
+    return n;
+}
+
+static void test_snapshots_upload_retain_restore(void **state) {
+    env_t *e = env_new(*state);
+    char remote[700], shared[760];
+    snprintf(remote, sizeof(remote), "%s/remote/kv/db/t-1/0", e->dir);
+    snprintf(shared, sizeof(shared), "%s/shared", remote);
+    fl_error_t err;
+    assert_int_equal(fl_kv_tablet_set_remote(e->kt, remote, &err), 0);
+    int64_t model[KEYS];
+    for (int i = 0; i < KEYS; i++) model[i] = -1;
+    unsigned seed = 11;
+    bool taken = false;
+    /* nothing written: no snapshot */
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1000, 1, NULL, NULL, &taken, &err), 0);
+    assert_false(taken);
+    random_ops(e, model, &seed, 40);
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1000, 1, NULL, NULL, &taken, &err), 0);
+    assert_true(taken);
+    /* unchanged since: none */
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1001, 1, NULL, NULL, &taken, &err), 0);
+    assert_false(taken);
+    fl_kv_snapshot_t s;
+    assert_int_equal(fl_kv_snapshot_read(remote, 0, &s, &err), 0);
+    assert_int_equal(s.id, 0);
+    assert_int_equal(s.log_offset, fl_replica_log_end(e->r));
+    assert_int_equal(s.created_ms, 1000);
+    bool current = false, manifest = false, sst = false;
+    for (size_t i = 0; i < s.file_count; i++) {
+        struct stat st;
+        assert_int_equal(stat(s.files[i].path, &st), 0);
+        assert_int_equal(st.st_size, s.files[i].size);
+        current |= strcmp(s.files[i].local, "CURRENT") == 0;
+        manifest |= strncmp(s.files[i].local, "MANIFEST-", 9) == 0;
+        sst |= strstr(s.files[i].path, "/shared/") != NULL;
+    }
+    assert_true(current && manifest && sst);
+    fl_kv_snapshot_free(&s);
+    assert_int_equal(fl_kv_snapshot_read(remote, 7, &s, &err), FLUSS_ERR_KV_SNAPSHOT_NOT_EXIST);
+
+    /* a second snapshot with snapshot 0 pinned: both kept */
+    int64_t model0[KEYS];
+    memcpy(model0, model, sizeof(model));
+    random_ops(e, model, &seed, 40);
+    int64_t pinned = 0;
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 2000, 1, pin_id, &pinned, &taken, &err), 0);
+    assert_true(taken);
+    int64_t *ids = NULL;
+    size_t n = 0;
+    assert_int_equal(fl_kv_snapshot_list(remote, &ids, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(ids[0], 0);
+    assert_int_equal(ids[1], 1);
+    free(ids);
+    size_t shared_before = count_files(shared);
+    /* names that are not snapshots are left alone */
+    char junk[800], other[800];
+    snprintf(other, sizeof(other), "%s/snap-00", remote);
+    assert_int_equal(fl_fs_mkdirs(other, &err), 0);
+    /* unpinned: snapshot 0 and its own SSTs go */
+    assert_int_equal(fl_kv_snapshot_retain(remote, 1, NULL, NULL, &err), 0);
+    assert_int_equal(fl_kv_snapshot_list(remote, &ids, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(ids[0], 1);
+    free(ids);
+    /* an incomplete older snapshot directory (a crash mid-upload) goes too */
+    snprintf(junk, sizeof(junk), "%s/snap-0", remote);
+    assert_int_equal(fl_fs_mkdirs(junk, &err), 0);
+    assert_int_equal(fl_kv_snapshot_retain(remote, 1, NULL, NULL, &err), 0);
+    assert_int_not_equal(access(junk, F_OK), 0);
+    assert_int_equal(access(other, F_OK), 0);
+    assert_int_equal(fl_kv_snapshot_read(remote, 1, &s, &err), 0);
+    size_t shared_now = count_files(shared), named = 0;
+    for (size_t i = 0; i < s.file_count; i++) named += strstr(s.files[i].path, "/shared/") != NULL;
+    assert_int_equal(shared_now, named); /* exactly the files snapshot 1 names */
+    assert_true(shared_now <= shared_before);
+    int64_t snap1_offset = s.log_offset;
+    fl_kv_snapshot_free(&s);
+
+    /* more writes, then the store lost: restore snapshot 1, replay the rest */
+    random_ops(e, model, &seed, 30);
+    fl_kv_tablet_close(e->kt, false);
+    assert_int_equal(fl_fs_remove_tree(e->kvdir, &err), 0);
+    assert_int_equal(fl_kv_snapshot_restore(remote, 1, e->kvdir, &err), 0);
+    env_open_kv(e);
+    assert_true(e->kt->recovered_records > 0);
+    assert_true(e->kt->recovered_records < fl_replica_log_end(e->r));
+    assert_true(snap1_offset < fl_replica_log_end(e->r));
+    assert_model(e, model);
+    /* ids continue after a reopen */
+    assert_int_equal(fl_kv_tablet_set_remote(e->kt, remote, &err), 0);
+    assert_int_equal(e->kt->snap_next_id, 2);
+    assert_int_equal(e->kt->snap_last_offset, snap1_offset);
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 3000, 2, NULL, NULL, &taken, &err), 0);
+    assert_true(taken);
+    assert_int_equal(fl_kv_snapshot_restore(remote, 2, e->kvdir, &err) != 0, 1); /* exists */
+    (void)model0;
+    env_free(e);
+}
+
+static void test_snapshot_metadata_refusals(void **state) {
+    (void)state;
+    fl_kv_snapshot_t s;
+    fl_error_t err;
+    static const char *bad[] = {
+        "",
+        "{}",
+        "[1]",
+        "{\"version\":2,\"snapshot_id\":1,\"log_offset\":0,\"files\":[]}",
+        "{\"version\":1,\"snapshot_id\":2,\"log_offset\":0,\"files\":[]}", /* id mismatch */
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":-1,\"files\":[]}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":{}}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[{\"path\":\"../x\",\"local\":\"x\",\"size\":1}]}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[{\"path\":\"/etc/passwd\",\"local\":\"x\",\"size\":1}]}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[{\"path\":\"a//b\",\"local\":\"x\",\"size\":1}]}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[{\"path\":\"a/./b\",\"local\":\"x\",\"size\":1}]}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[{\"path\":\"a/\",\"local\":\"x\",\"size\":1}]}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[{\"path\":\"a\",\"local\":\"../x\",\"size\":1}]}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[{\"path\":\"a\",\"local\":\"..\",\"size\":1}]}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[{\"path\":\"a\",\"local\":\"x\",\"size\":-3}]}",
+        "{\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[{\"path\":\"a\",\"local\":\"x\"}]}",
+        "{\"version\":1,\"version\":1,\"snapshot_id\":1,\"log_offset\":0,\"files\":[]}",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int rc = fl_kv_snapshot_parse(bad[i], strlen(bad[i]), "/r", 1, &s, &err);
+        if (rc != FLUSS_ERR_KV_SNAPSHOT_NOT_EXIST) fail_msg("accepted #%zu: %s", i, bad[i]);
+    }
+    const char *good = "{\"version\":1,\"snapshot_id\":1,\"log_offset\":9,\"files\":"
+                       "[{\"path\":\"shared/a-000001.sst\",\"local\":\"000001.sst\",\"size\":5}]}";
+    assert_int_equal(fl_kv_snapshot_parse(good, strlen(good), "/r", 1, &s, &err), 0);
+    assert_int_equal(s.file_count, 1);
+    assert_string_equal(s.files[0].path, "/r/shared/a-000001.sst");
+    assert_string_equal(s.files[0].local, "000001.sst");
+    assert_int_equal(s.log_offset, 9);
+    fl_kv_snapshot_free(&s);
+}
+
 typedef struct race {
     env_t *e;
     atomic_bool stop;
@@ -372,19 +526,49 @@ static void *reader(void *arg) {
     return NULL;
 }
 
+/* Snapshots taken while puts run (the server's snapshot job on a worker). */
+static void *snapshotter(void *arg) {
+    race_t *r = arg;
+    int64_t now = 1;
+    while (!atomic_load(&r->stop)) {
+        bool taken;
+        fl_error_t err;
+        if (fl_kv_tablet_snapshot(r->e->kt, now++, 2, NULL, NULL, &taken, &err))
+            atomic_fetch_add(&r->bad, 1);
+    }
+    return NULL;
+}
+
 static void test_lookups_race_puts(void **state) {
     env_t *e = env_new(*state);
     race_t r = {.e = e};
-    pthread_t th[2];
+    char remote[700];
+    snprintf(remote, sizeof(remote), "%s/remote/0", e->dir);
+    fl_error_t err;
+    assert_int_equal(fl_kv_tablet_set_remote(e->kt, remote, &err), 0);
+    pthread_t th[3];
     for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, reader, &r);
+    pthread_create(&th[2], NULL, snapshotter, &r);
     for (int64_t round = 0; round < 60; round++) {
         op_t ops[KEYS];
         for (int32_t id = 0; id < KEYS; id++) ops[id] = (op_t){id, "x", round, false};
         put_ok(e, ops, KEYS);
     }
     atomic_store(&r.stop, true);
-    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
     assert_int_equal(atomic_load(&r.bad), 0);
+    for (int32_t id = 0; id < KEYS; id++) assert_int_equal(look(e, id, NULL, 0), 59);
+    /* the newest snapshot restores to a prefix the log completes */
+    int64_t *ids = NULL;
+    size_t n = 0;
+    assert_int_equal(fl_kv_snapshot_list(remote, &ids, &n, &err), 0);
+    assert_true(n >= 1 && n <= 2);
+    int64_t newest = ids[n - 1];
+    free(ids);
+    fl_kv_tablet_close(e->kt, false);
+    assert_int_equal(fl_fs_remove_tree(e->kvdir, &err), 0);
+    assert_int_equal(fl_kv_snapshot_restore(remote, newest, e->kvdir, &err), 0);
+    env_open_kv(e);
     for (int32_t id = 0; id < KEYS; id++) assert_int_equal(look(e, id, NULL, 0), 59);
     env_free(e);
 }
@@ -396,6 +580,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_engines, setup, teardown),
         cmocka_unit_test(test_prewrite_buffer),
         cmocka_unit_test_setup_teardown(test_checkpoint_plus_log_is_state, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_snapshots_upload_retain_restore, setup, teardown),
+        cmocka_unit_test(test_snapshot_metadata_refusals),
         cmocka_unit_test_setup_teardown(test_lookups_race_puts, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
