@@ -51,10 +51,15 @@ typedef struct fl_kv_table {
     int32_t pk_cols[FL_KV_PK_MAX];
     size_t phys_pk_count;            /* minus partition keys: the encoded key */
     int32_t phys_pk_cols[FL_KV_PK_MAX];
+    /* table.log.format COMPACTED (or INDEXED): the changelog is written in
+     * that row format, as 0.9.1 does, instead of ARROW */
+    bool log_rows;
+    fl_row_format_t log_format;
     fl_arrow_codec_t codec;          /* changelog batches (table.log.arrow.compression.*) */
     int zstd_level;
-    /* ARRAY/MAP/ROW columns: the Arrow changelog does not carry them yet,
-     * so the store keeps RocksDB's WAL and does not depend on a replay */
+    /* ARRAY/MAP/ROW columns under an ARROW changelog, which does not carry
+     * them yet: the store keeps RocksDB's WAL and does not depend on a
+     * replay (row-format changelogs carry them whole) */
     bool has_nested;
     bool has_agg;
     fl_kv_agg_spec_t agg;            /* aggregation engine */

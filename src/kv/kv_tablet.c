@@ -16,6 +16,7 @@
 #include "kv_merge.h"
 #include "record_batch.h"
 #include "record_builder.h"
+#include "record_row_builder.h"
 #include "record_kv.h"
 #include "types_row_compacted.h"
 
@@ -53,6 +54,45 @@ static const fl_datatype_t *const *fl_kv_latest_types(const fl_kv_table_t *t, si
     return t->types(t->types_ctx, t->latest_schema_id, n);
 }
 
+/* One changelog record (its row decoded, under the latest schema) into w. */
+static int fl_kv_replay_record(const fl_kv_table_t *t, fl_change_type_t ct, fl_row_t *row,
+                               fl_kv_write_t *w, fl_buf_t *key, fl_buf_t *val, fl_error_t *err) {
+    size_t latest_n = 0;
+    const fl_datatype_t *const *latest = fl_kv_latest_types(t, &latest_n);
+    fl_kv_row_pad(row, latest_n);
+    fl_buf_reset(key);
+    int rc = fl_compacted_key_encode(row, t->latest, t->phys_pk_cols, t->phys_pk_count, key, err);
+    if (rc) return rc;
+    if (ct == FL_CHANGE_DELETE) {
+        fl_kv_write_delete(w, key->data, key->len);
+        return 0;
+    }
+    fl_kv_value_begin(val, t->latest_schema_id);
+    if ((rc = fl_row_encode(t->kv_format, row, latest, latest_n, val, err))) return rc;
+    fl_kv_write_put(w, key->data, key->len, val->data, val->len);
+    return 0;
+}
+
+/* A COMPACTED/INDEXED changelog batch (record_row_builder.h) into w. */
+static int fl_kv_replay_rows(const fl_kv_table_t *t, const fl_batch_view_t *b,
+                             const fl_datatype_t *const *types, size_t n, fl_kv_write_t *w,
+                             fl_row_t *row, fl_buf_t *key, fl_buf_t *val, int64_t *records,
+                             fl_error_t *err) {
+    size_t pos = b->records_start;
+    for (int32_t i = 0; i < b->record_count; i++) {
+        fl_change_type_t ct;
+        const uint8_t *rb;
+        size_t rl;
+        int rc = fl_row_record_next(b->data, b->size, &pos, &ct, &rb, &rl, err);
+        if (rc) return rc;
+        if (ct == FL_CHANGE_UPDATE_BEFORE) continue;
+        if ((rc = fl_row_decode(t->log_format, rb, rl, types, n, row, err))) return rc;
+        if ((rc = fl_kv_replay_record(t, ct, row, w, key, val, err))) return rc;
+        (*records)++;
+    }
+    return 0;
+}
+
 /* Applies one changelog batch of the log to the pre-write state w. */
 static int fl_kv_replay_batch(const fl_kv_table_t *t, const fl_batch_view_t *b,
                               fl_kv_write_t *w, fl_row_t *row, fl_buf_t *key, fl_buf_t *val,
@@ -67,6 +107,7 @@ static int fl_kv_replay_batch(const fl_kv_table_t *t, const fl_batch_view_t *b,
                           (long long)b->base_offset, b->schema_id);
     size_t pos = b->records_start;
     size_t rows = (size_t)b->record_count;
+    if (t->log_rows) return fl_kv_replay_rows(t, b, types, n, w, row, key, val, records, err);
     if (b->size < pos || b->size - pos < rows)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
                           "The changelog batch at offset %lld is shorter than its change types.",
@@ -82,23 +123,11 @@ static int fl_kv_replay_batch(const fl_kv_table_t *t, const fl_batch_view_t *b,
     size_t decoded = 0;
     for (; decoded < n; decoded++)
         if ((rc = fl_arrow_decoder_next(&d, types[decoded], &cols[decoded], err))) goto out;
-    size_t latest_n = 0;
-    const fl_datatype_t *const *latest = fl_kv_latest_types(t, &latest_n);
     for (size_t i = 0; i < rows; i++) {
         if (ct[i] == FL_CHANGE_UPDATE_BEFORE) continue;
         if ((rc = fl_arrow_row_read(cols, n, types, (int64_t)i, row, err))) goto out;
-        fl_kv_row_pad(row, latest_n);
-        fl_buf_reset(key);
-        if ((rc = fl_compacted_key_encode(row, t->latest, t->phys_pk_cols, t->phys_pk_count, key,
-                                          err)))
+        if ((rc = fl_kv_replay_record(t, (fl_change_type_t)ct[i], row, w, key, val, err)))
             goto out;
-        if (ct[i] == FL_CHANGE_DELETE) {
-            fl_kv_write_delete(w, key->data, key->len);
-        } else {
-            fl_kv_value_begin(val, t->latest_schema_id);
-            if ((rc = fl_row_encode(t->kv_format, row, latest, latest_n, val, err))) goto out;
-            fl_kv_write_put(w, key->data, key->len, val->data, val->len);
-        }
         (*records)++;
     }
 out:
@@ -255,7 +284,8 @@ typedef struct fl_kv_put_ctx {
     fl_kv_tablet_t *kt;
     const fl_kv_table_t *t;
     fl_kv_prewrite_t staged;    /* this batch's changes, offsets relative to its base */
-    fl_record_builder_t builder;
+    fl_record_builder_t builder; /* ARROW changelog */
+    fl_row_builder_t rows;       /* COMPACTED/INDEXED changelog (t->log_rows) */
     int64_t next;               /* relative offset of the next changelog record */
     const bool *mask;           /* partial update */
     bool overwrite;
@@ -280,9 +310,16 @@ static int fl_kv_read_current(fl_kv_put_ctx_t *c, const uint8_t *key, size_t kle
     return 0;
 }
 
-static void fl_kv_emit(fl_kv_put_ctx_t *c, const fl_row_t *row, fl_change_type_t change_type) {
-    fl_record_builder_append_change(&c->builder, row, change_type);
+static int fl_kv_emit(fl_kv_put_ctx_t *c, const fl_row_t *row, fl_change_type_t change_type,
+                      fl_error_t *err) {
+    if (c->t->log_rows) {
+        int rc = fl_row_builder_append(&c->rows, row, change_type, err);
+        if (rc) return rc;
+    } else {
+        fl_record_builder_append_change(&c->builder, row, change_type);
+    }
     c->next++;
+    return 0;
 }
 
 static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
@@ -306,7 +343,7 @@ static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
     fl_kv_merge_result_t res;
     if ((rc = fl_kv_merge_delete(t, c->mask, &c->old_row, &c->merged, &res, err))) return rc;
     if (res == FL_KV_MERGE_DELETE) {
-        fl_kv_emit(c, &c->old_row, FL_CHANGE_DELETE);
+        if ((rc = fl_kv_emit(c, &c->old_row, FL_CHANGE_DELETE, err))) return rc;
         fl_kv_prewrite_put(&c->staged, key, klen, NULL, 0, c->next - 1);
         return 0;
     }
@@ -314,8 +351,9 @@ static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
     const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
     fl_kv_value_begin(&c->val, t->latest_schema_id);
     if ((rc = fl_row_encode(t->kv_format, &c->merged, latest, n, &c->val, err))) return rc;
-    if (!t->changelog_wal) fl_kv_emit(c, &c->old_row, FL_CHANGE_UPDATE_BEFORE);
-    fl_kv_emit(c, &c->merged, FL_CHANGE_UPDATE_AFTER);
+    if (!t->changelog_wal && (rc = fl_kv_emit(c, &c->old_row, FL_CHANGE_UPDATE_BEFORE, err)))
+        return rc;
+    if ((rc = fl_kv_emit(c, &c->merged, FL_CHANGE_UPDATE_AFTER, err))) return rc;
     fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1);
     return 0;
 }
@@ -359,11 +397,13 @@ static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t
         out = &c->merged;
     }
     if (!found) {
-        fl_kv_emit(c, out, (plain && t->changelog_wal) ? FL_CHANGE_UPDATE_AFTER : FL_CHANGE_INSERT);
+        rc = fl_kv_emit(c, out, (plain && t->changelog_wal) ? FL_CHANGE_UPDATE_AFTER
+                                                           : FL_CHANGE_INSERT, err);
     } else {
-        if (!t->changelog_wal) fl_kv_emit(c, &c->old_row, FL_CHANGE_UPDATE_BEFORE);
-        fl_kv_emit(c, out, FL_CHANGE_UPDATE_AFTER);
+        if (!t->changelog_wal) rc = fl_kv_emit(c, &c->old_row, FL_CHANGE_UPDATE_BEFORE, err);
+        if (!rc) rc = fl_kv_emit(c, out, FL_CHANGE_UPDATE_AFTER, err);
     }
+    if (rc) return rc;
     fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1);
     return 0;
 }
@@ -417,6 +457,9 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
                                       .zstd_level = t->zstd_level};
     fl_record_builder_init(&c.builder, t->latest, &bo);
     fl_record_builder_set_changelog(&c.builder); /* attributes 0 even when empty */
+    size_t latest_n = 0;
+    const fl_datatype_t *const *latest = fl_kv_latest_types(t, &latest_n);
+    fl_row_builder_init(&c.rows, t->log_format, latest, latest_n, t->latest_schema_id, true);
     fl_row_init(&c.old_row, ncols);
     fl_row_init(&c.new_row, ncols);
     fl_row_init(&c.merged, ncols);
@@ -430,7 +473,8 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
         rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                         "The kv store of this bucket failed earlier; it refuses writes.");
     if (!rc) rc = fl_kv_put_records(&c, &v, err);
-    if (!rc) rc = fl_record_builder_finish(&c.builder, v.writer_id, v.batch_sequence, &batch, err);
+    if (!rc && t->log_rows) fl_row_builder_finish(&c.rows, v.writer_id, v.batch_sequence, &batch);
+    else if (!rc) rc = fl_record_builder_finish(&c.builder, v.writer_id, v.batch_sequence, &batch, err);
     if (!rc) rc = fl_replica_append(kt->replica, batch.data, batch.len, p->now_ms, res, err);
     if (!rc && !res->duplicate) {
         /* the changes become visible with their offsets in the log */
@@ -448,6 +492,7 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     fl_row_free(&c.new_row);
     fl_row_free(&c.merged);
     fl_record_builder_free(&c.builder);
+    fl_row_builder_free(&c.rows);
     fl_kv_prewrite_free(&c.staged);
     fl_free(mask);
     return rc;

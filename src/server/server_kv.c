@@ -66,6 +66,14 @@ fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *
     kv->changelog_wal = img && strcasecmp(img, "WAL") == 0;
     const char *vc = fl_kv_prop(props, "table.merge-engine.versioned.ver-column");
     if (kv->engine == FL_KV_ENGINE_VERSIONED && vc) kv->version_col = fl_schema_column_index(s, vc);
+    const char *lf = fl_kv_prop(props, "table.log.format");
+    if (lf && strcasecmp(lf, "COMPACTED") == 0) {
+        kv->log_rows = true;
+        kv->log_format = FL_ROW_COMPACTED;
+    } else if (lf && strcasecmp(lf, "INDEXED") == 0) {
+        kv->log_rows = true;
+        kv->log_format = FL_ROW_INDEXED;
+    }
     const char *comp = fl_kv_prop(props, "table.log.arrow.compression.type");
     kv->codec = FL_ARROW_CODEC_ZSTD;
     if (comp && strcasecmp(comp, "NONE") == 0) kv->codec = FL_ARROW_CODEC_NONE;
@@ -85,7 +93,7 @@ fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *
     }
     for (size_t c = 0; c < s->column_count; c++) {
         fl_type_root_t r = s->columns[c].type->root;
-        kv->has_nested |= r == FL_TYPE_ARRAY || r == FL_TYPE_MAP || r == FL_TYPE_ROW;
+        kv->has_nested |= !kv->log_rows && (r == FL_TYPE_ARRAY || r == FL_TYPE_MAP || r == FL_TYPE_ROW);
     }
     if (kv->engine == FL_KV_ENGINE_AGGREGATION) {
         fl_error_t e;
