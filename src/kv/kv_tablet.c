@@ -168,6 +168,8 @@ int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
     pthread_rwlock_init(&kt->lock, NULL);
     kt->replica = r;
     kt->dir = fl_strdup(dir);
+    kt->autoinc_next = 1;
+    kt->autoinc_end = 0;
     fl_kv_prewrite_init(&kt->pw);
     int rc = fl_kv_store_open(dir, o, &kt->store, err);
     if (!rc) rc = fl_kv_replay(kt, t, err);
@@ -317,6 +319,35 @@ static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
     return 0;
 }
 
+/* The bucket's next auto-increment value (write lock held): from its
+ * block, or from a new block reserved durably first
+ * (BoundedSegmentSequenceGenerator). */
+static int fl_kv_autoinc_next(fl_kv_tablet_t *kt, const fl_kv_table_t *t, int64_t *out,
+                              fl_error_t *err) {
+    const fl_column_t *col = &t->latest->columns[t->autoinc_col];
+    if (kt->autoinc_next > kt->autoinc_end) {
+        int64_t cache = t->autoinc_cache > 0 ? t->autoinc_cache : 1, first;
+        if (!t->autoinc_reserve)
+            return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                              "Failed to fetch auto-increment values, column_name=%s: no "
+                              "sequence source.",
+                              col->name);
+        int rc = t->autoinc_reserve(t->autoinc_ctx, t->table_id, cache, &first, err);
+        if (rc) return rc;
+        kt->autoinc_next = first + 1;
+        kt->autoinc_end = first > INT64_MAX - cache ? INT64_MAX : first + cache;
+        FL_INFO("kv %s: auto-increment values %lld..%lld reserved for column %s", kt->dir,
+                (long long)kt->autoinc_next, (long long)kt->autoinc_end, col->name);
+    }
+    int64_t max = col->type->root == FL_TYPE_INTEGER ? INT32_MAX : INT64_MAX;
+    if (kt->autoinc_next > max)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                          "Reached maximum value of sequence \"<%s>\" (%lld).", col->name,
+                          (long long)max);
+    *out = kt->autoinc_next++;
+    return 0;
+}
+
 static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t *key,
                             size_t klen, const uint8_t *row, size_t rlen, fl_error_t *err) {
     const fl_kv_table_t *t = c->t;
@@ -344,16 +375,21 @@ static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t
                                  &res, err)))
         return rc;
     if (res == FL_KV_MERGE_OLD) return 0;
-    const fl_row_t *out = &c->new_row;
-    if (res == FL_KV_MERGE_NEW) { /* the row as it came, under its own schema id */
+    fl_row_t *out = res == FL_KV_MERGE_NEW ? &c->new_row : &c->merged;
+    bool autoinc = !found && t->has_autoinc; /* a new key: the server's value */
+    if (autoinc) {
+        fl_cell_t *cell = &out->cells[t->autoinc_col];
+        if ((rc = fl_kv_autoinc_next(c->kt, t, &cell->i, err))) return rc;
+        cell->is_null = false;
+    }
+    if (res == FL_KV_MERGE_NEW && !autoinc) { /* the row as it came, under its own schema id */
         fl_kv_value_begin(&c->val, schema_id);
         fl_buf_append(&c->val, row, rlen);
     } else {
         size_t n;
         const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
         fl_kv_value_begin(&c->val, t->latest_schema_id);
-        if ((rc = fl_row_encode(t->kv_format, &c->merged, latest, n, &c->val, err))) return rc;
-        out = &c->merged;
+        if ((rc = fl_row_encode(t->kv_format, out, latest, n, &c->val, err))) return rc;
     }
     if (!found) {
         fl_kv_emit(c, out, (plain && t->changelog_wal) ? FL_CHANGE_UPDATE_AFTER : FL_CHANGE_INSERT);

@@ -14,6 +14,13 @@
  * moves on. Changes go to RocksDB once the high watermark passes their
  * offsets, with the next offset to replay.
  *
+ * A new key of a table with an auto-increment column gets the bucket's
+ * next value (Fluss's AutoIncrementManager): blocks of
+ * table.auto-increment.cache-size values are reserved durably through
+ * the table's autoinc_reserve before any is used, so a restart (kill -9
+ * included) skips the rest of a block instead of handing a value out
+ * twice; updates keep the stored value.
+ *
  * Opening replays the changelog from RocksDB's applied offset to the log
  * end, so the state after a crash is RocksDB's prefix plus the log.
  *
@@ -40,6 +47,10 @@ typedef struct fl_kv_tablet {
     fl_kv_store_t *store;   /* (lock) */
     fl_kv_prewrite_t pw;    /* (lock) */
     bool failed;            /* (lock) a RocksDB write failed: refuse everything */
+    /* (lock) the bucket's block of auto-increment values, durably
+     * reserved: next..end; empty when next > end. Not kept across a close:
+     * the rest of a block is skipped for good, never handed out twice. */
+    int64_t autoinc_next, autoinc_end;
     int64_t recovered_records;
     int64_t recovery_ms;
     /* told when the tablet closes (the server's memory budget) */

@@ -11,6 +11,7 @@
  *
  * Per-bucket failures travel inside a SUCCESS response, as in Fluss.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -24,6 +25,8 @@
 #include "server_tablet.h"
 
 #define FL_LIMIT_SCAN_MAX 1000000
+/* table.auto-increment.cache-size (ConfigOptions) */
+#define FL_AUTOINC_CACHE_DEFAULT 100000
 
 /* ---- the kv view of a table ---- */
 
@@ -72,6 +75,20 @@ fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *
     else if (comp && strcasecmp(comp, "LZ4_FRAME") == 0) kv->codec = FL_ARROW_CODEC_LZ4_FRAME;
     const char *lvl = fl_kv_prop(props, "table.log.arrow.compression.zstd.level");
     kv->zstd_level = lvl ? atoi(lvl) : 3;
+    kv->table_id = t->table_id;
+    if (s->auto_increment.count == 1) {
+        kv->has_autoinc = true;
+        kv->autoinc_col = fl_schema_column_index(s, s->auto_increment.items[0]);
+        if (kv->autoinc_col < 0) goto fail;
+        const char *cs = fl_kv_prop(props, "table.auto-increment.cache-size");
+        kv->autoinc_cache = cs ? atoll(cs) : FL_AUTOINC_CACHE_DEFAULT;
+        if (kv->autoinc_cache < 1) kv->autoinc_cache = 1;
+    }
+    for (size_t k = 0; k < json_array_size(pkeys) && k < FL_KV_PK_MAX; k++) {
+        int c = fl_schema_column_index(s, json_string_value(json_array_get(pkeys, k)));
+        if (c < 0) goto fail;
+        kv->part_cols[kv->part_count++] = c;
+    }
     for (size_t i = 0; i < s->primary_key.count; i++) {
         int c = fl_schema_column_index(s, s->primary_key.items[i]);
         if (c < 0) goto fail;
