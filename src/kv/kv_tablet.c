@@ -18,6 +18,7 @@
 #include "record_builder.h"
 #include "record_kv.h"
 #include "types_row_compacted.h"
+#include "types_row_field.h"
 
 #define FL_KV_REPLAY_READ_BYTES (8u << 20)
 
@@ -401,7 +402,8 @@ static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t
     return 0;
 }
 
-static int fl_kv_put_records(fl_kv_put_ctx_t *c, const fl_kv_batch_view_t *v, fl_error_t *err) {
+static int fl_kv_put_records(fl_kv_put_ctx_t *c, const void *arg, fl_error_t *err) {
+    const fl_kv_batch_view_t *v = arg;
     fl_kv_batch_iter_t it;
     fl_kv_batch_iter_init(&it, v);
     fl_kv_record_t rec;
@@ -419,32 +421,41 @@ static int fl_kv_put_records(fl_kv_put_ctx_t *c, const fl_kv_batch_view_t *v, fl
     return next == FL_KV_NEXT_ERROR ? err->code : 0;
 }
 
-int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
-                     fl_replica_append_t *res, fl_error_t *err) {
-    fl_kv_batch_view_t v;
-    int rc = fl_kv_batch_parse(p->records, p->len, &v, err);
-    if (rc) return rc;
-    if (v.schema_id < 1 || v.schema_id > t->latest_schema_id)
-        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
-                          "The schema id %d of the KV batch is not in 1..%d.", v.schema_id,
-                          t->latest_schema_id);
+/* One write of the tablet: what a put does around its records. */
+typedef struct fl_kv_put_spec {
+    const int32_t *targets;
+    size_t n_targets;
+    bool overwrite;
+    int64_t now_ms;
+    int64_t writer_id;
+    int32_t sequence;
+    /* stages the changes into c (write lock held) */
+    int (*feed)(fl_kv_put_ctx_t *c, const void *arg, fl_error_t *err);
+    const void *arg;
+} fl_kv_put_spec_t;
+
+/* Checks the targets, then under the write lock: feed → changelog batch →
+ * log append → pre-write buffer; all or nothing. */
+static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_spec_t *sp,
+                         fl_replica_append_t *res, fl_error_t *err) {
     size_t ncols = t->latest->column_count;
     bool *mask = fl_calloc(ncols ? ncols : 1, sizeof(bool));
     bool partial = false;
     /* agg_mode OVERWRITE (Flink's undo recovery) writes like last-row-wins,
      * partial targets included */
     fl_kv_table_t ow;
-    if (p->overwrite) {
+    if (sp->overwrite) {
         ow = *t;
         ow.engine = FL_KV_ENGINE_LAST_ROW;
         t = &ow;
     }
-    if ((rc = fl_kv_targets_check(t, p->targets, p->n_targets, mask, &partial, err))) {
+    int rc = fl_kv_targets_check(t, sp->targets, sp->n_targets, mask, &partial, err);
+    if (rc) {
         fl_free(mask);
         return rc;
     }
     fl_kv_put_ctx_t c = {.kt = kt, .t = t, .mask = partial ? mask : NULL,
-                         .overwrite = p->overwrite && !partial};
+                         .overwrite = sp->overwrite && !partial};
     fl_kv_prewrite_init(&c.staged);
     fl_record_builder_options_t bo = {.schema_id = t->latest_schema_id, .codec = t->codec,
                                       .zstd_level = t->zstd_level};
@@ -462,9 +473,9 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     if (kt->failed)
         rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                         "The kv store of this bucket failed earlier; it refuses writes.");
-    if (!rc) rc = fl_kv_put_records(&c, &v, err);
-    if (!rc) rc = fl_record_builder_finish(&c.builder, v.writer_id, v.batch_sequence, &batch, err);
-    if (!rc) rc = fl_replica_append(kt->replica, batch.data, batch.len, p->now_ms, res, err);
+    if (!rc) rc = sp->feed(&c, sp->arg, err);
+    if (!rc) rc = fl_record_builder_finish(&c.builder, sp->writer_id, sp->sequence, &batch, err);
+    if (!rc) rc = fl_replica_append(kt->replica, batch.data, batch.len, sp->now_ms, res, err);
     if (!rc && !res->duplicate) {
         /* the changes become visible with their offsets in the log */
         for (fl_kv_pw_entry_t *e = c.staged.head; e; e = e->lnext) e->offset += res->base_offset;
@@ -484,6 +495,100 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     fl_kv_prewrite_free(&c.staged);
     fl_free(mask);
     return rc;
+}
+
+int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
+                     fl_replica_append_t *res, fl_error_t *err) {
+    fl_kv_batch_view_t v;
+    int rc = fl_kv_batch_parse(p->records, p->len, &v, err);
+    if (rc) return rc;
+    if (v.schema_id < 1 || v.schema_id > t->latest_schema_id)
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
+                          "The schema id %d of the KV batch is not in 1..%d.", v.schema_id,
+                          t->latest_schema_id);
+    fl_kv_put_spec_t sp = {.targets = p->targets, .n_targets = p->n_targets,
+                           .overwrite = p->overwrite, .now_ms = p->now_ms,
+                           .writer_id = v.writer_id, .sequence = v.batch_sequence,
+                           .feed = fl_kv_put_records, .arg = &v};
+    return fl_kv_put_run(kt, t, &sp, res, err);
+}
+
+/* ---- LOOKUP with insert_if_not_exists ---- */
+
+typedef struct fl_kv_insert_keys {
+    const fl_kv_key_t *keys;
+    size_t n;
+    const fl_row_t *base;
+} fl_kv_insert_keys_t;
+
+/* The primary-key columns of key into row. A compacted key is a
+ * CompactedRow of the key columns without its null bitmap (no key column
+ * is NULL), so a zero bitmap in front makes it one, and the row decoder's
+ * checks (exactly one encoding, no bytes left over) apply. */
+static int fl_kv_key_decode(const fl_kv_table_t *t, const fl_kv_key_t *key, fl_buf_t *scratch,
+                            fl_row_t *keyrow, fl_row_t *row, fl_error_t *err) {
+    size_t n = 0;
+    const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
+    const fl_datatype_t *types[FL_KV_PK_MAX];
+    for (size_t i = 0; i < t->phys_pk_count; i++) types[i] = latest[t->phys_pk_cols[i]];
+    size_t bitmap = fl_row_bitmap_bytes(t->phys_pk_count);
+    fl_buf_reset(scratch);
+    memset(fl_buf_reserve(scratch, bitmap), 0, bitmap);
+    scratch->len = bitmap;
+    fl_buf_append(scratch, key->data, key->len);
+    fl_error_t e;
+    if (fl_compacted_row_decode(scratch->data, scratch->len, types, t->phys_pk_count, keyrow, &e))
+        return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                          "A lookup key of %zu bytes is not a primary key of this table: %s",
+                          key->len, e.msg);
+    for (size_t i = 0; i < t->phys_pk_count; i++)
+        fl_kv_cell_copy(row, (size_t)t->phys_pk_cols[i], keyrow, i, types[i]);
+    return 0;
+}
+
+static int fl_kv_insert_keys_feed(fl_kv_put_ctx_t *c, const void *arg, fl_error_t *err) {
+    const fl_kv_insert_keys_t *in = arg;
+    const fl_kv_table_t *t = c->t;
+    size_t n = 0;
+    const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
+    fl_row_t keyrow, row;
+    fl_row_init(&keyrow, t->phys_pk_count);
+    fl_row_init(&row, n);
+    fl_buf_t scratch, bytes;
+    fl_buf_init(&scratch);
+    fl_buf_init(&bytes);
+    int rc = 0;
+    for (size_t k = 0; k < in->n && !rc; k++) {
+        fl_row_clear(&row);
+        fl_kv_row_pad(&row, n);
+        for (size_t i = 0; in->base && i < t->part_count; i++) {
+            size_t col = (size_t)t->part_cols[i];
+            fl_kv_cell_copy(&row, col, in->base, col, latest[col]);
+        }
+        if (in->keys[k].len == 0)
+            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION, "A lookup key is empty.");
+        if (!rc) rc = fl_kv_key_decode(t, &in->keys[k], &scratch, &keyrow, &row, err);
+        fl_buf_reset(&bytes);
+        if (!rc) rc = fl_row_encode(t->kv_format, &row, latest, n, &bytes, err);
+        if (!rc)
+            rc = fl_kv_put_upsert(c, t->latest_schema_id, in->keys[k].data, in->keys[k].len,
+                                  bytes.data, bytes.len, err);
+    }
+    fl_buf_free(&scratch);
+    fl_buf_free(&bytes);
+    fl_row_free(&keyrow);
+    fl_row_free(&row);
+    return rc;
+}
+
+int fl_kv_tablet_insert_keys(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_key_t *keys,
+                             size_t n, const fl_row_t *base, int64_t now_ms,
+                             fl_replica_append_t *res, fl_error_t *err) {
+    fl_kv_insert_keys_t in = {keys, n, base};
+    fl_kv_put_spec_t sp = {.targets = t->pk_cols, .n_targets = t->pk_count, .now_ms = now_ms,
+                           .writer_id = -1, .sequence = -1,
+                           .feed = fl_kv_insert_keys_feed, .arg = &in};
+    return fl_kv_put_run(kt, t, &sp, res, err);
 }
 
 /* ---- reads ---- */

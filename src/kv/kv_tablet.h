@@ -77,6 +77,24 @@ typedef struct fl_kv_put {
 int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
                      fl_replica_append_t *res, fl_error_t *err);
 
+/* An encoded primary key of the bucket. */
+typedef struct fl_kv_key {
+    const uint8_t *data;
+    size_t len;
+} fl_kv_key_t;
+
+/* LOOKUP with insert_if_not_exists (Fluss's KeyRecordBatch put): each key
+ * without a row gets one holding only the key — a partial update of the
+ * primary-key columns, with its checks — and, if the table has one, the
+ * next auto-increment value; changelog +I. Keys that have a row by now
+ * are left alone. base: NULL, or a row of the latest schema's width with
+ * the bucket's partition columns set (all else is ignored). One changelog
+ * batch without writer id; *res as for a put. A key that does not decode
+ * as the table's primary key is CORRUPT_RECORD_EXCEPTION. */
+int fl_kv_tablet_insert_keys(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_key_t *keys,
+                             size_t n, const fl_row_t *base, int64_t now_ms,
+                             fl_replica_append_t *res, fl_error_t *err);
+
 /* The stored value (schema id ‖ row) of key into *val; *found false when
  * the key has no row. */
 int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,

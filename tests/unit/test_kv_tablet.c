@@ -495,6 +495,70 @@ static void test_autoinc_values(void **state) {
     env_free(e);
 }
 
+static void insert_keys(env_t *e, const int32_t *ids, size_t n, int want_rc, fl_error_t *err) {
+    fl_buf_t keys[8];
+    fl_kv_key_t kk[8];
+    assert_true(n <= 8);
+    fl_row_t row;
+    fl_row_init(&row, 3);
+    for (size_t i = 0; i < n; i++) {
+        fl_buf_init(&keys[i]);
+        row.cells[0].is_null = false;
+        row.cells[0].i = ids[i];
+        int32_t pk = 0;
+        assert_int_equal(fl_compacted_key_encode(&row, &e->schema, &pk, 1, &keys[i], err), 0);
+        kk[i] = (fl_kv_key_t){keys[i].data, keys[i].len};
+    }
+    fl_replica_append_t res;
+    int rc = fl_kv_tablet_insert_keys(e->kt, &e->t, kk, n, NULL, 1000, &res, err);
+    if (rc != want_rc) fail_msg("insert_keys: %d %s", rc, rc ? err->msg : "");
+    for (size_t i = 0; i < n; i++) fl_buf_free(&keys[i]);
+    fl_row_free(&row);
+}
+
+static void test_insert_keys(void **state) {
+    env_t *e = env_new(*state);
+    fl_error_t err;
+    /* no auto-increment: a row of the key alone */
+    op_t a[] = {{1, "a", 5, false}};
+    put_ok(e, a, 1);
+    int32_t ids[] = {1, 2, 3, 2};
+    insert_keys(e, ids, 4, 0, &err);
+    char name[32];
+    assert_int_equal(look(e, 1, name, sizeof(name)), 5); /* left alone */
+    assert_string_equal(name, "a");
+    assert_int_equal(look(e, 2, name, sizeof(name)), -2);
+    assert_string_equal(name, "NULL");
+    assert_int_equal(look(e, 3, NULL, 0), -2);
+    char ct[64];
+    change_types(e, ct, sizeof(ct));
+    assert_string_equal(ct, "1" "11"); /* +I | +I +I: key 2 once */
+    /* with the auto-increment column: the next values */
+    env_autoinc(e);
+    int32_t more[] = {4, 3, 5};
+    insert_keys(e, more, 3, 0, &err);
+    assert_int_equal(look(e, 3, NULL, 0), -2);
+    assert_int_equal(look(e, 4, NULL, 0), 1);
+    assert_int_equal(look(e, 5, NULL, 0), 2);
+    /* all present: an empty batch */
+    insert_keys(e, more, 3, 0, &err);
+    change_types(e, ct, sizeof(ct));
+    assert_string_equal(ct, "1" "11" "11" ".");
+    /* a key that is not this table's: refused, nothing written */
+    fl_kv_key_t bad = {(const uint8_t *)"\xff\xff\xff\xff\xff\xff", 6};
+    fl_replica_append_t res;
+    assert_int_equal(fl_kv_tablet_insert_keys(e->kt, &e->t, &bad, 1, NULL, 1000, &res, &err),
+                     FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+    /* a NOT NULL column the key cannot fill: partial update's refusal */
+    e->schema.columns[1].type->nullable = false;
+    int32_t six[] = {6};
+    insert_keys(e, six, 1, FLUSS_ERR_INVALID_TARGET_COLUMN, &err);
+    assert_non_null(strstr(err.msg, "column name is NOT NULL"));
+    e->schema.columns[1].type->nullable = true;
+    assert_int_equal(look(e, 6, NULL, 0), -1);
+    env_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_upsert_delete_lookup_changelog, setup, teardown),
@@ -504,6 +568,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_checkpoint_plus_log_is_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lookups_race_puts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autoinc_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_insert_keys, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
