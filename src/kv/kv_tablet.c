@@ -1,7 +1,8 @@
 /*
  * kv_tablet.c — a bucket's primary-key state (kv_tablet.h): the put path
  * (read, merge, changelog, append, pre-write buffer, RocksDB below the
- * high watermark), the reads, and the replay at open.
+ * high watermark) with auto-increment values, LOOKUP's inserts of missing
+ * keys through it, the reads, and the replay at open.
  */
 #include "kv_tablet.h"
 

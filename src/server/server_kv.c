@@ -5,9 +5,11 @@
  *
  * Threads: PUT_KV runs on the tablet server's kv writer (one thread, so a
  * connection's writes keep their order); the reads run on its worker
- * pool. Neither touches RocksDB on a network loop. PUT_KV with acks=all
- * waits in the purgatory until the high watermark covers the changelog
- * batch (at once with one replica, after the fsync in the durable mode).
+ * pool, LOOKUP's insert_if_not_exists writes included (the bucket's write
+ * lock orders them). Neither touches RocksDB on a network loop. PUT_KV
+ * and inserting LOOKUPs with acks=all wait in the purgatory until the high
+ * watermark covers the changelog batch (at once with one replica, after
+ * the fsync in the durable mode).
  *
  * Per-bucket failures travel inside a SUCCESS response, as in Fluss.
  */

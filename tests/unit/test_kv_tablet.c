@@ -3,8 +3,9 @@
  * replica and RocksDB: upserts, deletes and partial updates read back by
  * lookup, the change types written to the log, the pre-write buffer's
  * bookkeeping, a checkpoint plus the log after it giving the same state as
- * the live tablet, a full rebuild from the log alone, and lookups racing
- * puts (run under ThreadSanitizer by make test-tsan).
+ * the live tablet, a full rebuild from the log alone, lookups racing
+ * puts (run under ThreadSanitizer by make test-tsan), auto-increment
+ * values (blocks, refusals, restarts) and inserts of missing keys.
  */
 #define _XOPEN_SOURCE 700
 #include <pthread.h>
