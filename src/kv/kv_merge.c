@@ -63,9 +63,33 @@ static void fl_kv_names(const fl_schema_t *s, const int32_t *cols, size_t n, fl_
     fl_buf_append(b, "]", 2); /* with the terminating NUL */
 }
 
+/* An auto-increment column is the server's to fill: a write must name its
+ * target columns, and not that one (PerSchemaAutoIncrementUpdater). */
+static int fl_kv_autoinc_targets_check(const fl_kv_table_t *t, const int32_t *cols, size_t n,
+                                       fl_error_t *err) {
+    const char *name = t->latest->columns[t->autoinc_col].name;
+    if (n == 0)
+        return fl_err_set(err, FLUSS_ERR_INVALID_TARGET_COLUMN,
+                          "The table contains an auto-increment column [%s], but update target "
+                          "columns are not explicitly specified. Please specify the update "
+                          "target columns and exclude the auto-increment column from them.",
+                          name);
+    for (size_t i = 0; i < n; i++)
+        if (cols[i] == t->autoinc_col)
+            return fl_err_set(err, FLUSS_ERR_INVALID_TARGET_COLUMN,
+                              "Auto-increment column [%s] at index %d must not be included in "
+                              "target columns.",
+                              name, t->autoinc_col);
+    return 0;
+}
+
 int fl_kv_targets_check(const fl_kv_table_t *t, const int32_t *cols, size_t n, bool *mask,
                         bool *partial, fl_error_t *err) {
     *partial = false;
+    if (t->has_autoinc) {
+        int rc = fl_kv_autoinc_targets_check(t, cols, n, err);
+        if (rc) return rc;
+    }
     if (n == 0) return 0;
     if (t->engine == FL_KV_ENGINE_FIRST_ROW || t->engine == FL_KV_ENGINE_VERSIONED)
         return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,

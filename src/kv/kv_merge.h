@@ -30,9 +30,11 @@ typedef enum fl_kv_merge_result {
     FL_KV_MERGE_DELETE,  /* the row goes */
 } fl_kv_merge_result_t;
 
-/* Checks PUT_KV's target columns against the table (Fluss's PartialUpdater
- * sanity check and the engines' refusals) and fills mask[column] (latest
- * schema width). n = 0: a full-row write, mask untouched, *partial false.
+/* Checks PUT_KV's target columns against the table (Fluss's
+ * auto-increment check first, then PartialUpdater's sanity check and the
+ * engines' refusals) and fills mask[column] (latest schema width). n = 0:
+ * a full-row write (refused on a table with an auto-increment column),
+ * mask untouched, *partial false.
  * INVALID_TARGET_COLUMN / UNKNOWN_SERVER_ERROR with the reference's words. */
 int fl_kv_targets_check(const fl_kv_table_t *t, const int32_t *cols, size_t n, bool *mask,
                         bool *partial, fl_error_t *err);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arrow_ipc.h"
+#include "common_error.h"
 #include "kv_agg.h"
 #include "types_row_format.h"
 #include "types_schema.h"
@@ -36,6 +37,13 @@ typedef enum fl_kv_delete {
 /* Schema id -> column types (NULL: unknown id). */
 typedef const fl_datatype_t *const *(*fl_kv_types_fn)(const void *ctx, int16_t schema_id,
                                                      size_t *count);
+
+/* Reserves count values of table table_id's auto-increment counter with
+ * one durable write; *first is the counter before them, the block is
+ * first + 1 .. first + count (Fluss's ZK sequence, fetched per bucket in
+ * blocks of table.auto-increment.cache-size). */
+typedef int (*fl_kv_autoinc_reserve_fn)(void *ctx, int64_t table_id, int64_t count,
+                                        int64_t *first, fl_error_t *err);
 
 typedef struct fl_kv_table {
     fl_row_format_t kv_format;       /* table.kv.format */
@@ -63,6 +71,16 @@ typedef struct fl_kv_table {
     bool has_nested;
     bool has_agg;
     fl_kv_agg_spec_t agg;            /* aggregation engine */
+    size_t part_count;               /* partition keys, in partition-key order */
+    int32_t part_cols[FL_KV_PK_MAX];
+    /* the auto-increment column (latest schema), when has_autoinc; its
+     * values come from autoinc_reserve in blocks of autoinc_cache */
+    bool has_autoinc;
+    int32_t autoinc_col;
+    int64_t autoinc_cache;           /* table.auto-increment.cache-size */
+    int64_t table_id;
+    fl_kv_autoinc_reserve_fn autoinc_reserve;
+    void *autoinc_ctx;
 } fl_kv_table_t;
 
 #endif

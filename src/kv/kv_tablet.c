@@ -1,7 +1,8 @@
 /*
  * kv_tablet.c — a bucket's primary-key state (kv_tablet.h): the put path
  * (read, merge, changelog, append, pre-write buffer, RocksDB below the
- * high watermark), the reads, and the replay at open.
+ * high watermark) with auto-increment values, LOOKUP's inserts of missing
+ * keys through it, the reads, and the replay at open.
  */
 #include "kv_tablet.h"
 
@@ -19,6 +20,7 @@
 #include "record_row_builder.h"
 #include "record_kv.h"
 #include "types_row_compacted.h"
+#include "types_row_field.h"
 
 #define FL_KV_REPLAY_READ_BYTES (8u << 20)
 
@@ -198,6 +200,8 @@ int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
     pthread_mutex_init(&kt->snap_lock, NULL);
     kt->replica = r;
     kt->dir = fl_strdup(dir);
+    kt->autoinc_next = 1;
+    kt->autoinc_end = 0;
     fl_kv_prewrite_init(&kt->pw);
     int rc = fl_kv_store_open(dir, o, &kt->store, err);
     if (!rc) rc = fl_kv_replay(kt, t, err);
@@ -358,6 +362,35 @@ static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
     return 0;
 }
 
+/* The bucket's next auto-increment value (write lock held): from its
+ * block, or from a new block reserved durably first
+ * (BoundedSegmentSequenceGenerator). */
+static int fl_kv_autoinc_next(fl_kv_tablet_t *kt, const fl_kv_table_t *t, int64_t *out,
+                              fl_error_t *err) {
+    const fl_column_t *col = &t->latest->columns[t->autoinc_col];
+    if (kt->autoinc_next > kt->autoinc_end) {
+        int64_t cache = t->autoinc_cache > 0 ? t->autoinc_cache : 1, first;
+        if (!t->autoinc_reserve)
+            return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                              "Failed to fetch auto-increment values, column_name=%s: no "
+                              "sequence source.",
+                              col->name);
+        int rc = t->autoinc_reserve(t->autoinc_ctx, t->table_id, cache, &first, err);
+        if (rc) return rc;
+        kt->autoinc_next = first + 1;
+        kt->autoinc_end = first > INT64_MAX - cache ? INT64_MAX : first + cache;
+        FL_INFO("kv %s: auto-increment values %lld..%lld reserved for column %s", kt->dir,
+                (long long)kt->autoinc_next, (long long)kt->autoinc_end, col->name);
+    }
+    int64_t max = col->type->root == FL_TYPE_INTEGER ? INT32_MAX : INT64_MAX;
+    if (kt->autoinc_next > max)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                          "Reached maximum value of sequence \"<%s>\" (%lld).", col->name,
+                          (long long)max);
+    *out = kt->autoinc_next++;
+    return 0;
+}
+
 static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t *key,
                             size_t klen, const uint8_t *row, size_t rlen, fl_error_t *err) {
     const fl_kv_table_t *t = c->t;
@@ -385,16 +418,21 @@ static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t
                                  &res, err)))
         return rc;
     if (res == FL_KV_MERGE_OLD) return 0;
-    const fl_row_t *out = &c->new_row;
-    if (res == FL_KV_MERGE_NEW) { /* the row as it came, under its own schema id */
+    fl_row_t *out = res == FL_KV_MERGE_NEW ? &c->new_row : &c->merged;
+    bool autoinc = !found && t->has_autoinc; /* a new key: the server's value */
+    if (autoinc) {
+        fl_cell_t *cell = &out->cells[t->autoinc_col];
+        if ((rc = fl_kv_autoinc_next(c->kt, t, &cell->i, err))) return rc;
+        cell->is_null = false;
+    }
+    if (res == FL_KV_MERGE_NEW && !autoinc) { /* the row as it came, under its own schema id */
         fl_kv_value_begin(&c->val, schema_id);
         fl_buf_append(&c->val, row, rlen);
     } else {
         size_t n;
         const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
         fl_kv_value_begin(&c->val, t->latest_schema_id);
-        if ((rc = fl_row_encode(t->kv_format, &c->merged, latest, n, &c->val, err))) return rc;
-        out = &c->merged;
+        if ((rc = fl_row_encode(t->kv_format, out, latest, n, &c->val, err))) return rc;
     }
     if (!found) {
         rc = fl_kv_emit(c, out, (plain && t->changelog_wal) ? FL_CHANGE_UPDATE_AFTER
@@ -408,7 +446,8 @@ static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t
     return 0;
 }
 
-static int fl_kv_put_records(fl_kv_put_ctx_t *c, const fl_kv_batch_view_t *v, fl_error_t *err) {
+static int fl_kv_put_records(fl_kv_put_ctx_t *c, const void *arg, fl_error_t *err) {
+    const fl_kv_batch_view_t *v = arg;
     fl_kv_batch_iter_t it;
     fl_kv_batch_iter_init(&it, v);
     fl_kv_record_t rec;
@@ -426,32 +465,41 @@ static int fl_kv_put_records(fl_kv_put_ctx_t *c, const fl_kv_batch_view_t *v, fl
     return next == FL_KV_NEXT_ERROR ? err->code : 0;
 }
 
-int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
-                     fl_replica_append_t *res, fl_error_t *err) {
-    fl_kv_batch_view_t v;
-    int rc = fl_kv_batch_parse(p->records, p->len, &v, err);
-    if (rc) return rc;
-    if (v.schema_id < 1 || v.schema_id > t->latest_schema_id)
-        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
-                          "The schema id %d of the KV batch is not in 1..%d.", v.schema_id,
-                          t->latest_schema_id);
+/* One write of the tablet: what a put does around its records. */
+typedef struct fl_kv_put_spec {
+    const int32_t *targets;
+    size_t n_targets;
+    bool overwrite;
+    int64_t now_ms;
+    int64_t writer_id;
+    int32_t sequence;
+    /* stages the changes into c (write lock held) */
+    int (*feed)(fl_kv_put_ctx_t *c, const void *arg, fl_error_t *err);
+    const void *arg;
+} fl_kv_put_spec_t;
+
+/* Checks the targets, then under the write lock: feed → changelog batch →
+ * log append → pre-write buffer; all or nothing. */
+static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_spec_t *sp,
+                         fl_replica_append_t *res, fl_error_t *err) {
     size_t ncols = t->latest->column_count;
     bool *mask = fl_calloc(ncols ? ncols : 1, sizeof(bool));
     bool partial = false;
     /* agg_mode OVERWRITE (Flink's undo recovery) writes like last-row-wins,
      * partial targets included */
     fl_kv_table_t ow;
-    if (p->overwrite) {
+    if (sp->overwrite) {
         ow = *t;
         ow.engine = FL_KV_ENGINE_LAST_ROW;
         t = &ow;
     }
-    if ((rc = fl_kv_targets_check(t, p->targets, p->n_targets, mask, &partial, err))) {
+    int rc = fl_kv_targets_check(t, sp->targets, sp->n_targets, mask, &partial, err);
+    if (rc) {
         fl_free(mask);
         return rc;
     }
     fl_kv_put_ctx_t c = {.kt = kt, .t = t, .mask = partial ? mask : NULL,
-                         .overwrite = p->overwrite && !partial};
+                         .overwrite = sp->overwrite && !partial};
     fl_kv_prewrite_init(&c.staged);
     fl_record_builder_options_t bo = {.schema_id = t->latest_schema_id, .codec = t->codec,
                                       .zstd_level = t->zstd_level};
@@ -472,10 +520,10 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     if (kt->failed)
         rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                         "The kv store of this bucket failed earlier; it refuses writes.");
-    if (!rc) rc = fl_kv_put_records(&c, &v, err);
-    if (!rc && t->log_rows) fl_row_builder_finish(&c.rows, v.writer_id, v.batch_sequence, &batch);
-    else if (!rc) rc = fl_record_builder_finish(&c.builder, v.writer_id, v.batch_sequence, &batch, err);
-    if (!rc) rc = fl_replica_append(kt->replica, batch.data, batch.len, p->now_ms, res, err);
+    if (!rc) rc = sp->feed(&c, sp->arg, err);
+    if (!rc && t->log_rows) fl_row_builder_finish(&c.rows, sp->writer_id, sp->sequence, &batch);
+    else if (!rc) rc = fl_record_builder_finish(&c.builder, sp->writer_id, sp->sequence, &batch, err);
+    if (!rc) rc = fl_replica_append(kt->replica, batch.data, batch.len, sp->now_ms, res, err);
     if (!rc && !res->duplicate) {
         /* the changes become visible with their offsets in the log */
         for (fl_kv_pw_entry_t *e = c.staged.head; e; e = e->lnext) e->offset += res->base_offset;
@@ -496,6 +544,100 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     fl_kv_prewrite_free(&c.staged);
     fl_free(mask);
     return rc;
+}
+
+int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
+                     fl_replica_append_t *res, fl_error_t *err) {
+    fl_kv_batch_view_t v;
+    int rc = fl_kv_batch_parse(p->records, p->len, &v, err);
+    if (rc) return rc;
+    if (v.schema_id < 1 || v.schema_id > t->latest_schema_id)
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
+                          "The schema id %d of the KV batch is not in 1..%d.", v.schema_id,
+                          t->latest_schema_id);
+    fl_kv_put_spec_t sp = {.targets = p->targets, .n_targets = p->n_targets,
+                           .overwrite = p->overwrite, .now_ms = p->now_ms,
+                           .writer_id = v.writer_id, .sequence = v.batch_sequence,
+                           .feed = fl_kv_put_records, .arg = &v};
+    return fl_kv_put_run(kt, t, &sp, res, err);
+}
+
+/* ---- LOOKUP with insert_if_not_exists ---- */
+
+typedef struct fl_kv_insert_keys {
+    const fl_kv_key_t *keys;
+    size_t n;
+    const fl_row_t *base;
+} fl_kv_insert_keys_t;
+
+/* The primary-key columns of key into row. A compacted key is a
+ * CompactedRow of the key columns without its null bitmap (no key column
+ * is NULL), so a zero bitmap in front makes it one, and the row decoder's
+ * checks (exactly one encoding, no bytes left over) apply. */
+static int fl_kv_key_decode(const fl_kv_table_t *t, const fl_kv_key_t *key, fl_buf_t *scratch,
+                            fl_row_t *keyrow, fl_row_t *row, fl_error_t *err) {
+    size_t n = 0;
+    const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
+    const fl_datatype_t *types[FL_KV_PK_MAX];
+    for (size_t i = 0; i < t->phys_pk_count; i++) types[i] = latest[t->phys_pk_cols[i]];
+    size_t bitmap = fl_row_bitmap_bytes(t->phys_pk_count);
+    fl_buf_reset(scratch);
+    memset(fl_buf_reserve(scratch, bitmap), 0, bitmap);
+    scratch->len = bitmap;
+    fl_buf_append(scratch, key->data, key->len);
+    fl_error_t e;
+    if (fl_compacted_row_decode(scratch->data, scratch->len, types, t->phys_pk_count, keyrow, &e))
+        return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                          "A lookup key of %zu bytes is not a primary key of this table: %s",
+                          key->len, e.msg);
+    for (size_t i = 0; i < t->phys_pk_count; i++)
+        fl_kv_cell_copy(row, (size_t)t->phys_pk_cols[i], keyrow, i, types[i]);
+    return 0;
+}
+
+static int fl_kv_insert_keys_feed(fl_kv_put_ctx_t *c, const void *arg, fl_error_t *err) {
+    const fl_kv_insert_keys_t *in = arg;
+    const fl_kv_table_t *t = c->t;
+    size_t n = 0;
+    const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
+    fl_row_t keyrow, row;
+    fl_row_init(&keyrow, t->phys_pk_count);
+    fl_row_init(&row, n);
+    fl_buf_t scratch, bytes;
+    fl_buf_init(&scratch);
+    fl_buf_init(&bytes);
+    int rc = 0;
+    for (size_t k = 0; k < in->n && !rc; k++) {
+        fl_row_clear(&row);
+        fl_kv_row_pad(&row, n);
+        for (size_t i = 0; in->base && i < t->part_count; i++) {
+            size_t col = (size_t)t->part_cols[i];
+            fl_kv_cell_copy(&row, col, in->base, col, latest[col]);
+        }
+        if (in->keys[k].len == 0)
+            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION, "A lookup key is empty.");
+        if (!rc) rc = fl_kv_key_decode(t, &in->keys[k], &scratch, &keyrow, &row, err);
+        fl_buf_reset(&bytes);
+        if (!rc) rc = fl_row_encode(t->kv_format, &row, latest, n, &bytes, err);
+        if (!rc)
+            rc = fl_kv_put_upsert(c, t->latest_schema_id, in->keys[k].data, in->keys[k].len,
+                                  bytes.data, bytes.len, err);
+    }
+    fl_buf_free(&scratch);
+    fl_buf_free(&bytes);
+    fl_row_free(&keyrow);
+    fl_row_free(&row);
+    return rc;
+}
+
+int fl_kv_tablet_insert_keys(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_key_t *keys,
+                             size_t n, const fl_row_t *base, int64_t now_ms,
+                             fl_replica_append_t *res, fl_error_t *err) {
+    fl_kv_insert_keys_t in = {keys, n, base};
+    fl_kv_put_spec_t sp = {.targets = t->pk_cols, .n_targets = t->pk_count, .now_ms = now_ms,
+                           .writer_id = -1, .sequence = -1,
+                           .feed = fl_kv_insert_keys_feed, .arg = &in};
+    return fl_kv_put_run(kt, t, &sp, res, err);
 }
 
 /* ---- reads ---- */

@@ -14,6 +14,13 @@
  * moves on. Changes go to RocksDB once the high watermark passes their
  * offsets, with the next offset to replay.
  *
+ * A new key of a table with an auto-increment column gets the bucket's
+ * next value (Fluss's AutoIncrementManager): blocks of
+ * table.auto-increment.cache-size values are reserved durably through
+ * the table's autoinc_reserve before any is used, so a restart (kill -9
+ * included) skips the rest of a block instead of handing a value out
+ * twice; updates keep the stored value.
+ *
  * Opening replays the changelog from RocksDB's applied offset to the log
  * end, so the state after a crash is RocksDB's prefix plus the log.
  *
@@ -41,6 +48,10 @@ typedef struct fl_kv_tablet {
     fl_kv_store_t *store;   /* (lock) */
     fl_kv_prewrite_t pw;    /* (lock) */
     bool failed;            /* (lock) a RocksDB write failed: refuse everything */
+    /* (lock) the bucket's block of auto-increment values, durably
+     * reserved: next..end; empty when next > end. Not kept across a close:
+     * the rest of a block is skipped for good, never handed out twice. */
+    int64_t autoinc_next, autoinc_end;
     int64_t recovered_records;
     int64_t recovery_ms;
     /* KV snapshots (kv_tablet_snapshot.c): one at a time, under snap_lock */
@@ -71,6 +82,24 @@ typedef struct fl_kv_put {
 
 int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
                      fl_replica_append_t *res, fl_error_t *err);
+
+/* An encoded primary key of the bucket. */
+typedef struct fl_kv_key {
+    const uint8_t *data;
+    size_t len;
+} fl_kv_key_t;
+
+/* LOOKUP with insert_if_not_exists (Fluss's KeyRecordBatch put): each key
+ * without a row gets one holding only the key — a partial update of the
+ * primary-key columns, with its checks — and, if the table has one, the
+ * next auto-increment value; changelog +I. Keys that have a row by now
+ * are left alone. base: NULL, or a row of the latest schema's width with
+ * the bucket's partition columns set (all else is ignored). One changelog
+ * batch without writer id; *res as for a put. A key that does not decode
+ * as the table's primary key is CORRUPT_RECORD_EXCEPTION. */
+int fl_kv_tablet_insert_keys(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_key_t *keys,
+                             size_t n, const fl_row_t *base, int64_t now_ms,
+                             fl_replica_append_t *res, fl_error_t *err);
 
 /* The stored value (schema id ‖ row) of key into *val; *found false when
  * the key has no row. */

@@ -1,7 +1,7 @@
 /*
  * metastore.h — the cluster metadata store: databases, tables with their
  * schemas and bucket assignment, and the durable id counters (table ids,
- * partition ids, writer ids). One interface, several backends: the
+ * partition ids, writer ids, each table's auto-increment values). One interface, several backends: the
  * embedded one (metastore_embedded.c, local mode) and later ZooKeeper.
  * Nothing above this header knows which backend runs.
  *
@@ -58,6 +58,10 @@ typedef struct fl_ms_table {
     fl_ms_bucket_t *buckets;
     size_t partition_count;
     fl_ms_partition_t *partitions;
+    /* the table's auto-increment counter (Fluss's ZK node per table and
+     * column; a table has at most one such column): values up to here
+     * are handed out or reserved */
+    int64_t autoinc_next;
 } fl_ms_table_t;
 
 enum fl_ms_counter {
@@ -95,6 +99,11 @@ struct fl_metastore_ops {
      * is in *first. Values reserved and never used are skipped for good. */
     int (*reserve_ids)(fl_metastore_t *ms, enum fl_ms_counter c, int64_t count, int64_t *first,
                        fl_error_t *err);
+    /* The same for a table's auto-increment counter: *first is the counter
+     * before the block, the block is first + 1 .. first + count.
+     * TABLE_NOT_EXIST when the table is gone. */
+    int (*reserve_table_ids)(fl_metastore_t *ms, int64_t table_id, int64_t count,
+                             int64_t *first, fl_error_t *err);
 };
 
 struct fl_metastore {

@@ -9,7 +9,8 @@
  *   {"version":1,"counters":[next table id, next partition id, next writer id],
  *    "databases":[{"name","json","created","modified"}...],
  *    "tables":[{"database","name","id","schema_id","table_json","schemas":[..],
- *               "created","modified","buckets":[{"leader","epoch","replicas":[..]}]}]}
+ *               "created","modified","buckets":[{"leader","epoch","replicas":[..]}],
+ *               "autoinc_next" (only when not 0)}]}
  *
  * A failed write latches the store: memory is reloaded from the file and
  * every later mutation fails with STORAGE_EXCEPTION (no retry of a failed
@@ -107,6 +108,9 @@ static json_t *fl_mse_to_json(const fl_ms_embedded_t *m) {
                               (json_int_t)t->modified_ms, "buckets",
                               fl_mse_buckets_json(t->buckets, t->bucket_count), "partitions",
                               fl_mse_partitions_json(t)));
+        if (t->autoinc_next)
+            json_object_set_new(json_array_get(tables, json_array_size(tables) - 1),
+                                "autoinc_next", json_integer(t->autoinc_next));
     }
     json_object_set_new(root, "tables", tables);
     return root;
@@ -190,6 +194,10 @@ static int fl_mse_load_table(fl_ms_embedded_t *m, const json_t *tj, fl_ms_table_
     }
     if (t->schema_id < 1 || (size_t)t->schema_id != t->schema_count)
         return fl_mse_bad(err, m->path, "schema id");
+    const json_t *ai = json_object_get(tj, "autoinc_next");
+    if (ai && (!json_is_integer(ai) || json_integer_value(ai) < 0))
+        return fl_mse_bad(err, m->path, "autoinc_next");
+    t->autoinc_next = ai ? json_integer_value(ai) : 0;
     t->bucket_count = fl_mse_load_buckets(buckets, &t->buckets);
     if (t->bucket_count < 0) {
         t->bucket_count = 0;
@@ -463,6 +471,31 @@ static int fl_mse_reserve_ids(fl_metastore_t *ms, enum fl_ms_counter c, int64_t 
     return 0;
 }
 
+static int fl_mse_reserve_table_ids(fl_metastore_t *ms, int64_t table_id, int64_t count,
+                                    int64_t *first, fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    fl_ms_table_t *t = fl_mse_table_mut(m, table_id);
+    if (!t)
+        return fl_err_set(err, FLUSS_ERR_TABLE_NOT_EXIST, "Table %lld does not exist.",
+                          (long long)table_id);
+    if (count < 1) count = 1;
+    int64_t v = t->autoinc_next;
+    if (count > INT64_MAX - v)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                          "The auto-increment counter of table %lld is exhausted.",
+                          (long long)table_id);
+    t->autoinc_next = v + count;
+    rc = fl_mse_persist(m, err);
+    if (rc) {
+        t->autoinc_next = v;
+        return rc;
+    }
+    *first = v;
+    return 0;
+}
+
 static int fl_mse_next_id(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out,
                           fl_error_t *err) {
     return fl_mse_reserve_ids(ms, c, 1, out, err);
@@ -485,6 +518,7 @@ static const struct fl_metastore_ops fl_mse_ops = {
     .partition_drop = fl_mse_partition_drop,
     .next_id = fl_mse_next_id,
     .reserve_ids = fl_mse_reserve_ids,
+    .reserve_table_ids = fl_mse_reserve_table_ids,
 };
 
 int fl_metastore_embedded_open(const char *dir, fl_metastore_t **out, fl_error_t *err) {

@@ -113,6 +113,14 @@ int fl_coordinator_server_writer_id(fl_coordinator_server_t *cs, int64_t *out, f
     return rc;
 }
 
+int fl_coordinator_server_autoinc_reserve(fl_coordinator_server_t *cs, int64_t table_id,
+                                          int64_t count, int64_t *first, fl_error_t *err) {
+    pthread_mutex_lock(&cs->lock);
+    int rc = cs->ms->ops->reserve_table_ids(cs->ms, table_id, count, first, err);
+    pthread_mutex_unlock(&cs->lock);
+    return rc;
+}
+
 void fl_coordinator_server_table_changed(fl_coordinator_server_t *cs, int64_t table_id) {
     const fl_ms_table_t *t = cs->ms->ops->table_by_id(cs->ms, table_id);
     if (!t) return;

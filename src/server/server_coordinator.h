@@ -71,6 +71,12 @@ void fl_coordinator_server_destroy(fl_coordinator_server_t *cs);
 
 /* The next writer id (INIT_WRITER); a durable write only once per block. */
 int fl_coordinator_server_writer_id(fl_coordinator_server_t *cs, int64_t *out, fl_error_t *err);
+/* Reserves count values of a table's auto-increment counter with one
+ * durable write (Fluss's ZK sequence node): *first is the counter before
+ * the block. Takes the coordinator's lock: callers may hold a kv tablet's
+ * lock, never the other way round. */
+int fl_coordinator_server_autoinc_reserve(fl_coordinator_server_t *cs, int64_t table_id,
+                                          int64_t count, int64_t *first, fl_error_t *err);
 
 /* Pushes to the tablet servers (lock held, from the DDL handlers). */
 void fl_coordinator_server_table_changed(fl_coordinator_server_t *cs, int64_t table_id);

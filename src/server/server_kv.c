@@ -5,12 +5,15 @@
  *
  * Threads: PUT_KV runs on the tablet server's kv writer (one thread, so a
  * connection's writes keep their order); the reads run on its worker
- * pool. Neither touches RocksDB on a network loop. PUT_KV with acks=all
- * waits in the purgatory until the high watermark covers the changelog
- * batch (at once with one replica, after the fsync in the durable mode).
+ * pool, LOOKUP's insert_if_not_exists writes included (the bucket's write
+ * lock orders them). Neither touches RocksDB on a network loop. PUT_KV
+ * and inserting LOOKUPs with acks=all wait in the purgatory until the high
+ * watermark covers the changelog batch (at once with one replica, after
+ * the fsync in the durable mode).
  *
  * Per-bucket failures travel inside a SUCCESS response, as in Fluss.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -24,6 +27,8 @@
 #include "server_tablet.h"
 
 #define FL_LIMIT_SCAN_MAX 1000000
+/* table.auto-increment.cache-size (ConfigOptions) */
+#define FL_AUTOINC_CACHE_DEFAULT 100000
 
 /* ---- the kv view of a table ---- */
 
@@ -80,6 +85,20 @@ fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *
     else if (comp && strcasecmp(comp, "LZ4_FRAME") == 0) kv->codec = FL_ARROW_CODEC_LZ4_FRAME;
     const char *lvl = fl_kv_prop(props, "table.log.arrow.compression.zstd.level");
     kv->zstd_level = lvl ? atoi(lvl) : 3;
+    kv->table_id = t->table_id;
+    if (s->auto_increment.count == 1) {
+        kv->has_autoinc = true;
+        kv->autoinc_col = fl_schema_column_index(s, s->auto_increment.items[0]);
+        if (kv->autoinc_col < 0) goto fail;
+        const char *cs = fl_kv_prop(props, "table.auto-increment.cache-size");
+        kv->autoinc_cache = cs ? atoll(cs) : FL_AUTOINC_CACHE_DEFAULT;
+        if (kv->autoinc_cache < 1) kv->autoinc_cache = 1;
+    }
+    for (size_t k = 0; k < json_array_size(pkeys) && k < FL_KV_PK_MAX; k++) {
+        int c = fl_schema_column_index(s, json_string_value(json_array_get(pkeys, k)));
+        if (c < 0) goto fail;
+        kv->part_cols[kv->part_count++] = c;
+    }
     for (size_t i = 0; i < s->primary_key.count; i++) {
         int c = fl_schema_column_index(s, s->primary_key.items[i]);
         if (c < 0) goto fail;
@@ -237,78 +256,244 @@ FL_API_HANDLER(fl_api_put_kv) {
 
 /* ---- LOOKUP ---- */
 
+/* A LOOKUP, answered at once, or — with insert_if_not_exists and acks=all
+ * — once the changelog of the inserted rows is covered like PUT_KV's. */
+typedef struct fl_lookup_op {
+    fl_ack_wait_t wait; /* first: the purgatory sees the op through it */
+    size_t total;       /* keys of all buckets */
+    Fluss__PbLookupRespForBucket *bs;
+    char **messages;
+    fl_buf_t *vals;     /* one per key, all buckets */
+    Fluss__PbValue *pv;
+    Fluss__PbValue **pvp;
+    size_t *first;      /* bucket i's keys start at first[i] */
+    /* while the handler runs: each bucket's replica and kv tablet */
+    fl_replica_t **replicas;
+    fl_kv_tablet_t **tablets;
+} fl_lookup_op_t;
+
+static void fl_lookup_destroy(fl_ack_wait_t *w) {
+    fl_lookup_op_t *p = (fl_lookup_op_t *)w;
+    for (size_t i = 0; i < w->count; i++) fl_free(p->messages[i]);
+    for (size_t i = 0; i < p->total; i++) fl_buf_free(&p->vals[i]);
+    fl_free(p->messages);
+    fl_free(p->vals);
+    fl_free(p->pv);
+    fl_free(p->pvp);
+    fl_free(p->bs);
+    fl_free(p->first);
+    fl_free(p->replicas);
+    fl_free(p->tablets);
+    fl_ack_wait_release(w);
+    fl_free(p);
+}
+
+static void fl_lookup_bucket_error(fl_lookup_op_t *p, size_t i, int rc, const char *msg) {
+    Fluss__PbLookupRespForBucket *b = &p->bs[i];
+    b->n_values = 0;
+    b->values = NULL;
+    b->has_error_code = 1;
+    b->error_code = fl_server_wire_code(rc);
+    fl_free(p->messages[i]);
+    p->messages[i] = fl_strdup(msg);
+    b->error_message = p->messages[i];
+}
+
+/* Buckets whose inserts the watermark did not cover in time get
+ * REQUEST_TIME_OUT, as the reference's delayed write answers them. */
+static void fl_lookup_reply(fl_ack_wait_t *w, int32_t rid, fl_buf_t *out) {
+    fl_lookup_op_t *p = (fl_lookup_op_t *)w;
+    Fluss__PbLookupRespForBucket **ptrs = fl_calloc(w->count ? w->count : 1, sizeof(*ptrs));
+    for (size_t i = 0; i < w->count; i++) {
+        if (!fl_ack_wait_ready(w, i) && !p->bs[i].has_error_code)
+            fl_lookup_bucket_error(p, i, FLUSS_ERR_REQUEST_TIME_OUT,
+                                   "Timed out waiting for the high watermark to cover the "
+                                   "changelog.");
+        ptrs[i] = &p->bs[i];
+    }
+    Fluss__LookupResponse resp = FLUSS__LOOKUP_RESPONSE__INIT;
+    resp.n_buckets_resp = w->count;
+    resp.buckets_resp = ptrs;
+    fl_server_reply(out, rid, &resp.base);
+    fl_free(ptrs);
+}
+
+static const fl_ack_wait_ops_t fl_lookup_wait_ops = {fl_lookup_reply, fl_lookup_destroy};
+
+/* Looks up key k of the request into its slot; *found tells. */
+static int fl_lookup_key(fl_lookup_op_t *p, fl_kv_tablet_t *kt, size_t k,
+                         const ProtobufCBinaryData *key, bool *found, fl_error_t *err) {
+    *found = false;
+    fl_buf_reset(&p->vals[k]);
+    int rc = fl_kv_tablet_lookup(kt, key->data, key->len, &p->vals[k], found, err);
+    Fluss__PbValue v = FLUSS__PB_VALUE__INIT;
+    if (!rc && *found) {
+        v.has_values = 1;
+        v.values.data = p->vals[k].data;
+        v.values.len = p->vals[k].len;
+    }
+    p->pv[k] = v;
+    return rc;
+}
+
+/* The partition columns of a bucket's rows (from the partition's name,
+ * values joined by '$' in partition-key order) into base. STRING, CHAR
+ * and integer partition columns. */
+static int fl_lookup_partition_row(const fl_hosted_table_t *t, int64_t partition_id,
+                                   fl_row_t *base, fl_error_t *err) {
+    const fl_kv_table_t *kv = t->kv;
+    const char *name = NULL;
+    for (size_t i = 0; i < t->partition_count && !name; i++)
+        if (t->partitions[i].partition_id == partition_id) name = t->partitions[i].name;
+    if (!name)
+        return fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
+                          "Partition %lld does not exist.", (long long)partition_id);
+    const char *p = name;
+    for (size_t k = 0; k < kv->part_count; k++) {
+        const char *end = strchr(p, '$');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        size_t col = (size_t)kv->part_cols[k];
+        const fl_column_t *c = &kv->latest->columns[col];
+        fl_type_root_t r = c->type->root;
+        if (r == FL_TYPE_STRING || r == FL_TYPE_CHAR) {
+            fl_row_set_bytes(base, col, p, len);
+        } else if (r == FL_TYPE_INTEGER || r == FL_TYPE_BIGINT || r == FL_TYPE_SMALLINT ||
+                   r == FL_TYPE_TINYINT) {
+            char num[32];
+            char *stop;
+            snprintf(num, sizeof(num), "%.*s", (int)(len < 31 ? len : 31), p);
+            base->cells[col].i = strtoll(num, &stop, 10);
+            base->cells[col].is_null = *stop != '\0' || len == 0 || len > 20;
+            if (base->cells[col].is_null)
+                return fl_err_set(err, FLUSS_ERR_PARTITION_SPEC_INVALID_EXCEPTION,
+                                  "Partition value '%.*s' of column %s is not a number.",
+                                  (int)len, p, c->name);
+        } else {
+            return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                              "Lookup with insert_if_not_exists is not supported by this "
+                              "server for partition column %s of this type.",
+                              c->name);
+        }
+        if (!end && k + 1 < kv->part_count)
+            return fl_err_set(err, FLUSS_ERR_PARTITION_SPEC_INVALID_EXCEPTION,
+                              "Partition name '%s' has fewer values than partition keys.", name);
+        p = end ? end + 1 : p + len;
+    }
+    return 0;
+}
+
+/* insert_if_not_exists for bucket i (Fluss's lookups → putRecordsToKv →
+ * re-lookup): the keys found missing get their rows, then are read
+ * again; with acks=all the answer waits for the changelog. */
+static void fl_lookup_insert_bucket(fl_lookup_op_t *p, size_t i, const fl_hosted_table_t *t,
+                                    const Fluss__LookupRequest *req) {
+    const Fluss__PbLookupReqForBucket *br = req->buckets_req[i];
+    size_t first = p->first[i], missing = 0;
+    for (size_t j = 0; j < br->n_keys; j++) missing += !p->pv[first + j].has_values;
+    if (missing == 0) return;
+    fl_kv_key_t *keys = fl_calloc(missing, sizeof(*keys));
+    size_t m = 0;
+    for (size_t j = 0; j < br->n_keys; j++)
+        if (!p->pv[first + j].has_values)
+            keys[m++] = (fl_kv_key_t){br->keys[j].data, br->keys[j].len};
+    fl_error_t e;
+    fl_err_clear(&e);
+    fl_row_t base;
+    fl_row_init(&base, t->kv->latest->column_count);
+    int rc = 0;
+    if (br->has_partition_id) rc = fl_lookup_partition_row(t, br->partition_id, &base, &e);
+    fl_replica_append_t res;
+    if (!rc)
+        rc = fl_kv_tablet_insert_keys(p->tablets[i], t->kv, keys, missing,
+                                      br->has_partition_id ? &base : NULL, fl_time_wall_ms(),
+                                      &res, &e);
+    for (size_t j = 0; !rc && j < br->n_keys; j++) {
+        bool found;
+        if (!p->pv[first + j].has_values)
+            rc = fl_lookup_key(p, p->tablets[i], first + j, &br->keys[j], &found, &e);
+    }
+    fl_row_free(&base);
+    fl_free(keys);
+    if (rc) {
+        fl_lookup_bucket_error(p, i, rc, e.msg);
+        return;
+    }
+    fl_ack_wait_bucket(&p->wait, i, p->replicas[i], req->acks == -1 ? res.end_offset : 0,
+                       res.durable_wait_offset);
+    p->replicas[i] = NULL; /* the wait holds it now */
+}
+
 FL_API_HANDLER(fl_api_lookup) {
-    (void)err;
     const Fluss__LookupRequest *req = (const Fluss__LookupRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
-    size_t nb = req->n_buckets_req;
-    Fluss__PbLookupRespForBucket *bs = fl_calloc(nb ? nb : 1, sizeof(*bs));
-    Fluss__PbLookupRespForBucket **bptrs = fl_calloc(nb ? nb : 1, sizeof(*bptrs));
-    char **messages = fl_calloc(nb ? nb : 1, sizeof(char *));
-    fl_buf_t *vals = NULL; /* one per key, all buckets */
-    size_t total = 0, k = 0;
+    bool insert = req->has_insert_if_not_exists && req->insert_if_not_exists;
+    if (insert && (!req->has_acks || !req->has_timeout_ms))
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                          "timeoutMs and requiredAcks must be set");
+    size_t nb = req->n_buckets_req, total = 0;
     for (size_t i = 0; i < nb; i++) total += req->buckets_req[i]->n_keys;
-    vals = fl_calloc(total ? total : 1, sizeof(*vals));
-    Fluss__PbValue *pv = fl_calloc(total ? total : 1, sizeof(*pv));
-    Fluss__PbValue **pvp = fl_calloc(total ? total : 1, sizeof(*pvp));
+    size_t n = nb ? nb : 1, nk = total ? total : 1;
+    fl_lookup_op_t *p = fl_calloc(1, sizeof(*p));
+    fl_ack_wait_init(&p->wait, &fl_lookup_wait_ops, nb);
+    p->total = total;
+    p->bs = fl_calloc(n, sizeof(*p->bs));
+    p->messages = fl_calloc(n, sizeof(char *));
+    p->first = fl_calloc(n, sizeof(size_t));
+    p->replicas = fl_calloc(n, sizeof(*p->replicas));
+    p->tablets = fl_calloc(n, sizeof(*p->tablets));
+    p->vals = fl_calloc(nk, sizeof(*p->vals));
+    p->pv = fl_calloc(nk, sizeof(*p->pv));
+    p->pvp = fl_calloc(nk, sizeof(*p->pvp));
+    for (size_t k = 0; k < total; k++) {
+        fl_buf_init(&p->vals[k]);
+        p->pv[k] = (Fluss__PbValue)FLUSS__PB_VALUE__INIT;
+        p->pvp[k] = &p->pv[k];
+    }
     fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    size_t k = 0, missing = 0;
     for (size_t i = 0; i < nb; i++) {
         const Fluss__PbLookupReqForBucket *br = req->buckets_req[i];
         Fluss__PbLookupRespForBucket b = FLUSS__PB_LOOKUP_RESP_FOR_BUCKET__INIT;
         b.bucket_id = br->bucket_id;
         b.has_partition_id = br->has_partition_id;
         b.partition_id = br->partition_id;
+        p->bs[i] = b;
+        p->first[i] = k;
+        k += br->n_keys;
         fl_error_t e;
         fl_err_clear(&e);
-        fl_replica_t *r = NULL;
-        fl_kv_tablet_t *kt = NULL;
         int rc = fl_kv_bucket(ts, req->table_id, table, br->has_partition_id, br->partition_id,
-                              br->bucket_id, &r, &kt, &e);
-        if (!rc && req->has_insert_if_not_exists && req->insert_if_not_exists)
-            rc = fl_err_set(&e, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
-                            "Lookup with insert_if_not_exists (auto-increment columns) is not "
-                            "supported by this server yet.");
-        size_t first = k;
-        for (size_t j = 0; !rc && j < br->n_keys; j++, k++) {
-            bool found = false;
-            fl_buf_init(&vals[k]);
-            rc = fl_kv_tablet_lookup(kt, br->keys[j].data, br->keys[j].len, &vals[k], &found, &e);
-            Fluss__PbValue v = FLUSS__PB_VALUE__INIT;
-            if (found) {
-                v.has_values = 1;
-                v.values.data = vals[k].data;
-                v.values.len = vals[k].len;
-            }
-            pv[k] = v;
-            pvp[k] = &pv[k];
+                              br->bucket_id, &p->replicas[i], &p->tablets[i], &e);
+        for (size_t j = 0; !rc && j < br->n_keys; j++) {
+            bool found;
+            rc = fl_lookup_key(p, p->tablets[i], p->first[i] + j, &br->keys[j], &found, &e);
+            missing += !found;
         }
-        fl_replica_unref(r);
         if (rc) {
-            b.has_error_code = 1;
-            b.error_code = fl_server_wire_code(rc);
-            messages[i] = fl_strdup(e.msg);
-            b.error_message = messages[i];
+            fl_lookup_bucket_error(p, i, rc, e.msg);
+            fl_replica_unref(p->replicas[i]);
+            p->replicas[i] = NULL;
         } else {
-            b.n_values = br->n_keys;
-            b.values = pvp + first;
+            p->bs[i].n_values = br->n_keys;
+            p->bs[i].values = p->pvp + p->first[i];
         }
-        bs[i] = b;
-        bptrs[i] = &bs[i];
-        if (rc) k = first + br->n_keys; /* keep the slots of the keys not read */
+    }
+    int rc = 0;
+    if (insert && missing && req->acks != -1 && req->acks != 0 && req->acks != 1)
+        rc = fl_err_set(err, FLUSS_ERR_INVALID_REQUIRED_ACKS, "Invalid required acks: %d",
+                        req->acks);
+    for (size_t i = 0; !rc && insert && i < nb; i++)
+        if (p->replicas[i]) fl_lookup_insert_bucket(p, i, table, req);
+    for (size_t i = 0; i < nb; i++) {
+        fl_replica_unref(p->replicas[i]);
+        p->replicas[i] = NULL;
     }
     fl_hosted_table_unref(table);
-    Fluss__LookupResponse resp = FLUSS__LOOKUP_RESPONSE__INIT;
-    resp.n_buckets_resp = nb;
-    resp.buckets_resp = bptrs;
-    fl_server_reply(out, ctx->request_id, &resp.base);
-    for (size_t i = 0; i < total; i++) fl_buf_free(&vals[i]);
-    for (size_t i = 0; i < nb; i++) fl_free(messages[i]);
-    fl_free(messages);
-    fl_free(vals);
-    fl_free(pv);
-    fl_free(pvp);
-    fl_free(bs);
-    fl_free(bptrs);
+    if (rc) {
+        fl_lookup_destroy(&p->wait);
+        return rc;
+    }
+    fl_ack_wait_finish(&p->wait, ctx, ts->purgatory, req->timeout_ms, out);
     return 0;
 }
 

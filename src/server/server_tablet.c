@@ -166,8 +166,23 @@ static void fl_tablet_server_open_led(fl_tablet_server_t *ts, const fl_hosted_ta
     }
 }
 
+/* Auto-increment blocks come from the coordinator's metadata store (the
+ * one durable counter per table that every bucket draws from). */
+static int fl_tablet_autoinc_reserve(void *ctx, int64_t table_id, int64_t count, int64_t *first,
+                                     fl_error_t *err) {
+    fl_tablet_server_t *ts = ctx;
+    if (!ts->cs)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                          "Failed to fetch auto-increment values: no coordinator.");
+    return fl_coordinator_server_autoinc_reserve(ts->cs, table_id, count, first, err);
+}
+
 void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *m) {
     fl_hosted_table_t *t = fl_hosted_table_from(m), *old = NULL;
+    if (t->kv) { /* set before the table is published */
+        t->kv->autoinc_reserve = fl_tablet_autoinc_reserve;
+        t->kv->autoinc_ctx = ts;
+    }
     pthread_rwlock_wrlock(&ts->tables_lock);
     ssize_t i = fl_tables_find(ts, m->table_id);
     if (i >= 0) {

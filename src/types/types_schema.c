@@ -182,17 +182,15 @@ static int fl_schema_normalize(fl_schema_t *s, fl_error_t *err) {
     }
     for (size_t i = 0; i < s->auto_increment.count; i++) {
         int idx = fl_schema_column_index(s, s->auto_increment.items[i]);
-        if (idx < 0)
+        if (idx < 0) {
+            fl_column_names_text(s, cols, sizeof(cols));
             return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                              "Auto increment column %s does not exist in table columns.",
-                              s->auto_increment.items[i]);
+                              "Auto increment column %s does not exist in table columns %s.",
+                              s->auto_increment.items[i], cols);
+        }
         if (fl_strlist_index(&s->primary_key, s->auto_increment.items[i]) >= 0)
             return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
                               "Auto increment column can not be used as the primary key.");
-        fl_type_root_t r = s->columns[idx].type->root;
-        if (r != FL_TYPE_INTEGER && r != FL_TYPE_BIGINT)
-            return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                              "The data type of auto increment column must be INT or BIGINT.");
     }
     for (size_t i = 0; i < s->column_count; i++)
         if (s->columns[i].agg_function &&
@@ -201,6 +199,14 @@ static int fl_schema_normalize(fl_schema_t *s, fl_error_t *err) {
                               "Cannot set aggregation function for primary key column '%s'. "
                               "Primary key columns automatically use 'primary-key' aggregation.",
                               s->columns[i].name);
+    /* after the aggregation check, as Schema.normalizeColumns orders them */
+    for (size_t i = 0; i < s->auto_increment.count; i++) {
+        fl_type_root_t r = s->columns[fl_schema_column_index(s, s->auto_increment.items[i])]
+                               .type->root;
+        if (r != FL_TYPE_INTEGER && r != FL_TYPE_BIGINT)
+            return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                              "The data type of auto increment column must be INT or BIGINT.");
+    }
     return 0;
 }
 
@@ -273,6 +279,11 @@ int fl_schema_from_json(const json_t *j, fl_schema_t *out, fl_error_t *err) {
     const json_t *ai = json_object_get(j, "auto_increment_column");
     if (ai && (rc = fl_json_strlist(ai, "auto_increment_column", &out->auto_increment, err)))
         goto fail;
+    if (out->auto_increment.count > 1) { /* Schema.Builder.enableAutoIncrement's own check */
+        rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                        "Multiple auto increment columns are not supported yet.");
+        goto fail;
+    }
     if (with_id == 0) {
         /* an old-style schema: ids are positions, nested ids stay as given */
         for (size_t i = 0; i < n; i++) out->columns[i].id = (int32_t)i;

@@ -3,10 +3,12 @@
  * replica and RocksDB: upserts, deletes and partial updates read back by
  * lookup, the change types written to the log, the pre-write buffer's
  * bookkeeping, a checkpoint plus the log after it giving the same state as
- * the live tablet, a full rebuild from the log alone, snapshots uploaded,
- * retained (pins honoured, unreferenced shared files removed) and restored
- * into a store that replays the log after them, and lookups racing puts
- * (run under ThreadSanitizer by make test-tsan).
+ * the live tablet, a full rebuild from the log alone, changelogs in the
+ * COMPACTED and INDEXED row formats, snapshots uploaded, retained (pins
+ * honoured, unreferenced shared files removed) and restored into a store
+ * that replays the log after them, lookups racing puts and snapshots (run
+ * under ThreadSanitizer by make test-tsan), auto-increment values (blocks,
+ * refusals, restarts) and inserts of missing keys.
  */
 #define _XOPEN_SOURCE 700
 #include <pthread.h>
@@ -47,6 +49,10 @@ typedef struct env {
     fl_kv_table_t t;
     fl_kv_tablet_t *kt;
     int64_t writer_seq;
+    /* the table's durable auto-increment counter (the metastore's) */
+    int64_t seq;
+    int seq_reserves;
+    bool seq_fail;
 } env_t;
 
 static const fl_datatype_t *const *env_types(const void *ctx, int16_t id, size_t *n) {
@@ -158,7 +164,8 @@ static void put_ok(env_t *e, const op_t *ops, size_t n) {
     if (rc) fail_msg("put: %s", err.msg);
 }
 
-/* Looks id up: -1 absent, else its score; *name gets the name ("" NULL). */
+/* Looks id up: -1 absent, -2 score NULL, else its score; *name gets the
+ * name ("NULL" for NULL). */
 static int64_t look(env_t *e, int32_t id, char *name, size_t cap) {
     fl_buf_t key, row, val;
     fl_buf_init(&key);
@@ -176,7 +183,7 @@ static int64_t look(env_t *e, int32_t id, char *name, size_t cap) {
         fl_row_init(&r, 3);
         assert_int_equal(fl_compacted_row_decode(val.data + 2, val.len - 2, e->types, 3, &r, &err), 0);
         assert_int_equal(r.cells[0].i, id);
-        score = r.cells[2].i;
+        score = r.cells[2].is_null ? -2 : r.cells[2].i;
         if (name) {
             if (r.cells[1].is_null) snprintf(name, cap, "NULL");
             else snprintf(name, cap, "%.*s", (int)r.cells[1].len, fl_row_cell_bytes(&r, &r.cells[1]));
@@ -642,6 +649,171 @@ static void test_lookups_race_puts(void **state) {
     env_free(e);
 }
 
+/* ---- auto-increment ---- */
+
+static int env_reserve(void *ctx, int64_t table_id, int64_t count, int64_t *first,
+                       fl_error_t *err) {
+    env_t *e = ctx;
+    assert_int_equal(table_id, 7);
+    if (e->seq_fail) return fl_err_set(err, FLUSS_ERR_STORAGE_EXCEPTION, "counter offline");
+    *first = e->seq;
+    e->seq += count;
+    e->seq_reserves++;
+    return 0;
+}
+
+/* score becomes the auto-increment column, blocks of 3 */
+static void env_autoinc(env_t *e) {
+    e->t.has_autoinc = true;
+    e->t.autoinc_col = 2;
+    e->t.autoinc_cache = 3;
+    e->t.table_id = 7;
+    e->t.autoinc_reserve = env_reserve;
+    e->t.autoinc_ctx = e;
+}
+
+static const int32_t id_name[] = {0, 1};
+
+static void put_names(env_t *e, const op_t *ops, size_t n) {
+    fl_replica_append_t res;
+    fl_error_t err;
+    int rc = put_ops(e, ops, n, id_name, 2, &res, &err);
+    if (rc) fail_msg("put: %s", err.msg);
+}
+
+static void test_autoinc_values(void **state) {
+    env_t *e = env_new(*state);
+    env_autoinc(e);
+    /* the client's score is ignored: the column is not among the targets */
+    op_t a[] = {{1, "a", 99, false}, {2, "b", 99, false}};
+    put_names(e, a, 2);
+    char name[32];
+    assert_int_equal(look(e, 1, name, sizeof(name)), 1);
+    assert_string_equal(name, "a");
+    assert_int_equal(look(e, 2, NULL, 0), 2);
+    /* an update keeps the value; new keys go on, into a second block */
+    op_t b[] = {{1, "a2", 99, false}, {3, "c", 99, false}, {4, "d", 99, false},
+                {5, "e", 99, false}};
+    put_names(e, b, 4);
+    assert_int_equal(look(e, 1, name, sizeof(name)), 1);
+    assert_string_equal(name, "a2");
+    assert_int_equal(look(e, 3, NULL, 0), 3);
+    assert_int_equal(look(e, 4, NULL, 0), 4);
+    assert_int_equal(look(e, 5, NULL, 0), 5);
+    assert_int_equal(e->seq_reserves, 2);
+    assert_int_equal(e->seq, 6);
+    char ct[64];
+    change_types(e, ct, sizeof(ct));
+    assert_string_equal(ct, "11" "23111"); /* +I +I | -U +U +I +I +I */
+
+    /* writes that would set the column are refused, whole */
+    fl_replica_append_t res;
+    fl_error_t err;
+    op_t c[] = {{6, "f", 1, false}};
+    assert_int_equal(put_ops(e, c, 1, NULL, 0, &res, &err), FLUSS_ERR_INVALID_TARGET_COLUMN);
+    assert_non_null(strstr(err.msg, "auto-increment column [score], but update target columns "
+                                    "are not explicitly specified"));
+    int32_t with_score[] = {0, 2};
+    assert_int_equal(put_ops(e, c, 1, with_score, 2, &res, &err),
+                     FLUSS_ERR_INVALID_TARGET_COLUMN);
+    assert_non_null(strstr(err.msg, "Auto-increment column [score] at index 2 must not be "
+                                    "included in target columns."));
+    put_names(e, c, 1);
+    assert_int_equal(look(e, 6, NULL, 0), 6);
+    /* the block is used up and the counter cannot reserve: the put fails,
+     * nothing is written */
+    e->seq_fail = true;
+    op_t g[] = {{7, "g", 0, false}};
+    assert_int_equal(put_ops(e, g, 1, id_name, 2, &res, &err), FLUSS_ERR_STORAGE_EXCEPTION);
+    assert_int_equal(look(e, 7, NULL, 0), -1);
+    e->seq_fail = false;
+    put_names(e, g, 1);
+    assert_int_equal(look(e, 7, NULL, 0), 7);
+
+    /* a restart (the tablet reopened, replaying the log): the rest of the
+     * block is gone for good, old rows keep their values */
+    fl_kv_tablet_close(e->kt, false);
+    env_open_kv(e);
+    op_t h[] = {{8, "h", 0, false}};
+    put_names(e, h, 1);
+    assert_int_equal(look(e, 8, NULL, 0), 10); /* 8 and 9 were the old block's */
+    fl_kv_tablet_close(e->kt, true); /* a crash: RocksDB rebuilt from the log */
+    fl_error_t ferr;
+    assert_int_equal(fl_fs_remove_tree(e->kvdir, &ferr), 0);
+    env_open_kv(e);
+    for (int32_t id = 1; id <= 7; id++) assert_int_equal(look(e, id, NULL, 0), id);
+    assert_int_equal(look(e, 8, NULL, 0), 10);
+    op_t i9[] = {{9, "i", 0, false}};
+    put_names(e, i9, 1);
+    assert_int_equal(look(e, 9, NULL, 0), 13);
+    assert_int_equal(e->seq, 15);
+    env_free(e);
+}
+
+static void insert_keys(env_t *e, const int32_t *ids, size_t n, int want_rc, fl_error_t *err) {
+    fl_buf_t keys[8];
+    fl_kv_key_t kk[8];
+    assert_true(n <= 8);
+    fl_row_t row;
+    fl_row_init(&row, 3);
+    for (size_t i = 0; i < n; i++) {
+        fl_buf_init(&keys[i]);
+        row.cells[0].is_null = false;
+        row.cells[0].i = ids[i];
+        int32_t pk = 0;
+        assert_int_equal(fl_compacted_key_encode(&row, &e->schema, &pk, 1, &keys[i], err), 0);
+        kk[i] = (fl_kv_key_t){keys[i].data, keys[i].len};
+    }
+    fl_replica_append_t res;
+    int rc = fl_kv_tablet_insert_keys(e->kt, &e->t, kk, n, NULL, 1000, &res, err);
+    if (rc != want_rc) fail_msg("insert_keys: %d %s", rc, rc ? err->msg : "");
+    for (size_t i = 0; i < n; i++) fl_buf_free(&keys[i]);
+    fl_row_free(&row);
+}
+
+static void test_insert_keys(void **state) {
+    env_t *e = env_new(*state);
+    fl_error_t err;
+    /* no auto-increment: a row of the key alone */
+    op_t a[] = {{1, "a", 5, false}};
+    put_ok(e, a, 1);
+    int32_t ids[] = {1, 2, 3, 2};
+    insert_keys(e, ids, 4, 0, &err);
+    char name[32];
+    assert_int_equal(look(e, 1, name, sizeof(name)), 5); /* left alone */
+    assert_string_equal(name, "a");
+    assert_int_equal(look(e, 2, name, sizeof(name)), -2);
+    assert_string_equal(name, "NULL");
+    assert_int_equal(look(e, 3, NULL, 0), -2);
+    char ct[64];
+    change_types(e, ct, sizeof(ct));
+    assert_string_equal(ct, "1" "11"); /* +I | +I +I: key 2 once */
+    /* with the auto-increment column: the next values */
+    env_autoinc(e);
+    int32_t more[] = {4, 3, 5};
+    insert_keys(e, more, 3, 0, &err);
+    assert_int_equal(look(e, 3, NULL, 0), -2);
+    assert_int_equal(look(e, 4, NULL, 0), 1);
+    assert_int_equal(look(e, 5, NULL, 0), 2);
+    /* all present: an empty batch */
+    insert_keys(e, more, 3, 0, &err);
+    change_types(e, ct, sizeof(ct));
+    assert_string_equal(ct, "1" "11" "11" ".");
+    /* a key that is not this table's: refused, nothing written */
+    fl_kv_key_t bad = {(const uint8_t *)"\xff\xff\xff\xff\xff\xff", 6};
+    fl_replica_append_t res;
+    assert_int_equal(fl_kv_tablet_insert_keys(e->kt, &e->t, &bad, 1, NULL, 1000, &res, &err),
+                     FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+    /* a NOT NULL column the key cannot fill: partial update's refusal */
+    e->schema.columns[1].type->nullable = false;
+    int32_t six[] = {6};
+    insert_keys(e, six, 1, FLUSS_ERR_INVALID_TARGET_COLUMN, &err);
+    assert_non_null(strstr(err.msg, "column name is NOT NULL"));
+    e->schema.columns[1].type->nullable = true;
+    assert_int_equal(look(e, 6, NULL, 0), -1);
+    env_free(e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_upsert_delete_lookup_changelog, setup, teardown),
@@ -654,6 +826,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_snapshots_upload_retain_restore, setup, teardown),
         cmocka_unit_test(test_snapshot_metadata_refusals),
         cmocka_unit_test_setup_teardown(test_lookups_race_puts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_autoinc_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_insert_keys, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

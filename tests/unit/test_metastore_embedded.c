@@ -1,7 +1,8 @@
 /*
  * test_metastore_embedded.c — the embedded metadata store (metastore.h):
  * everything survives close/reopen, counters continue, a stray temp file is
- * ignored, a corrupt store file fails to open (never half-loaded), and a
+ * ignored, a corrupt store file fails to open (never half-loaded), a
+ * table's auto-increment counter goes on after a reopen, and a
  * writer killed with SIGKILL in the middle of creating tables leaves a
  * store that opens with every acknowledged table in it.
  */
@@ -375,6 +376,41 @@ static void test_partitions_persist(void **state) {
     ms->ops->close(ms);
 }
 
+/* A table's auto-increment counter: blocks reserved durably, continued
+ * after a reopen, gone with the table. */
+static void test_table_counter_persists(void **state) {
+    const char *dir = *state;
+    fl_metastore_t *ms = open_ok(dir);
+    fl_error_t err;
+    fl_ms_database_t db = {.name = "d", .json = "{}", .created_ms = 1, .modified_ms = 1};
+    assert_int_equal(ms->ops->db_create(ms, &db, &err), 0);
+    assert_int_equal(make_table(ms, "d", "t", 1, &err), 0);
+    assert_int_equal(make_table(ms, "d", "u", 1, &err), 0);
+    int64_t tid = ms->ops->table_get(ms, "d", "t")->table_id;
+    int64_t uid = ms->ops->table_get(ms, "d", "u")->table_id;
+    int64_t first = -1;
+    assert_int_equal(ms->ops->reserve_table_ids(ms, tid, 100, &first, &err), 0);
+    assert_int_equal(first, 0);
+    assert_int_equal(ms->ops->reserve_table_ids(ms, tid, 100, &first, &err), 0);
+    assert_int_equal(first, 100);
+    assert_int_equal(ms->ops->reserve_table_ids(ms, uid, 5, &first, &err), 0);
+    assert_int_equal(first, 0); /* each table counts on its own */
+    assert_int_equal(ms->ops->reserve_table_ids(ms, 999, 5, &first, &err),
+                     FLUSS_ERR_TABLE_NOT_EXIST);
+    ms->ops->close(ms);
+
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->table_get(ms, "d", "t")->autoinc_next, 200);
+    assert_int_equal(ms->ops->reserve_table_ids(ms, tid, 10, &first, &err), 0);
+    assert_int_equal(first, 200);
+    assert_int_equal(ms->ops->reserve_table_ids(ms, uid, 1, &first, &err), 0);
+    assert_int_equal(first, 5);
+    assert_int_equal(ms->ops->table_drop(ms, "d", "t", &err), 0);
+    assert_int_equal(ms->ops->reserve_table_ids(ms, tid, 1, &first, &err),
+                     FLUSS_ERR_TABLE_NOT_EXIST);
+    ms->ops->close(ms);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup, teardown),
@@ -382,6 +418,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_corrupt_store_fails_to_open, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_in_the_middle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_partitions_persist, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_counter_persists, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
