@@ -1,8 +1,9 @@
 """Primary-key tables through the Java client (tests/java JavaKvAgg): the
 aggregation merge engine with every 0.9.1 aggregate function declared per
 column in the schema (pyfluss cannot declare them), including rbm32/rbm64
-bitmaps built and read with the reference's RoaringBitmap version. Runs
-against our server and the reference alike."""
+bitmaps built and read with the reference's RoaringBitmap version; and a
+table whose changelog is COMPACTED, nested ARRAY/ROW values included
+(JavaKvCompacted). Both run against our server and the reference alike."""
 
 import subprocess
 
@@ -15,3 +16,11 @@ def test_java_aggregate_functions_per_column(server):
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
     assert "JAVA KV AGG OK" in out, out[-3000:]
+
+
+def test_java_compacted_changelog_with_nested_values(server):
+    proc = subprocess.run([str(REPO / "tests" / "java" / "run"), server.bootstrap,
+                           "JavaKvCompacted"], capture_output=True, text=True, timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    assert "JAVA KV COMPACTED OK" in out, out[-3000:]
