@@ -144,6 +144,9 @@ const char *fluss_table_column_name(const fluss_table_t *t, size_t col);
 const char *fluss_table_column_type(const fluss_table_t *t, size_t col);
 /* Index of the named column, or -1. */
 int fluss_table_column_index(const fluss_table_t *t, const char *name);
+/* The primary key's column indexes (borrowed, *cols valid while the
+ * table is open); returns their count, 0 for a log table. */
+size_t fluss_table_primary_key(const fluss_table_t *t, const int32_t **cols);
 
 #define FLUSS_OFFSET_EARLIEST ((int64_t)-2)
 #define FLUSS_OFFSET_LATEST ((int64_t)-3)

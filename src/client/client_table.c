@@ -218,6 +218,11 @@ int fluss_table_column_index(const fluss_table_t *t, const char *name) {
     return fl_schema_column_index(&t->desc.schema, name);
 }
 
+size_t fluss_table_primary_key(const fluss_table_t *t, const int32_t **cols) {
+    *cols = t->pk;
+    return t->pk_count;
+}
+
 int fl_table_connect_node(const fluss_table_t *t, int node, fl_client_conn_t *conn,
                           fl_error_t *err) {
     if (node < 0 || (size_t)node >= t->node_count)
