@@ -9,9 +9,13 @@
  * table's kv format (protocol.md §5.2); rows of another schema than the
  * table's are refused (no schema evolution in the client yet). LIMIT_SCAN
  * answers a DefaultValueRecordBatch (record_value.h, bounds-checked).
+ * Reads are idempotent, so a call that fails retriably (a connection the
+ * server closed as idle, a leader moving) is sent again, on a new
+ * connection when the old one broke, up to FL_LOOKUP_ATTEMPTS_MAX times.
  * Thread rule: one user at a time (the connections are the lookuper's).
  */
 #include <string.h>
+#include <time.h>
 
 #include "client_table.h"
 #include "common_alloc.h"
@@ -23,6 +27,8 @@
 #include "types_row_compacted.h"
 
 #define FL_LOOKUP_KEYS_MAX 1000000 /* keys in one fluss_lookuper_lookup */
+#define FL_LOOKUP_ATTEMPTS_MAX 5
+#define FL_LOOKUP_BACKOFF_MS 50
 
 struct fluss_lookuper {
     fluss_table_t *t;
@@ -58,6 +64,18 @@ void fluss_rows_free(fluss_row_t **rows, size_t count) {
     if (!rows) return;
     for (size_t i = 0; i < count; i++) fluss_row_destroy(rows[i]);
     fl_free(rows);
+}
+
+/* After attempt (0-based) failed with rc: whether to try again (then
+ * after a pause from the second retry on: a broken connection is usually
+ * fixed at once by a new one, a moving leader takes longer). */
+static bool fl_lookup_again(int rc, int attempt) {
+    if (!fl_client_retriable(rc) || attempt + 1 >= FL_LOOKUP_ATTEMPTS_MAX) return false;
+    if (attempt > 0) {
+        struct timespec ts = {0, (long)FL_LOOKUP_BACKOFF_MS * attempt * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return true;
 }
 
 /* The connection to bucket's leader (opened if needed) and its node. */
@@ -161,10 +179,14 @@ static int fl_lookup_plan_keys(fluss_lookuper_t *l, const fluss_row_t *const *ke
     return 0;
 }
 
-/* Sends node's LOOKUP: one PbLookupReqForBucket per bucket, keys in
- * their order. */
+/* Sends node's LOOKUP (reconnecting if needed): one
+ * PbLookupReqForBucket per bucket, keys in their order. */
 static int fl_lookup_send(fluss_lookuper_t *l, fl_lookup_plan_t *p, int node, fl_error_t *err) {
     const fluss_table_t *t = l->t;
+    if (l->conns[node].fd < 0) { /* broken on an earlier attempt */
+        int rc = fl_table_connect_node(t, node, &l->conns[node], err);
+        if (rc) return rc;
+    }
     Fluss__PbLookupReqForBucket *reqs = fl_calloc((size_t)t->bucket_count, sizeof(*reqs));
     Fluss__PbLookupReqForBucket **ptrs = fl_calloc((size_t)t->bucket_count, sizeof(*ptrs));
     ProtobufCBinaryData *kb = fl_calloc(p->n, sizeof(*kb));
@@ -281,7 +303,14 @@ int fluss_lookuper_lookup(fluss_lookuper_t *l, const fluss_row_t *const *keys, s
     p.rid = fl_malloc(nodes * sizeof(int32_t));
     for (size_t i = 0; i < nodes; i++) p.rid[i] = -1;
     int rc = fl_lookup_plan_keys(l, keys, n, &p, &err);
-    if (!rc) rc = fl_lookup_exchange(l, &p, rows, &err);
+    for (int attempt = 0; !rc; attempt++) {
+        for (size_t i = 0; i < nodes; i++) p.rid[i] = -1;
+        rc = fl_lookup_exchange(l, &p, rows, &err);
+        if (!rc || !fl_lookup_again(rc, attempt)) break;
+        for (size_t i = 0; i < n; i++) fluss_row_destroy(rows[i]), rows[i] = NULL;
+        fl_err_clear(&err);
+        rc = 0;
+    }
     fl_lookup_plan_free(&p);
     if (rc) {
         for (size_t i = 0; i < n; i++) fluss_row_destroy(rows[i]), rows[i] = NULL;
@@ -353,9 +382,13 @@ int fluss_lookuper_prefix_lookup(fluss_lookuper_t *l, const fluss_row_t *prefix,
     req.n_buckets_req = 1;
     req.buckets_req = &brp;
     Fluss__PrefixLookupResponse *resp = NULL;
-    rc = fl_client_conn_call(c, FL_API_PREFIX_LOOKUP, &req.base,
-                             &fluss__prefix_lookup_response__descriptor,
-                             (ProtobufCMessage **)&resp, &err);
+    for (int attempt = 0;; attempt++) {
+        rc = fl_client_conn_call(c, FL_API_PREFIX_LOOKUP, &req.base,
+                                 &fluss__prefix_lookup_response__descriptor,
+                                 (ProtobufCMessage **)&resp, &err);
+        if (!rc || !fl_lookup_again(rc, attempt)) break;
+        if (!(c = fl_lookup_conn(l, bucket, &node, &err))) return fl_client_error_out(e, &err);
+    }
     if (rc) return fl_client_error_out(e, &err);
     const Fluss__PbPrefixLookupRespForBucket *r = NULL;
     for (size_t j = 0; j < resp->n_buckets_resp; j++)
@@ -424,9 +457,14 @@ int fluss_lookuper_limit_scan(fluss_lookuper_t *l, int32_t bucket, int32_t limit
     req.bucket_id = bucket;
     req.limit = limit;
     Fluss__LimitScanResponse *resp = NULL;
-    int rc = fl_client_conn_call(c, FL_API_LIMIT_SCAN, &req.base,
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        rc = fl_client_conn_call(c, FL_API_LIMIT_SCAN, &req.base,
                                  &fluss__limit_scan_response__descriptor,
                                  (ProtobufCMessage **)&resp, &err);
+        if (!rc || !fl_lookup_again(rc, attempt)) break;
+        if (!(c = fl_lookup_conn(l, bucket, &node, &err))) return fl_client_error_out(e, &err);
+    }
     if (rc) return fl_client_error_out(e, &err);
     if (resp->has_error_code && resp->error_code != 0)
         rc = fl_err_set(&err, resp->error_code, "bucket %d: %s", bucket,

@@ -100,6 +100,9 @@ void fl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
 int fl_writer_open(fluss_table_t *t, const fluss_append_writer_options_t *opts, bool kv,
                    const int32_t *targets, size_t n_targets, fluss_append_writer_t **out,
                    fl_error_t *err);
+/* Whether a failed request may succeed when sent again (a transport
+ * failure or timeout, a leader moving, back-pressure). */
+bool fl_client_retriable(int code);
 /* kv mode: adds one KvRecord (value NULL/0 = delete) to bucket's batch. */
 int fl_writer_put_kv(fluss_append_writer_t *w, int32_t bucket, const uint8_t *key,
                      size_t key_len, const uint8_t *value, size_t value_len, fl_error_t *err);

@@ -118,7 +118,7 @@ static int64_t fl_wbucket_rows(const fluss_append_writer_t *w, const fl_wbucket_
     return w->kv ? fl_kv_batch_builder_count(&wb->kvb) : fl_record_builder_rows(&wb->builder);
 }
 
-static bool fl_retriable(int code) {
+bool fl_client_retriable(int code) {
     switch (code) {
     case FLUSS_ERR_NETWORK_EXCEPTION:
     case FLUSS_ERR_NOT_LEADER_OR_FOLLOWER:
@@ -350,7 +350,7 @@ static int fl_writer_send_node(fluss_append_writer_t *w, int node, int64_t now) 
         /* not sent: retry the batches (a fresh connection next time) */
         for (size_t k = n; k-- > 0;) fl_writer_retry(w, picked[k], &err);
         if (c->conn.fd >= 0) fl_client_conn_close(&c->conn);
-        if (!fl_retriable(rc)) fl_writer_fail(w, &err);
+        if (!fl_client_retriable(rc)) fl_writer_fail(w, &err);
         return 0;
     }
     fl_winflight_t *f = fl_inflight_slot(w);
@@ -455,7 +455,7 @@ static void fl_writer_complete(fluss_append_writer_t *w, fl_winflight_t *f,
             w->memory -= b->bytes.len;
             fl_writer_report(w, b, f->sent_us, now_us, base_offset, 0);
             fl_wbatch_free(b);
-        } else if (fl_retriable(e.code) ||
+        } else if (fl_client_retriable(e.code) ||
                    (e.code == FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION && wb->blocked)) {
             fl_writer_retry(w, b, &e);
         } else {

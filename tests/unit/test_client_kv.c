@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -25,13 +26,16 @@ typedef struct kv_env {
     fluss_client_t *client;
 } kv_env_t;
 
-static int env_setup(void **state) {
+/* A cluster whose servers close connections idle for idle_ms. */
+static int env_setup_idle(void **state, int64_t idle_ms) {
     kv_env_t *e = calloc(1, sizeof(*e));
     strcpy(e->dir, "/tmp/fluss_kv_XXXXXX");
     if (!mkdtemp(e->dir)) return -1;
     fl_coordinator_config_t cc;
     fl_tablet_config_t tc[2];
     fl_local_test_config(e->dir, 2, &cc, tc);
+    cc.limits.idle_timeout_ms = idle_ms;
+    for (int i = 0; i < 2; i++) tc[i].limits.idle_timeout_ms = idle_ms;
     fl_error_t err;
     fl_err_clear(&err);
     if (fl_local_cluster_new(&cc, tc, 2, &e->lc, &err)) return -1;
@@ -44,6 +48,9 @@ static int env_setup(void **state) {
     *state = e;
     return 0;
 }
+
+static int env_setup(void **state) { return env_setup_idle(state, 600000); }
+static int env_setup_short_idle(void **state) { return env_setup_idle(state, 300); }
 
 static int env_teardown(void **state) {
     kv_env_t *e = *state;
@@ -468,6 +475,62 @@ static void test_wrong_table(void **state) {
     fluss_table_close(t);
 }
 
+static void sleep_ms(int ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* The servers close connections idle for 300 ms: a lookuper (lookups,
+ * limit scans) and an upsert writer used again after a pause reconnect
+ * instead of failing. */
+static void test_idle_connections_reconnect(void **state) {
+    kv_env_t *e = *state;
+    fluss_table_t *t = make_table(e, "t_idle", "id INT NOT NULL, v STRING", "id", NULL, 4, NULL);
+    fluss_error_t fe;
+    fluss_upsert_writer_t *w = NULL;
+    fluss_lookuper_t *l = NULL;
+    assert_int_equal(fluss_upsert_writer_new(t, NULL, &w, &fe), 0);
+    assert_int_equal(fluss_lookuper_new(t, &l, &fe), 0);
+    fluss_row_t *r = fluss_row_new(t);
+    for (int round = 0; round < 2; round++) {
+        char text[32];
+        snprintf(text, sizeof(text), "round %d", round);
+        for (int i = 0; i < 20; i++) {
+            fluss_row_clear(r);
+            fluss_row_set_int64(r, 0, i, NULL);
+            fluss_row_set_string(r, 1, text, NULL);
+            assert_int_equal(fluss_upsert_writer_upsert(w, r, &fe), 0);
+        }
+        flush(w);
+        for (int i = 0; i < 20; i++) {
+            fluss_row_clear(r);
+            fluss_row_set_int64(r, 0, i, NULL);
+            fluss_row_t *got = lookup1(l, r);
+            assert_non_null(got);
+            assert_text(got, 1, text);
+            fluss_row_destroy(got);
+        }
+        if (round > 0) sleep_ms(2300); /* and the limit scans find theirs closed */
+        size_t total = 0;
+        for (int32_t b = 0; b < 4; b++) {
+            fluss_row_t **rows = NULL;
+            size_t n = 0;
+            assert_int_equal(fluss_lookuper_limit_scan(l, b, 100, &rows, &n, &fe), 0);
+            for (size_t i = 0; i < n; i++) assert_text(rows[i], 1, text);
+            total += n;
+            fluss_rows_free(rows, n);
+        }
+        assert_int_equal(total, 20);
+        /* the servers scan for idle connections every second: every
+         * connection is closed meanwhile */
+        if (round == 0) sleep_ms(2300);
+    }
+    fluss_row_destroy(r);
+    fluss_lookuper_destroy(l);
+    fluss_upsert_writer_destroy(w);
+    fluss_table_close(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_upsert_lookup_delete),
@@ -478,5 +541,9 @@ int main(void) {
         cmocka_unit_test(test_types_indexed),
         cmocka_unit_test(test_wrong_table),
     };
-    return cmocka_run_group_tests(tests, env_setup, env_teardown);
+    const struct CMUnitTest idle_tests[] = {
+        cmocka_unit_test(test_idle_connections_reconnect),
+    };
+    int failed = cmocka_run_group_tests(tests, env_setup, env_teardown);
+    return failed + cmocka_run_group_tests(idle_tests, env_setup_short_idle, env_teardown);
 }
