@@ -705,8 +705,10 @@ int fl_writer_put_kv(fluss_append_writer_t *w, int32_t bucket, const uint8_t *ke
         *err = w->failed;
         return err->code;
     }
+    /* an empty builder already holds the batch header: the first row of a
+     * batch counts it, so what closing the batch takes off adds up */
+    size_t before = w->buckets[bucket].open ? fl_kv_batch_builder_size(&w->buckets[bucket].kvb) : 0;
     fl_wbucket_t *wb = fl_writer_open_bucket(w, bucket);
-    size_t before = fl_kv_batch_builder_size(&wb->kvb);
     fl_kv_batch_builder_add(&wb->kvb, key, key_len, value, value_len);
     size_t after = fl_kv_batch_builder_size(&wb->kvb);
     w->memory += after - before;

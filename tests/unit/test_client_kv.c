@@ -475,6 +475,45 @@ static void test_wrong_table(void **state) {
     fluss_table_close(t);
 }
 
+static void count_ack(void *opaque, const fluss_append_ack_t *a) {
+    int *n = opaque;
+    assert_int_equal(a->error_code, 0);
+    assert_int_equal(a->base_offset, -1); /* PUT_KV answers no offsets */
+    assert_true(a->rows > 0 && a->wire_bytes > 28);
+    (*n)++;
+}
+
+/* Batching holds over many flushes: 100 rows after five flush cycles
+ * still go out as one batch per bucket (the writer's memory count does
+ * not drift). */
+static void test_batching_after_flushes(void **state) {
+    kv_env_t *e = *state;
+    fluss_table_t *t = make_table(e, "t_batching", "id INT NOT NULL, v STRING", "id", NULL, 2, NULL);
+    fluss_error_t fe;
+    fluss_upsert_writer_t *w = NULL;
+    assert_int_equal(fluss_upsert_writer_new(t, NULL, &w, &fe), 0);
+    int acks = 0;
+    fluss_upsert_writer_set_ack_callback(w, count_ack, &acks);
+    fluss_row_t *r = fluss_row_new(t);
+    for (int round = 0; round < 6; round++) {
+        acks = 0;
+        for (int i = 0; i < 100; i++) {
+            fluss_row_clear(r);
+            fluss_row_set_int64(r, 0, i, NULL);
+            fluss_row_set_string(r, 1, "x", NULL);
+            assert_int_equal(fluss_upsert_writer_upsert(w, r, &fe), 0);
+        }
+        flush(w);
+        assert_true(acks >= 1 && acks <= 2);
+    }
+    int64_t rows = 0, bytes = 0;
+    fluss_upsert_writer_stats(w, &rows, &bytes);
+    assert_int_equal(rows, 600);
+    fluss_row_destroy(r);
+    fluss_upsert_writer_destroy(w);
+    fluss_table_close(t);
+}
+
 static void sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
@@ -540,6 +579,7 @@ int main(void) {
         cmocka_unit_test(test_types_compacted),
         cmocka_unit_test(test_types_indexed),
         cmocka_unit_test(test_wrong_table),
+        cmocka_unit_test(test_batching_after_flushes),
     };
     const struct CMUnitTest idle_tests[] = {
         cmocka_unit_test(test_idle_connections_reconnect),
