@@ -331,7 +331,10 @@ void fluss_lookuper_destroy(fluss_lookuper_t *l);
 /* Looks up n keys at once: one LOOKUP request per tablet server leading
  * any of their buckets, sent together. rows[i] receives key i's row
  * (caller frees with fluss_row_destroy) or NULL when not found. On
- * error every rows[i] is NULL. Blocks. */
+ * error every rows[i] is NULL. A call that fails retriably (a connection
+ * the server closed as idle, a leader moving) is sent again, on a new
+ * connection, up to 5 times; so are _prefix_lookup and _limit_scan.
+ * Rows of a schema id other than the table's are refused. Blocks. */
 int fluss_lookuper_lookup(fluss_lookuper_t *l, const fluss_row_t *const *keys, size_t n,
                           fluss_row_t **rows, fluss_error_t *err);
 /* PREFIX_LOOKUP: the rows whose primary key starts with prefix's bucket

@@ -6,7 +6,9 @@
  * upsert → the exact row; delete → not found; a partial update keeps the
  * other columns; a prefix lookup finds exactly its rows; a limit scan of
  * every bucket finds every row once; every scalar type round-trips in
- * both kv formats (COMPACTED, INDEXED), NULLs included.
+ * both kv formats (COMPACTED, INDEXED), NULLs included; batching holds
+ * over many flushes; and (a second cluster whose servers close idle
+ * connections after 300 ms) the writer and lookuper reconnect.
  */
 #include <setjmp.h>
 #include <stdarg.h>
