@@ -256,3 +256,13 @@ async def test_java_client_finds_cli_rows_and_back(server, admin, db):
     for line in ok(cli(server, "scan", name)).splitlines()[1:]:
         bucket, _, key, _ = line.split(" | ")
         assert int(bucket) == bucket_of(uvarint(int(key)), 4), line
+
+
+def test_cli_kv_help_and_usage():
+    for cmd in ("upsert", "delete", "lookup"):
+        r = subprocess.run([str(CLI), cmd, "--help"], capture_output=True, text=True, timeout=10)
+        assert r.returncode == 0 and "usage:" in r.stdout and "A KEY is" in r.stdout, cmd
+        r = subprocess.run([str(CLI), cmd], capture_output=True, text=True, timeout=10)
+        assert r.returncode == 2 and f"bad arguments for {cmd}" in r.stderr, cmd
+    r = subprocess.run([str(CLI), "scan", "--help"], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0 and "--changelog" in r.stdout
