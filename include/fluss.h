@@ -144,6 +144,9 @@ const char *fluss_table_column_name(const fluss_table_t *t, size_t col);
 const char *fluss_table_column_type(const fluss_table_t *t, size_t col);
 /* Index of the named column, or -1. */
 int fluss_table_column_index(const fluss_table_t *t, const char *name);
+/* The primary key's column indexes (borrowed, *cols valid while the
+ * table is open); returns their count, 0 for a log table. */
+size_t fluss_table_primary_key(const fluss_table_t *t, const int32_t **cols);
 
 #define FLUSS_OFFSET_EARLIEST ((int64_t)-2)
 #define FLUSS_OFFSET_LATEST ((int64_t)-3)
@@ -273,6 +276,94 @@ void fluss_append_writer_stats(const fluss_append_writer_t *w, int64_t *rows_ack
                                int64_t *bytes_acked);
 /* Drops whatever is not flushed and closes the writer's connections. */
 void fluss_append_writer_destroy(fluss_append_writer_t *w);
+
+/* ======================================================================
+ * ---- primary-key tables: upsert writer, lookuper, limit scan ----
+ *
+ * Same thread rules as the log-table section. Keys are given as rows
+ * (fluss_row_t of the table) with the primary-key columns set; the other
+ * columns are ignored. Values are stored in the table's kv format
+ * (table.kv.format: COMPACTED, or INDEXED). Partitioned tables are not
+ * supported yet (fluss_table_open refuses them).
+ * ====================================================================== */
+
+typedef struct fluss_upsert_writer_options {
+    fluss_append_writer_options_t base; /* batching, in-flight, acks, idempotence: as above */
+    /* Partial update: the column indexes to write (must include the
+     * primary key; the others keep their values). NULL/0 = all columns. */
+    const int32_t *target_columns;
+    size_t target_column_count;
+} fluss_upsert_writer_options_t;
+
+typedef struct fluss_upsert_writer fluss_upsert_writer_t;
+
+/* Creates an upsert writer for a primary-key table (PUT_KV; the append
+ * writer's batching, pipelining and idempotence). opts may be NULL. The
+ * bucket of a key is chosen like the Java client: the compacted encoding
+ * of the bucket key (default: the primary key) hashed with Fluss's
+ * murmur bucketing. With idempotence on it calls INIT_WRITER (blocks). */
+int fluss_upsert_writer_new(fluss_table_t *t, const fluss_upsert_writer_options_t *opts,
+                            fluss_upsert_writer_t **out, fluss_error_t *err);
+/* Inserts or updates row (the caller keeps row). With target columns
+ * only those are written. May block like fluss_append_writer_append. */
+int fluss_upsert_writer_upsert(fluss_upsert_writer_t *w, const fluss_row_t *row,
+                               fluss_error_t *err);
+/* Deletes the key held by row's primary-key columns. */
+int fluss_upsert_writer_delete(fluss_upsert_writer_t *w, const fluss_row_t *key,
+                               fluss_error_t *err);
+/* As fluss_append_writer_flush / _poll / _set_ack_callback / _stats (an
+ * acknowledgement's base_offset is -1: PUT_KV answers no offsets; bytes
+ * are KvRecordBatch bytes). */
+int fluss_upsert_writer_flush(fluss_upsert_writer_t *w, fluss_error_t *err);
+int fluss_upsert_writer_poll(fluss_upsert_writer_t *w, int timeout_ms, fluss_error_t *err);
+void fluss_upsert_writer_set_ack_callback(fluss_upsert_writer_t *w, fluss_append_ack_cb cb,
+                                          void *opaque);
+void fluss_upsert_writer_stats(const fluss_upsert_writer_t *w, int64_t *rows_acked,
+                               int64_t *bytes_acked);
+void fluss_upsert_writer_destroy(fluss_upsert_writer_t *w);
+
+/* A lookuper reads rows of a primary-key table by key. It keeps one
+ * connection per tablet server (opened on first use). */
+typedef struct fluss_lookuper fluss_lookuper_t;
+
+int fluss_lookuper_new(fluss_table_t *t, fluss_lookuper_t **out, fluss_error_t *err);
+void fluss_lookuper_destroy(fluss_lookuper_t *l);
+/* Looks up n keys at once: one LOOKUP request per tablet server leading
+ * any of their buckets, sent together. rows[i] receives key i's row
+ * (caller frees with fluss_row_destroy) or NULL when not found. On
+ * error every rows[i] is NULL. A call that fails retriably (a connection
+ * the server closed as idle, a leader moving) is sent again, on a new
+ * connection, up to 5 times; so are _prefix_lookup and _limit_scan.
+ * Rows of a schema id other than the table's are refused. Blocks. */
+int fluss_lookuper_lookup(fluss_lookuper_t *l, const fluss_row_t *const *keys, size_t n,
+                          fluss_row_t **rows, fluss_error_t *err);
+/* PREFIX_LOOKUP: the rows whose primary key starts with prefix's bucket
+ * key columns (the table's bucket key must be a proper prefix of its
+ * primary key). *rows is a malloc'd array of *count rows (free with
+ * fluss_rows_free). Blocks. */
+int fluss_lookuper_prefix_lookup(fluss_lookuper_t *l, const fluss_row_t *prefix,
+                                 fluss_row_t ***rows, size_t *count, fluss_error_t *err);
+/* LIMIT_SCAN of one bucket of a primary-key table: up to limit rows of
+ * its current state. Same output as _prefix_lookup. Blocks. */
+int fluss_lookuper_limit_scan(fluss_lookuper_t *l, int32_t bucket, int32_t limit,
+                              fluss_row_t ***rows, size_t *count, fluss_error_t *err);
+void fluss_rows_free(fluss_row_t **rows, size_t count);
+
+/* ---- reading rows (rows from a lookuper) ---- */
+
+bool fluss_row_is_null(const fluss_row_t *row, size_t col);
+/* BOOLEAN (0/1), TINYINT..BIGINT, DATE (days), TIME (ms of day),
+ * TIMESTAMP(_LTZ) (epoch ms), DECIMAL with p <= 18 (unscaled). */
+int64_t fluss_row_get_int64(const fluss_row_t *row, size_t col);
+double fluss_row_get_double(const fluss_row_t *row, size_t col);
+/* Nanoseconds of the millisecond of a TIMESTAMP(_LTZ). */
+int32_t fluss_row_get_nanos(const fluss_row_t *row, size_t col);
+/* STRING, CHAR, BYTES, BINARY: borrowed bytes valid until the row changes. */
+const void *fluss_row_get_bytes(const fluss_row_t *row, size_t col, size_t *len);
+/* Text of a value like fluss_record_batch_value_text (same forms and
+ * flags); ARRAY/MAP/ROW are printed as "?" . */
+size_t fluss_row_value_text(const fluss_row_t *row, size_t col, int flags, char *buf,
+                            size_t cap);
 
 /* ---- log scanner ---- */
 

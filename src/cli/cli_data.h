@@ -7,10 +7,50 @@
 #ifndef FL_CLI_DATA_H
 #define FL_CLI_DATA_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "fluss.h"
+
+#define FL_CLI_FIELDS_MAX 4096
 
 int fl_cli_produce(const char *bootstrap, int argc, char **argv);
 int fl_cli_scan(const char *bootstrap, int argc, char **argv);
+/* cli_kv.c: primary-key tables */
+int fl_cli_upsert(const char *bootstrap, int argc, char **argv);
+int fl_cli_delete(const char *bootstrap, int argc, char **argv);
+int fl_cli_lookup(const char *bootstrap, int argc, char **argv);
+
+/* Where fl_cli_read_rows puts the rows it reads (an append writer, an
+ * upsert writer upserting or deleting). */
+typedef struct fl_cli_sink {
+    int (*put)(void *w, const fluss_row_t *row, fluss_error_t *err);
+    int (*flush)(void *w, fluss_error_t *err);
+    int64_t (*acked)(void *w);
+    void *w;
+    const char *verb; /* "produced", "upserted", "deleted" */
+} fl_cli_sink_t;
+
+/* Reads rows from stdin (CSV, or JSON lines; with header the first CSV
+ * line names the columns; else the fields are cols[0..ncols) or every
+ * column in order when cols is NULL) into sink, with progress on stderr;
+ * flushes at the end. Returns the exit code (0, or 1 for bad input or a
+ * failed write). */
+int fl_cli_read_rows(fluss_table_t *t, bool json, bool header, const int32_t *cols, size_t ncols,
+                     const fl_cli_sink_t *sink);
+
+/* One CSV record (RFC 4180; a record may span lines inside quotes). */
+typedef struct fl_csv_record {
+    char *buf; /* field texts, NUL separated */
+    size_t cap;
+    size_t count;
+    size_t starts[FL_CLI_FIELDS_MAX];
+    bool quoted[FL_CLI_FIELDS_MAX];
+} fl_csv_record_t;
+
+/* Returns 1 on a record, 0 at end of input, -1 on malformed input. */
+int fl_csv_read(FILE *in, fl_csv_record_t *r, long *line_no);
+const char *fl_csv_field(const fl_csv_record_t *r, size_t i);
 
 /* Shared by both: connects and opens DB.TABLE (a bare TABLE means
  * database fluss); prints the error and returns 1, or 2 for a bad name. */

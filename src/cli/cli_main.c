@@ -3,6 +3,7 @@
  *   fluss [--bootstrap-server HOST:PORT] db create|drop|list|describe ...
  *   fluss [--bootstrap-server HOST:PORT] table create|drop|list|describe ...
  *   fluss [--bootstrap-server HOST:PORT] produce|scan DB.TABLE ... (cli_produce.c, cli_scan.c)
+ *   fluss [--bootstrap-server HOST:PORT] upsert|delete|lookup DB.TABLE ... (cli_kv.c)
  * Exit codes: 0 ok, 1 the server or connection failed, 2 bad usage.
  */
 #include <stdio.h>
@@ -34,7 +35,10 @@ static void usage_main(FILE *f) {
             "  table describe DB.TABLE [--json]\n"
             "  produce DB.TABLE [--format csv|json] [--header] [--batch-bytes N] [--linger-ms N]\n"
             "  scan DB.TABLE [--from earliest|latest|TIMESTAMP_MS] [--columns a,b] [--follow]\n"
-            "               [--format table|json|csv] [--limit N]\n"
+            "               [--format table|json|csv] [--limit N] [--changelog]\n"
+            "  upsert DB.TABLE [--format csv|json] [--header] [--columns a,b]\n"
+            "  delete DB.TABLE [KEY...]\n"
+            "  lookup DB.TABLE [--format table|json] [KEY...]\n"
             "\n"
             "The bootstrap server defaults to $FLUSS_BOOTSTRAP or 127.0.0.1:9123.\n"
             "Run 'fluss db --help' or 'fluss table create --help' for details.\n");
@@ -338,6 +342,9 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "table") == 0) return cmd_table(argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "produce") == 0) return fl_cli_produce(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "scan") == 0) return fl_cli_scan(g_bootstrap, argc - i - 1, argv + i + 1);
+    if (strcmp(argv[i], "upsert") == 0) return fl_cli_upsert(g_bootstrap, argc - i - 1, argv + i + 1);
+    if (strcmp(argv[i], "delete") == 0) return fl_cli_delete(g_bootstrap, argc - i - 1, argv + i + 1);
+    if (strcmp(argv[i], "lookup") == 0) return fl_cli_lookup(g_bootstrap, argc - i - 1, argv + i + 1);
     fprintf(stderr, "fluss: unknown command '%s'\n\n", argv[i]);
     usage_main(stderr);
     return 2;

@@ -1,7 +1,8 @@
 /*
  * cli_produce.c — `fluss produce DB.TABLE`: rows from stdin (CSV or JSON
  * lines) appended to a log table through libfluss's append writer, with
- * progress on stderr. Exit codes: 0 ok, 1 bad input or a server /
+ * progress on stderr. The reading of rows is shared with `fluss upsert`
+ * and `fluss delete` (cli_kv.c) through a sink (fl_cli_sink_t). Exit codes: 0 ok, 1 bad input or a server /
  * connection failure, 2 bad usage. Single-threaded.
  *
  * The writer has no thread of its own, so rows read from a slow pipe
@@ -20,8 +21,6 @@
 #include <unistd.h>
 
 #include "cli_data.h"
-
-#define FL_CLI_FIELDS_MAX 4096
 
 static void usage_produce(FILE *f) {
     fprintf(f,
@@ -79,7 +78,7 @@ int fl_cli_open_table(const char *bootstrap, const char *path, fluss_client_t **
 /* ---- stdin that flushes the writer before it blocks ---- */
 
 typedef struct fl_stdin {
-    fluss_append_writer_t *w;
+    const fl_cli_sink_t *sink;
     bool failed;
     fluss_error_t err;
 } fl_stdin_t;
@@ -87,7 +86,8 @@ typedef struct fl_stdin {
 static ssize_t fl_stdin_read(void *cookie, char *buf, size_t size) {
     fl_stdin_t *in = cookie;
     struct pollfd p = {STDIN_FILENO, POLLIN, 0};
-    if (in->w && !in->failed && poll(&p, 1, 0) == 0 && fluss_append_writer_flush(in->w, &in->err))
+    if (in->sink && !in->failed && poll(&p, 1, 0) == 0 &&
+        in->sink->flush(in->sink->w, &in->err))
         in->failed = true;
     for (;;) {
         ssize_t n = read(STDIN_FILENO, buf, size);
@@ -97,14 +97,6 @@ static ssize_t fl_stdin_read(void *cookie, char *buf, size_t size) {
 }
 
 /* ---- CSV ---- */
-
-typedef struct fl_csv_record {
-    char *buf;          /* field texts, NUL separated */
-    size_t cap;
-    size_t count;
-    size_t starts[FL_CLI_FIELDS_MAX];
-    bool quoted[FL_CLI_FIELDS_MAX];
-} fl_csv_record_t;
 
 static void fl_csv_put(fl_csv_record_t *r, size_t *len, char c) {
     if (*len + 1 >= r->cap) {
@@ -117,7 +109,7 @@ static void fl_csv_put(fl_csv_record_t *r, size_t *len, char c) {
 
 /* Reads one CSV record (which may span lines inside quotes). Returns 1 on
  * a record, 0 at end of input, -1 on malformed input. */
-static int fl_csv_read(FILE *in, fl_csv_record_t *r, long *line_no) {
+int fl_csv_read(FILE *in, fl_csv_record_t *r, long *line_no) {
     size_t len = 0;
     r->count = 0;
     int c = fgetc(in);
@@ -176,7 +168,7 @@ static int fl_csv_read(FILE *in, fl_csv_record_t *r, long *line_no) {
     return 1;
 }
 
-static const char *fl_csv_field(const fl_csv_record_t *r, size_t i) { return r->buf + r->starts[i]; }
+const char *fl_csv_field(const fl_csv_record_t *r, size_t i) { return r->buf + r->starts[i]; }
 
 /* ---- JSON ---- */
 
@@ -215,20 +207,32 @@ typedef struct fl_progress {
     bool shown;
 } fl_progress_t;
 
-static void fl_progress_tick(fl_progress_t *p, bool final) {
+static void fl_progress_tick(fl_progress_t *p, const char *verb, bool final) {
     double now = fl_now_s();
     if (!final && now - p->last < 1.0) return;
     p->last = now;
     double el = now - p->start > 1e-9 ? now - p->start : 1e-9;
     if (final) {
         if (p->shown) fprintf(stderr, "\n");
-        fprintf(stderr, "produced %lld rows (%.1f MB) in %.2f s: %.0f rows/s, %.1f MB/s\n", p->rows,
+        fprintf(stderr, "%s %lld rows (%.1f MB) in %.2f s: %.0f rows/s, %.1f MB/s\n", verb, p->rows,
                 (double)p->bytes / 1e6, el, (double)p->rows / el, (double)p->bytes / 1e6 / el);
     } else {
         fprintf(stderr, "\r%lld rows, %.1f MB, %.1f MB/s", p->rows, (double)p->bytes / 1e6,
                 (double)p->bytes / 1e6 / el);
         p->shown = true;
     }
+}
+
+static int fl_append_put(void *w, const fluss_row_t *row, fluss_error_t *err) {
+    return fluss_append_writer_append(w, row, err);
+}
+
+static int fl_append_flush(void *w, fluss_error_t *err) { return fluss_append_writer_flush(w, err); }
+
+static int64_t fl_append_acked(void *w) {
+    int64_t acked = 0;
+    fluss_append_writer_stats(w, &acked, NULL);
+    return acked;
 }
 
 int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
@@ -275,8 +279,23 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
         fluss_client_destroy(client);
         return 1;
     }
+    fl_cli_sink_t sink = {fl_append_put, fl_append_flush, fl_append_acked, w, "produced"};
+    int exit_code = fl_cli_read_rows(t, json, header, NULL, 0, &sink);
+    fluss_append_writer_destroy(w);
+    fluss_table_close(t);
+    fluss_client_destroy(client);
+    return exit_code;
+bad:
+    fprintf(stderr, "fluss: bad arguments for produce\n\n");
+    usage_produce(stderr);
+    return 2;
+}
+
+int fl_cli_read_rows(fluss_table_t *t, bool json, bool header, const int32_t *cols,
+                     size_t ncols_given, const fl_cli_sink_t *sink) {
+    fluss_error_t err;
     size_t ncols = fluss_table_column_count(t);
-    fl_stdin_t cookie = {w, false, {0}};
+    fl_stdin_t cookie = {sink, false, {0}};
     cookie_io_functions_t io = {fl_stdin_read, NULL, NULL, NULL};
     FILE *in = fopencookie(&cookie, "r", io);
     if (!in) abort();
@@ -286,8 +305,8 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
     long line_no = 0;
     int exit_code = 0;
     int map[FL_CLI_FIELDS_MAX];
-    size_t map_count = ncols;
-    for (size_t i = 0; i < ncols && i < FL_CLI_FIELDS_MAX; i++) map[i] = (int)i;
+    size_t map_count = cols ? ncols_given : ncols;
+    for (size_t i = 0; i < map_count && i < FL_CLI_FIELDS_MAX; i++) map[i] = cols ? cols[i] : (int)i;
     if (json) {
         char *line = NULL;
         size_t cap = 0;
@@ -323,14 +342,14 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
             }
             json_decref(obj);
             if (exit_code) break;
-            if (fluss_append_writer_append(w, row, &err)) {
+            if (sink->put(sink->w, row, &err)) {
                 fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
                 exit_code = 1;
                 break;
             }
             prog.rows++;
             prog.bytes += n + 1;
-            fl_progress_tick(&prog, false);
+            fl_progress_tick(&prog, sink->verb, false);
         }
         free(line);
     } else {
@@ -377,14 +396,14 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
                 }
             }
             if (exit_code) break;
-            if (fluss_append_writer_append(w, row, &err)) {
+            if (sink->put(sink->w, row, &err)) {
                 fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
                 exit_code = 1;
                 break;
             }
             prog.rows++;
             prog.bytes += (long long)(rec.starts[rec.count - 1] + strlen(fl_csv_field(&rec, rec.count - 1)) + 1);
-            fl_progress_tick(&prog, false);
+            fl_progress_tick(&prog, sink->verb, false);
         }
         free(rec.buf);
     }
@@ -393,21 +412,12 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
         err = cookie.err;
         fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
         exit_code = 1;
-    } else if (fluss_append_writer_flush(w, &err)) {
+    } else if (sink->flush(sink->w, &err)) {
         fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
         exit_code = 1;
     }
-    int64_t acked = 0;
-    fluss_append_writer_stats(w, &acked, NULL);
-    prog.rows = acked;
-    fl_progress_tick(&prog, true);
+    prog.rows = sink->acked(sink->w);
+    fl_progress_tick(&prog, sink->verb, true);
     fluss_row_destroy(row);
-    fluss_append_writer_destroy(w);
-    fluss_table_close(t);
-    fluss_client_destroy(client);
     return exit_code;
-bad:
-    fprintf(stderr, "fluss: bad arguments for produce\n\n");
-    usage_produce(stderr);
-    return 2;
 }

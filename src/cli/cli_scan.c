@@ -2,7 +2,9 @@
  * cli_scan.c — `fluss scan DB.TABLE`: prints a log table's rows through
  * libfluss's log scanner, from the earliest offsets, the latest, or a
  * timestamp, up to the latest offsets at start (or forever with
- * --follow). Exit codes: 0 ok, 1 a server / connection failure, 2 bad
+ * --follow). A primary-key table's log is its changelog: every change is
+ * a row, and --changelog shows each row's change type (+I, -U, +U, -D;
+ * +A for a log table's appends). Exit codes: 0 ok, 1 a server / connection failure, 2 bad
  * usage. Single-threaded; stdout is flushed after every batch.
  */
 #include <signal.h>
@@ -25,9 +27,10 @@ static void on_signal(int sig) {
 static void usage_scan(FILE *f) {
     fprintf(f,
             "usage: fluss scan DB.TABLE [--from earliest|latest|TIMESTAMP_MS] [--columns a,b]\n"
-            "                  [--follow] [--format table|json|csv] [--limit N]\n"
+            "                  [--follow] [--format table|json|csv] [--limit N] [--changelog]\n"
             "\n"
-            "Prints the rows of a log table, every bucket.\n"
+            "Prints the rows of a table's log, every bucket (of a primary-key table: its\n"
+            "changelog, one row per change).\n"
             "  --from earliest     (default) from the first row\n"
             "  --from latest       only rows appended from now on (use with --follow)\n"
             "  --from TIMESTAMP_MS rows committed at or after this epoch millisecond\n"
@@ -37,7 +40,9 @@ static void usage_scan(FILE *f) {
             "  --format table      (default) bucket | offset | columns...\n"
             "  --format json       one JSON object per row\n"
             "  --format csv        a header line, then CSV rows (NULL is an empty field)\n"
-            "  --limit N           stop after N rows\n");
+            "  --limit N           stop after N rows\n"
+            "  --changelog         show each row's change type: +I insert, -U update before,\n"
+            "                      +U update after, -D delete (+A append-only)\n");
 }
 
 typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV } fl_fmt_t;
@@ -65,11 +70,26 @@ static void print_json_key(const char *s) {
     putchar('"');
 }
 
-static void print_row(const fluss_record_batch_t *b, size_t r, fl_fmt_t fmt, char *buf) {
+static const char *change_text(fluss_change_type_t c) {
+    switch (c) {
+    case FLUSS_CHANGE_INSERT: return "+I";
+    case FLUSS_CHANGE_UPDATE_BEFORE: return "-U";
+    case FLUSS_CHANGE_UPDATE_AFTER: return "+U";
+    case FLUSS_CHANGE_DELETE: return "-D";
+    default: return "+A";
+    }
+}
+
+static void print_row(const fluss_record_batch_t *b, size_t r, fl_fmt_t fmt, bool changelog,
+                      char *buf) {
     size_t nc = fluss_record_batch_column_count(b);
+    const char *change = change_text(fluss_record_batch_change_type(b, r));
     if (fmt == FMT_TABLE)
         printf("%d | %lld", fluss_record_batch_bucket(b), (long long)fluss_record_batch_offset(b, r));
+    if (fmt == FMT_TABLE && changelog) printf(" | %s", change);
     if (fmt == FMT_JSON) putchar('{');
+    if (fmt == FMT_JSON && changelog) printf("\"_change\": \"%s\"%s", change, nc ? ", " : "");
+    if (fmt == FMT_CSV && changelog) printf("%s%s", change, nc ? "," : "");
     for (size_t c = 0; c < nc; c++) {
         bool null = fluss_record_batch_is_null(b, r, c);
         size_t n = fluss_record_batch_value_text(b, r, c, fmt == FMT_JSON ? FLUSS_TEXT_JSON : 0, buf,
@@ -97,9 +117,11 @@ static void print_row(const fluss_record_batch_t *b, size_t r, fl_fmt_t fmt, cha
     putchar('\n');
 }
 
-static void print_header(const fluss_table_t *t, const int32_t *cols, size_t n, fl_fmt_t fmt) {
+static void print_header(const fluss_table_t *t, const int32_t *cols, size_t n, fl_fmt_t fmt,
+                         bool changelog) {
     if (fmt == FMT_JSON) return;
-    if (fmt == FMT_TABLE) fputs("bucket | offset", stdout);
+    if (fmt == FMT_TABLE) fputs(changelog ? "bucket | offset | change" : "bucket | offset", stdout);
+    if (fmt == FMT_CSV && changelog) fputs(n ? "_change," : "_change", stdout);
     for (size_t i = 0; i < n; i++) {
         const char *name = fluss_table_column_name(t, (size_t)cols[i]);
         if (fmt == FMT_TABLE) printf(" | %s", name);
@@ -129,7 +151,7 @@ static int subscribe_all(fluss_log_scanner_t *s, int32_t nb, const int64_t *star
 
 int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
     const char *path = NULL, *from = "earliest", *columns = NULL;
-    bool follow = false;
+    bool follow = false, changelog = false;
     fl_fmt_t fmt = FMT_TABLE;
     long long limit = -1;
     for (int i = 0; i < argc; i++) {
@@ -139,6 +161,7 @@ int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
             return 0;
         }
         if (strcmp(a, "--follow") == 0) follow = true;
+        else if (strcmp(a, "--changelog") == 0) changelog = true;
         else if (strcmp(a, "--from") == 0 && i + 1 < argc) from = argv[++i];
         else if (strcmp(a, "--columns") == 0 && i + 1 < argc) columns = argv[++i];
         else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
@@ -222,7 +245,7 @@ int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
     }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    print_header(t, cols, n, fmt);
+    print_header(t, cols, n, fmt, changelog);
     fflush(stdout);
     long long printed = 0;
     bool pushdown = true;
@@ -254,7 +277,7 @@ int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
         for (size_t r = 0; r < rows && (limit < 0 || printed < limit); r++) {
             if (!follow && fluss_record_batch_offset(batch, r) >= stop[fluss_record_batch_bucket(batch)])
                 break;
-            print_row(batch, r, fmt, buf);
+            print_row(batch, r, fmt, changelog, buf);
             printed++;
         }
         fflush(stdout);

@@ -499,3 +499,49 @@ int fl_row_bucket(const fluss_row_t *r, fl_buf_t *scratch, int32_t *bucket, fl_e
     if (!rc) *bucket = fl_bucket_of(scratch->data, scratch->len, r->t->bucket_count);
     return rc;
 }
+
+/* ---- reading (rows a lookuper returns) ---- */
+
+static const fl_cell_t *fl_row_cell_view(const fluss_row_t *r, size_t col) {
+    static const fl_cell_t null_cell = {.is_null = true};
+    return col < r->row.column_count ? &r->row.cells[col] : &null_cell;
+}
+
+bool fluss_row_is_null(const fluss_row_t *r, size_t col) { return fl_row_cell_view(r, col)->is_null; }
+
+int64_t fluss_row_get_int64(const fluss_row_t *r, size_t col) {
+    const fl_cell_t *c = fl_row_cell_view(r, col);
+    if (c->is_null) return 0;
+    if (fl_table_type(r->t, col)->root == FL_TYPE_DECIMAL) return (int64_t)c->dec;
+    return c->i;
+}
+
+double fluss_row_get_double(const fluss_row_t *r, size_t col) {
+    const fl_cell_t *c = fl_row_cell_view(r, col);
+    return c->is_null ? 0 : c->d;
+}
+
+int32_t fluss_row_get_nanos(const fluss_row_t *r, size_t col) {
+    const fl_cell_t *c = fl_row_cell_view(r, col);
+    return c->is_null ? 0 : c->nanos;
+}
+
+const void *fluss_row_get_bytes(const fluss_row_t *r, size_t col, size_t *len) {
+    const fl_cell_t *c = fl_row_cell_view(r, col);
+    *len = c->is_null ? 0 : c->len;
+    return c->is_null ? NULL : fl_row_cell_bytes(&r->row, c);
+}
+
+size_t fluss_row_value_text(const fluss_row_t *r, size_t col, int flags, char *buf, size_t cap) {
+    fl_buf_t o;
+    fl_buf_init(&o);
+    if (col < r->row.column_count) fl_client_cell_text(fl_table_type(r->t, col), &r->row, col, flags, &o);
+    size_t n = o.len;
+    if (cap > 0) {
+        size_t k = n < cap - 1 ? n : cap - 1;
+        if (k) memcpy(buf, o.data, k);
+        buf[k] = '\0';
+    }
+    fl_buf_free(&o);
+    return n;
+}

@@ -33,6 +33,31 @@ static char *fl_type_text(const fl_datatype_t *t) {
     return (char *)b.data;
 }
 
+/* The primary key's column indexes, the kv format, and the default
+ * bucket key of a PK table (its primary key, as Fluss's
+ * TableDescriptor does when none is given). */
+static int fl_table_init_pk(fluss_table_t *t, fl_error_t *err) {
+    const fl_schema_t *s = &t->desc.schema;
+    size_t n = s->has_primary_key ? s->primary_key.count : 0;
+    t->pk = fl_calloc(n ? n : 1, sizeof(int32_t));
+    for (size_t i = 0; i < n; i++) {
+        int idx = fl_schema_column_index(s, s->primary_key.items[i]);
+        if (idx < 0)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "primary key '%s' is not a column",
+                              s->primary_key.items[i]);
+        t->pk[t->pk_count++] = idx;
+    }
+    const char *f = fl_kvlist_get(&t->desc.properties, "table.kv.format");
+    if (f && fl_row_format_parse(f, &t->kv_format, err)) return err->code;
+    if (t->pk_count > 0 && t->bucket_key_count == 0) {
+        fl_free(t->bucket_key);
+        t->bucket_key = fl_malloc(t->pk_count * sizeof(int32_t));
+        memcpy(t->bucket_key, t->pk, t->pk_count * sizeof(int32_t));
+        t->bucket_key_count = t->pk_count;
+    }
+    return 0;
+}
+
 fluss_table_t *fl_table_new_local(const char *db, const char *name, int64_t table_id,
                                   int32_t schema_id, fl_table_desc_t *desc, fl_error_t *err) {
     const char *format = fl_kvlist_get(&desc->properties, "table.log.format");
@@ -75,6 +100,12 @@ fluss_table_t *fl_table_new_local(const char *db, const char *name, int64_t tabl
     }
     t->leader_node = fl_malloc((size_t)t->bucket_count * sizeof(int32_t));
     for (int32_t b = 0; b < t->bucket_count; b++) t->leader_node[b] = -1;
+    t->types = fl_calloc(n ? n : 1, sizeof(fl_datatype_t *));
+    for (size_t i = 0; i < n; i++) t->types[i] = t->desc.schema.columns[i].type;
+    if (fl_table_init_pk(t, err)) {
+        fluss_table_close(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -82,6 +113,8 @@ void fluss_table_close(fluss_table_t *t) {
     if (!t) return;
     for (size_t i = 0; i < t->desc.schema.column_count; i++) fl_free(t->type_text[i]);
     fl_free(t->type_text);
+    fl_free(t->types);
+    fl_free(t->pk);
     fl_table_desc_free(&t->desc);
     fl_free(t->bucket_key);
     fl_free(t->leader_node);
@@ -183,6 +216,11 @@ const char *fluss_table_column_type(const fluss_table_t *t, size_t col) {
 
 int fluss_table_column_index(const fluss_table_t *t, const char *name) {
     return fl_schema_column_index(&t->desc.schema, name);
+}
+
+size_t fluss_table_primary_key(const fluss_table_t *t, const int32_t **cols) {
+    *cols = t->pk;
+    return t->pk_count;
 }
 
 int fl_table_connect_node(const fluss_table_t *t, int node, fl_client_conn_t *conn,

@@ -19,6 +19,7 @@
 #include "common_error.h"
 #include "fluss.h"
 #include "types_row.h"
+#include "types_row_format.h"
 #include "types_table.h"
 
 #define FL_HOST_MAX 256
@@ -46,6 +47,10 @@ struct fluss_table {
     bool arrow_format;         /* table.log.format is ARROW */
     fl_arrow_codec_t codec;    /* table.log.arrow.compression.type */
     int zstd_level;
+    const fl_datatype_t **types; /* per column, borrowed from desc */
+    int32_t *pk;               /* column indexes of the primary key (pk_count 0: log table) */
+    size_t pk_count;
+    fl_row_format_t kv_format; /* table.kv.format (PK tables) */
 };
 
 /* Converts an internal error into the public one; returns its code. */
@@ -87,6 +92,30 @@ int fl_decimal_parse(const char *text, int32_t p, int32_t s, __int128 *out, fl_e
 /* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
 int64_t fl_days_from_civil(int64_t y, unsigned m, unsigned d);
 void fl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
+
+/* ---- the writer engine (client_writer.c), shared by the upsert writer ---- */
+
+/* Opens a writer: a log table's append writer, or with kv a PK table's
+ * PUT_KV writer sending targets[0..n_targets) as its target columns. */
+int fl_writer_open(fluss_table_t *t, const fluss_append_writer_options_t *opts, bool kv,
+                   const int32_t *targets, size_t n_targets, fluss_append_writer_t **out,
+                   fl_error_t *err);
+/* Whether a failed request may succeed when sent again (a transport
+ * failure or timeout, a leader moving, back-pressure). */
+bool fl_client_retriable(int code);
+/* kv mode: adds one KvRecord (value NULL/0 = delete) to bucket's batch. */
+int fl_writer_put_kv(fluss_append_writer_t *w, int32_t bucket, const uint8_t *key,
+                     size_t key_len, const uint8_t *value, size_t value_len, fl_error_t *err);
+
+/* The rows of a LIMIT_SCAN's DefaultValueRecordBatch p[0, len) (empty
+ * bytes: no rows), each value decoded as a row of t (client_lookup.c;
+ * fuzzed by fuzz_client_value_rows). */
+int fl_lookup_value_batch_rows(const fluss_table_t *t, const uint8_t *p, size_t len,
+                               fluss_row_t ***rows, size_t *count, fl_error_t *err);
+
+/* Text of a row's cell (fluss_row_value_text; client_value_text.c). */
+void fl_client_cell_text(const fl_datatype_t *t, const fl_row_t *row, size_t col, int flags,
+                         fl_buf_t *out);
 
 /* ---- decoded record batches (client_batch.c) ---- */
 

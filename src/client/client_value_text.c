@@ -234,3 +234,60 @@ void fl_client_value_text(const fl_arrow_array_t *c, int64_t i, int flags, fl_bu
     default: fl_puts(o, "?"); return;
     }
 }
+
+/* TIMESTAMP(_LTZ) of epoch ms + nanos of the millisecond, precision p. */
+static void fl_timestamp_text(fl_buf_t *o, int64_t ms, int32_t nanos, int p, bool ltz) {
+    int64_t msr, s = fl_fdiv(ms, 1000, &msr);
+    int64_t sod, days = fl_fdiv(s, 86400, &sod);
+    fl_date_text(o, days);
+    fl_printf(o, "T%02lld:%02lld:%02lld", (long long)(sod / 3600), (long long)(sod / 60 % 60),
+              (long long)(sod % 60));
+    fl_fraction(o, msr * 1000000 + nanos, p);
+    if (ltz) fl_buf_put_u8(o, 'Z');
+}
+
+void fl_client_cell_text(const fl_datatype_t *t, const fl_row_t *row, size_t col, int flags,
+                         fl_buf_t *o) {
+    const fl_cell_t *c = &row->cells[col];
+    if (c->is_null) {
+        if (FL_JSON) fl_puts(o, "null");
+        return;
+    }
+    bool quote = FL_JSON && (t->root == FL_TYPE_BYTES || t->root == FL_TYPE_BINARY ||
+                             t->root == FL_TYPE_DATE || t->root == FL_TYPE_TIME ||
+                             t->root == FL_TYPE_TIMESTAMP || t->root == FL_TYPE_TIMESTAMP_LTZ);
+    if (quote) fl_buf_put_u8(o, '"');
+    switch (t->root) {
+    case FL_TYPE_BOOLEAN: fl_puts(o, c->i ? "true" : "false"); break;
+    case FL_TYPE_TINYINT:
+    case FL_TYPE_SMALLINT:
+    case FL_TYPE_INTEGER:
+    case FL_TYPE_BIGINT: fl_printf(o, "%lld", (long long)c->i); break;
+    case FL_TYPE_FLOAT: fl_float_text(o, c->d, true, flags); break;
+    case FL_TYPE_DOUBLE: fl_float_text(o, c->d, false, flags); break;
+    case FL_TYPE_DECIMAL: fl_decimal_text(o, c->dec, t->scale); break;
+    case FL_TYPE_CHAR:
+    case FL_TYPE_STRING:
+        if (FL_JSON) fl_json_string(o, fl_row_cell_bytes(row, c), c->len);
+        else fl_buf_append(o, fl_row_cell_bytes(row, c), c->len);
+        break;
+    case FL_TYPE_BYTES:
+    case FL_TYPE_BINARY:
+        for (size_t k = 0; k < c->len; k++) fl_printf(o, "%02x", fl_row_cell_bytes(row, c)[k]);
+        break;
+    case FL_TYPE_DATE: fl_date_text(o, c->i); break;
+    case FL_TYPE_TIME: {
+        int64_t msr, s = fl_fdiv(c->i, 1000, &msr);
+        fl_printf(o, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s / 60 % 60),
+                  (long long)(s % 60));
+        fl_fraction(o, msr * 1000000, t->precision > 3 ? 3 : t->precision);
+        break;
+    }
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMP_LTZ:
+        fl_timestamp_text(o, c->i, c->nanos, t->precision, t->root == FL_TYPE_TIMESTAMP_LTZ);
+        break;
+    default: fl_puts(o, "?"); break;
+    }
+    if (quote) fl_buf_put_u8(o, '"');
+}

@@ -10,6 +10,11 @@
  * sequence) again, after the bucket's other in-flight batches came back,
  * so the server's sequence check keeps the order (protocol.md §4.7).
  *
+ * In kv mode (the upsert writer, client_upsert.c) the same machinery
+ * carries KvRecordBatches (record_kv.h) in PUT_KV requests: a bucket's
+ * open batch is a KvRecordBatch builder, the request names the target
+ * columns of a partial update, and the answer has no base offset.
+ *
  * Thread rule: no thread of its own; everything happens inside _append,
  * _flush and _poll on the caller's thread (the ack callback too). One
  * user at a time.
@@ -23,6 +28,7 @@
  * bytes; FL_WRITER_REQUEST_BYTES_MAX one request; FL_WRITER_RETRIES_MAX
  * sends of one batch.
  */
+#include <assert.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +41,7 @@
 #include "fluss_api.pb-c.h"
 #include "proto_api.h"
 #include "record_builder.h"
+#include "record_kv.h"
 
 #define FL_WRITER_REQUEST_BYTES_MAX (8u * 1024 * 1024)
 #define FL_WRITER_RETRIES_MAX 10
@@ -55,7 +62,8 @@ typedef struct fl_wbatch {
 } fl_wbatch_t;
 
 typedef struct fl_wbucket {
-    fl_record_builder_t builder;
+    fl_record_builder_t builder; /* log mode */
+    fl_kv_batch_builder_t kvb;   /* kv mode */
     bool open;
     int64_t opened_ms;
     int64_t opened_us;
@@ -97,9 +105,20 @@ struct fluss_append_writer {
     fl_buf_t key;
     fluss_append_ack_cb ack_cb;
     void *ack_opaque;
+    bool kv;              /* PUT_KV of KvRecordBatches */
+    int32_t *targets;     /* kv: target columns of a partial update */
+    size_t n_targets;
 };
 
-static bool fl_retriable(int code) {
+static size_t fl_wbucket_size(const fluss_append_writer_t *w, const fl_wbucket_t *wb) {
+    return w->kv ? fl_kv_batch_builder_size(&wb->kvb) : fl_record_builder_size(&wb->builder);
+}
+
+static int64_t fl_wbucket_rows(const fluss_append_writer_t *w, const fl_wbucket_t *wb) {
+    return w->kv ? fl_kv_batch_builder_count(&wb->kvb) : fl_record_builder_rows(&wb->builder);
+}
+
+bool fl_client_retriable(int code) {
     switch (code) {
     case FLUSS_ERR_NETWORK_EXCEPTION:
     case FLUSS_ERR_NOT_LEADER_OR_FOLLOWER:
@@ -169,15 +188,22 @@ static int fl_writer_close_bucket(fluss_append_writer_t *w, int32_t bucket) {
     fl_wbatch_t *b = fl_calloc(1, sizeof(*b));
     fl_buf_init(&b->bytes);
     b->bucket = bucket;
-    b->rows = fl_record_builder_rows(&wb->builder);
-    b->raw_bytes = fl_record_builder_size(&wb->builder);
+    b->rows = fl_wbucket_rows(w, wb);
+    b->raw_bytes = fl_wbucket_size(w, wb);
     b->opened_us = wb->opened_us;
     b->sequence = w->writer_id >= 0 ? wb->next_sequence : -1;
     fl_error_t err;
     fl_err_clear(&err);
-    int rc = fl_record_builder_finish(&wb->builder, w->writer_id, b->sequence, &b->bytes, &err);
-    w->memory -= fl_record_builder_size(&wb->builder);
-    fl_record_builder_clear(&wb->builder);
+    int rc = 0;
+    if (w->kv) {
+        fl_kv_batch_builder_finish(&wb->kvb, &b->bytes);
+        fl_kv_batch_set_writer_state(b->bytes.data, b->bytes.len, w->writer_id, b->sequence);
+        w->memory -= b->raw_bytes;
+    } else {
+        rc = fl_record_builder_finish(&wb->builder, w->writer_id, b->sequence, &b->bytes, &err);
+        w->memory -= fl_record_builder_size(&wb->builder);
+        fl_record_builder_clear(&wb->builder);
+    }
     wb->open = false;
     if (rc) {
         fl_wbatch_free(b);
@@ -241,6 +267,32 @@ static void fl_writer_node_lost(fluss_append_writer_t *w, int node, const fl_err
     w->conns[node].inflight = 0;
 }
 
+/* Sends a PUT_KV request with batches picked[0..n) (kv mode). */
+static int fl_writer_send_put_kv(fluss_append_writer_t *w, fl_wconn_t *c, fl_wbatch_t **picked,
+                                 size_t n, int32_t *rid, fl_error_t *err) {
+    Fluss__PbPutKvReqForBucket *reqs = fl_calloc(n, sizeof(*reqs));
+    Fluss__PbPutKvReqForBucket **ptrs = fl_calloc(n, sizeof(*ptrs));
+    for (size_t k = 0; k < n; k++) {
+        fluss__pb_put_kv_req_for_bucket__init(&reqs[k]);
+        reqs[k].bucket_id = picked[k]->bucket;
+        reqs[k].records.data = picked[k]->bytes.data;
+        reqs[k].records.len = picked[k]->bytes.len;
+        ptrs[k] = &reqs[k];
+    }
+    Fluss__PutKvRequest req = FLUSS__PUT_KV_REQUEST__INIT;
+    req.acks = w->o.acks;
+    req.table_id = w->t->table_id;
+    req.timeout_ms = w->o.request_timeout_ms;
+    req.n_target_columns = w->n_targets;
+    req.target_columns = w->targets;
+    req.n_buckets_req = n;
+    req.buckets_req = ptrs;
+    int rc = fl_client_conn_send(&c->conn, FL_API_PUT_KV, &req.base, rid, err);
+    fl_free(reqs);
+    fl_free(ptrs);
+    return rc;
+}
+
 /* Sends one request to node with the first due batch of every unblocked
  * bucket it leads. Returns 1 when something was sent, 0 if nothing to
  * send, or an error. */
@@ -272,7 +324,9 @@ static int fl_writer_send_node(fluss_append_writer_t *w, int node, int64_t now) 
     if (c->conn.fd < 0) rc = fl_table_connect_node(w->t, node, &c->conn, &err);
     int32_t rid = -1;
     int64_t sent_us = fl_time_mono_us(); /* before the write: a big frame's write waits for the reader */
-    if (!rc) {
+    if (!rc && w->kv) {
+        rc = fl_writer_send_put_kv(w, c, picked, n, &rid, &err);
+    } else if (!rc) {
         Fluss__PbProduceLogReqForBucket *reqs = fl_calloc(n, sizeof(*reqs));
         Fluss__PbProduceLogReqForBucket **ptrs = fl_calloc(n, sizeof(*ptrs));
         for (size_t k = 0; k < n; k++) {
@@ -296,7 +350,7 @@ static int fl_writer_send_node(fluss_append_writer_t *w, int node, int64_t now) 
         /* not sent: retry the batches (a fresh connection next time) */
         for (size_t k = n; k-- > 0;) fl_writer_retry(w, picked[k], &err);
         if (c->conn.fd >= 0) fl_client_conn_close(&c->conn);
-        if (!fl_retriable(rc)) fl_writer_fail(w, &err);
+        if (!fl_client_retriable(rc)) fl_writer_fail(w, &err);
         return 0;
     }
     fl_winflight_t *f = fl_inflight_slot(w);
@@ -345,8 +399,45 @@ static void fl_writer_report(fluss_append_writer_t *w, const fl_wbatch_t *b, int
     w->ack_cb(w->ack_opaque, &a);
 }
 
+/* The answer of one bucket in a PRODUCE_LOG or PUT_KV response: its error
+ * (into e) and base offset (-1 for PUT_KV, which answers the log end). */
+static void fl_writer_bucket_answer(const fluss_append_writer_t *w, const ProtobufCMessage *m,
+                                    int32_t bucket, fl_error_t *e, int64_t *base_offset) {
+    bool found = false, has_code = false;
+    int32_t code = 0;
+    const char *msg = NULL;
+    if (w->kv) {
+        const Fluss__PutKvResponse *resp = (const Fluss__PutKvResponse *)m;
+        for (size_t j = 0; resp && j < resp->n_buckets_resp; j++) {
+            const Fluss__PbPutKvRespForBucket *br = resp->buckets_resp[j];
+            if (br->bucket_id != bucket) continue;
+            found = true;
+            has_code = br->has_error_code;
+            code = br->error_code;
+            msg = br->error_message;
+        }
+    } else {
+        const Fluss__ProduceLogResponse *resp = (const Fluss__ProduceLogResponse *)m;
+        for (size_t j = 0; resp && j < resp->n_buckets_resp; j++) {
+            const Fluss__PbProduceLogRespForBucket *br = resp->buckets_resp[j];
+            if (br->bucket_id != bucket) continue;
+            found = true;
+            has_code = br->has_error_code;
+            code = br->error_code;
+            msg = br->error_message;
+            if (br->has_base_offset) *base_offset = br->base_offset;
+        }
+    }
+    if (!found)
+        fl_err_set(e, FLUSS_ERR__CORRUPT, "%s did not answer bucket %d",
+                   w->kv ? "PUT_KV" : "PRODUCE_LOG", bucket);
+    else if (has_code && code != 0 && code != FLUSS_ERR_DUPLICATE_SEQUENCE_EXCEPTION)
+        fl_err_set(e, code, "bucket %d: %s", bucket, msg ? msg : fl_err_default_message(code));
+    if (e->code) *base_offset = -1;
+}
+
 static void fl_writer_complete(fluss_append_writer_t *w, fl_winflight_t *f,
-                               Fluss__ProduceLogResponse *resp, const fl_error_t *req_err) {
+                               const ProtobufCMessage *resp, const fl_error_t *req_err) {
     int64_t now_us = w->ack_cb ? fl_time_mono_us() : 0;
     w->conns[f->node].inflight--;
     for (size_t k = 0; k < f->count; k++) {
@@ -356,29 +447,15 @@ static void fl_writer_complete(fluss_append_writer_t *w, fl_winflight_t *f,
         fl_error_t e;
         fl_err_clear(&e);
         int64_t base_offset = -1;
-        if (req_err) {
-            e = *req_err;
-        } else {
-            const Fluss__PbProduceLogRespForBucket *br = NULL;
-            for (size_t j = 0; resp && j < resp->n_buckets_resp; j++)
-                if (resp->buckets_resp[j]->bucket_id == b->bucket) br = resp->buckets_resp[j];
-            if (!br)
-                fl_err_set(&e, FLUSS_ERR__CORRUPT, "PRODUCE_LOG did not answer bucket %d", b->bucket);
-            else if (br->has_error_code && br->error_code != 0 &&
-                     br->error_code != FLUSS_ERR_DUPLICATE_SEQUENCE_EXCEPTION)
-                fl_err_set(&e, br->error_code, "bucket %d: %s", b->bucket,
-                           br->error_message ? br->error_message
-                                             : fl_err_default_message(br->error_code));
-            else if (br->has_base_offset)
-                base_offset = br->base_offset;
-        }
+        if (req_err) e = *req_err;
+        else fl_writer_bucket_answer(w, resp, b->bucket, &e, &base_offset);
         if (e.code == 0) {
             w->rows_acked += b->rows;
             w->bytes_acked += (int64_t)b->raw_bytes;
             w->memory -= b->bytes.len;
             fl_writer_report(w, b, f->sent_us, now_us, base_offset, 0);
             fl_wbatch_free(b);
-        } else if (fl_retriable(e.code) ||
+        } else if (fl_client_retriable(e.code) ||
                    (e.code == FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION && wb->blocked)) {
             fl_writer_retry(w, b, &e);
         } else {
@@ -401,7 +478,9 @@ static void fl_writer_recv_node(fluss_append_writer_t *w, int node, int64_t dead
     fl_err_clear(&err);
     int32_t rid;
     ProtobufCMessage *resp = NULL;
-    int rc = fl_client_conn_recv(&c->conn, deadline, &fluss__produce_log_response__descriptor,
+    int rc = fl_client_conn_recv(&c->conn, deadline,
+                                 w->kv ? &fluss__put_kv_response__descriptor
+                                       : &fluss__produce_log_response__descriptor,
                                  &rid, &resp, &err);
     if (c->conn.fd < 0 || rc == FLUSS_ERR__TIMED_OUT) {
         fl_writer_node_lost(w, node, &err);
@@ -417,7 +496,7 @@ static void fl_writer_recv_node(fluss_append_writer_t *w, int node, int64_t dead
         fl_writer_node_lost(w, node, &err);
         return;
     }
-    fl_writer_complete(w, f, (Fluss__ProduceLogResponse *)resp, rc ? &err : NULL);
+    fl_writer_complete(w, f, resp, rc ? &err : NULL);
     if (resp) protobuf_c_message_free_unpacked(resp, NULL);
 }
 
@@ -449,8 +528,8 @@ static void fl_writer_poll(fluss_append_writer_t *w, bool wait) {
         if (rc == 0) {
             if (!wait) return;
             fl_error_t err;
-            fl_err_set(&err, FLUSS_ERR__TIMED_OUT, "no PRODUCE_LOG answer within %d ms",
-                       w->o.request_timeout_ms);
+            fl_err_set(&err, FLUSS_ERR__TIMED_OUT, "no %s answer within %d ms",
+                       w->kv ? "PUT_KV" : "PRODUCE_LOG", w->o.request_timeout_ms);
             for (size_t i = 0; i < n; i++) fl_writer_node_lost(w, nodes[i], &err);
             return;
         }
@@ -514,7 +593,12 @@ static int fl_init_writer(fluss_append_writer_t *w, fl_error_t *err) {
 }
 
 /* FLUSS_ERR__INVALID_ARG when the table's batches cannot be written yet. */
-static int fl_writer_check_table(const fluss_table_t *t, fl_error_t *err) {
+static int fl_writer_check_table(const fluss_table_t *t, bool kv, fl_error_t *err) {
+    if (kv != (t->pk_count > 0))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "%s.%s %s; use %s", t->database, t->name,
+                          kv ? "has no primary key" : "has a primary key",
+                          kv ? "an append writer" : "an upsert writer");
+    if (kv) return 0;
     if (!t->arrow_format)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
                           "%s.%s: only the ARROW log format can be written yet", t->database,
@@ -522,18 +606,22 @@ static int fl_writer_check_table(const fluss_table_t *t, fl_error_t *err) {
     return fl_record_builder_check_schema(&t->desc.schema, err);
 }
 
-int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_t *opts,
-                            fluss_append_writer_t **out, fluss_error_t *e) {
-    fl_error_t err;
-    fl_err_clear(&err);
-    int rc = fl_writer_check_table(t, &err);
-    if (rc) return fl_client_error_out(e, &err);
-    if (t->node_count == 0) {
-        fl_err_set(&err, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION, "the cluster has no tablet server");
-        return fl_client_error_out(e, &err);
-    }
+int fl_writer_open(fluss_table_t *t, const fluss_append_writer_options_t *opts, bool kv,
+                   const int32_t *targets, size_t n_targets, fluss_append_writer_t **out,
+                   fl_error_t *err) {
+    int rc = fl_writer_check_table(t, kv, err);
+    if (rc) return rc;
+    if (t->node_count == 0)
+        return fl_err_set(err, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION,
+                          "the cluster has no tablet server");
     fluss_append_writer_t *w = fl_calloc(1, sizeof(*w));
     w->t = t;
+    w->kv = kv;
+    if (n_targets > 0) {
+        w->targets = fl_malloc(n_targets * sizeof(int32_t));
+        memcpy(w->targets, targets, n_targets * sizeof(int32_t));
+        w->n_targets = n_targets;
+    }
     if (opts) w->o = *opts;
     else w->o.linger_ms = -1, w->o.idempotent = -1;
     if (w->o.batch_bytes == 0) w->o.batch_bytes = 1024 * 1024;
@@ -545,8 +633,10 @@ int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_
     if (w->o.request_timeout_ms <= 0) w->o.request_timeout_ms = t->timeout_ms;
     w->buckets = fl_calloc((size_t)t->bucket_count, sizeof(fl_wbucket_t));
     fl_record_builder_options_t bo = {t->schema_id, t->codec, t->zstd_level};
-    for (int32_t b = 0; b < t->bucket_count; b++)
-        fl_record_builder_init(&w->buckets[b].builder, &t->desc.schema, &bo);
+    for (int32_t b = 0; b < t->bucket_count; b++) {
+        if (kv) fl_kv_batch_builder_init(&w->buckets[b].kvb, (int16_t)t->schema_id, -1, -1);
+        else fl_record_builder_init(&w->buckets[b].builder, &t->desc.schema, &bo);
+    }
     w->conns = fl_calloc(t->node_count, sizeof(fl_wconn_t));
     for (size_t i = 0; i < t->node_count; i++) w->conns[i].conn.fd = -1;
     w->inflight_cap = t->node_count * (size_t)w->o.max_inflight;
@@ -554,11 +644,78 @@ int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_
     w->writer_id = -1;
     w->sticky = (int32_t)((uint64_t)fl_time_mono_ms() % (uint64_t)t->bucket_count);
     fl_buf_init(&w->key);
-    if (w->o.idempotent != 0 && (rc = fl_init_writer(w, &err))) {
+    if (w->o.idempotent != 0 && (rc = fl_init_writer(w, err))) {
         fluss_append_writer_destroy(w);
-        return fl_client_error_out(e, &err);
+        return rc;
     }
     *out = w;
+    return 0;
+}
+
+int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_t *opts,
+                            fluss_append_writer_t **out, fluss_error_t *e) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    int rc = fl_writer_open(t, opts, false, NULL, 0, out, &err);
+    return rc ? fl_client_error_out(e, &err) : 0;
+}
+
+/* Opens bucket's batch if it is not open (the first row's time). */
+static fl_wbucket_t *fl_writer_open_bucket(fluss_append_writer_t *w, int32_t bucket) {
+    fl_wbucket_t *wb = &w->buckets[bucket];
+    if (!wb->open) {
+        wb->open = true;
+        wb->opened_us = fl_time_mono_us();
+        wb->opened_ms = wb->opened_us / 1000;
+    }
+    return wb;
+}
+
+/* After a row went into bucket's open batch (now `after` bytes): closes
+ * full and lingering batches, sends, and blocks while over the memory
+ * budget. Returns the writer's first error. */
+static int fl_writer_added(fluss_append_writer_t *w, int32_t bucket, size_t after) {
+    if (after >= w->o.batch_bytes) fl_writer_close_bucket(w, bucket);
+    if (++w->rows_since_linger_check >= FL_WRITER_LINGER_CHECK_ROWS) {
+        w->rows_since_linger_check = 0;
+        fl_writer_close_lingering(w, fl_time_mono_ms());
+    }
+    if (w->ready) fl_writer_send_ready(w);
+    if (w->inflight_count) fl_writer_poll(w, false);
+    while (w->memory > w->o.buffer_memory_max && !w->failed.code) {
+        if (!w->ready && w->inflight_count == 0) {
+            int32_t big = -1;
+            for (int32_t b = 0; b < w->t->bucket_count; b++)
+                if (w->buckets[b].open &&
+                    (big < 0 || fl_wbucket_size(w, &w->buckets[b]) >
+                                    fl_wbucket_size(w, &w->buckets[big])))
+                    big = b;
+            if (big < 0) break;
+            fl_writer_close_bucket(w, big);
+        }
+        fl_writer_step(w);
+    }
+    return w->failed.code;
+}
+
+int fl_writer_put_kv(fluss_append_writer_t *w, int32_t bucket, const uint8_t *key,
+                     size_t key_len, const uint8_t *value, size_t value_len, fl_error_t *err) {
+    assert(w->kv && bucket >= 0 && bucket < w->t->bucket_count);
+    if (w->failed.code) {
+        *err = w->failed;
+        return err->code;
+    }
+    /* an empty builder already holds the batch header: the first row of a
+     * batch counts it, so what closing the batch takes off adds up */
+    size_t before = w->buckets[bucket].open ? fl_kv_batch_builder_size(&w->buckets[bucket].kvb) : 0;
+    fl_wbucket_t *wb = fl_writer_open_bucket(w, bucket);
+    fl_kv_batch_builder_add(&wb->kvb, key, key_len, value, value_len);
+    size_t after = fl_kv_batch_builder_size(&wb->kvb);
+    w->memory += after - before;
+    if (fl_writer_added(w, bucket, after)) {
+        *err = w->failed;
+        return err->code;
+    }
     return 0;
 }
 
@@ -580,37 +737,16 @@ int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
     int32_t bucket = w->sticky;
     if (w->t->bucket_key_count > 0 && fl_row_bucket(row, &w->key, &bucket, &err))
         return fl_client_error_out(e, &err);
-    fl_wbucket_t *wb = &w->buckets[bucket];
-    if (!wb->open) {
-        wb->open = true;
-        wb->opened_us = fl_time_mono_us();
-        wb->opened_ms = wb->opened_us / 1000;
+    if (w->kv) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "an upsert writer does not append");
+        return fl_client_error_out(e, &err);
     }
+    fl_wbucket_t *wb = fl_writer_open_bucket(w, bucket);
     size_t before = fl_record_builder_size(&wb->builder);
     fl_record_builder_append(&wb->builder, &row->row);
     size_t after = fl_record_builder_size(&wb->builder);
     w->memory += after - before;
-    if (after >= w->o.batch_bytes) fl_writer_close_bucket(w, bucket);
-    if (++w->rows_since_linger_check >= FL_WRITER_LINGER_CHECK_ROWS) {
-        w->rows_since_linger_check = 0;
-        fl_writer_close_lingering(w, fl_time_mono_ms());
-    }
-    if (w->ready) fl_writer_send_ready(w);
-    if (w->inflight_count) fl_writer_poll(w, false);
-    while (w->memory > w->o.buffer_memory_max && !w->failed.code) {
-        if (!w->ready && w->inflight_count == 0) {
-            int32_t big = -1;
-            for (int32_t b = 0; b < w->t->bucket_count; b++)
-                if (w->buckets[b].open &&
-                    (big < 0 || fl_record_builder_size(&w->buckets[b].builder) >
-                                    fl_record_builder_size(&w->buckets[big].builder)))
-                    big = b;
-            if (big < 0) break;
-            fl_writer_close_bucket(w, big);
-        }
-        fl_writer_step(w);
-    }
-    if (w->failed.code) return fl_client_error_out(e, &w->failed);
+    if (fl_writer_added(w, bucket, after)) return fl_client_error_out(e, &w->failed);
     return 0;
 }
 
@@ -703,8 +839,12 @@ void fluss_append_writer_destroy(fluss_append_writer_t *w) {
     fl_free(w->inflight);
     for (size_t i = 0; i < w->t->node_count; i++) fl_client_conn_close(&w->conns[i].conn);
     fl_free(w->conns);
-    for (int32_t b = 0; b < w->t->bucket_count; b++) fl_record_builder_free(&w->buckets[b].builder);
+    for (int32_t b = 0; b < w->t->bucket_count; b++) {
+        if (w->kv) fl_kv_batch_builder_free(&w->buckets[b].kvb);
+        else fl_record_builder_free(&w->buckets[b].builder);
+    }
     fl_free(w->buckets);
+    fl_free(w->targets);
     fl_buf_free(&w->key);
     fl_free(w);
 }

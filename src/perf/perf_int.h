@@ -25,7 +25,13 @@
 #define FL_PERF_TABLES_MAX 1024
 #define FL_PERF_COLUMNS_MAX 64
 
-typedef enum { FL_PERF_PRODUCE, FL_PERF_CONSUME, FL_PERF_LATENCY } fl_perf_mode_t;
+typedef enum {
+    FL_PERF_PRODUCE,
+    FL_PERF_CONSUME,
+    FL_PERF_LATENCY,
+    FL_PERF_UPSERT, /* perf_kv.c */
+    FL_PERF_LOOKUP, /* perf_kv.c */
+} fl_perf_mode_t;
 
 typedef struct fl_perf_opts {
     fl_perf_mode_t mode;
@@ -52,6 +58,9 @@ typedef struct fl_perf_opts {
     bool json;
     bool quiet;
     int timeout_ms;
+    int64_t keys;        /* upsert/lookup: key space 0..keys-1 */
+    int value_size;      /* upsert/lookup: bytes of the value column */
+    int lookup_batch;    /* lookup: keys per lookup call */
 } fl_perf_opts_t;
 
 typedef struct fl_perf_stats {
@@ -62,6 +71,7 @@ typedef struct fl_perf_stats {
     _Atomic int errors;
     _Atomic int running;        /* workers not finished */
     _Atomic int64_t end_us;     /* the last worker's end (fl_perf_now_us), for exact durations */
+    _Atomic int64_t found;      /* lookup: keys that had a row */
     fl_perf_hist_t lat_window;  /* drained every second by the reporter */
     fl_perf_hist_t lat_total;
     char first_error[2300];     /* the first worker error (guarded by error_lock) */
@@ -108,6 +118,18 @@ void *fl_perf_replay_run(void *arg);
 void fl_perf_pool_new(const fl_perf_opts_t *o, uint8_t **pool, size_t *len);
 /* Name of payload column k: payload, payload_1, payload_2, ... */
 void fl_perf_payload_name(int k, char *buf, size_t cap);
+
+/* Key-value threads (perf_kv.c) on a primary-key table "id BIGINT NOT
+ * NULL, v BYTES": upsert writes keys (i x threads + index) mod keys in
+ * order (a first pass of `keys` records writes every key once), counted
+ * on acknowledgement with the PUT_KV request latency; lookup reads
+ * random keys, lookup_batch per call, recording each call's latency. */
+void *fl_perf_kv_run(void *arg);
+/* Creates the key-value table when missing (--buckets, default 1). */
+int fl_perf_kv_prepare_table(fl_perf_opts_t *o, fluss_error_t *err);
+/* Waits until every bucket of db.name answers LIST_OFFSETS (perf_main.c). */
+int fl_perf_wait_leaders(fluss_client_t *c, const char *db, const char *name, int timeout_ms,
+                         fluss_error_t *err);
 
 /* Consumer threads: a table, the buckets to read, where to start, where
  * to stop. The latency consumer records now - ts per row. */

@@ -5,6 +5,8 @@
  *   fluss-perf produce  N writers append sized rows at a target rate
  *   fluss-perf consume  N scanners read a table, whole or projected
  *   fluss-perf latency  append→poll latency inside one process
+ *   fluss-perf upsert   N upsert writers on a primary-key table (perf_kv.c)
+ *   fluss-perf lookup   N lookupers of random keys, call latency (perf_kv.c)
  * It prints a progress line per second on stderr and a summary (text,
  * or one JSON line with --json) on stdout, including its own CPU time
  * (getrusage) so a reader can tell whether the generator was the
@@ -68,12 +70,15 @@ static void fl_perf_on_signal(int sig) {
 
 static void fl_perf_usage(FILE *f) {
     fprintf(f,
-        "usage: fluss-perf produce|consume|latency [options]\n"
+        "usage: fluss-perf produce|consume|latency|upsert|lookup [options]\n"
         "\n"
         "  produce   N writers append rows \"id BIGINT, ts BIGINT, payload BYTES\"\n"
         "  consume   N scanners read a table (whole, or --columns), from earliest or latest\n"
         "  latency   append->poll latency: writers put their send time in ts, a scanner of\n"
         "            the same process tailing the table reports now - ts per row\n"
+        "  upsert    N upsert writers on a primary-key table \"id BIGINT NOT NULL, v BYTES\"\n"
+        "            (created when missing), keys 0..keys-1 in order, then again\n"
+        "  lookup    N lookupers of random keys of that table; latency per lookup call\n"
         "\n"
         "common:\n"
         "  --bootstrap-server HOST:PORT  ($FLUSS_BOOTSTRAP, else 127.0.0.1:9123)\n"
@@ -107,14 +112,19 @@ static void fl_perf_usage(FILE *f) {
         "consume:\n"
         "  --from earliest|latest  (default earliest)\n"
         "  --columns a,b        projection, pushed down to the server\n"
-        "  --buckets N          read only buckets 0..N-1\n");
+        "  --buckets N          read only buckets 0..N-1\n"
+        "upsert, lookup (and --threads, --records, --duration, --rate, --buckets,\n"
+        "--batch-bytes, --linger-ms, --max-inflight, --acks as above):\n"
+        "  --keys N             key space (default 100000)\n"
+        "  --value-size B       bytes of the value column (default 100)\n"
+        "  --lookup-batch N     keys per lookup call (default 1)\n");
 }
 
 enum {
     OPT_BOOTSTRAP = 256, OPT_TABLE, OPT_RECORDS, OPT_DURATION, OPT_THREADS, OPT_JSON, OPT_QUIET,
     OPT_TIMEOUT, OPT_RECORD_SIZE, OPT_PAYLOAD, OPT_BATCH_BYTES, OPT_BATCH_ROWS, OPT_LINGER,
     OPT_RATE, OPT_ACKS, OPT_INFLIGHT, OPT_NO_IDEMPOTENCE, OPT_REPLAY, OPT_COMPRESSION, OPT_BUCKETS, OPT_FROM,
-    OPT_COLUMNS, OPT_PAYLOAD_COLUMNS, OPT_HELP
+    OPT_COLUMNS, OPT_PAYLOAD_COLUMNS, OPT_KEYS, OPT_VALUE_SIZE, OPT_LOOKUP_BATCH, OPT_HELP
 };
 
 static const struct option fl_perf_longopts[] = {
@@ -141,6 +151,9 @@ static const struct option fl_perf_longopts[] = {
     {"from", required_argument, NULL, OPT_FROM},
     {"columns", required_argument, NULL, OPT_COLUMNS},
     {"payload-columns", required_argument, NULL, OPT_PAYLOAD_COLUMNS},
+    {"keys", required_argument, NULL, OPT_KEYS},
+    {"value-size", required_argument, NULL, OPT_VALUE_SIZE},
+    {"lookup-batch", required_argument, NULL, OPT_LOOKUP_BATCH},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -221,6 +234,9 @@ static int fl_perf_opt_value(fl_perf_opts_t *o, int c, const char *arg, double *
     case OPT_INFLIGHT: o->max_inflight = (int)v; break;
     case OPT_BUCKETS: o->buckets = (int)v; break;
     case OPT_PAYLOAD_COLUMNS: o->payload_columns = (int)v; break;
+    case OPT_KEYS: o->keys = (int64_t)v; break;
+    case OPT_VALUE_SIZE: o->value_size = (int)v; break;
+    case OPT_LOOKUP_BATCH: o->lookup_batch = (int)v; break;
     default: return 2;
     }
     return 0;
@@ -242,7 +258,9 @@ static int fl_perf_parse(fl_perf_opts_t *o, int argc, char **argv) {
     if (!strcmp(argv[1], "produce")) o->mode = FL_PERF_PRODUCE;
     else if (!strcmp(argv[1], "consume")) o->mode = FL_PERF_CONSUME;
     else if (!strcmp(argv[1], "latency")) o->mode = FL_PERF_LATENCY;
-    else return fl_perf_bad("unknown mode %s (produce, consume or latency)", argv[1]);
+    else if (!strcmp(argv[1], "upsert")) o->mode = FL_PERF_UPSERT;
+    else if (!strcmp(argv[1], "lookup")) o->mode = FL_PERF_LOOKUP;
+    else return fl_perf_bad("unknown mode %s (produce, consume, latency, upsert or lookup)", argv[1]);
     double batch_rows = 0;
     optind = 2;
     int c;
@@ -272,6 +290,14 @@ static int fl_perf_parse(fl_perf_opts_t *o, int argc, char **argv) {
         return fl_perf_bad("--payload-columns: at most %s", "62");
     if (o->threads <= 0) o->threads = o->mode == FL_PERF_CONSUME ? o->table_count : 1;
     if (o->threads > FL_PERF_THREADS_MAX) return fl_perf_bad("more than %s threads", "1024");
+    if (o->keys <= 0) o->keys = 100000;
+    if (o->value_size <= 0) o->value_size = 100;
+    if (o->lookup_batch <= 0) o->lookup_batch = 1;
+    if (o->mode == FL_PERF_UPSERT || o->mode == FL_PERF_LOOKUP)
+        o->record_size = o->value_size + 8; /* the key's BIGINT + the value */
+    if (o->lookup_batch > 100000) return fl_perf_bad("--lookup-batch: at most %s", "100000");
+    if (o->replay && (o->mode == FL_PERF_UPSERT || o->mode == FL_PERF_LOOKUP))
+        return fl_perf_bad("--replay is for %s", "produce");
     return 0;
 }
 
@@ -281,8 +307,8 @@ static int fl_perf_parse(fl_perf_opts_t *o, int argc, char **argv) {
  * every bucket answers LIST_OFFSETS raced with the reference server's
  * leader set-up (its writer state came back empty after the first batch:
  * OUT_OF_ORDER_SEQUENCE on the second), so wait until all answer. */
-static int fl_perf_wait_leaders(fluss_client_t *c, const char *db, const char *name, int timeout_ms,
-                                fluss_error_t *err) {
+int fl_perf_wait_leaders(fluss_client_t *c, const char *db, const char *name, int timeout_ms,
+                         fluss_error_t *err) {
     double end = fl_perf_now_s() + timeout_ms / 1e3;
     for (;;) {
         fluss_table_t *t = NULL;
@@ -408,6 +434,7 @@ static void fl_perf_start_producers(fl_perf_run_t *r) {
             continue;
         }
         void *(*run)(void *) = o->replay ? fl_perf_replay_run : fl_perf_produce_run;
+        if (o->mode == FL_PERF_UPSERT || o->mode == FL_PERF_LOOKUP) run = fl_perf_kv_run;
         if (pthread_create(&r->producers[i].thread, NULL, run, &r->producers[i])) abort();
     }
 }
@@ -466,8 +493,12 @@ static double fl_perf_cpu_s(double *user, double *sys) {
 
 /* The stats the progress and summary talk about: what was acknowledged
  * (produce), read (consume) or received with its latency (latency). */
+static bool fl_perf_writes(fl_perf_mode_t m) {
+    return m == FL_PERF_PRODUCE || m == FL_PERF_UPSERT || m == FL_PERF_LOOKUP;
+}
+
 static fl_perf_stats_t *fl_perf_main_stats(const fl_perf_run_t *r) {
-    return r->o->mode == FL_PERF_PRODUCE ? r->prod : r->cons;
+    return fl_perf_writes(r->o->mode) ? r->prod : r->cons;
 }
 
 static void fl_perf_progress(fl_perf_run_t *r, double now, double *last_t, int64_t *last_rec,
@@ -483,7 +514,10 @@ static void fl_perf_progress(fl_perf_run_t *r, double now, double *last_t, int64
         fprintf(stderr, "[%6.1f s] %12.0f rec/s %9.2f MB/s", now - r->start_s,
                 (double)(rec - *last_rec) / dt, (double)(bytes - *last_bytes) / dt / 1e6);
         if (win.n)
-            fprintf(stderr, "  %s p50 %.3f ms p99 %.3f ms", r->o->mode == FL_PERF_LATENCY ? "e2e" : "request",
+            fprintf(stderr, "  %s p50 %.3f ms p99 %.3f ms",
+                    r->o->mode == FL_PERF_LATENCY  ? "e2e"
+                    : r->o->mode == FL_PERF_LOOKUP ? "lookup"
+                                                   : "request",
                     fl_perf_hist_quantile_us(&win, 0.5) / 1e3, fl_perf_hist_quantile_us(&win, 0.99) / 1e3);
         fprintf(stderr, "  total %lld\n", (long long)rec);
     }
@@ -520,7 +554,7 @@ static void fl_perf_watch(fl_perf_run_t *r, fl_perf_hist_snap_t *total) {
 /* ---- summary ---- */
 
 typedef struct fl_perf_result {
-    int64_t records, bytes, wire_bytes, requests, produced;
+    int64_t records, bytes, wire_bytes, requests, produced, found;
     int errors;
     double seconds, cpu_s, cpu_user_s, cpu_sys_s;
     double p50_ms, p99_ms, max_ms, avg_ms;  /* request (produce) or e2e (latency) latency */
@@ -528,7 +562,8 @@ typedef struct fl_perf_result {
 } fl_perf_result_t;
 
 static const char *fl_perf_mode_name(fl_perf_mode_t m) {
-    return m == FL_PERF_PRODUCE ? "produce" : m == FL_PERF_CONSUME ? "consume" : "latency";
+    static const char *const names[] = {"produce", "consume", "latency", "upsert", "lookup"};
+    return names[m];
 }
 
 static void fl_perf_collect(fl_perf_run_t *r, const fl_perf_hist_snap_t *lat, fl_perf_result_t *out) {
@@ -540,6 +575,7 @@ static void fl_perf_collect(fl_perf_run_t *r, const fl_perf_hist_snap_t *lat, fl
     out->bytes = atomic_load(&st->bytes);
     out->wire_bytes = atomic_load(&st->wire_bytes);
     out->requests = atomic_load(&st->requests);
+    out->found = atomic_load(&st->found);
     out->errors = atomic_load(&st->errors) + (r->prod && r->prod != st ? atomic_load(&r->prod->errors) : 0);
     fl_perf_cpu_s(&out->cpu_user_s, &out->cpu_sys_s);
     out->cpu_user_s -= r->cpu0_user_s;
@@ -580,6 +616,9 @@ static void fl_perf_print_json(const fl_perf_opts_t *o, const fl_perf_result_t *
     if (o->mode == FL_PERF_LATENCY)
         printf(",\"produced\":%lld,\"request_p50_ms\":%.3f,\"request_p99_ms\":%.3f",
                (long long)x->produced, x->req_p50_ms, x->req_p99_ms);
+    if (o->mode == FL_PERF_UPSERT || o->mode == FL_PERF_LOOKUP)
+        printf(",\"keys\":%lld,\"value_size\":%d,\"lookup_batch\":%d,\"found\":%lld",
+               (long long)o->keys, o->value_size, o->lookup_batch, (long long)x->found);
     printf("}\n");
 }
 
@@ -588,8 +627,10 @@ static void fl_perf_print_text(const fl_perf_opts_t *o, const fl_perf_result_t *
     printf("%s %s: %lld records in %.2f s: %.0f records/s, %.2f MB/s", fl_perf_mode_name(o->mode),
            o->table_count == 1 ? o->tables[0] : "(several tables)", (long long)x->records, x->seconds,
            (double)x->records / s, (double)x->bytes / s / 1e6);
-    if (o->mode == FL_PERF_PRODUCE)
+    if (o->mode == FL_PERF_PRODUCE || o->mode == FL_PERF_UPSERT)
         printf(" (%.2f MB/s as sent)\n  request latency", (double)x->wire_bytes / s / 1e6);
+    else if (o->mode == FL_PERF_LOOKUP)
+        printf(", %lld found\n  lookup call latency", (long long)x->found);
     else if (o->mode == FL_PERF_LATENCY)
         printf(", %lld produced\n  append->poll latency", (long long)x->produced);
     else
@@ -600,7 +641,10 @@ static void fl_perf_print_text(const fl_perf_opts_t *o, const fl_perf_result_t *
     if (o->mode == FL_PERF_LATENCY)
         printf("  request latency p50 %.3f ms, p99 %.3f ms\n", x->req_p50_ms, x->req_p99_ms);
     printf("  %lld %s, %d errors; fluss-perf CPU %.2f s (user %.2f, sys %.2f) = %.0f %% of one core\n",
-           (long long)x->requests, o->mode == FL_PERF_PRODUCE ? "batches" : "batches polled",
+           (long long)x->requests,
+           o->mode == FL_PERF_LOOKUP     ? "lookup calls"
+           : fl_perf_writes(o->mode)     ? "batches"
+                                         : "batches polled",
            x->errors, x->cpu_s, x->cpu_user_s, x->cpu_sys_s, 100.0 * x->cpu_s / s);
 }
 
@@ -613,12 +657,18 @@ static int fl_perf_run(fl_perf_opts_t *o) {
     fluss_error_t err;
     memset(&err, 0, sizeof(err));
     int rc = 0;
-    if (o->mode != FL_PERF_CONSUME) {
+    if (o->mode == FL_PERF_UPSERT || o->mode == FL_PERF_LOOKUP) {
+        r.prod = fl_perf_stats_new();
+        if ((rc = fl_perf_kv_prepare_table(o, &err))) goto fail;
+        fl_perf_opts_t po = *o;
+        po.record_size = o->value_size + 20; /* fl_perf_pool_new sizes payloads of B - 20 */
+        fl_perf_pool_new(&po, &r.pool, &r.pool_len);
+    } else if (o->mode != FL_PERF_CONSUME) {
         r.prod = fl_perf_stats_new();
         if ((rc = fl_perf_prepare_table(o, &err))) goto fail;
         fl_perf_pool_new(o, &r.pool, &r.pool_len);
     }
-    if (o->mode != FL_PERF_PRODUCE) {
+    if (!fl_perf_writes(o->mode)) {
         r.cons = fl_perf_stats_new();
         if ((rc = fl_perf_start_consumers(&r, o->mode == FL_PERF_LATENCY ? 1 : o->threads, &err))) goto fail;
     }

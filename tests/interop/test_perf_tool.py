@@ -1,6 +1,7 @@
 """`fluss-perf` (src/perf, the load generator over libfluss) against the
 suite's server: what `produce` acknowledges `consume` reads back, whole
-and projected, and `latency` sees every row it wrote. The JSON summary
+and projected, `latency` sees every row it wrote, and `upsert` writes
+every key of its key space, which `lookup` and pyfluss then find. The JSON summary
 is what bench/run_core.sh parses, so its fields are checked here.
 
 FLUSS_PERF=build-asan/fluss-perf runs libfluss itself under ASan+UBSan."""
@@ -83,6 +84,37 @@ def test_latency(server):
     assert x["mode"] == "latency"
     assert x["produced"] == 200 and x["records"] == 200 and x["errors"] == 0
     assert 0 < x["p50_ms"] <= x["p99_ms"] <= x["max_ms"] < 60_000
+
+
+async def test_upsert_then_lookup(server, conn):
+    import fluss
+    from test_cli_pk import clients_agree  # pyfluss buckets some keys unlike Java
+    db = unique("perfdb")
+    table = f"{db}.kv"
+    keys = 3000
+    u = perf(server, "upsert", "--table", table, "--keys", str(keys), "--records", str(keys),
+             "--value-size", "64", "--buckets", "3", "--threads", "2", "--batch-bytes", "20000")
+    assert u["mode"] == "upsert" and u["records"] == keys and u["errors"] == 0
+    assert u["keys"] == keys and u["value_size"] == 64 and u["requests"] >= 3
+    assert 0 < u["p50_ms"] <= u["p99_ms"] <= u["max_ms"] and u["records_per_s"] > 0
+    # the first pass wrote every key once: every lookup finds its row
+    lk = perf(server, "lookup", "--table", table, "--keys", str(keys), "--records", "1000",
+              "--threads", "2")
+    assert lk["records"] == 1000 and lk["found"] == 1000 and lk["requests"] == 1000
+    assert 0 < lk["p50_ms"] <= lk["p99_ms"] <= lk["max_ms"]
+    assert lk["bytes"] == 1000 * (64 + 8)
+    # keys beyond the written ones: about half found, in batches of 50
+    half = perf(server, "lookup", "--table", table, "--keys", str(2 * keys), "--records", "2000",
+                "--lookup-batch", "50")
+    assert half["requests"] == 40 and 700 < half["found"] < 1300
+    t = await conn.get_table(fluss.TablePath(db, "kv"))
+    look = t.new_lookup().create_lookuper()
+    checked = [k for k in range(0, keys, 97) if clients_agree(k, 3)]
+    assert len(checked) > 10
+    for k in checked:
+        row = await look.lookup({"id": k})
+        assert row is not None and len(row["v"]) == 64, k
+    assert await look.lookup({"id": keys}) is None
 
 
 def test_bad_usage():

@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# Primary-key (KV) benchmark: upsert throughput and lookup latency /
+# throughput of flussd, side by side in the same run with
+#   (a) RocksDB itself (Debian's db_bench: fillrandom / readrandom, same
+#       key count and value size, WAL off as flussd runs it): the storage
+#       engine's limit without a network or a changelog;
+#   (b) Redis (redis-server, no persistence, + redis-benchmark SET / GET,
+#       same value size and key space): an in-memory KV server on the
+#       same loopback;
+#   (c) the reference Fluss server (0.9.1, tests/reference/start with
+#       REF_JVM_PROFILE=dist) when it starts, driven by the same fluss-perf
+#       (libfluss speaks the wire protocol to either server).
+# flussd and the reference run the same workloads, interleaved, on a
+# PK table "id BIGINT NOT NULL, v BYTES" (1 bucket): upsert of KEYS keys
+# (1 writer, 1 MiB batches, linger 100 ms, acks=all, idempotent), then
+# lookups of random keys: 1 thread one key per call (latency), 1 thread
+# 100 keys per call (batched), 4 threads one key per call (throughput).
+# Server CPU = utime + stime from /proc/<pid>/stat over each run
+# (reference: tablet server + coordinator JVMs; Redis: redis-server).
+# Writes the "kv" section of BENCHMARKS.md.
+#
+#   bench/run_kv.sh [KEYS]
+#     KEYS = keys upserted (default 200000); lookups: LOOKUPS (default
+#     KEYS / 2) per lookup run. VALUE = value bytes (default 100).
+#   Environment: NO_REF=1 skips the reference; NO_WRITE=1 prints the
+#   section without touching BENCHMARKS.md. Ports 391xx/392xx (flussd,
+#   reference, ZooKeeper, Redis) keep clear of run_core.sh's.
+#
+# Everything lives under bench/.run-kv and is removed at the end; every
+# process started here is stopped by its PID.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KEYS=${1:-200000}
+[[ $KEYS =~ ^[0-9]+$ && $KEYS -ge 1000 ]] || { echo "usage: bench/run_kv.sh [KEYS >= 1000]" >&2; exit 2; }
+VALUE=${VALUE:-100}
+LOOKUPS=${LOOKUPS:-$((KEYS / 2))}
+NO_REF=${NO_REF:-}
+
+cmake --build build -j2 >/dev/null
+PERF=build/fluss-perf
+RUN=bench/.run-kv
+rm -rf "$RUN"
+mkdir -p "$RUN"
+RES=$RUN/results.txt
+: >"$RES"
+OURS_B=127.0.0.1:39123
+REF_PORTS=(REF_COORD_PORT=39133 REF_TABLET_PORT=39134 REF_COORD_INTERNAL_PORT=39233
+  REF_TABLET_INTERNAL_PORT=39234 REF_ZK_PORT=39181 REF_RUN_DIR=$PWD/$RUN/reference)
+REF_B=127.0.0.1:39133
+REDIS_PORT=39379
+HZ=$(getconf CLK_TCK)
+OURS=""
+REDIS=""
+REF_UP=""
+
+log() { echo "[run_kv] $*" >&2; }
+
+cleanup() {
+  [[ -n $OURS ]] && kill "$OURS" 2>/dev/null || true
+  [[ -n $REDIS ]] && kill "$REDIS" 2>/dev/null || true
+  [[ -n $REF_UP ]] && env "${REF_PORTS[@]}" tests/reference/stop >/dev/null 2>&1 || true
+  rm -rf "$RUN"/flussd "$RUN"/rocksdb "$RUN"/reference/data
+}
+trap cleanup EXIT
+
+cpu_ticks() { # pids... -> utime+stime ticks summed
+  local t=0 p
+  for p in "$@"; do
+    t=$((t + $(sed 's/^.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+  done
+  echo "$t"
+}
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+note() { echo "$1 $2 ${3:-"{}"}" >>"$RES"; } # KEY WHO JSON
+
+# measure KEY WHO "PIDS" perf-args...: one fluss-perf run, its JSON summary
+# plus the server's CPU seconds over it
+measure() {
+  local key=$1 who=$2 pids=$3 b c0 c1 out
+  shift 3
+  b=$([[ $who == ours ]] && echo $OURS_B || echo $REF_B)
+  c0=$(cpu_ticks $pids)
+  out=$("$PERF" "$@" --bootstrap-server "$b" --json --quiet)
+  c1=$(cpu_ticks $pids)
+  python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d["server_cpu_s"]=int(sys.argv[2])/int(sys.argv[3]); print(sys.argv[4], sys.argv[5], json.dumps(d))' \
+    "$out" $((c1 - c0)) "$HZ" "$key" "$who" >>"$RES"
+  log "$key $who: $(echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%(records_per_s).0f rec/s p50 %(p50_ms)s ms p99 %(p99_ms)s ms, errors %(errors)s" % d)')"
+}
+
+# ---------------------------------------------------------------- fluss servers
+
+KV=(--table perf.kv --keys "$KEYS" --value-size "$VALUE" --buckets 1)
+
+fluss_workloads() { # WHO PIDS
+  measure upsert "$1" "$2" upsert "${KV[@]}" --records "$KEYS" --threads 1
+  measure lookup1 "$1" "$2" lookup "${KV[@]}" --records "$LOOKUPS" --threads 1
+  measure lookup_b100 "$1" "$2" lookup "${KV[@]}" --records "$((LOOKUPS * 4))" --threads 1 --lookup-batch 100
+  measure lookup_t4 "$1" "$2" lookup "${KV[@]}" --records "$((LOOKUPS * 2))" --threads 4
+}
+
+log "flussd"
+mkdir -p "$RUN/flussd"
+build/flussd --data-dir "$RUN/flussd" -D bind.listeners=FLUSS://$OURS_B \
+  -D tablet-server.bind.listeners=FLUSS://127.0.0.1:39124 2>"$RUN/flussd.log" &
+OURS=$!
+for _ in $(seq 100); do port_open 39124 && break; sleep 0.05; done
+port_open 39124 || { log "flussd did not start"; cat "$RUN/flussd.log" >&2; exit 1; }
+
+REF_PIDS=""
+if [[ -z $NO_REF ]]; then
+  log "starting the reference (REF_JVM_PROFILE=dist)"
+  if env "${REF_PORTS[@]}" REF_JVM_PROFILE=dist REF_HEAP=default tests/reference/start \
+      >"$RUN/reference-start.log" 2>&1; then
+    REF_UP=1
+    REF_PIDS="$(cat "$RUN/reference/tablet.pid") $(cat "$RUN/reference/coordinator.pid")"
+  else
+    log "the reference did not start; its rows are skipped (see $RUN/reference-start.log)"
+    note ref_skipped reference "{\"reason\": \"tests/reference/start failed\"}"
+  fi
+fi
+
+fluss_workloads ours "$OURS"
+kill "$OURS"; wait "$OURS" 2>/dev/null || true; OURS=""
+if [[ -n $REF_UP ]]; then
+  fluss_workloads reference "$REF_PIDS"
+  env "${REF_PORTS[@]}" tests/reference/stop >/dev/null 2>&1 || true
+  REF_UP=""
+fi
+
+# ---------------------------------------------------------------- RocksDB (db_bench)
+
+# db_bench_run KEY args...: "<op> : X micros/op Y ops/sec" and, with
+# --histogram, "Percentiles: P50: a P75: b P99: c ..." (micros)
+db_bench_run() {
+  local key=$1 out t0 t1
+  shift
+  t0=$(date +%s.%N)
+  out=$(db_bench --db="$PWD/$RUN/rocksdb" --key_size=8 --value_size="$VALUE" --num="$KEYS" \
+    --compression_type=none --histogram=1 --statistics=0 "$@" 2>&1)
+  t1=$(date +%s.%N)
+  python3 - "$key" "$out" "$t0" "$t1" >>"$RES" <<'PYEOF'
+import json, re, sys
+key, out, t0, t1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+m = re.search(r"^\w+\s*:\s*([\d.]+) micros/op (\d+) ops/sec", out, re.M)
+p = re.search(r"Percentiles: P50: ([\d.]+) P75: ([\d.]+) P99: ([\d.]+)", out)
+if not m:
+    sys.exit("db_bench printed no summary:\n" + out[-2000:])
+d = {"records_per_s": float(m.group(2)), "micros_per_op": float(m.group(1)),
+     "p50_ms": float(p.group(1)) / 1e3 if p else None, "p99_ms": float(p.group(3)) / 1e3 if p else None,
+     "cpu_wall_s": t1 - t0}
+print(key, "rocksdb", json.dumps(d))
+PYEOF
+  log "$key rocksdb: $(tail -1 "$RES" | cut -d' ' -f3-)"
+}
+
+log "RocksDB db_bench $(db_bench --version 2>/dev/null | head -1 || true)"
+db_bench_run upsert --benchmarks=fillrandom --threads=1 --disable_wal=1
+db_bench_run lookup1 --benchmarks=readrandom --use_existing_db=1 --threads=1 --reads="$LOOKUPS"
+db_bench_run lookup_t4 --benchmarks=readrandom --use_existing_db=1 --threads=4 \
+  --reads="$((LOOKUPS * 2 / 4))"
+db_bench_run lookup_b100 --benchmarks=multireadrandom --use_existing_db=1 --threads=1 \
+  --reads="$((LOOKUPS * 4))" --batch_size=100
+rm -rf "$RUN/rocksdb"
+
+# ---------------------------------------------------------------- Redis
+
+log "redis-server $(redis-server --version | awk '{print $3}')"
+redis-server --port $REDIS_PORT --bind 127.0.0.1 --save "" --appendonly no \
+  --dir "$PWD/$RUN" >"$RUN/redis.log" 2>&1 &
+REDIS=$!
+for _ in $(seq 100); do port_open $REDIS_PORT && break; sleep 0.05; done
+
+# redis_run KEY TEST CLIENTS PIPELINE N: redis-benchmark --csv, one test
+redis_run() {
+  local key=$1 t=$2 c=$3 pipe=$4 n=$5 c0 c1 out
+  c0=$(cpu_ticks "$REDIS")
+  out=$(redis-benchmark -h 127.0.0.1 -p $REDIS_PORT -t "$t" -n "$n" -r "$KEYS" -d "$VALUE" \
+    -c "$c" -P "$pipe" --csv -q 2>&1)
+  c1=$(cpu_ticks "$REDIS")
+  python3 - "$key" "$out" $((c1 - c0)) "$HZ" "$n" >>"$RES" <<'PYEOF'
+import csv, io, json, sys
+key, out, ticks, hz, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+rows = [r for r in csv.reader(io.StringIO(out)) if r and r[0] not in ("test",)]
+if not rows:
+    sys.exit("redis-benchmark printed nothing:\n" + out)
+r = rows[-1]
+d = {"records_per_s": float(r[1]), "avg_ms": float(r[2]), "p50_ms": float(r[4]), "p99_ms": float(r[6]),
+     "server_cpu_s": ticks / hz, "records": n}
+print(key, "redis", json.dumps(d))
+PYEOF
+  log "$key redis: $(tail -1 "$RES" | cut -d' ' -f3-)"
+}
+
+# SET every key once in order is not what redis-benchmark does (random
+# keys in -r), so the SET run writes KEYS random keys; the GETs read random
+# keys of the same space (most exist after the SETs).
+redis_run upsert set 1 100 "$KEYS"   # pipelined 100 deep: the closest to batched upserts
+redis_run upsert_c1 set 1 1 "$((KEYS / 4))"
+redis_run lookup1 get 1 1 "$LOOKUPS"
+redis_run lookup_b100 get 1 100 "$((LOOKUPS * 4))"
+redis_run lookup_t4 get 4 1 "$((LOOKUPS * 2))"
+kill "$REDIS"; wait "$REDIS" 2>/dev/null || true; REDIS=""
+
+# ---------------------------------------------------------------- report
+
+python3 - "$RES" "$KEYS" "$VALUE" "$LOOKUPS" <<'PYEOF'
+import collections, datetime, json, os, pathlib, re, sys
+res, keys, value, lookups = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+R = collections.defaultdict(dict)
+for line in pathlib.Path(res).read_text().splitlines():
+    key, who, js = line.split(" ", 2)
+    R[key][who] = json.loads(js)
+g = lambda k, who, f: R.get(k, {}).get(who, {}).get(f)
+def fmt(v):
+    if v is None: return "-"
+    if isinstance(v, str): return v
+    return f"{v:,.0f}" if abs(v) >= 1000 else (f"{v:,.2f}" if abs(v) >= 0.1 else f"{v:,.3f}")
+def cpu_per_m(k, who):  # server CPU seconds per million operations
+    d = R.get(k, {}).get(who)
+    return d["server_cpu_s"] / (d["records"] / 1e6) if d and d.get("records") and "server_cpu_s" in d else None
+def lat(k, who):
+    a, b = g(k, who, "p50_ms"), g(k, who, "p99_ms")
+    return "-" if a is None else f"{fmt(a)} / {fmt(b)}"
+W = ["ours", "reference", "rocksdb", "redis"]
+rows = [
+  ("upsert rows/s", f"{keys} keys, 1 writer, 1 bucket (Redis: SET pipelined 100 deep; RocksDB: fillrandom, WAL off)",
+   [g("upsert", w, "records_per_s") for w in W]),
+  ("  request latency p50 / p99 ms (fluss: per PUT_KV; Redis: per SET)", "", [lat("upsert", w) for w in W[:2]] + ["-", lat("upsert", "redis")]),
+  ("  server CPU s per million upserts", "", [cpu_per_m("upsert", w) for w in W[:2]] + ["-", cpu_per_m("upsert", "redis")]),
+  ("upsert rows/s, one at a time (Redis SET, 1 client, no pipeline)", "", ["-", "-", "-", g("upsert_c1", "redis", "records_per_s")]),
+  ("lookup latency p50 / p99 ms, 1 key per call", "1 thread, random keys", [lat("lookup1", w) for w in W]),
+  ("  lookups/s", "", [g("lookup1", w, "records_per_s") for w in W]),
+  ("  server CPU s per million lookups", "", [cpu_per_m("lookup1", w) for w in W[:2]] + ["-", cpu_per_m("lookup1", "redis")]),
+  ("lookups/s, 100 keys per call", "1 thread (RocksDB: multireadrandom batch 100; Redis: GET pipelined 100)",
+   [g("lookup_b100", w, "records_per_s") for w in W]),
+  ("  call latency p50 / p99 ms", "", [lat("lookup_b100", w) for w in W]),
+  ("  server CPU s per million lookups", "", [cpu_per_m("lookup_b100", w) for w in W[:2]] + ["-", cpu_per_m("lookup_b100", "redis")]),
+  ("lookups/s, 4 threads, 1 key per call", "4 connections (Redis: 4 clients)", [g("lookup_t4", w, "records_per_s") for w in W]),
+  ("  latency p50 / p99 ms", "", [lat("lookup_t4", w) for w in W]),
+  ("  server CPU s per million lookups", "", [cpu_per_m("lookup_t4", w) for w in W[:2]] + ["-", cpu_per_m("lookup_t4", "redis")]),
+]
+errs = sum(g(k, w, "errors") or 0 for k in ("upsert", "lookup1", "lookup_b100", "lookup_t4") for w in ("ours", "reference"))
+found = {w: (g("lookup1", w, "found"), g("lookup1", w, "records")) for w in ("ours", "reference")}
+today = datetime.date.today()
+sec = ["## kv: primary-key upsert and lookup against RocksDB, Redis and the reference", "",
+       f"Command: `bench/run_kv.sh {keys}` ({today}, {os.cpu_count()} cores, value {value} bytes, "
+       f"{lookups} lookups per 1-key run; everything on loopback in one run). fluss-c and the reference "
+       f"(Apache Fluss 0.9.1-incubating, `REF_JVM_PROFILE=dist`, default heap) are driven by the same "
+       f"`fluss-perf upsert` / `lookup` (libfluss) on a PK table `id BIGINT NOT NULL, v BYTES` of 1 bucket: "
+       f"upsert of every key once (1 writer, 1 MiB batches, linger 100 ms, acks=all, idempotent), then "
+       f"lookups of random keys. RocksDB = Debian's `db_bench` (7.8) on the same disk: `fillrandom` "
+       f"(WAL off, as flussd runs RocksDB), `readrandom`, `multireadrandom`, 8-byte keys, no compression, "
+       f"in-process (no network, no changelog): the storage engine's limit. Redis = `redis-server` "
+       f"(no persistence) + `redis-benchmark` SET/GET with `-r {keys} -d {value}`. Server CPU = "
+       f"utime+stime from /proc/<pid>/stat over the run (reference: tablet server + coordinator).", "",
+       "| metric | setup | fluss-c | reference | RocksDB (db_bench) | Redis |", "|---|---|---|---|---|---|"]
+for name, setup, vals in rows:
+    sec.append(f"| {name} | {setup} | " + " | ".join(fmt(v) for v in vals) + " |")
+sec += ["", f"fluss-perf errors: {errs}; keys found by the 1-key lookups: fluss-c "
+        f"{found['ours'][0]}/{found['ours'][1]}, reference {found['reference'][0]}/{found['reference'][1]} "
+        f"(every key was upserted first, so all should be)."]
+if R.get("ref_skipped"):
+    sec += ["", f"Reference rows skipped: {R['ref_skipped']['reference'].get('reason', '?')}."]
+text = "\n".join(sec) + "\n"
+print(text)
+if os.environ.get("NO_WRITE") != "1":
+    p = pathlib.Path("BENCHMARKS.md")
+    cur = p.read_text() if p.exists() else "# Benchmarks\n"
+    pat = re.compile(r"^## kv:.*?(?=^## |\Z)", re.S | re.M)
+    if pat.search(cur):
+        cur = pat.sub(text + "\n", cur)
+    elif "\n## notes" in cur:  # new sections go before the hand-written notes
+        i = cur.index("\n## notes") + 1
+        cur = cur[:i] + text + "\n" + cur[i:]
+    else:
+        cur = cur.rstrip() + "\n\n" + text
+    p.write_text(cur)
+PYEOF
