@@ -21,6 +21,7 @@ struct fl_kv_store {
     rocksdb_options_t *opts, *meta_opts;
     rocksdb_block_based_table_options_t *table_opts;
     rocksdb_readoptions_t *ropts;
+    rocksdb_readoptions_t *ropts_cached; /* read_tier kBlockCacheTier: never does I/O */
     rocksdb_writeoptions_t *wopts;
     int64_t applied_offset;
     bool legacy_meta;   /* the empty key of the default family holds an offset */
@@ -96,6 +97,8 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
     s->meta_opts = rocksdb_options_create_copy(s->opts);
     rocksdb_options_set_arena_block_size(s->meta_opts, 4096);
     s->ropts = rocksdb_readoptions_create();
+    s->ropts_cached = rocksdb_readoptions_create();
+    rocksdb_readoptions_set_read_tier(s->ropts_cached, 1 /* kBlockCacheTier */);
     s->wopts = rocksdb_writeoptions_create();
     rocksdb_writeoptions_disable_WAL(s->wopts, o && o->wal ? 0 : 1);
     char *rerr = NULL;
@@ -143,6 +146,7 @@ void fl_kv_store_close(fl_kv_store_t *s, bool flush) {
         rocksdb_close(s->db);
     }
     if (s->ropts) rocksdb_readoptions_destroy(s->ropts);
+    if (s->ropts_cached) rocksdb_readoptions_destroy(s->ropts_cached);
     if (s->wopts) rocksdb_writeoptions_destroy(s->wopts);
     if (s->opts) rocksdb_options_destroy(s->opts);
     if (s->meta_opts) rocksdb_options_destroy(s->meta_opts);
@@ -160,6 +164,28 @@ int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t 
     size_t vlen = 0;
     char *v = rocksdb_get(s->db, s->ropts, (const char *)key, klen, &vlen, &rerr);
     if (rerr) return fl_kv_fail(err, "get", rerr);
+    *found = v != NULL;
+    fl_buf_reset(val);
+    if (v) fl_buf_append(val, v, vlen);
+    rocksdb_free(v);
+    return 0;
+}
+
+int fl_kv_store_get_cached(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val,
+                           bool *found, bool *incomplete, fl_error_t *err) {
+    char *rerr = NULL;
+    size_t vlen = 0;
+    *incomplete = false;
+    char *v = rocksdb_get(s->db, s->ropts_cached, (const char *)key, klen, &vlen, &rerr);
+    if (rerr) {
+        /* Status::Incomplete: the answer is on disk, not in memory */
+        if (strncmp(rerr, "Result incomplete", 17) == 0) {
+            rocksdb_free(rerr);
+            *incomplete = true;
+            return 0;
+        }
+        return fl_kv_fail(err, "get", rerr);
+    }
     *found = v != NULL;
     fl_buf_reset(val);
     if (v) fl_buf_append(val, v, vlen);

@@ -63,6 +63,12 @@ int64_t fl_kv_store_applied_offset(const fl_kv_store_t *s);
 int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val, bool *found,
                     fl_error_t *err);
 
+/* The same, from memory only (memtables and block cache): *incomplete is
+ * set, and nothing else, when the answer needs a read from disk. Never
+ * blocks on I/O. */
+int fl_kv_store_get_cached(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val,
+                           bool *found, bool *incomplete, fl_error_t *err);
+
 /* Visits the rows whose key starts with prefix[0, plen) (plen 0: every
  * row) in key order until fn returns false. */
 typedef bool (*fl_kv_visit_fn)(void *arg, const uint8_t *key, size_t klen, const uint8_t *val,

@@ -662,6 +662,30 @@ int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_
     return rc;
 }
 
+int fl_kv_tablet_lookup_nowait(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
+                               bool *found, bool *would_block, fl_error_t *err) {
+    *would_block = false;
+    if (pthread_rwlock_tryrdlock(&kt->lock) != 0) {
+        *would_block = true; /* a put holds it (and may be reading the disk) */
+        return 0;
+    }
+    const uint8_t *v;
+    size_t vlen;
+    int rc = 0;
+    fl_kv_pw_lookup_t l = fl_kv_prewrite_get(&kt->pw, key, klen, &v, &vlen);
+    if (l == FL_KV_PW_VALUE) {
+        fl_buf_reset(val);
+        fl_buf_append(val, v, vlen);
+        *found = true;
+    } else if (l == FL_KV_PW_DELETED) {
+        *found = false;
+    } else {
+        rc = fl_kv_store_get_cached(kt->store, key, klen, val, found, would_block, err);
+    }
+    pthread_rwlock_unlock(&kt->lock);
+    return rc;
+}
+
 void fl_kv_values_init(fl_kv_values_t *v) {
     memset(v, 0, sizeof(*v));
     fl_buf_init(&v->bytes);

@@ -106,6 +106,12 @@ int fl_kv_tablet_insert_keys(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const f
 int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
                         bool *found, fl_error_t *err);
 
+/* The same without waiting: *would_block is set (and nothing else) when
+ * a writer holds the tablet or the value is not in memory (pre-write
+ * buffer, memtables, block cache). Never does I/O; for network loops. */
+int fl_kv_tablet_lookup_nowait(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
+                               bool *found, bool *would_block, fl_error_t *err);
+
 /* The stored values of every key starting with prefix (in key order),
  * each appended to vals with its length in lens. */
 typedef struct fl_kv_values {

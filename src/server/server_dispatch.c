@@ -281,6 +281,10 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
     if ((e->how & FL_API_WORKER) && ctx.cs) queue = ctx.cs->workers;
     else if ((e->how & FL_API_KV_WRITER) && ctx.ts) queue = ctx.ts->kv_writer;
     else if ((e->how & FL_API_TS_POOL) && ctx.ts) queue = ctx.ts->workers;
+    if (queue && conn && e->key == FL_API_LOOKUP && fl_lookup_inline(&ctx, body, out)) {
+        fl_req_body_free(&ctx);
+        return 0;
+    }
     if (queue && conn) {
         fl_dispatch_job_t *j = fl_malloc(sizeof(*j));
         j->entry = e;

@@ -134,6 +134,9 @@ FL_API_HANDLER(fl_api_acquire_kv_snapshot_lease);
 FL_API_HANDLER(fl_api_release_kv_snapshot_lease);
 FL_API_HANDLER(fl_api_drop_kv_snapshot_lease);
 /* server_kv.c: */
+/* LOOKUP answered on the calling loop when that needs no I/O (see
+ * server_kv.c); false: not answered, queue it as usual. */
+bool fl_lookup_inline(fl_req_ctx_t *ctx, const ProtobufCMessage *m, fl_buf_t *out);
 FL_API_HANDLER(fl_api_put_kv);
 FL_API_HANDLER(fl_api_lookup);
 FL_API_HANDLER(fl_api_prefix_lookup);
