@@ -14,14 +14,15 @@
 # PK table "id BIGINT NOT NULL, v BYTES" (1 bucket): upsert of KEYS keys
 # (1 writer, 1 MiB batches, linger 100 ms, acks=all, idempotent), then
 # lookups of random keys: 1 thread one key per call (latency), 1 thread
-# 100 keys per call (batched), 4 threads one key per call (throughput).
+# 128 keys per call (batched), 4 threads one key per call (throughput).
+# Also the raw loopback round trip (bench_rtt), the floor under a lookup.
 # Server CPU = utime + stime from /proc/<pid>/stat over each run
 # (reference: tablet server + coordinator JVMs; Redis: redis-server).
 # Writes the "kv" section of BENCHMARKS.md.
 #
 #   bench/run_kv.sh [KEYS]
 #     KEYS = keys upserted (default 200000); lookups: LOOKUPS (default
-#     KEYS / 2) per lookup run. VALUE = value bytes (default 100).
+#     KEYS / 2) per lookup run. VALUE = value bytes (default 1024).
 #   Environment: NO_REF=1 skips the reference; NO_WRITE=1 prints the
 #   section without touching BENCHMARKS.md. Ports 391xx/392xx (flussd,
 #   reference, ZooKeeper, Redis) keep clear of run_core.sh's.
@@ -32,7 +33,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 KEYS=${1:-200000}
 [[ $KEYS =~ ^[0-9]+$ && $KEYS -ge 1000 ]] || { echo "usage: bench/run_kv.sh [KEYS >= 1000]" >&2; exit 2; }
-VALUE=${VALUE:-100}
+VALUE=${VALUE:-1024}
 LOOKUPS=${LOOKUPS:-$((KEYS / 2))}
 NO_REF=${NO_REF:-}
 
@@ -94,7 +95,7 @@ KV=(--table perf.kv --keys "$KEYS" --value-size "$VALUE" --buckets 1)
 fluss_workloads() { # WHO PIDS
   measure upsert "$1" "$2" upsert "${KV[@]}" --records "$KEYS" --threads 1
   measure lookup1 "$1" "$2" lookup "${KV[@]}" --records "$LOOKUPS" --threads 1
-  measure lookup_b100 "$1" "$2" lookup "${KV[@]}" --records "$((LOOKUPS * 4))" --threads 1 --lookup-batch 100
+  measure lookup_b128 "$1" "$2" lookup "${KV[@]}" --records "$((LOOKUPS * 4))" --threads 1 --lookup-batch 128
   measure lookup_t4 "$1" "$2" lookup "${KV[@]}" --records "$((LOOKUPS * 2))" --threads 4
 }
 
@@ -158,8 +159,8 @@ db_bench_run upsert --benchmarks=fillrandom --threads=1 --disable_wal=1
 db_bench_run lookup1 --benchmarks=readrandom --use_existing_db=1 --threads=1 --reads="$LOOKUPS"
 db_bench_run lookup_t4 --benchmarks=readrandom --use_existing_db=1 --threads=4 \
   --reads="$((LOOKUPS * 2 / 4))"
-db_bench_run lookup_b100 --benchmarks=multireadrandom --use_existing_db=1 --threads=1 \
-  --reads="$((LOOKUPS * 4))" --batch_size=100
+db_bench_run lookup_b128 --benchmarks=multireadrandom --use_existing_db=1 --threads=1 \
+  --reads="$((LOOKUPS * 4))" --batch_size=128
 rm -rf "$RUN/rocksdb"
 
 # ---------------------------------------------------------------- Redis
@@ -197,9 +198,16 @@ PYEOF
 redis_run upsert set 1 100 "$KEYS"   # pipelined 100 deep: the closest to batched upserts
 redis_run upsert_c1 set 1 1 "$((KEYS / 4))"
 redis_run lookup1 get 1 1 "$LOOKUPS"
-redis_run lookup_b100 get 1 100 "$((LOOKUPS * 4))"
+redis_run lookup_b128 get 1 128 "$((LOOKUPS * 4))"
 redis_run lookup_t4 get 4 1 "$((LOOKUPS * 2))"
 kill "$REDIS"; wait "$REDIS" 2>/dev/null || true; REDIS=""
+
+# ---------------------------------------------------------------- loopback
+# The raw TCP round trip on this machine (bench_rtt: an echo thread, one
+# connection, 64 bytes one at a time): the floor under a 1-key lookup.
+cmake --build build -j2 --target bench_rtt >/dev/null
+note rtt loopback "$(build/bench_rtt 20000 64)"
+log "loopback round trip: $(tail -1 "$RES")"
 
 # ---------------------------------------------------------------- report
 
@@ -229,17 +237,19 @@ rows = [
   ("  server CPU s per million upserts", "", [cpu_per_m("upsert", w) for w in W[:2]] + ["-", cpu_per_m("upsert", "redis")]),
   ("upsert rows/s, one at a time (Redis SET, 1 client, no pipeline)", "", ["-", "-", "-", g("upsert_c1", "redis", "records_per_s")]),
   ("lookup latency p50 / p99 ms, 1 key per call", "1 thread, random keys", [lat("lookup1", w) for w in W]),
+  ("  raw loopback round trip p50 / p99 ms", "bench_rtt: echo thread, 64 bytes, 1 connection",
+   [(f"{g('rtt', 'loopback', 'p50_us') / 1000:.3f} / {g('rtt', 'loopback', 'p99_us') / 1000:.3f}" if g('rtt', 'loopback', 'p50_us') else "-")] + ["", "", ""]),
   ("  lookups/s", "", [g("lookup1", w, "records_per_s") for w in W]),
   ("  server CPU s per million lookups", "", [cpu_per_m("lookup1", w) for w in W[:2]] + ["-", cpu_per_m("lookup1", "redis")]),
-  ("lookups/s, 100 keys per call", "1 thread (RocksDB: multireadrandom batch 100; Redis: GET pipelined 100)",
-   [g("lookup_b100", w, "records_per_s") for w in W]),
-  ("  call latency p50 / p99 ms", "", [lat("lookup_b100", w) for w in W]),
-  ("  server CPU s per million lookups", "", [cpu_per_m("lookup_b100", w) for w in W[:2]] + ["-", cpu_per_m("lookup_b100", "redis")]),
+  ("lookups/s, 128 keys per call", "1 thread (RocksDB: multireadrandom batch 128; Redis: GET pipelined 128)",
+   [g("lookup_b128", w, "records_per_s") for w in W]),
+  ("  call latency p50 / p99 ms", "", [lat("lookup_b128", w) for w in W]),
+  ("  server CPU s per million lookups", "", [cpu_per_m("lookup_b128", w) for w in W[:2]] + ["-", cpu_per_m("lookup_b128", "redis")]),
   ("lookups/s, 4 threads, 1 key per call", "4 connections (Redis: 4 clients)", [g("lookup_t4", w, "records_per_s") for w in W]),
   ("  latency p50 / p99 ms", "", [lat("lookup_t4", w) for w in W]),
   ("  server CPU s per million lookups", "", [cpu_per_m("lookup_t4", w) for w in W[:2]] + ["-", cpu_per_m("lookup_t4", "redis")]),
 ]
-errs = sum(g(k, w, "errors") or 0 for k in ("upsert", "lookup1", "lookup_b100", "lookup_t4") for w in ("ours", "reference"))
+errs = sum(g(k, w, "errors") or 0 for k in ("upsert", "lookup1", "lookup_b128", "lookup_t4") for w in ("ours", "reference"))
 found = {w: (g("lookup1", w, "found"), g("lookup1", w, "records")) for w in ("ours", "reference")}
 today = datetime.date.today()
 sec = ["## kv: primary-key upsert and lookup against RocksDB, Redis and the reference", "",

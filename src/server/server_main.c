@@ -50,7 +50,7 @@ static void fl_usage(FILE *f) {
             "      log.segment.file-size, log.index.interval-size, log.flush.interval-messages,\n"
             "      log.flush.interval-ms, log.flush.mode (async | sync; fluss-c keys)\n"
             "      kv.rocksdb.shared-block-cache.size (default 64mb, fluss-c key: one cache\n"
-            "      for every kv tablet), kv.rocksdb.writebuffer.size (default 4mb per\n"
+            "      for every kv tablet), kv.rocksdb.writebuffer.size (default 64mb per\n"
             "      tablet), kv.rocksdb.writebuffer.count (default 2),\n"
             "      remote.data.dir (default <data.dir>/remote: KV snapshots, leases),\n"
             "      kv.snapshot.interval (default 10 min), kv.snapshot.num-retained (default 2),\n"
@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
         fl_config_duration_ms(&cfg, "log.flush.interval-ms", 0, &flush_ms, &err) ||
         fl_config_bytes(&cfg, "kv.rocksdb.shared-block-cache.size", 64LL << 20, &kv_cache_bytes,
                         &err) ||
-        fl_config_bytes(&cfg, "kv.rocksdb.writebuffer.size", 4LL << 20, &kv_wb_bytes, &err) ||
+        fl_config_bytes(&cfg, "kv.rocksdb.writebuffer.size", 64LL << 20, &kv_wb_bytes, &err) ||
         fl_config_int(&cfg, "kv.rocksdb.writebuffer.count", 2, &kv_wb_count, &err) ||
         fl_config_bytes(&cfg, "kv.rocksdb.write-buffer-budget", 256LL << 20, &kv_wb_budget,
                         &err) ||
