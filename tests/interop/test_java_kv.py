@@ -7,7 +7,9 @@ table whose changelog is COMPACTED, nested ARRAY/ROW values included
 
 import subprocess
 
-from conftest import REPO
+import pytest
+
+from conftest import REPO, SERVER_KIND
 
 
 def test_java_aggregate_functions_per_column(server):
@@ -24,3 +26,18 @@ def test_java_compacted_changelog_with_nested_values(server):
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
     assert "JAVA KV COMPACTED OK" in out, out[-3000:]
+
+
+@pytest.mark.skipif(SERVER_KIND != "reference",
+                    reason="ours: test_kv_snapshots.py runs it on a server of its own")
+def test_java_snapshot_path_on_the_reference(server):
+    """JavaKvSnapshot against the reference, started by `make test-reference`
+    with kv.snapshot.interval 1s and num-retained 1: the same snapshot +
+    changelog bootstrap, lease and retention checks as against ours (the
+    reference leases unknown snapshots: apache/fluss#2600)."""
+    proc = subprocess.run([str(REPO / "tests" / "java" / "run"), server.bootstrap,
+                           "JavaKvSnapshot", "reference"], capture_output=True, text=True,
+                          timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    assert "JAVA KV SNAPSHOT OK" in out, out[-3000:]
