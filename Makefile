@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 .PHONY: all build build-asan build-tsan deps venv run test test-unit test-asan test-tsan \
-        test-interop test-interop-loops test-reference fuzz clean
+        test-interop test-interop-loops fuzz clean
 
 all: build
 
@@ -69,17 +69,6 @@ test-interop: build venv
 test-interop-loops: build venv
 	$(MAKE) --no-print-directory test-interop INTEROP_ARGS="-D netty.server.num-network-threads=1"
 	$(MAKE) --no-print-directory test-interop INTEROP_ARGS="-D netty.server.num-network-threads=2"
-
-# The primary-key suites against the reference server 0.9.1 (tests/reference/
-# start: ZooKeeper + coordinator + tablet server JVMs, Maven Central jars):
-# the same tests must be green on both servers (ours-only tests skip).
-REFERENCE_TESTS = tests/interop/test_pk_tables.py tests/interop/test_pk_raw.py \
-                  tests/interop/test_pk_autoinc.py tests/interop/test_pk_autoinc_raw.py \
-                  tests/interop/test_java_autoinc.py tests/interop/test_java_kv.py
-test-reference: venv
-	REF_EXTRA_CONFIG="$$(printf 'kv.snapshot.interval: 1s\nkv.snapshot.num-retained: 1')" tests/reference/start
-	FLUSS_SERVER=reference FLUSS_BOOTSTRAP=127.0.0.1:19123 .venv/bin/python -m pytest \
-	    $(REFERENCE_TESTS) -q; rc=$$?; tests/reference/stop; exit $$rc
 
 test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-unit

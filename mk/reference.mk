@@ -25,9 +25,12 @@ reference-start:
 reference-stop:
 	$(REFERENCE_DIR)/stop
 
+# KV snapshots every second, one retained: the Java snapshot-path test
+# (test_java_kv.py) waits for new ones and checks retention against a lease.
 test-reference: venv
 	@trap '$(REFERENCE_DIR)/stop' EXIT; trap 'exit 130' INT TERM; \
-	$(REFERENCE_DIR)/start || exit 1; \
+	REF_EXTRA_CONFIG="$$(printf 'kv.snapshot.interval: 1s\nkv.snapshot.num-retained: 1')" \
+	    $(REFERENCE_DIR)/start || exit 1; \
 	FLUSS_SERVER=reference FLUSS_BOOTSTRAP=$(REFERENCE_BOOTSTRAP) \
 	    $(REFERENCE_PYTHON) -m pytest tests/interop $(REFERENCE_PYTEST_ARGS)
 
