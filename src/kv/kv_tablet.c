@@ -642,22 +642,33 @@ int fl_kv_tablet_insert_keys(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const f
 
 /* ---- reads ---- */
 
-int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
-                        bool *found, fl_error_t *err) {
-    pthread_rwlock_rdlock(&kt->lock);
+/* A key's value under the read lock: the pre-write buffer, then RocksDB
+ * (would_block NULL: a read that may wait for the disk; else memory only,
+ * *would_block set when the disk would be needed). */
+static int fl_kv_lookup_locked(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
+                               bool *found, bool *would_block, fl_error_t *err) {
     const uint8_t *v;
     size_t vlen;
-    int rc = 0;
     fl_kv_pw_lookup_t l = fl_kv_prewrite_get(&kt->pw, key, klen, &v, &vlen);
     if (l == FL_KV_PW_VALUE) {
         fl_buf_reset(val);
         fl_buf_append(val, v, vlen);
         *found = true;
-    } else if (l == FL_KV_PW_DELETED) {
-        *found = false;
-    } else {
-        rc = fl_kv_store_get(kt->store, key, klen, val, found, err);
+        return 0;
     }
+    if (l == FL_KV_PW_DELETED) {
+        *found = false;
+        return 0;
+    }
+    if (would_block)
+        return fl_kv_store_get_cached(kt->store, key, klen, val, found, would_block, err);
+    return fl_kv_store_get(kt->store, key, klen, val, found, err);
+}
+
+int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
+                        bool *found, fl_error_t *err) {
+    pthread_rwlock_rdlock(&kt->lock);
+    int rc = fl_kv_lookup_locked(kt, key, klen, val, found, NULL, err);
     pthread_rwlock_unlock(&kt->lock);
     return rc;
 }
@@ -669,19 +680,7 @@ int fl_kv_tablet_lookup_nowait(fl_kv_tablet_t *kt, const uint8_t *key, size_t kl
         *would_block = true; /* a put holds it (and may be reading the disk) */
         return 0;
     }
-    const uint8_t *v;
-    size_t vlen;
-    int rc = 0;
-    fl_kv_pw_lookup_t l = fl_kv_prewrite_get(&kt->pw, key, klen, &v, &vlen);
-    if (l == FL_KV_PW_VALUE) {
-        fl_buf_reset(val);
-        fl_buf_append(val, v, vlen);
-        *found = true;
-    } else if (l == FL_KV_PW_DELETED) {
-        *found = false;
-    } else {
-        rc = fl_kv_store_get_cached(kt->store, key, klen, val, found, would_block, err);
-    }
+    int rc = fl_kv_lookup_locked(kt, key, klen, val, found, would_block, err);
     pthread_rwlock_unlock(&kt->lock);
     return rc;
 }

@@ -30,10 +30,11 @@ KEYS = 200
 
 
 
-async def create_table(admin, db):
+async def create_table(admin, db, properties=None):
     path = fluss.TablePath(db, "pk")
     await admin.create_table(path, fluss.TableDescriptor(
-        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=BUCKETS))
+        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=BUCKETS,
+        properties=properties or {}))
     await wait_ready(admin, path, BUCKETS)
     return path
 
@@ -85,14 +86,8 @@ def op(i):
     return k, (i, f"s{i}-" + "x" * (i % 13))
 
 
-@pytest.mark.parametrize("hard", [False, True], ids=["sigterm", "kill-9"])
-async def test_restart_keeps_state(our_server, hard):
-    conn = await connect(our_server.bootstrap)
-    admin = conn.get_admin()
-    db = unique("pkpersist")
-    await admin.create_database(db)
-    path = await create_table(admin, db)
-    table = await conn.get_table(path)
+async def write_ops(table):
+    """The 1500 upserts and deletes of op(), flushed; -> the state they leave."""
     w = table.new_upsert().create_writer()
     expect = {k: None for k in range(KEYS)}
     for i in range(1500):
@@ -103,6 +98,18 @@ async def test_restart_keeps_state(our_server, hard):
             w.upsert({"id": k, "v": val[0], "s": val[1]})
         expect[k] = val
     await w.flush()
+    return expect
+
+
+@pytest.mark.parametrize("hard", [False, True], ids=["sigterm", "kill-9"])
+async def test_restart_keeps_state(our_server, hard):
+    conn = await connect(our_server.bootstrap)
+    admin = conn.get_admin()
+    db = unique("pkpersist")
+    await admin.create_database(db)
+    path = await create_table(admin, db)
+    table = await conn.get_table(path)
+    expect = await write_ops(table)
     before = await lookup_all(conn, path)
     assert before == expect
     await conn.close()
@@ -212,23 +219,10 @@ async def test_compacted_changelog_replayed(our_server):
     admin = conn.get_admin()
     db = unique("pkcompact")
     await admin.create_database(db)
-    path = fluss.TablePath(db, "pk")
-    await admin.create_table(path, fluss.TableDescriptor(
-        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=BUCKETS,
-        properties={"table.log.format": "COMPACTED"}))
-    await wait_ready(admin, path, BUCKETS)
+    path = await create_table(admin, db, {"table.log.format": "COMPACTED"})
     info = await admin.get_table_info(path)
     table = await conn.get_table(path)
-    w = table.new_upsert().create_writer()
-    expect = {k: None for k in range(KEYS)}
-    for i in range(1500):
-        k, val = op(i)
-        if val is None:
-            w.delete({"id": k})
-        else:
-            w.upsert({"id": k, "v": val[0], "s": val[1]})
-        expect[k] = val
-    await w.flush()
+    expect = await write_ops(table)
     await conn.close()
     assert our_server.kill9() == -9
     kv_dirs = list((our_server.data_dir / "tablet-server-0" / db).glob("pk-*/kv-*"))

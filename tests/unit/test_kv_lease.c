@@ -119,7 +119,9 @@ static void test_threads(void **state) {
     assert_int_equal(fl_kv_leases_open(NULL, &r.l, &err), 0);
     pthread_t th[2];
     for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, pin_checker, &r);
-    for (int i = 0; i < 2000; i++) {
+    /* at least 2000 changes, and on until the checkers have run a while
+     * beside them (a loaded machine may start them late) */
+    for (int i = 0; i < 2000 || atomic_load(&r.checks) < 20; i++) {
         char id[32];
         snprintf(id, sizeof(id), "lease-%d", i % 16);
         fl_kv_lease_bucket_t b = {1, -1, i % 8, i % 8};

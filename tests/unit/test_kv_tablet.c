@@ -333,32 +333,36 @@ static void assert_model(env_t *e, const int64_t *model) {
     for (int32_t id = 0; id < KEYS; id++) assert_int_equal(look(e, id, NULL, 0), model[id]);
 }
 
-static void test_checkpoint_plus_log_is_state(void **state) {
-    env_t *e = env_new(*state);
-    int64_t model[KEYS];
-    for (int i = 0; i < KEYS; i++) model[i] = -1;
-    unsigned seed = 7;
-    random_ops(e, model, &seed, 40);
+/* Random ops, a checkpoint, more ops; then the store replaced by the
+ * checkpoint (replay from its offset) and no store at all (everything
+ * from the log) both equal the model. */
+static void checkpoint_then_rebuild(env_t *e, int64_t *model, unsigned seed, int batches) {
+    random_ops(e, model, &seed, batches);
     char cp[700];
     snprintf(cp, sizeof(cp), "%s/checkpoint", e->dir);
     int64_t cp_offset = -1;
     fl_error_t err;
     assert_int_equal(fl_kv_tablet_checkpoint(e->kt, cp, &cp_offset, &err), 0);
     assert_int_equal(cp_offset, fl_replica_log_end(e->r));
-    random_ops(e, model, &seed, 40);
+    random_ops(e, model, &seed, batches);
     assert_model(e, model);
-    /* the store replaced by the checkpoint: replay from its offset */
     fl_kv_tablet_close(e->kt, false);
     assert_int_equal(fl_fs_remove_tree(e->kvdir, &err), 0);
     assert_int_equal(rename(cp, e->kvdir), 0);
     env_open_kv(e);
     assert_true(e->kt->recovered_records > 0);
     assert_model(e, model);
-    /* no store at all: everything from the log */
     fl_kv_tablet_close(e->kt, false);
     assert_int_equal(fl_fs_remove_tree(e->kvdir, &err), 0);
     env_open_kv(e);
     assert_model(e, model);
+}
+
+static void test_checkpoint_plus_log_is_state(void **state) {
+    env_t *e = env_new(*state);
+    int64_t model[KEYS];
+    for (int i = 0; i < KEYS; i++) model[i] = -1;
+    checkpoint_then_rebuild(e, model, 7, 40);
     env_free(e);
 }
 
@@ -454,23 +458,7 @@ static void row_changelog(void **state, fl_row_format_t f) {
     int64_t model[KEYS];
     for (int i = 0; i < KEYS; i++) model[i] = -1;
     model[1] = 11;
-    unsigned seed = 5;
-    random_ops(e, model, &seed, 30);
-    char cp[700];
-    snprintf(cp, sizeof(cp), "%s/checkpoint", e->dir);
-    int64_t cp_offset;
-    assert_int_equal(fl_kv_tablet_checkpoint(e->kt, cp, &cp_offset, &err), 0);
-    random_ops(e, model, &seed, 30);
-    fl_kv_tablet_close(e->kt, false);
-    assert_int_equal(fl_fs_remove_tree(e->kvdir, &err), 0);
-    assert_int_equal(rename(cp, e->kvdir), 0);
-    env_open_kv(e);
-    assert_true(e->kt->recovered_records > 0);
-    assert_model(e, model);
-    fl_kv_tablet_close(e->kt, false);
-    assert_int_equal(fl_fs_remove_tree(e->kvdir, &err), 0);
-    env_open_kv(e);
-    assert_model(e, model);
+    checkpoint_then_rebuild(e, model, 5, 30);
     env_free(e);
 }
 
