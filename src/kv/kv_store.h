@@ -63,7 +63,12 @@ int64_t fl_kv_store_applied_offset(const fl_kv_store_t *s);
 int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val, bool *found,
                     fl_error_t *err);
 
-/* The same, from memory only (memtables and block cache): *incomplete is
+/* The stored values of n keys at once (RocksDB's batched MultiGet): vals[i]
+ * replaced, found[i] false when absent. */
+int fl_kv_store_multi_get(fl_kv_store_t *s, size_t n, const uint8_t *const *keys,
+                          const size_t *klens, fl_buf_t *vals, bool *found, fl_error_t *err);
+
+/* The same as fl_kv_store_get, from memory only (memtables and block cache): *incomplete is
  * set, and nothing else, when the answer needs a read from disk. Never
  * blocks on I/O. */
 int fl_kv_store_get_cached(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val,

@@ -673,6 +673,48 @@ int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_
     return rc;
 }
 
+int fl_kv_tablet_lookup_many(fl_kv_tablet_t *kt, size_t n, const uint8_t *const *keys,
+                             const size_t *klens, fl_buf_t *vals, bool *found, fl_error_t *err) {
+    /* the pre-write buffer first; RocksDB's batched MultiGet for the rest */
+    size_t *miss = fl_calloc(n ? n : 1, sizeof(*miss));
+    const uint8_t **mkeys = fl_calloc(n ? n : 1, sizeof(*mkeys));
+    size_t *mlens = fl_calloc(n ? n : 1, sizeof(*mlens));
+    fl_buf_t *mvals = fl_calloc(n ? n : 1, sizeof(*mvals));
+    bool *mfound = fl_calloc(n ? n : 1, sizeof(*mfound));
+    size_t m = 0;
+    pthread_rwlock_rdlock(&kt->lock);
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *v;
+        size_t vlen;
+        fl_kv_pw_lookup_t l = fl_kv_prewrite_get(&kt->pw, keys[i], klens[i], &v, &vlen);
+        fl_buf_reset(&vals[i]);
+        found[i] = l == FL_KV_PW_VALUE;
+        if (l == FL_KV_PW_VALUE) fl_buf_append(&vals[i], v, vlen);
+        else if (l == FL_KV_PW_MISS) {
+            miss[m] = i;
+            mkeys[m] = keys[i];
+            mlens[m] = klens[i];
+            fl_buf_init(&mvals[m]);
+            m++;
+        }
+    }
+    int rc = fl_kv_store_multi_get(kt->store, m, mkeys, mlens, mvals, mfound, err);
+    pthread_rwlock_unlock(&kt->lock);
+    for (size_t j = 0; j < m; j++) {
+        if (!rc && mfound[j]) {
+            fl_buf_append(&vals[miss[j]], mvals[j].data, mvals[j].len);
+            found[miss[j]] = true;
+        }
+        fl_buf_free(&mvals[j]);
+    }
+    fl_free(miss);
+    fl_free(mkeys);
+    fl_free(mlens);
+    fl_free(mvals);
+    fl_free(mfound);
+    return rc;
+}
+
 int fl_kv_tablet_lookup_nowait(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
                                bool *found, bool *would_block, fl_error_t *err) {
     *would_block = false;

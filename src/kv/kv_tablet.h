@@ -106,7 +106,12 @@ int fl_kv_tablet_insert_keys(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const f
 int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,
                         bool *found, fl_error_t *err);
 
-/* The same without waiting: *would_block is set (and nothing else) when
+/* The values of n keys (vals[i] replaced, found[i]), one read lock and
+ * one batched RocksDB MultiGet for the keys the pre-write buffer lacks. */
+int fl_kv_tablet_lookup_many(fl_kv_tablet_t *kt, size_t n, const uint8_t *const *keys,
+                             const size_t *klens, fl_buf_t *vals, bool *found, fl_error_t *err);
+
+/* The same as fl_kv_tablet_lookup without waiting: *would_block is set (and nothing else) when
  * a writer holds the tablet or the value is not in memory (pre-write
  * buffer, memtables, block cache). Never does I/O; for network loops. */
 int fl_kv_tablet_lookup_nowait(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_buf_t *val,

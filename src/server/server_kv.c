@@ -336,6 +336,36 @@ static int fl_lookup_key(fl_lookup_op_t *p, fl_kv_tablet_t *kt, size_t k,
     return rc;
 }
 
+/* Every key of one bucket's request into p->vals[first...] (one batched
+ * read); *missing counts the keys without a row. */
+static int fl_lookup_bucket_keys(fl_lookup_op_t *p, fl_kv_tablet_t *kt, size_t first,
+                                 const Fluss__PbLookupReqForBucket *br, size_t *missing,
+                                 fl_error_t *err) {
+    size_t n = br->n_keys;
+    const uint8_t **keys = fl_calloc(n ? n : 1, sizeof(*keys));
+    size_t *lens = fl_calloc(n ? n : 1, sizeof(*lens));
+    bool *found = fl_calloc(n ? n : 1, sizeof(*found));
+    for (size_t j = 0; j < n; j++) {
+        keys[j] = br->keys[j].data;
+        lens[j] = br->keys[j].len;
+    }
+    int rc = fl_kv_tablet_lookup_many(kt, n, keys, lens, p->vals + first, found, err);
+    for (size_t j = 0; !rc && j < n; j++) {
+        Fluss__PbValue v = FLUSS__PB_VALUE__INIT;
+        if (found[j]) {
+            v.has_values = 1;
+            v.values.data = p->vals[first + j].data;
+            v.values.len = p->vals[first + j].len;
+        }
+        p->pv[first + j] = v;
+        *missing += !found[j];
+    }
+    fl_free(keys);
+    fl_free(lens);
+    fl_free(found);
+    return rc;
+}
+
 /* The partition columns of a bucket's rows (from the partition's name,
  * values joined by '$' in partition-key order) into base. STRING, CHAR
  * and integer partition columns. */
@@ -464,11 +494,7 @@ FL_API_HANDLER(fl_api_lookup) {
         fl_err_clear(&e);
         int rc = fl_kv_bucket(ts, req->table_id, table, br->has_partition_id, br->partition_id,
                               br->bucket_id, &p->replicas[i], &p->tablets[i], &e);
-        for (size_t j = 0; !rc && j < br->n_keys; j++) {
-            bool found;
-            rc = fl_lookup_key(p, p->tablets[i], p->first[i] + j, &br->keys[j], &found, &e);
-            missing += !found;
-        }
+        if (!rc) rc = fl_lookup_bucket_keys(p, p->tablets[i], p->first[i], br, &missing, &e);
         if (rc) {
             fl_lookup_bucket_error(p, i, rc, e.msg);
             fl_replica_unref(p->replicas[i]);

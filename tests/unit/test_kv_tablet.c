@@ -407,6 +407,31 @@ static void test_lookup_nowait(void **state) {
     assert_int_equal(fl_kv_tablet_lookup_nowait(e->kt, key.data, key.len, &val, &found, &wb, &err), 0);
     assert_false(wb);
     assert_true(found);
+    /* many keys at once (pre-write buffer, RocksDB, deleted, never written)
+     * agree with the one-key lookup */
+    op_t more[] = {{4, "d", 40, false}, {1, "a3", 12, false}};
+    put_ok(e, more, 2);
+    fl_buf_t ks[5], vs[5];
+    const uint8_t *kp[5];
+    size_t kl[5];
+    bool fnd[5];
+    for (int i = 0; i < 5; i++) {
+        fl_buf_init(&ks[i]);
+        fl_buf_init(&vs[i]);
+        fl_buf_reset(&row);
+        encode(e, i, NULL, 0, &ks[i], &row);
+        kp[i] = ks[i].data;
+        kl[i] = ks[i].len;
+    }
+    assert_int_equal(fl_kv_tablet_lookup_many(e->kt, 5, kp, kl, vs, fnd, &err), 0);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(fl_kv_tablet_lookup(e->kt, kp[i], kl[i], &val, &found, &err), 0);
+        assert_int_equal(fnd[i], found);
+        if (found) assert_memory_equal(vs[i].data, val.data, val.len);
+        fl_buf_free(&ks[i]);
+        fl_buf_free(&vs[i]);
+    }
+    assert_true(fnd[1] && fnd[4] && !fnd[0] && !fnd[2] && !fnd[3]);
     fl_buf_free(&key);
     fl_buf_free(&row);
     fl_buf_free(&val);
