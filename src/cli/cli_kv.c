@@ -2,12 +2,13 @@
  * cli_kv.c — the CLI's primary-key commands over libfluss's upsert writer
  * and lookuper:
  *   fluss upsert DB.TABLE [--format csv|json] [--header] [--columns a,b]
- *   fluss delete DB.TABLE [KEY...]
- *   fluss lookup DB.TABLE [--format table|json] [KEY...]
+ *   fluss delete DB.TABLE [KEY...] [--key COL=V[,COL=V]...]...
+ *   fluss lookup DB.TABLE [--format table|json] [KEY...] [--key COL=V,...]...
  * Rows are read like `fluss produce` reads them (cli_produce.c). A KEY is
  * one CSV record of the primary-key values in key order ("7", or
- * "7,abc" for a two-column key); without KEY arguments the keys are read
- * from stdin, one per line. Exit codes as cli_main.c. Single-threaded.
+ * "7,abc" for a two-column key), or with --key the key columns by name
+ * ("id=7", "a=1,b=x"); without keys they are read from stdin, one per
+ * line (CSV). Exit codes as cli_main.c. Single-threaded.
  */
 #define _GNU_SOURCE /* fmemopen */
 #include <stdio.h>
@@ -23,14 +24,15 @@ static void usage_kv(FILE *f) {
     fprintf(f,
             "usage: fluss upsert DB.TABLE [--format csv|json] [--header] [--columns a,b]\n"
             "                    [--batch-bytes N] [--linger-ms N]\n"
-            "       fluss delete DB.TABLE [KEY...]\n"
-            "       fluss lookup DB.TABLE [--format table|json] [KEY...]\n"
+            "       fluss delete DB.TABLE [KEY...] [--key COL=VALUE[,COL=VALUE]...]...\n"
+            "       fluss lookup DB.TABLE [--format table|json] [KEY...] [--key COL=VALUE,...]...\n"
             "\n"
             "Primary-key tables. upsert reads rows from stdin like `fluss produce`;\n"
             "  --columns a,b   a partial update: the fields are these columns (which must\n"
             "                  include the primary key), the other columns keep their values\n"
             "A KEY is the primary-key values in key order as one CSV record (\"7\" or\n"
-            "\"7,abc\"); without KEY arguments keys are read from stdin, one per line.\n"
+            "\"7,abc\"), or --key with the key columns by name (--key id=7, --key a=1,b=x);\n"
+            "without keys they are read from stdin, one per line.\n"
             "lookup prints each key's row, or \"not found: KEY\" (json: null).\n");
 }
 
@@ -58,6 +60,49 @@ static int parse_columns(const fluss_table_t *t, const char *list, int32_t *cols
     return n;
 }
 
+/* A key given as "--key COL=VALUE[,COL=VALUE]...": every primary-key
+ * column once, by name (CSV fields, so a value may be quoted). */
+static int parse_named_key(const fluss_table_t *t, const char *text, fluss_row_t *key) {
+    const int32_t *pk;
+    size_t npk = fluss_table_primary_key(t, &pk);
+    FILE *in = fmemopen((void *)text, strlen(text), "r");
+    if (!in) return 1;
+    fl_csv_record_t rec = {0};
+    long line = 0;
+    int got = fl_csv_read(in, &rec, &line);
+    fclose(in);
+    int rc = got <= 0 || rec.count != npk;
+    if (rc)
+        fprintf(stderr, "fluss: --key '%s': expected %zu COL=VALUE pair%s (the primary key)\n",
+                text, npk, npk == 1 ? "" : "s");
+    bool seen[FL_CLI_FIELDS_MAX] = {false};
+    fluss_row_clear(key);
+    for (size_t i = 0; !rc && i < rec.count; i++) {
+        const char *f = fl_csv_field(&rec, i), *eq = strchr(f, '=');
+        size_t k = 0;
+        if (eq) {
+            char name[256];
+            snprintf(name, sizeof(name), "%.*s", (int)(eq - f), f);
+            int col = fluss_table_column_index(t, name);
+            while (k < npk && pk[k] != col) k++;
+        }
+        if (!eq || k == npk || seen[k]) {
+            fprintf(stderr, "fluss: --key '%s': '%s' is not COL=VALUE of a primary-key column "
+                            "(once each)\n", text, f);
+            rc = 1;
+            break;
+        }
+        seen[k] = true;
+        fluss_error_t err;
+        if (fluss_row_set_text(key, (size_t)pk[k], eq + 1, &err)) {
+            fprintf(stderr, "fluss: --key '%s': %s\n", text, err.message);
+            rc = 1;
+        }
+    }
+    free(rec.buf);
+    return rc;
+}
+
 /* Fills key's primary-key columns from one CSV record of text. */
 static int parse_key(const fluss_table_t *t, const char *text, fluss_row_t *key) {
     const int32_t *pk;
@@ -83,6 +128,31 @@ static int parse_key(const fluss_table_t *t, const char *text, fluss_row_t *key)
         }
     free(rec.buf);
     return rc;
+}
+
+static int parse_any_key(const fluss_table_t *t, const char *text, bool named, fluss_row_t *key) {
+    return named ? parse_named_key(t, text, key) : parse_key(t, text, key);
+}
+
+/* The keys on a command line: CSV records, and --key COL=V,... values. */
+typedef struct fl_cli_keys {
+    const char **text;
+    bool *named;
+    int n;
+} fl_cli_keys_t;
+
+static void cli_keys_add(fl_cli_keys_t *k, int cap, const char *text, bool named) {
+    if (!k->text) {
+        k->text = calloc((size_t)cap, sizeof(*k->text));
+        k->named = calloc((size_t)cap, sizeof(*k->named));
+    }
+    k->text[k->n] = text;
+    k->named[k->n++] = named;
+}
+
+static void cli_keys_free(fl_cli_keys_t *k) {
+    free(k->text);
+    free(k->named);
 }
 
 /* ---- upsert / delete ---- */
@@ -124,14 +194,16 @@ static int run_kv_write(const char *bootstrap, int argc, char **argv, bool del) 
     const char *path = NULL, *columns = NULL;
     bool json = false, header = false;
     fluss_upsert_writer_options_t o = {.base = {.linger_ms = -1, .idempotent = -1}};
-    int first_key = -1;
+    fl_cli_keys_t keys = {0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage_kv(stdout);
+            cli_keys_free(&keys);
             return 0;
         }
-        if (!del && strcmp(a, "--header") == 0) header = true;
+        if (del && strcmp(a, "--key") == 0 && i + 1 < argc) cli_keys_add(&keys, argc, argv[++i], true);
+        else if (!del && strcmp(a, "--header") == 0) header = true;
         else if (!del && strcmp(a, "--format") == 0 && i + 1 < argc) {
             const char *f = argv[++i];
             if (strcmp(f, "json") == 0) json = true;
@@ -146,8 +218,8 @@ static int run_kv_write(const char *bootstrap, int argc, char **argv, bool del) 
             if (n < 0) goto bad;
             o.base.linger_ms = (int)n;
         } else if (!path && a[0] != '-') path = a;
-        else if (del && path && first_key < 0) first_key = i;
-        else if (!(del && first_key >= 0)) goto bad;
+        else if (del && path) cli_keys_add(&keys, argc, a, false); /* "-5" is a key too */
+        else goto bad;
     }
     if (!path) goto bad;
     fluss_client_t *client = NULL;
@@ -160,11 +232,11 @@ static int run_kv_write(const char *bootstrap, int argc, char **argv, bool del) 
                               fl_upsert_acked, w, del ? "deleted" : "upserted"};
         const int32_t *pk;
         size_t npk = fluss_table_primary_key(t, &pk);
-        if (del && first_key >= 0) {
+        if (del && keys.n > 0) {
             fluss_row_t *key = fluss_row_new(t);
             fluss_error_t err;
-            for (int i = first_key; i < argc && !rc; i++) {
-                rc = parse_key(t, argv[i], key);
+            for (int i = 0; i < keys.n && !rc; i++) {
+                rc = parse_any_key(t, keys.text[i], keys.named[i], key);
                 if (!rc && fluss_upsert_writer_delete(w, key, &err)) rc = fail_err(&err);
             }
             if (!rc && fluss_upsert_writer_flush(w, &err)) rc = fail_err(&err);
@@ -181,8 +253,10 @@ static int run_kv_write(const char *bootstrap, int argc, char **argv, bool del) 
     free(targets);
     fluss_table_close(t);
     fluss_client_destroy(client);
+    cli_keys_free(&keys);
     return rc;
 bad:
+    cli_keys_free(&keys);
     fprintf(stderr, "fluss: bad arguments for %s\n\n", del ? "delete" : "upsert");
     usage_kv(stderr);
     return 2;
@@ -257,13 +331,13 @@ static int lookup_batch(fluss_lookuper_t *l, const fluss_table_t *t, fl_lookup_b
 }
 
 static int lookup_add(fluss_lookuper_t *l, const fluss_table_t *t, fl_lookup_batch_t *b,
-                      const char *text, bool json, char *buf) {
-    if (parse_key(t, text, b->keys[b->n])) return 1;
+                      const char *text, bool named, bool json, char *buf) {
+    if (parse_any_key(t, text, named, b->keys[b->n])) return 1;
     b->texts[b->n++] = strdup(text);
     return b->n == FL_CLI_LOOKUP_BATCH ? lookup_batch(l, t, b, json, buf) : 0;
 }
 
-static int run_lookup(fluss_table_t *t, bool json, char **keys, int nkeys) {
+static int run_lookup(fluss_table_t *t, bool json, const fl_cli_keys_t *keys) {
     fluss_error_t err;
     fluss_lookuper_t *l = NULL;
     if (fluss_lookuper_new(t, &l, &err)) return fail_err(&err);
@@ -276,15 +350,16 @@ static int run_lookup(fluss_table_t *t, bool json, char **keys, int nkeys) {
             printf("%s%s", c ? " | " : "", fluss_table_column_name(t, c));
         putchar('\n');
     }
-    if (nkeys > 0) {
-        for (int i = 0; i < nkeys && !rc; i++) rc = lookup_add(l, t, b, keys[i], json, buf);
+    if (keys->n > 0) {
+        for (int i = 0; i < keys->n && !rc; i++)
+            rc = lookup_add(l, t, b, keys->text[i], keys->named[i], json, buf);
     } else {
         char *line = NULL;
         size_t cap = 0;
         ssize_t n;
         while (!rc && (n = getline(&line, &cap, stdin)) > 0) {
             while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
-            if (n > 0) rc = lookup_add(l, t, b, line, json, buf);
+            if (n > 0) rc = lookup_add(l, t, b, line, false, json, buf);
         }
         free(line);
     }
@@ -300,33 +375,43 @@ static int run_lookup(fluss_table_t *t, bool json, char **keys, int nkeys) {
 int fl_cli_lookup(const char *bootstrap, int argc, char **argv) {
     const char *path = NULL;
     bool json = false;
-    int first_key = -1;
+    fl_cli_keys_t keys = {0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (first_key >= 0) continue;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage_kv(stdout);
+            cli_keys_free(&keys);
             return 0;
         }
         if (strcmp(a, "--format") == 0 && i + 1 < argc) {
             const char *f = argv[++i];
             if (strcmp(f, "json") == 0) json = true;
             else if (strcmp(f, "table") != 0) goto bad;
-        } else if (!path && a[0] != '-') path = a;
-        else if (path) first_key = i;
-        else goto bad;
+        } else if (strcmp(a, "--key") == 0 && i + 1 < argc) {
+            cli_keys_add(&keys, argc, argv[++i], true);
+        } else if (!path && a[0] != '-') {
+            path = a;
+        } else if (path) {
+            cli_keys_add(&keys, argc, a, false); /* "-5" is a key too */
+        } else {
+            goto bad;
+        }
     }
     if (!path) goto bad;
     fluss_client_t *client = NULL;
     fluss_table_t *t = NULL;
     int rc = fl_cli_open_table(bootstrap, path, &client, &t);
-    if (rc) return rc;
-    rc = run_lookup(t, json, first_key >= 0 ? argv + first_key : NULL,
-                    first_key >= 0 ? argc - first_key : 0);
+    if (rc) {
+        cli_keys_free(&keys);
+        return rc;
+    }
+    rc = run_lookup(t, json, &keys);
     fluss_table_close(t);
     fluss_client_destroy(client);
+    cli_keys_free(&keys);
     return rc;
 bad:
+    cli_keys_free(&keys);
     fprintf(stderr, "fluss: bad arguments for lookup\n\n");
     usage_kv(stderr);
     return 2;

@@ -165,6 +165,18 @@ async def test_cli_partial_update_and_composite_key(server, conn, admin, db):
                                 "null"]
     r = cli(server, "lookup", name, "acme")
     assert r.returncode == 1 and "expected 2 values" in r.stderr
+    # keys by column name (--key COL=VALUE,...), in any order, mixed with CSV keys
+    out = ok(cli(server, "lookup", name, "--format", "json", "--key", "id=2,tenant=acme",
+                 "zeta,1", "--key", "tenant=acme,id=9"))
+    assert out.splitlines() == ['{"tenant": "acme", "id": 2, "name": "b", "score": 20}',
+                                '{"tenant": "zeta", "id": 1, "name": "z", "score": 30}',
+                                "null"]
+    for bad in ("id=2", "tenant=acme,name=b", "tenant=acme,id=2,id=3", "tenant=acme,2"):
+        r = cli(server, "lookup", name, "--key", bad)
+        assert r.returncode == 1 and "--key" in r.stderr, (bad, r.stderr)
+    ok(cli(server, "delete", name, "--key", "tenant=zeta,id=1"))
+    assert await lk.lookup({"tenant": "zeta", "id": 1}) is None
+    assert (await lk.lookup({"tenant": "acme", "id": 2}))["name"] == "b"
 
 
 async def test_scan_changelog_change_types(server, conn, admin, db):
