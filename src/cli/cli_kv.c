@@ -60,18 +60,23 @@ static int parse_columns(const fluss_table_t *t, const char *list, int32_t *cols
     return n;
 }
 
+/* text as one CSV record into rec; 1 unless it has exactly npk fields. */
+static int read_key_record(const char *text, size_t npk, fl_csv_record_t *rec) {
+    FILE *in = fmemopen((void *)text, strlen(text), "r");
+    if (!in) return 1;
+    long line = 0;
+    int got = fl_csv_read(in, rec, &line);
+    fclose(in);
+    return got <= 0 || rec->count != npk;
+}
+
 /* A key given as "--key COL=VALUE[,COL=VALUE]...": every primary-key
  * column once, by name (CSV fields, so a value may be quoted). */
 static int parse_named_key(const fluss_table_t *t, const char *text, fluss_row_t *key) {
     const int32_t *pk;
     size_t npk = fluss_table_primary_key(t, &pk);
-    FILE *in = fmemopen((void *)text, strlen(text), "r");
-    if (!in) return 1;
     fl_csv_record_t rec = {0};
-    long line = 0;
-    int got = fl_csv_read(in, &rec, &line);
-    fclose(in);
-    int rc = got <= 0 || rec.count != npk;
+    int rc = read_key_record(text, npk, &rec);
     if (rc)
         fprintf(stderr, "fluss: --key '%s': expected %zu COL=VALUE pair%s (the primary key)\n",
                 text, npk, npk == 1 ? "" : "s");
@@ -107,16 +112,11 @@ static int parse_named_key(const fluss_table_t *t, const char *text, fluss_row_t
 static int parse_key(const fluss_table_t *t, const char *text, fluss_row_t *key) {
     const int32_t *pk;
     size_t npk = fluss_table_primary_key(t, &pk);
-    FILE *in = fmemopen((void *)text, strlen(text), "r");
-    if (!in) return 1;
     fl_csv_record_t rec = {0};
-    long line = 0;
-    int got = fl_csv_read(in, &rec, &line);
-    fclose(in);
     int rc = 0;
     fluss_error_t err;
     fluss_row_clear(key);
-    if (got <= 0 || rec.count != npk) {
+    if (read_key_record(text, npk, &rec)) {
         fprintf(stderr, "fluss: key '%s': expected %zu value%s (the primary key)\n", text, npk,
                 npk == 1 ? "" : "s");
         rc = 1;
