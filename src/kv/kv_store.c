@@ -74,6 +74,11 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
     rocksdb_options_set_max_write_buffer_number(s->opts,
                                                 o && o->write_buffer_count ? o->write_buffer_count
                                                                            : 2);
+    /* a bloom filter over each memtable's keys: the read of a key's
+     * current row before every upsert skips the skiplist search when the
+     * key is new (most inserts) */
+    rocksdb_options_set_memtable_prefix_bloom_size_ratio(s->opts, 0.05);
+    rocksdb_options_set_memtable_whole_key_filtering(s->opts, 1);
     /* background work shares the machine with the network loops */
     rocksdb_options_set_max_background_jobs(s->opts, 2);
     rocksdb_options_set_max_open_files(s->opts, 256);
