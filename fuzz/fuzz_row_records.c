@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t rl;
         fl_error_t err;
         size_t before = pos;
-        if (fl_row_record_next(data, size, &pos, &ct, &rb, &rl, &err)) break;
+        if (fl_row_record_next(data, size, &pos, n, &ct, &rb, &rl, &err)) break;
         if (pos <= before || pos > size || rb < data || rb + rl > data + size) abort();
         if (ct > FL_CHANGE_TYPE_MAX) abort();
         for (int f = 0; f < 2; f++) {

@@ -85,7 +85,7 @@ static int fl_kv_replay_rows(const fl_kv_table_t *t, const fl_batch_view_t *b,
         fl_change_type_t ct;
         const uint8_t *rb;
         size_t rl;
-        int rc = fl_row_record_next(b->data, b->size, &pos, &ct, &rb, &rl, err);
+        int rc = fl_row_record_next(b->data, b->size, &pos, i, &ct, &rb, &rl, err);
         if (rc) return rc;
         if (ct == FL_CHANGE_UPDATE_BEFORE) continue;
         if ((rc = fl_row_decode(t->log_format, rb, rl, types, n, row, err))) return rc;

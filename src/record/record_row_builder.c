@@ -60,22 +60,25 @@ void fl_row_builder_finish(fl_row_builder_t *b, int64_t writer_id, int32_t seque
     fl_batch_write_header(out->data + start, out->len - start, &h);
 }
 
-int fl_row_record_next(const uint8_t *p, size_t len, size_t *pos, fl_change_type_t *ct,
-                       const uint8_t **row, size_t *row_len, fl_error_t *err) {
-    if (*pos > len || len - *pos < 5)
+int fl_row_record_next(const uint8_t *p, size_t len, size_t *pos, int32_t index,
+                       fl_change_type_t *ct, const uint8_t **row, size_t *row_len,
+                       fl_error_t *err) {
+    size_t left = *pos <= len ? len - *pos : 0;
+    if (left < 5)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                          "A row record at byte %zu is cut short.", *pos);
-    uint32_t rest = (uint32_t)fl_get_le32(p + *pos);
-    if (rest < 1 || rest > len - *pos - 4)
+                          "the records end before record %d", index);
+    int32_t size = fl_get_le32(p + *pos);
+    if (size < 1 || (size_t)size > left - 4)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                          "A row record at byte %zu claims %u bytes.", *pos, rest);
+                          "record %d has length %d with %zu record bytes left", index, size,
+                          left - 4);
     uint8_t c = p[*pos + 4];
     if (c > FL_CHANGE_TYPE_MAX)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                          "A row record at byte %zu has change type %u.", *pos, c);
+                          "record %d has change type byte %u in its attributes (0..4)", index, c);
     *ct = (fl_change_type_t)c;
     *row = p + *pos + 5;
-    *row_len = rest - 1;
-    *pos += 4 + (size_t)rest;
+    *row_len = (size_t)size - 1;
+    *pos += 4 + (size_t)size;
     return 0;
 }

@@ -45,9 +45,12 @@ int fl_row_builder_append(fl_row_builder_t *b, const fl_row_t *row, fl_change_ty
 void fl_row_builder_finish(fl_row_builder_t *b, int64_t writer_id, int32_t sequence,
                            fl_buf_t *out);
 
-/* One record of an INDEXED/COMPACTED body: walks p[*pos, len). Returns 0
- * with the change type and row bytes, or CORRUPT_RECORD_EXCEPTION when the
- * record does not fit. */
-int fl_row_record_next(const uint8_t *p, size_t len, size_t *pos, fl_change_type_t *ct,
-                       const uint8_t **row, size_t *row_len, fl_error_t *err);
+/* Record number `index` of an INDEXED/COMPACTED body: walks p[*pos, len).
+ * Returns 0 with the change type and row bytes, or CORRUPT_RECORD_EXCEPTION
+ * naming the record when it does not fit or its change type is unknown.
+ * The one walk over this framing (PRODUCE_LOG validation, changelog
+ * replay). */
+int fl_row_record_next(const uint8_t *p, size_t len, size_t *pos, int32_t index,
+                       fl_change_type_t *ct, const uint8_t **row, size_t *row_len,
+                       fl_error_t *err);
 #endif

@@ -10,9 +10,9 @@
 
 #include "arrow_validate.h"
 #include "record_batch.h"
+#include "record_row_builder.h"
 
 #define RV_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
-#define FL_ROW_RECORD_PREFIX 4 /* int32 length before each INDEXED/COMPACTED record */
 
 int fl_log_format_from_name(const char *name) {
     if (!name || strcasecmp(name, "ARROW") == 0) return FL_LOG_FORMAT_ARROW;
@@ -61,24 +61,16 @@ static int fl_validate_rows(const fl_batch_view_t *b, const uint8_t *body, size_
                             size_t row_min, fl_error_t *err) {
     size_t pos = 0;
     for (int32_t i = 0; i < b->record_count; i++) {
-        if (n - pos < FL_ROW_RECORD_PREFIX + 1)
-            return fl_err_set(err, RV_CORRUPT,
-                              "the records end after %d of the batch's %d records", i,
-                              b->record_count);
-        int32_t size = fl_get_le32(body + pos);
-        pos += FL_ROW_RECORD_PREFIX;
-        if (size < 1 || (size_t)size > n - pos)
-            return fl_err_set(err, RV_CORRUPT,
-                              "record %d has length %d with %zu record bytes left", i, size,
-                              n - pos);
-        if ((size_t)size - 1 < row_min)
-            return fl_err_set(err, RV_CORRUPT,
-                              "record %d has a %d-byte row, shorter than the %zu-byte row header "
-                              "of its schema",
-                              i, size - 1, row_min);
-        int rc = fl_change_type_check(body[pos], "attributes", i, err);
+        fl_change_type_t ct;
+        const uint8_t *row;
+        size_t row_len;
+        int rc = fl_row_record_next(body, n, &pos, i, &ct, &row, &row_len, err);
         if (rc) return rc;
-        pos += (size_t)size;
+        if (row_len < row_min)
+            return fl_err_set(err, RV_CORRUPT,
+                              "record %d has a %zu-byte row, shorter than the %zu-byte row "
+                              "header of its schema",
+                              i, row_len, row_min);
     }
     if (pos != n)
         return fl_err_set(err, RV_CORRUPT, "%zu bytes follow the last of the batch's %d records",

@@ -467,7 +467,7 @@ static void row_changelog(void **state, fl_row_format_t f) {
             fl_change_type_t ct;
             const uint8_t *rb;
             size_t rl;
-            assert_int_equal(fl_row_record_next(b.data, b.size, &rp, &ct, &rb, &rl, &err), 0);
+            assert_int_equal(fl_row_record_next(b.data, b.size, &rp, i, &ct, &rb, &rl, &err), 0);
             assert_int_equal(fl_row_decode(f, rb, rl, e->types, 3, &row, &err), 0);
             char one[64];
             snprintf(one, sizeof(one), "%d:%d:%.*s:%lld ", (int)ct, (int)row.cells[0].i,
