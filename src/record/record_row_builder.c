@@ -66,7 +66,7 @@ int fl_row_record_next(const uint8_t *p, size_t len, size_t *pos, int32_t index,
     size_t left = *pos <= len ? len - *pos : 0;
     if (left < 5)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                          "the records end before record %d", index);
+                          "the records end after %d records", index);
     int32_t size = fl_get_le32(p + *pos);
     if (size < 1 || (size_t)size > left - 4)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
