@@ -34,10 +34,10 @@ static bool fl_table_has_pk(const fl_ms_table_t *t) {
 }
 
 static bool fl_table_is_partitioned(const fl_ms_table_t *t) {
-    json_t *root = json_loads(t->table_json, 0, NULL);
-    json_t *pk = json_object_get(root, "partition_key");
-    bool has = json_is_array(pk) && json_array_size(pk) > 0;
-    json_decref(root);
+    fl_strlist_t keys;
+    fl_error_t e;
+    bool has = fl_catalog_partition_keys(t, &keys, &e) == 0 && keys.count > 0;
+    fl_strlist_free(&keys);
     return has;
 }
 
@@ -191,9 +191,14 @@ static const fl_ms_table_t *fl_lease_table(fl_req_ctx_t *ctx, int64_t table_id,
 FL_API_HANDLER(fl_api_acquire_kv_snapshot_lease) {
     const Fluss__AcquireKvSnapshotLeaseRequest *req =
         (const Fluss__AcquireKvSnapshotLeaseRequest *)m;
-    size_t total = 0;
-    for (size_t i = 0; i < req->n_snapshots_to_lease; i++) {
-        if (!fl_lease_table(ctx, req->snapshots_to_lease[i]->table_id, err)) return err->code;
+    size_t total = 0, nt = req->n_snapshots_to_lease;
+    const fl_ms_table_t **tables = fl_calloc(nt ? nt : 1, sizeof(*tables));
+    for (size_t i = 0; i < nt; i++) {
+        tables[i] = fl_lease_table(ctx, req->snapshots_to_lease[i]->table_id, err);
+        if (!tables[i]) {
+            fl_free(tables);
+            return err->code;
+        }
         total += req->snapshots_to_lease[i]->n_bucket_snapshots;
     }
     fl_kv_lease_bucket_t *lease = fl_calloc(total ? total : 1, sizeof(*lease));
@@ -207,7 +212,7 @@ FL_API_HANDLER(fl_api_acquire_kv_snapshot_lease) {
     size_t nut = 0, nub = 0;
     for (size_t i = 0; i < req->n_snapshots_to_lease; i++) {
         const Fluss__PbKvSnapshotLeaseForTable *lt = req->snapshots_to_lease[i];
-        const fl_ms_table_t *t = fl_lease_table(ctx, lt->table_id, err);
+        const fl_ms_table_t *t = tables[i];
         size_t first = nub;
         for (size_t k = 0; k < lt->n_bucket_snapshots; k++) {
             Fluss__PbKvSnapshotLeaseForBucket *b = lt->bucket_snapshots[k];
@@ -246,6 +251,7 @@ FL_API_HANDLER(fl_api_acquire_kv_snapshot_lease) {
         resp.unavailable_snapshots = utp;
         fl_server_reply(out, ctx->request_id, &resp.base);
     }
+    fl_free(tables);
     fl_free(lease);
     fl_free(ut);
     fl_free(utp);
