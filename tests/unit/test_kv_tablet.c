@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <rocksdb/c.h>
 
 #include "test_tmpdir.h"
 
@@ -364,6 +365,56 @@ static void test_checkpoint_plus_log_is_state(void **state) {
     for (int i = 0; i < KEYS; i++) model[i] = -1;
     checkpoint_then_rebuild(e, model, 7, 40);
     env_free(e);
+}
+
+static bool count_rows(void *arg, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl) {
+    (void)k, (void)kl, (void)v, (void)vl;
+    (*(int *)arg)++;
+    return true;
+}
+
+/* A store written before the meta column family (applied offset under the
+ * empty key of the default family) opens with that offset, never shows
+ * the key as a row, and loses it at the first commit. */
+static void test_store_legacy_applied_offset(void **state) {
+    char dir[600];
+    snprintf(dir, sizeof(dir), "%s/legacy", (const char *)*state);
+    rocksdb_options_t *o = rocksdb_options_create();
+    rocksdb_options_set_create_if_missing(o, 1);
+    char *rerr = NULL;
+    rocksdb_t *db = rocksdb_open(o, dir, &rerr);
+    assert_null(rerr);
+    rocksdb_writeoptions_t *wo = rocksdb_writeoptions_create();
+    const char off[8] = {5, 0, 0, 0, 0, 0, 0, 0};
+    rocksdb_put(db, wo, "", 0, off, 8, &rerr);
+    rocksdb_put(db, wo, "k", 1, "\1\0v", 3, &rerr);
+    assert_null(rerr);
+    rocksdb_writeoptions_destroy(wo);
+    rocksdb_close(db);
+    rocksdb_options_destroy(o);
+
+    fl_kv_store_t *st;
+    fl_error_t err;
+    assert_int_equal(fl_kv_store_open(dir, NULL, &st, &err), 0);
+    assert_int_equal(fl_kv_store_applied_offset(st), 5);
+    int rows = 0;
+    assert_int_equal(fl_kv_store_scan(st, NULL, 0, count_rows, &rows, &err), 0);
+    assert_int_equal(rows, 1);
+    fl_kv_write_t *w = fl_kv_write_new();
+    assert_int_equal(fl_kv_store_commit(st, w, 7, &err), 0);
+    fl_kv_write_destroy(w);
+    fl_kv_store_close(st, true);
+    assert_int_equal(fl_kv_store_open(dir, NULL, &st, &err), 0);
+    assert_int_equal(fl_kv_store_applied_offset(st), 7);
+    fl_buf_t v;
+    fl_buf_init(&v);
+    bool found = true;
+    assert_int_equal(fl_kv_store_get(st, (const uint8_t *)"", 0, &v, &found, &err), 0);
+    assert_false(found); /* the legacy key is gone */
+    assert_int_equal(fl_kv_store_get(st, (const uint8_t *)"k", 1, &v, &found, &err), 0);
+    assert_true(found);
+    fl_buf_free(&v);
+    fl_kv_store_close(st, false);
 }
 
 /* The loop-side lookup: answers from memory, says "would block" while a
@@ -881,6 +932,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_engines, setup, teardown),
         cmocka_unit_test(test_prewrite_buffer),
         cmocka_unit_test_setup_teardown(test_checkpoint_plus_log_is_state, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_store_legacy_applied_offset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lookup_nowait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compacted_changelog, setup, teardown),
         cmocka_unit_test_setup_teardown(test_indexed_changelog, setup, teardown),
