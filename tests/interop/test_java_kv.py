@@ -28,6 +28,18 @@ def test_java_compacted_changelog_with_nested_values(server):
     assert "JAVA KV COMPACTED OK" in out, out[-3000:]
 
 
+@pytest.mark.skipif(SERVER_KIND == "reference",
+                    reason="0.9.1 fails INDEXED changelogs (KNOWN_DIFFERENCES.md)")
+def test_java_indexed_changelog_with_nested_values(server):
+    """INDEXED kv and log formats: the same changelog and lookups as COMPACTED."""
+    proc = subprocess.run([str(REPO / "tests" / "java" / "run"), server.bootstrap,
+                           "JavaKvCompacted", "INDEXED"], capture_output=True, text=True,
+                          timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    assert "JAVA KV INDEXED OK" in out, out[-3000:]
+
+
 @pytest.mark.skipif(SERVER_KIND != "reference",
                     reason="ours: test_kv_snapshots.py runs it on a server of its own")
 def test_java_snapshot_path_on_the_reference(server):
