@@ -324,19 +324,15 @@ static void fl_kv_on_close(void *ctx, fl_kv_tablet_t *kt) {
     pthread_mutex_unlock(&ts->kv_open_lock);
 }
 
-/* The remote snapshot directory of a replica's bucket: its log directory
- * below the data dir, under {remote}/kv, with the bucket number last
- * ({remote}/kv/{db}/{table}-{id}[/{partition}-p{pid}]/{bucket}), as the
- * coordinator derives it from the catalog. "" when it cannot be made. */
-static void fl_kv_remote_dir(const fl_tablet_server_t *ts, const fl_replica_t *r, char *out,
-                             size_t cap) {
-    out[0] = 0;
-    const char *ld = r->log->dir, *dd = ts->cfg.data_dir;
-    size_t dl = strlen(dd);
-    const char *slash = strrchr(ld, '/');
-    if (strncmp(ld, dd, dl) != 0 || ld[dl] != '/' || !slash || slash <= ld + dl) return;
-    snprintf(out, cap, "%s/kv/%.*s/%d", ts->cfg.remote_dir, (int)(slash - (ld + dl + 1)),
-             ld + dl + 1, r->bucket);
+/* The remote snapshot directory of a replica's bucket, made by the same
+ * function the coordinator's snapshot APIs use (kv_snapshot.h). */
+static void fl_kv_remote_dir(const fl_tablet_server_t *ts, const fl_hosted_table_t *t,
+                             const fl_replica_t *r, char *out, size_t cap) {
+    const char *partition = NULL;
+    for (size_t i = 0; r->partition_id >= 0 && i < t->partition_count && !partition; i++)
+        if (t->partitions[i].partition_id == r->partition_id) partition = t->partitions[i].name;
+    fl_kv_snapshot_bucket_dir(out, cap, ts->cfg.remote_dir, t->database, t->name, t->table_id,
+                              partition, r->partition_id, r->bucket);
 }
 
 static void fl_kv_restore(const fl_tablet_server_t *ts, const char *remote, const char *dir) {
@@ -377,11 +373,11 @@ int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_r
         const char *slash = strrchr(ld, '/');
         size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
         snprintf(dir, sizeof(dir), "%.*skv-%d", (int)base, ld, r->bucket);
-        fl_kv_remote_dir(ts, r, remote, sizeof(remote));
+        fl_kv_remote_dir(ts, t, r, remote, sizeof(remote));
         /* a bucket whose local state is gone starts from its newest
          * snapshot, then replays the log after it */
         struct stat st;
-        if (remote[0] && stat(dir, &st) != 0 && errno == ENOENT) fl_kv_restore(ts, remote, dir);
+        if (stat(dir, &st) != 0 && errno == ENOENT) fl_kv_restore(ts, remote, dir);
         if (ts->kv_open_count == ts->kv_open_cap) {
             ts->kv_open_cap = ts->kv_open_cap ? ts->kv_open_cap * 2 : 16;
             ts->kv_open = fl_realloc(ts->kv_open, ts->kv_open_cap * sizeof(*ts->kv_open));
@@ -395,7 +391,7 @@ int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_r
             kt->on_close = fl_kv_on_close;
             kt->on_close_ctx = ts;
             fl_error_t e;
-            if (remote[0] && fl_kv_tablet_set_remote(kt, remote, &e))
+            if (fl_kv_tablet_set_remote(kt, remote, &e))
                 FL_WARN("kv %s: snapshots in %s: %s", dir, remote, e.msg);
             ts->kv_open[ts->kv_open_count++] = kt;
             fl_kv_budget_apply(ts);

@@ -224,6 +224,33 @@ async def test_snapshot_apis_on_the_wire(tmp_path):
                 assert "CURRENT" in names and any(n.startswith("MANIFEST-") for n in names), names
                 for x in files:
                     assert Path(x[1][0].decode()).is_file(), x
+        # a partition's buckets: the tablet server writes where the
+        # coordinator's APIs look ({table}/{partition}-p{id}/{bucket})
+        parted = fluss.TablePath(db, "parted")
+        await admin.create_partition(parted, {"day": "2024"})
+        ptable = await conn.get_table(parted)
+        pw = ptable.new_upsert().create_writer()
+        for i in range(20):
+            pw.upsert({"id": i, "day": "2024"})
+        await pw.flush()
+        deadline = time.monotonic() + 30
+        with handshake(host, int(port)) as rc:
+            while True:
+                rtype, resp = latest(rc, db, "parted", "2024")
+                assert rtype == RESPONSE_SUCCESS, decode_error(resp)
+                f = decode(resp)
+                b0 = decode(f[3][0])
+                if 2 in b0:
+                    break
+                assert time.monotonic() < deadline, f
+                await asyncio.sleep(0.1)
+            pid = as_int64(f[2][0])
+            ptid = (await admin.get_table_info(parted)).table_id
+            body = f_varint(1, ptid) + f_varint(2, pid) + f_varint(3, 0) + f_varint(4, b0[2][0])
+            rtype, resp = rc.call(GET_KV_SNAPSHOT_METADATA, body)
+            assert rtype == RESPONSE_SUCCESS, decode_error(resp)
+            files = [decode(x) for x in decode(resp)[2]]
+            assert files and all(f"/2024-p{pid}/0/" in x[1][0].decode() for x in files), files
         await conn.close()
     finally:
         srv.stop()
