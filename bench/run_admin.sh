@@ -87,12 +87,9 @@ start (~50-80 ms) is included on both sides; flussd itself logs its start-up
 EOT
 )
 $PY - "$section" <<'PYEOF'
-import re, sys, pathlib
-p = pathlib.Path("BENCHMARKS.md")
-text = p.read_text() if p.exists() else "# Benchmarks\n\nEach section is written by the script it names; numbers come from one run on this machine.\n"
-sec = sys.argv[1].rstrip() + "\n"
-pat = re.compile(r"^## admin:.*?(?=^## |\Z)", re.S | re.M)
-text = pat.sub(sec + "\n", text) if pat.search(text) else text.rstrip() + "\n\n" + sec
-p.write_text(text)
+import sys
+sys.path.insert(0, "bench")
+from benchmarks_md import write_section
+write_section("admin", sys.argv[1])
 PYEOF
 echo "$section"

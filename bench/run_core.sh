@@ -438,16 +438,7 @@ elif R.get("kafka_skipped"):
     sec += [f"Kafka context rows skipped: {R['kafka_skipped']['kafka'].get('reason', '?')}.", ""]
 text = "\n".join(sec) + "\n"
 print(text)
-if os.environ.get("NO_WRITE") != "1":
-    p = pathlib.Path("BENCHMARKS.md")
-    cur = p.read_text() if p.exists() else "# Benchmarks\n"
-    pat = re.compile(r"^## core:.*?(?=^## |\Z)", re.S | re.M)
-    if pat.search(cur):
-        cur = pat.sub(text + "\n", cur)
-    elif "\n## notes" in cur:  # new sections go before the hand-written notes
-        i = cur.index("\n## notes") + 1
-        cur = cur[:i] + text + "\n" + cur[i:]
-    else:
-        cur = cur.rstrip() + "\n\n" + text
-    p.write_text(cur)
+sys.path.insert(0, "bench")
+from benchmarks_md import write_section
+write_section("core", text)
 PYEOF

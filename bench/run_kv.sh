@@ -273,16 +273,7 @@ if R.get("ref_skipped"):
     sec += ["", f"Reference rows skipped: {R['ref_skipped']['reference'].get('reason', '?')}."]
 text = "\n".join(sec) + "\n"
 print(text)
-if os.environ.get("NO_WRITE") != "1":
-    p = pathlib.Path("BENCHMARKS.md")
-    cur = p.read_text() if p.exists() else "# Benchmarks\n"
-    pat = re.compile(r"^## kv:.*?(?=^## |\Z)", re.S | re.M)
-    if pat.search(cur):
-        cur = pat.sub(text + "\n", cur)
-    elif "\n## notes" in cur:  # new sections go before the hand-written notes
-        i = cur.index("\n## notes") + 1
-        cur = cur[:i] + text + "\n" + cur[i:]
-    else:
-        cur = cur.rstrip() + "\n\n" + text
-    p.write_text(cur)
+sys.path.insert(0, "bench")
+from benchmarks_md import write_section
+write_section("kv", text)
 PYEOF

@@ -131,11 +131,7 @@ sec = ["## kv recovery: a 1-bucket primary-key table of ~1 GB back after kill -9
        ""]
 text = "\n".join(sec)
 print(text)
-if os.environ.get("NO_WRITE"):
-    sys.exit(0)
-p = pathlib.Path("BENCHMARKS.md")
-old = p.read_text()
-m = re.search(r"^## kv recovery:.*?(?=^## |\Z)", old, re.S | re.M)
-new = old[:m.start()] + text + "\n" + old[m.end():] if m else old.rstrip("\n") + "\n\n" + text + "\n"
-p.write_text(new)
+sys.path.insert(0, "bench")
+from benchmarks_md import write_section
+write_section("kv recovery", text)
 PYEOF
