@@ -127,6 +127,10 @@ void fl_perf_payload_name(int k, char *buf, size_t cap);
 void *fl_perf_kv_run(void *arg);
 /* Creates the key-value table when missing (--buckets, default 1). */
 int fl_perf_kv_prepare_table(fl_perf_opts_t *o, fluss_error_t *err);
+/* Creates o->tables[0] (and its database) with spec when missing, then
+ * waits for its bucket leaders; *created says whether it was created. */
+int fl_perf_ensure_table(const fl_perf_opts_t *o, const fluss_table_spec_t *spec, bool *created,
+                         fluss_error_t *err);
 /* Waits until every bucket of db.name answers LIST_OFFSETS (perf_main.c). */
 int fl_perf_wait_leaders(fluss_client_t *c, const char *db, const char *name, int timeout_ms,
                          fluss_error_t *err);

@@ -49,24 +49,12 @@ static void fl_perf_kv_on_ack(void *opaque, const fluss_append_ack_t *a) {
 
 int fl_perf_kv_prepare_table(fl_perf_opts_t *o, fluss_error_t *err) {
     if (o->table_count == 0) o->tables[o->table_count++] = strdup("perf.perf_kv");
-    char db[256];
-    const char *name;
-    fl_perf_split_path(o->tables[0], db, sizeof(db), &name);
-    fluss_client_t *c = NULL;
-    int rc = fluss_client_new(o->bootstrap, o->timeout_ms, &c, err);
-    if (!rc) rc = fluss_database_create(c, db, NULL, NULL, true, err);
-    bool exists = false;
-    if (!rc) rc = fluss_table_exists(c, db, name, &exists, err);
-    if (!rc && !exists) {
-        fluss_table_spec_t spec = {0};
-        spec.schema = "id BIGINT NOT NULL, v BYTES";
-        spec.primary_key = "id";
-        spec.bucket_count = o->buckets > 0 ? o->buckets : 1;
-        rc = fluss_table_create(c, db, name, &spec, true, err);
-    }
-    if (!rc) rc = fl_perf_wait_leaders(c, db, name, o->timeout_ms, err);
-    fluss_client_destroy(c);
-    return rc;
+    fluss_table_spec_t spec = {0};
+    spec.schema = "id BIGINT NOT NULL, v BYTES";
+    spec.primary_key = "id";
+    spec.bucket_count = o->buckets > 0 ? o->buckets : 1;
+    bool created;
+    return fl_perf_ensure_table(o, &spec, &created, err);
 }
 
 static int fl_perf_kv_open(fl_perf_kv_ctx_t *c, const fl_perf_producer_t *p, fluss_error_t *err) {

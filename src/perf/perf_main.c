@@ -327,41 +327,50 @@ int fl_perf_wait_leaders(fluss_client_t *c, const char *db, const char *name, in
     }
 }
 
+int fl_perf_ensure_table(const fl_perf_opts_t *o, const fluss_table_spec_t *spec, bool *created,
+                         fluss_error_t *err) {
+    char db[256];
+    const char *name;
+    fl_perf_split_path(o->tables[0], db, sizeof(db), &name);
+    fluss_client_t *c = NULL;
+    *created = false;
+    int rc = fluss_client_new(o->bootstrap, o->timeout_ms, &c, err);
+    if (!rc) rc = fluss_database_create(c, db, NULL, NULL, true, err);
+    bool exists = false;
+    if (!rc) rc = fluss_table_exists(c, db, name, &exists, err);
+    if (!rc && !exists) {
+        rc = fluss_table_create(c, db, name, spec, true, err);
+        *created = rc == 0;
+    }
+    if (!rc) rc = fl_perf_wait_leaders(c, db, name, o->timeout_ms, err);
+    fluss_client_destroy(c);
+    return rc;
+}
+
 static int fl_perf_prepare_table(fl_perf_opts_t *o, fluss_error_t *err) {
     if (o->table_count == 0) {
         char name[96];
         snprintf(name, sizeof(name), "perf.perf_%lld", (long long)time(NULL) * 1000 + (fl_perf_now_us() / 1000) % 1000);
         o->tables[o->table_count++] = strdup(name);
     }
-    char db[256];
-    const char *name;
-    fl_perf_split_path(o->tables[0], db, sizeof(db), &name);
-    fluss_client_t *c = NULL;
-    int rc = fluss_client_new(o->bootstrap, o->timeout_ms, &c, err);
-    if (!rc) rc = fluss_database_create(c, db, NULL, NULL, true, err);
-    bool exists = false;
-    if (!rc) rc = fluss_table_exists(c, db, name, &exists, err);
-    if (!rc && !exists) {
-        char prop[128];
-        snprintf(prop, sizeof(prop), "table.log.arrow.compression.type=%s", o->compression ? o->compression : "");
-        const char *props[2] = {o->compression ? prop : NULL, NULL};
-        char schema[4096] = "id BIGINT, ts BIGINT";
-        for (int k = 0; k < o->payload_columns; k++) {
-            char col[32];
-            fl_perf_payload_name(k, col, sizeof(col));
-            size_t len = strlen(schema);
-            snprintf(schema + len, sizeof(schema) - len, ", %s BYTES", col);
-        }
-        fluss_table_spec_t spec = {0};
-        spec.schema = schema;
-        spec.bucket_count = o->buckets > 0 ? o->buckets : 1;
-        spec.properties = props;
-        rc = fluss_table_create(c, db, name, &spec, true, err);
-        if (!rc) rc = fl_perf_wait_leaders(c, db, name, o->timeout_ms, err);
-    } else if (!rc && !o->quiet && (o->compression || o->buckets)) {
-        fprintf(stderr, "fluss-perf: %s exists; --compression and --buckets are not applied\n", o->tables[0]);
+    char prop[128];
+    snprintf(prop, sizeof(prop), "table.log.arrow.compression.type=%s", o->compression ? o->compression : "");
+    const char *props[2] = {o->compression ? prop : NULL, NULL};
+    char schema[4096] = "id BIGINT, ts BIGINT";
+    for (int k = 0; k < o->payload_columns; k++) {
+        char col[32];
+        fl_perf_payload_name(k, col, sizeof(col));
+        size_t len = strlen(schema);
+        snprintf(schema + len, sizeof(schema) - len, ", %s BYTES", col);
     }
-    fluss_client_destroy(c);
+    fluss_table_spec_t spec = {0};
+    spec.schema = schema;
+    spec.bucket_count = o->buckets > 0 ? o->buckets : 1;
+    spec.properties = props;
+    bool created;
+    int rc = fl_perf_ensure_table(o, &spec, &created, err);
+    if (!rc && !created && !o->quiet && (o->compression || o->buckets))
+        fprintf(stderr, "fluss-perf: %s exists; --compression and --buckets are not applied\n", o->tables[0]);
     return rc;
 }
 
