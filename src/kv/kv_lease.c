@@ -182,6 +182,18 @@ void fl_kv_leases_close(fl_kv_leases_t *l) {
     fl_free(l);
 }
 
+/* Drops the leases expired at now_ms (mu held); returns how many. */
+static size_t fl_leases_purge(fl_kv_leases_t *l, int64_t now_ms) {
+    size_t dropped = 0;
+    for (size_t i = 0; i < l->n;) {
+        if (l->v[i].expires_ms <= now_ms) {
+            fl_lease_remove(l, &l->v[i]);
+            dropped++;
+        } else i++;
+    }
+    return dropped;
+}
+
 int fl_kv_leases_acquire(fl_kv_leases_t *l, const char *lease_id, int64_t duration_ms,
                          int64_t now_ms, const fl_kv_lease_bucket_t *b, size_t n, fl_error_t *err) {
     if (!lease_id || !*lease_id || strlen(lease_id) > FL_LEASE_ID_MAX)
@@ -193,6 +205,7 @@ int fl_kv_leases_acquire(fl_kv_leases_t *l, const char *lease_id, int64_t durati
                           "The lease duration must be positive, got %lld ms.",
                           (long long)duration_ms);
     pthread_mutex_lock(&l->mu);
+    fl_leases_purge(l, now_ms); /* the file is rewritten anyway: expired ones go */
     fl_lease_t *x = fl_lease_find(l, lease_id);
     if (!x) x = fl_lease_add(l, lease_id);
     x->expires_ms = now_ms > INT64_MAX - duration_ms ? INT64_MAX : now_ms + duration_ms;
@@ -258,14 +271,8 @@ bool fl_kv_leases_pinned(fl_kv_leases_t *l, int64_t table_id, int64_t partition_
 }
 
 size_t fl_kv_leases_expire(fl_kv_leases_t *l, int64_t now_ms) {
-    size_t dropped = 0;
     pthread_mutex_lock(&l->mu);
-    for (size_t i = 0; i < l->n;) {
-        if (l->v[i].expires_ms <= now_ms) {
-            fl_lease_remove(l, &l->v[i]);
-            dropped++;
-        } else i++;
-    }
+    size_t dropped = fl_leases_purge(l, now_ms);
     if (dropped) {
         fl_error_t e;
         if (fl_leases_save(l, &e)) FL_WARN("kv snapshot leases: %s", e.msg);

@@ -5,7 +5,8 @@
  * released, dropped or expires. A lease has an id chosen by the client,
  * an expiry (now + duration at each acquire, which also renews it) and one
  * snapshot per bucket; acquiring a bucket again moves it to the new
- * snapshot.
+ * snapshot. An expired lease pins nothing; it leaves the file at the next
+ * acquire (or fl_kv_leases_expire), on the coordinator's side.
  *
  * Leases survive restarts: every change rewrites one JSON file atomically
  * ({"version":1,"leases":[{"id","expires_ms","buckets":[[table id,

@@ -454,7 +454,6 @@ size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
     pthread_mutex_unlock(&ts->kv_open_lock);
     size_t taken = 0;
     int keep = ts->cfg.kv_snapshot_retained > 0 ? ts->cfg.kv_snapshot_retained : 2;
-    if (ts->cs && ts->cs->leases) fl_kv_leases_expire(ts->cs->leases, fl_time_wall_ms());
     for (size_t i = 0; i < n; i++) {
         fl_kv_tablet_t *kt = atomic_load(&rs[i]->kv);
         if (kt && !atomic_load(&rs[i]->deleted)) {

@@ -65,6 +65,12 @@ static void test_acquire_release_expire_persist(void **state) {
     assert_int_equal(fl_kv_leases_acquire(l, "short", 10, 100, b, 1, &err), 0);
     assert_int_equal(fl_kv_leases_acquire(l, "long", 100000, 100, b, 1, &err), 0);
     assert_int_equal(fl_kv_leases_expire(l, 200), 1);
+    /* an acquire drops what has expired by its time too */
+    assert_int_equal(fl_kv_leases_acquire(l, "short2", 10, 300, b, 1, &err), 0);
+    assert_int_equal(fl_kv_leases_count(l), 2);
+    assert_int_equal(fl_kv_leases_acquire(l, "other", 10, 400, b, 1, &err), 0);
+    assert_int_equal(fl_kv_leases_count(l), 2); /* "long" and "other"; "short2" gone */
+    assert_int_equal(fl_kv_leases_drop(l, "other", &err), 0);
     fl_kv_leases_close(l);
     assert_int_equal(fl_kv_leases_open(path, &l, &err), 0);
     assert_int_equal(fl_kv_leases_count(l), 1);
