@@ -91,3 +91,4 @@ clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) build-fuzz
 
 include mk/reference.mk
+include mk/flink.mk

@@ -60,7 +60,7 @@ SELECT * FROM users WHERE id = 1;
 SELECT * FROM users WHERE id = 4;
 --> +I[4, dee, 99]
 
---! error
+--! error only supports DELETE statement with conditions on primary key
 DELETE FROM users WHERE score > 5;
 
 --! mode streaming

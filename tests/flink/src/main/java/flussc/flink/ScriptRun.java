@@ -48,7 +48,8 @@ import org.apache.flink.util.CloseableIterator;
  *   <li>{@code timeout S} — seconds to wait for the rows (default 90);</li>
  *   <li>{@code detach NAME} — start an INSERT job and go on, its client kept as NAME;</li>
  *   <li>{@code server-bytes-below N} / {@code server-bytes-above N} — the server
- *       processes wrote fewer / more than N bytes while the statement ran.</li>
+ *       ports (--ports) sent fewer / more than N bytes on the wire while the
+ *       statement ran.</li>
  * </ul>
  * Directives that stand alone: {@code mode batch|streaming}, {@code mark NAME}
  * (NAME = now in epoch ms), {@code sleep MS}, {@code stop-with-savepoint NAME}
@@ -57,18 +58,25 @@ import org.apache.flink.util.CloseableIterator;
 final class ScriptRun {
     private static final Pattern VAR = Pattern.compile("\\$\\{([A-Za-z0-9_]+)}");
     private static final Object END = new Object();
+    private static final Pattern SENT = Pattern.compile("\\bbytes_sent:(\\d+)");
+    private static final Pattern SET = Pattern.compile(
+            "(?is)\\s*SET\\s+'([^']+)'\\s*=\\s*'([^']*)'\\s*");
 
     private final Script script;
-    private final List<Long> pids;
+    private final List<Integer> ports;
+    private Map<String, Long> socketsBefore;
+    private long moved = -1;
     private final Map<String, String> vars = new HashMap<>();
     private final Map<String, JobClient> jobs = new HashMap<>();
     private final List<String> session = new ArrayList<>();
     private final Path savepoints;
+    private final java.net.URI cluster;
     private StreamTableEnvironment tEnv;
 
-    ScriptRun(Script script, String bootstrap, List<Long> pids) throws IOException {
+    ScriptRun(Script script, String bootstrap, List<Integer> ports, java.net.URI cluster) throws IOException {
         this.script = script;
-        this.pids = pids;
+        this.cluster = cluster;
+        this.ports = ports;
         String suffix = Long.toString(System.currentTimeMillis() % 100_000_000L, 36);
         vars.put("bootstrap", bootstrap);
         vars.put("db", "fl_" + script.name.replaceAll("[^A-Za-z0-9]", "_") + "_" + suffix);
@@ -77,14 +85,15 @@ final class ScriptRun {
         tEnv = newEnv(false);
     }
 
-    private static StreamTableEnvironment newEnv(boolean batch) {
+    private StreamTableEnvironment newEnv(boolean batch) {
         Configuration conf = new Configuration();
-        conf.setString("rest.bind-port", "0");
         conf.setString("parallelism.default", "1");
-        conf.setString("taskmanager.numberOfTaskSlots", "4");
         conf.setString("execution.checkpointing.interval", "1 s");
         conf.setString("table.exec.resource.default-parallelism", "1");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(conf);
+        // A failing job fails the step at once instead of restarting forever.
+        conf.setString("restart-strategy.type", "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(
+                cluster.getHost(), cluster.getPort(), conf);
         env.setRuntimeMode(batch ? RuntimeExecutionMode.BATCH : RuntimeExecutionMode.STREAMING);
         EnvironmentSettings settings = batch ? EnvironmentSettings.inBatchMode()
                 : EnvironmentSettings.inStreamingMode();
@@ -126,11 +135,14 @@ final class ScriptRun {
         }
         String sql = subst(step.sql);
         String error = step.directive("error");
-        long bytes0 = serverBytes();
+        boolean measure = step.has("server-bytes-below") || step.has("server-bytes-above");
+        socketsBefore = measure ? serverSockets() : null;
+        moved = -1;
         try {
             execute(step, sql);
         } catch (Throwable e) {
             if (error != null && causeChainHas(e, subst(error))) {
+                System.out.println("[flink]     failed as expected: " + rootMessage(e));
                 return;
             }
             throw e;
@@ -138,17 +150,19 @@ final class ScriptRun {
         if (error != null) {
             throw new AssertionError("expected an error containing '" + subst(error) + "', the statement succeeded");
         }
-        long moved = serverBytes() - bytes0;
+        if (measure && moved < 0) {
+            moved = bytesSince(socketsBefore);
+        }
         String below = step.directive("server-bytes-below");
         String above = step.directive("server-bytes-above");
         if (below != null || above != null) {
-            System.out.printf("[flink]     server wrote %d bytes%n", moved);
+            System.out.printf("[flink]     server sent %d bytes%n", moved);
         }
         if (below != null && moved >= Long.parseLong(below)) {
-            throw new AssertionError("server wrote " + moved + " bytes, expected fewer than " + below);
+            throw new AssertionError("server sent " + moved + " bytes, expected fewer than " + below);
         }
         if (above != null && moved <= Long.parseLong(above)) {
-            throw new AssertionError("server wrote " + moved + " bytes, expected more than " + above);
+            throw new AssertionError("server sent " + moved + " bytes, expected more than " + above);
         }
     }
 
@@ -195,6 +209,13 @@ final class ScriptRun {
 
     private void execute(Script.Step step, String sql) throws Exception {
         String head = sql.stripLeading().toUpperCase(Locale.ROOT);
+        Matcher set = SET.matcher(sql);
+        if (set.matches()) {
+            // SET as the SQL client has it, on this environment's table config (jobs
+            // submitted later keep it: a fresh environment comes from "--! mode").
+            tEnv.getConfig().getConfiguration().setString(set.group(1), set.group(2));
+            return;
+        }
         TableResult r = tEnv.executeSql(sql);
         if (head.startsWith("CREATE CATALOG") || head.startsWith("USE")) {
             session.add(sql);
@@ -305,6 +326,10 @@ final class ScriptRun {
                 }
             }
         } finally {
+            // Measured before close: the query's connections end with its job.
+            if (socketsBefore != null) {
+                moved = bytesSince(socketsBefore);
+            }
             try {
                 it.close();
             } catch (Exception ignored) {
@@ -377,18 +402,49 @@ final class ScriptRun {
         }
     }
 
-    private long serverBytes() {
-        long total = 0;
-        for (long pid : pids) {
-            try {
-                for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/io"))) {
-                    if (line.startsWith("wchar:")) {
-                        total += Long.parseLong(line.substring(6).trim());
-                    }
+    /**
+     * Bytes each established TCP connection of the server ports has sent
+     * (tcp_info bytes_sent, from ss), keyed by its address pair. It counts
+     * what reaches the wire whatever the server writes with (write, sendfile).
+     */
+    private Map<String, Long> serverSockets() {
+        Map<String, Long> out = new HashMap<>();
+        if (ports.isEmpty()) {
+            throw new IllegalStateException("server-bytes directives need --ports");
+        }
+        StringBuilder filter = new StringBuilder("( ");
+        for (int i = 0; i < ports.size(); i++) {
+            filter.append(i == 0 ? "" : " or ").append("sport = :").append(ports.get(i));
+        }
+        filter.append(" )");
+        try {
+            Process p = new ProcessBuilder("ss", "-tinH", "state", "established", filter.toString())
+                    .redirectErrorStream(true).start();
+            String text = new String(p.getInputStream().readAllBytes());
+            p.waitFor(10, TimeUnit.SECONDS);
+            String key = null;
+            for (String line : text.split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length >= 4 && f[0].matches("\\d+") && f[1].matches("\\d+")) {
+                    key = f[2] + " " + f[3];
+                    continue;
                 }
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot read /proc/" + pid + "/io", e);
+                Matcher m = SENT.matcher(line);
+                if (key != null && m.find()) {
+                    out.put(key, Long.parseLong(m.group(1)));
+                    key = null;
+                }
             }
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException("cannot run ss", e);
+        }
+        return out;
+    }
+
+    private long bytesSince(Map<String, Long> before) {
+        long total = 0;
+        for (Map.Entry<String, Long> e : serverSockets().entrySet()) {
+            total += e.getValue() - before.getOrDefault(e.getKey(), 0L);
         }
         return total;
     }
@@ -418,6 +474,14 @@ final class ScriptRun {
             }
         }
         return false;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return firstLine(String.valueOf(t.getMessage()));
     }
 
     private static String describe(Throwable e) {
