@@ -76,6 +76,7 @@ test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-interop INTEROP_FLUSSD=$(BUILD_ASAN)/flussd \
 	    INTEROP_ARGS="-D netty.server.num-network-threads=4 -D netty.server.num-worker-threads=3"
 	$(MAKE) --no-print-directory test-interop-loops
+	$(MAKE) --no-print-directory test-flink-core
 	$(MAKE) --no-print-directory test-tsan
 
 # libFuzzer binaries (clang): make fuzz FUZZ_SECONDS=60
