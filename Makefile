@@ -37,10 +37,10 @@ run: deps build
 
 # Unit tests and fuzz-corpus replays, in the release build and under
 # AddressSanitizer + UBSan.
-test-unit: build
+test-unit: build venv
 	cd $(BUILD) && ctest --output-on-failure
 
-test-asan: build-asan
+test-asan: build-asan venv
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
 
 # Code shared between threads under ThreadSanitizer: the core's stress

@@ -173,7 +173,7 @@ static void test_writer_read_by_pyarrow(void **state) {
             fl_buf_append(&spec, values_json, strlen(values_json));
             fl_buf_append(&spec, "}", 2);
             int rc = arrow_python_check((const char *)spec.data, msg.data, msg.len);
-            assert_true(rc <= 0);
+            assert_int_equal(rc, 0);
             if (rc == 0) checked++;
         }
     }
@@ -211,7 +211,7 @@ static void test_writer_zero_rows(void **state) {
     const char *tail = ",\"values\":{\"b\":[],\"i8\":[],\"i16\":[],\"i32\":[],\"i64\":[],"
                        "\"f32\":[],\"f64\":[],\"s\":[],\"bin\":[]}}";
     fl_buf_append(&spec, tail, strlen(tail) + 1);
-    assert_true(arrow_python_check((const char *)spec.data, msg.data, msg.len) <= 0);
+    assert_int_equal(arrow_python_check((const char *)spec.data, msg.data, msg.len), 0);
     fl_buf_free(&msg);
     fl_buf_free(&spec);
 }
@@ -251,7 +251,7 @@ static void test_writer_multi_block(void **state) {
         assert_int_equal(last, n - 1);
         const char *spec = "{\"fields\":[[\"a\",\"int64\"],[\"s\",\"utf8\"]],"
                            "\"ranges\":{\"a\":[0,50000]}}";
-        assert_true(arrow_python_check(spec, msg.data, msg.len) <= 0);
+        assert_int_equal(arrow_python_check(spec, msg.data, msg.len), 0);
         fl_buf_free(&values);
         fl_buf_free(&msg);
         fl_arrow_column_reset(&a);
