@@ -6,7 +6,6 @@
  */
 #include "kv_tablet.h"
 
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,11 +182,20 @@ out:
 }
 
 /* The row count to commit at a replay step: the stored count moved by the
- * changelog so far, or unknown. */
-static int64_t fl_kv_replay_rows_now(int64_t base, const fl_kv_replay_t *rp) {
-    if (base < 0) return FL_KV_ROW_COUNT_UNKNOWN;
-    assert(base + rp->row_delta >= 0);
-    return base + rp->row_delta;
+ * changelog so far, or unknown. Both come from disk: a count that would
+ * go below zero does not belong to this changelog, and the keys are
+ * counted instead (*base unknown). */
+static int64_t fl_kv_replay_rows_now(const fl_kv_tablet_t *kt, int64_t *base,
+                                     const fl_kv_replay_t *rp) {
+    if (*base < 0) return FL_KV_ROW_COUNT_UNKNOWN;
+    if (*base + rp->row_delta < 0) {
+        FL_WARN("kv %s: the stored row count %lld does not match the changelog (%lld); "
+                "counting the rows instead",
+                kt->dir, (long long)*base, (long long)rp->row_delta);
+        *base = FL_KV_ROW_COUNT_UNKNOWN;
+        return FL_KV_ROW_COUNT_UNKNOWN;
+    }
+    return *base + rp->row_delta;
 }
 
 /* Replays the log from the store's applied offset to the high watermark;
@@ -233,7 +241,7 @@ static int fl_kv_replay_log(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_kv_re
         rc = 0;
         if (next <= off) break;
         off = next;
-        if ((rc = fl_kv_store_commit(kt->store, rp->w, off, fl_kv_replay_rows_now(*base, rp),
+        if ((rc = fl_kv_store_commit(kt->store, rp->w, off, fl_kv_replay_rows_now(kt, base, rp),
                                      err)))
             break;
     }
@@ -248,8 +256,9 @@ static bool fl_kv_count_row(void *arg, const uint8_t *k, size_t kl, const uint8_
     return true;
 }
 
-/* A store without a row count (written before there was one, or after the
- * log lost changes): its keys counted once, committed with its offset. */
+/* A store without a usable row count (written before there was one, one
+ * that does not fit the changelog, or the log lost changes after it): its
+ * keys counted once, committed with its offset. */
 static int fl_kv_recount(fl_kv_tablet_t *kt, fl_error_t *err) {
     int64_t t0 = fl_time_mono_ms(), rows = 0;
     int rc = fl_kv_store_scan(kt->store, NULL, 0, fl_kv_count_row, &rows, err);
@@ -258,7 +267,7 @@ static int fl_kv_recount(fl_kv_tablet_t *kt, fl_error_t *err) {
     rc = fl_kv_store_commit(kt->store, w, fl_kv_store_applied_offset(kt->store), rows, err);
     fl_kv_write_destroy(w);
     if (!rc)
-        FL_INFO("kv %s: no stored row count; counted %lld rows in %lld ms", kt->dir,
+        FL_INFO("kv %s: no usable stored row count; counted %lld rows in %lld ms", kt->dir,
                 (long long)rows, (long long)(fl_time_mono_ms() - t0));
     return rc;
 }
@@ -334,10 +343,18 @@ static int fl_kv_flush_locked(fl_kv_tablet_t *kt, fl_error_t *err) {
     if (!kt->pw.head) return 0;
     int64_t hw = fl_replica_high_watermark(kt->replica);
     if (kt->pw.head->offset >= hw) return 0;
-    int64_t rows = FL_KV_ROW_COUNT_UNKNOWN;
-    if (kt->rows_kept) {
-        rows = fl_kv_store_row_count(kt->store) + fl_kv_prewrite_row_delta(&kt->pw, hw);
-        assert(rows >= 0); /* every -1 is a key the count holds */
+    int64_t rows = FL_KV_ROW_COUNT_UNKNOWN, stored = fl_kv_store_row_count(kt->store);
+    if (kt->rows_kept && stored >= 0) {
+        rows = stored + fl_kv_prewrite_row_delta(&kt->pw, hw);
+        /* every -1 is a key the count holds, unless the stored count did
+         * not match the rows it was read with: then it is not kept until
+         * the next open counts the keys */
+        if (rows < 0) {
+            FL_WARN("kv %s: the row count went below zero; it is counted again at the next "
+                    "open",
+                    kt->dir);
+            rows = FL_KV_ROW_COUNT_UNKNOWN;
+        }
     }
     fl_kv_write_t *w = fl_kv_write_new();
     fl_kv_prewrite_stage(&kt->pw, hw, w);
@@ -387,9 +404,14 @@ int fl_kv_tablet_row_count(fl_kv_tablet_t *kt, int64_t *out, fl_error_t *err) {
                           "WAL; set table.changelog.image to FULL to keep it.");
     pthread_rwlock_rdlock(&kt->lock);
     int64_t hw = fl_replica_high_watermark(kt->replica);
-    *out = fl_kv_store_row_count(kt->store) + fl_kv_prewrite_row_delta(&kt->pw, hw);
+    int64_t stored = fl_kv_store_row_count(kt->store);
+    int64_t rows = stored + fl_kv_prewrite_row_delta(&kt->pw, hw);
     pthread_rwlock_unlock(&kt->lock);
-    assert(*out >= 0);
+    if (stored < 0 || rows < 0)
+        return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                          "The row count of this bucket was lost (it did not match its rows); "
+                          "it is counted again when the bucket next opens.");
+    *out = rows;
     return 0;
 }
 

@@ -30,8 +30,9 @@
  * entries that reach RocksDB and is committed with the applied offset. A
  * replay moves it by the changelog's change types (+I/+U add a row, -U/-D
  * take one away), which holds whatever RocksDB kept of the writes after
- * the committed pair. A store without a count (written before it existed,
- * or after the log lost changes) counts its keys once at open. Tables with
+ * the committed pair. A store without a usable count (written before it
+ * existed, after the log lost changes, or one the changelog would take
+ * below zero) counts its keys once at open. Tables with
  * table.changelog.image WAL keep no count, as in Fluss (their changelog
  * does not tell an insert from an update).
  *

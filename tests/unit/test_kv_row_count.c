@@ -6,7 +6,8 @@
  * engines and inserted lookup keys move it exactly; it survives a clean
  * close, a crash (memtables lost, changelog replayed), a restart of the
  * whole bucket, a store whose rows ran ahead of its committed offset, a
- * store without a stored count (counted once), a snapshot restore; the
+ * store without a stored count (counted once), a stored count that does
+ * not match its rows (never trusted below zero), a snapshot restore; the
  * durable flush mode counts changes still in the pre-write buffer below
  * the high watermark; a WAL changelog image keeps no count.
  */
@@ -262,6 +263,38 @@ static void test_store_without_count(void **state) {
     env_free(e);
 }
 
+/* A stored count that does not belong to the rows (a store put together
+ * from parts of different states) is never trusted below zero: a replay
+ * that would take it there counts the keys instead, a live write that
+ * would do it makes the count unavailable until the next open counts. */
+static void test_mismatched_count_recounted(void **state) {
+    env_t *e = env_new(*state);
+    op_t ins[] = {{1, "a", 1, false}, {2, "b", 2, false}, {3, "c", 3, false}};
+    put_ok(e, ins, 3);
+    int64_t after_insert = fl_replica_log_end(e->r);
+    op_t del[] = {{1, NULL, 0, true}, {2, NULL, 0, true}};
+    put_ok(e, del, 2);
+    fl_kv_tablet_close(e->kt, false);
+    set_stored_pair(e, after_insert, 0); /* it was 3 there */
+    env_open_kv(e);
+    assert_int_equal(rows_of(e), 1);
+    /* live: a count of 0 for a bucket holding a row, then a delete */
+    fl_kv_tablet_close(e->kt, false);
+    set_stored_pair(e, fl_replica_log_end(e->r), 0);
+    env_open_kv(e);
+    op_t d3[] = {{3, NULL, 0, true}};
+    put_ok(e, d3, 1);
+    int64_t n = 0;
+    fl_error_t err;
+    assert_int_equal(fl_kv_tablet_row_count(e->kt, &n, &err), FLUSS_ERR_KV_STORAGE_EXCEPTION);
+    put_ok(e, ins, 3); /* writes go on */
+    fl_kv_tablet_close(e->kt, false);
+    assert_int_equal(stored_rows(e, NULL), FL_KV_ROW_COUNT_UNKNOWN);
+    env_open_kv(e);
+    assert_int_equal(rows_of(e), 3);
+    env_free(e);
+}
+
 /* A snapshot records the count at its offset (the checkpoint holds it
  * beside the offset); restored, the changelog after it moves it on. */
 static void test_snapshot_restore(void **state) {
@@ -355,6 +388,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_restart_crash_replay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rows_ahead_of_committed_pair, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_without_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mismatched_count_recounted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_snapshot_restore, setup, teardown),
         cmocka_unit_test_setup_teardown(test_durable_mode_counts_buffer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wal_image_keeps_no_count, setup, teardown),
