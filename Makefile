@@ -49,10 +49,11 @@ test-asan: build-asan venv
 TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
                tests/interop/test_log_buckets.py tests/interop/test_log_idempotence.py \
                tests/interop/test_partition_data.py tests/interop/test_powerloss.py \
-               tests/interop/test_pk_tables.py tests/interop/test_kv_snapshots.py
+               tests/interop/test_pk_tables.py tests/interop/test_kv_snapshots.py \
+               tests/interop/test_table_stats_raw.py
 test-tsan: build-tsan venv
 	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease'
+	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease|kv_row_count'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" FLUSSD=$(BUILD_TSAN)/flussd \
 	    FLUSSD_ARGS="-D netty.server.num-network-threads=2 -D netty.server.num-worker-threads=2" \
 	    .venv/bin/python -m pytest $(TSAN_INTEROP) -q

@@ -32,6 +32,7 @@
 #include "common_buf.h"
 #include "common_log.h"
 #include "coordinator_catalog.h"
+#include "kv_store.h"
 #include "server_local.h"
 #include "fluss_api.pb-c.h"
 #include "metastore.h"
@@ -96,6 +97,15 @@ static void fuzz_setup(void) {
     tc[0].advertised.port = 9124;
     FUZZ_CHECK(fl_local_cluster_new(&cc, tc, 1, &fuzz.lc, &err) == 0);
     fuzz.ms = fuzz.lc.cs->ms;
+    /* RocksDB builds its default Env (thread pools) at first use and
+     * registers its destructor then; a store opened and closed here does
+     * that before atexit(fuzz_teardown), so the kv tablets the teardown
+     * closes (PK tables the inputs made and read) still have their Env */
+    char warm[FUZZ_DIR_MAX + 32];
+    snprintf(warm, sizeof(warm), "%s/rocksdb-warmup", fuzz.dir);
+    fl_kv_store_t *store = NULL;
+    FUZZ_CHECK(fl_kv_store_open(warm, NULL, &store, &err) == 0);
+    fl_kv_store_close(store, true);
     fuzz.ready = 1;
     atexit(fuzz_teardown);
 }

@@ -4,6 +4,7 @@
  */
 #include "kv_prewrite.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "common_alloc.h"
@@ -95,11 +96,15 @@ static void fl_kv_pw_link(fl_kv_prewrite_t *pw, fl_kv_pw_entry_t *e) {
 }
 
 void fl_kv_prewrite_put(fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen, const uint8_t *val,
-                        size_t vlen, int64_t offset) {
+                        size_t vlen, int64_t offset, int row_delta) {
+    /* a value never takes a row away; a delete is only staged for a key
+     * that has one */
+    assert(val ? row_delta == 0 || row_delta == 1 : row_delta == -1);
     if (!val) vlen = 0;
     fl_kv_pw_entry_t *e = fl_malloc(sizeof(*e) + klen + vlen);
     e->hash = fl_kv_pw_hash(key, klen);
     e->deleted = val == NULL;
+    e->row_delta = (int8_t)row_delta;
     e->offset = offset;
     e->klen = klen;
     e->vlen = vlen;
@@ -127,6 +132,13 @@ size_t fl_kv_prewrite_stage(const fl_kv_prewrite_t *pw, int64_t upto, fl_kv_writ
         else fl_kv_write_put(w, e->data, e->klen, e->data + e->klen, e->vlen);
     }
     return n;
+}
+
+int64_t fl_kv_prewrite_row_delta(const fl_kv_prewrite_t *pw, int64_t upto) {
+    int64_t d = 0;
+    for (const fl_kv_pw_entry_t *e = pw->head; e && e->offset < upto; e = e->lnext)
+        d += e->row_delta;
+    return d;
 }
 
 void fl_kv_prewrite_release(fl_kv_prewrite_t *pw, int64_t upto) {

@@ -8,6 +8,9 @@
  *
  * Entries are kept in offset order (a list) and the newest per key in a
  * hash table; an older entry of a key stays in the list until drained.
+ * Each entry also says how it changes the bucket's row count (+1: the key
+ * gets a row, -1: it loses its row, 0: the row changes), so the count can
+ * move with the entries that reach RocksDB.
  *
  * Thread rule: one user at a time (the kv tablet's lock).
  */
@@ -24,6 +27,7 @@ typedef struct fl_kv_pw_entry {
     uint32_t hash;
     bool in_hash;
     bool deleted;                 /* a delete: the key has no row */
+    int8_t row_delta;             /* -1, 0, +1: the change to the row count */
     int64_t offset;
     size_t klen, vlen;
     uint8_t data[];               /* key ‖ value */
@@ -53,14 +57,17 @@ void fl_kv_prewrite_clear(fl_kv_prewrite_t *pw);
 fl_kv_pw_lookup_t fl_kv_prewrite_get(const fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen,
                                      const uint8_t **val, size_t *vlen);
 /* A change of key at a changelog offset (not below the last one put);
- * val NULL = delete. */
+ * val NULL = delete. row_delta: -1, 0 or +1 (see above). */
 void fl_kv_prewrite_put(fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen, const uint8_t *val,
-                        size_t vlen, int64_t offset);
+                        size_t vlen, int64_t offset, int row_delta);
 /* Moves every entry of src, in order, into dst; src is empty after. */
 void fl_kv_prewrite_move(fl_kv_prewrite_t *dst, fl_kv_prewrite_t *src);
 /* Adds the entries with offset < upto to w in order (the newest per key
  * last, so it wins in RocksDB); returns how many. */
 size_t fl_kv_prewrite_stage(const fl_kv_prewrite_t *pw, int64_t upto, fl_kv_write_t *w);
+/* The sum of the row deltas of the entries with offset < upto: how the
+ * row count moves when they reach RocksDB. */
+int64_t fl_kv_prewrite_row_delta(const fl_kv_prewrite_t *pw, int64_t upto);
 /* Drops the entries with offset < upto (after their commit). */
 void fl_kv_prewrite_release(fl_kv_prewrite_t *pw, int64_t upto);
 /* Visits the newest entry of every key whose key starts with prefix. */

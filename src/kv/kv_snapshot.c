@@ -104,8 +104,8 @@ static bool fl_snap_is_sst(const char *name) {
 }
 
 int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
-                          const char *instance, int64_t id, int64_t log_offset, int64_t now_ms,
-                          fl_error_t *err) {
+                          const char *instance, int64_t id, int64_t log_offset,
+                          int64_t row_count, int64_t now_ms, fl_error_t *err) {
     char shared[FL_SNAP_PATH_MAX], snap[FL_SNAP_PATH_MAX];
     snprintf(shared, sizeof(shared), "%s/" FL_SNAP_SHARED, bucket_dir);
     snprintf(snap, sizeof(snap), "%s/" FL_SNAP_PREFIX "%" PRId64, bucket_dir, id);
@@ -148,6 +148,7 @@ int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
                                  (json_int_t)id, "log_offset", (json_int_t)log_offset,
                                  "created_ms", (json_int_t)now_ms, "files", files);
         files = NULL;
+        if (row_count >= 0) json_object_set_new(meta, "row_count", json_integer(row_count));
         char *text = json_dumps(meta, JSON_COMPACT);
         json_decref(meta);
         char path[FL_SNAP_PATH_MAX + 16];
@@ -246,17 +247,19 @@ int fl_kv_snapshot_parse(const char *text, size_t len, const char *bucket_dir, i
     const char *why = NULL;
     json_t *ver = json_object_get(root, "version"), *id = json_object_get(root, "snapshot_id"),
            *lo = json_object_get(root, "log_offset"), *cr = json_object_get(root, "created_ms"),
-           *files = json_object_get(root, "files");
+           *files = json_object_get(root, "files"), *rows = json_object_get(root, "row_count");
     if (!json_is_integer(ver) || json_integer_value(ver) != 1) why = "unknown version";
     else if (!json_is_integer(id) || json_integer_value(id) < 0) why = "bad snapshot_id";
     else if (want_id >= 0 && json_integer_value(id) != want_id) why = "snapshot_id mismatch";
     else if (!json_is_integer(lo) || json_integer_value(lo) < 0) why = "bad log_offset";
     else if (cr && !json_is_integer(cr)) why = "bad created_ms";
+    else if (rows && (!json_is_integer(rows) || json_integer_value(rows) < 0)) why = "bad row_count";
     else if (!json_is_array(files) || json_array_size(files) > 1000000) why = "bad files";
     if (!why) {
         out->id = json_integer_value(id);
         out->log_offset = json_integer_value(lo);
         out->created_ms = cr ? json_integer_value(cr) : 0;
+        out->row_count = rows ? json_integer_value(rows) : -1;
         size_t n = json_array_size(files);
         out->files = fl_calloc(n ? n : 1, sizeof(*out->files));
         for (size_t i = 0; i < n && !why; i++) {

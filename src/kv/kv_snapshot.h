@@ -12,10 +12,13 @@
  * A snapshot exists once its _METADATA is in place (written atomically,
  * last): a crash before that leaves a directory that retention removes.
  * _METADATA is JSON: {"version":1, "snapshot_id", "log_offset" (the
- * changelog offset the snapshot covers up to, exclusive), "created_ms",
- * "files": [{"path" (relative to the bucket dir), "local" (the file name
- * RocksDB expects), "size"}]}. SST names carry the store's instance id
- * (RocksDB's IDENTITY), so a rebuilt store never collides with old files.
+ * changelog offset the snapshot covers up to, exclusive), "row_count"
+ * (the bucket's rows at that offset, absent when the table keeps none —
+ * a record, like Fluss's; a restore takes the count the checkpoint holds
+ * beside the offset), "created_ms", "files": [{"path" (relative to the
+ * bucket dir), "local" (the file name RocksDB expects), "size"}]}. SST
+ * names carry the store's instance id (RocksDB's IDENTITY), so a rebuilt
+ * store never collides with old files.
  *
  * Thread rule: one writer (upload, retain) per bucket at a time — the kv
  * tablet serialises them; readers (list, read) may run alongside and see
@@ -40,6 +43,7 @@ typedef struct fl_kv_snapshot_file {
 typedef struct fl_kv_snapshot {
     int64_t id;
     int64_t log_offset;
+    int64_t row_count;  /* -1: not recorded */
     int64_t created_ms;
     size_t file_count;
     fl_kv_snapshot_file_t *files;
@@ -52,13 +56,14 @@ void fl_kv_snapshot_bucket_dir(char *out, size_t cap, const char *remote_root, c
                                int64_t partition_id, int32_t bucket);
 
 /* Uploads the RocksDB checkpoint in checkpoint_dir as snapshot id covering
- * the changelog up to log_offset. instance names the store (shared SST
- * names). SSTs already in shared/ (same name and size) are not copied
- * again; files are hard-linked when they can be, copied otherwise, and
- * every copy is fsynced before _METADATA is written. */
+ * the changelog up to log_offset, with row_count rows (-1: not kept).
+ * instance names the store (shared SST names). SSTs already in shared/
+ * (same name and size) are not copied again; files are hard-linked when
+ * they can be, copied otherwise, and every copy is fsynced before
+ * _METADATA is written. */
 int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
-                          const char *instance, int64_t id, int64_t log_offset, int64_t now_ms,
-                          fl_error_t *err);
+                          const char *instance, int64_t id, int64_t log_offset,
+                          int64_t row_count, int64_t now_ms, fl_error_t *err);
 
 /* Ids of the complete snapshots, ascending (*ids NULL when none; free()). */
 int fl_kv_snapshot_list(const char *bucket_dir, int64_t **ids, size_t *count, fl_error_t *err);

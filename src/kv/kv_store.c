@@ -1,9 +1,9 @@
 /*
  * kv_store.c — one bucket's RocksDB (kv_store.h), over RocksDB's C API.
- * The applied offset is written in every commit's batch into the meta
- * column family and read once at open. Stores made before the meta column
- * family kept it under the empty key of the default one: read once, then
- * deleted by the first commit.
+ * The applied offset and the row count are written in every commit's
+ * batch into the meta column family and read once at open. Stores made
+ * before the meta column family kept the offset under the empty key of
+ * the default one: read once, then deleted by the first commit.
  */
 #include "kv_store.h"
 
@@ -24,6 +24,7 @@ struct fl_kv_store {
     rocksdb_readoptions_t *ropts_cached; /* read_tier kBlockCacheTier: never does I/O */
     rocksdb_writeoptions_t *wopts;
     int64_t applied_offset;
+    int64_t row_count;  /* FL_KV_ROW_COUNT_UNKNOWN: none stored */
     bool legacy_meta;   /* the empty key of the default family holds an offset */
 };
 
@@ -32,6 +33,7 @@ struct fl_kv_write {
 };
 
 static const char fl_kv_meta_key[] = "applied-offset";
+static const char fl_kv_count_key[] = "row-count";
 static const char fl_kv_legacy_key[1] = {0}; /* used with length 0 */
 
 static int fl_kv_fail(fl_error_t *err, const char *what, char *rerr) {
@@ -57,6 +59,51 @@ static int64_t fl_kv_get_le64(const uint8_t *p) {
 
 static void fl_kv_put_le64(uint8_t *p, int64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)((uint64_t)v >> (8 * i));
+}
+
+/* One int64 LE of the meta family into *v; *found false when absent. */
+static int fl_kv_get_meta(fl_kv_store_t *s, const char *dir, const char *key, int64_t *v,
+                          bool *found, fl_error_t *err) {
+    char *rerr = NULL;
+    size_t vlen = 0;
+    char *p = rocksdb_get_cf(s->db, s->ropts, s->cf[1], key, strlen(key), &vlen, &rerr);
+    if (rerr) return fl_kv_fail(err, "read of the meta column family", rerr);
+    *found = p != NULL;
+    int rc = 0;
+    if (p && vlen == 8) *v = fl_kv_get_le64((const uint8_t *)p);
+    else if (p)
+        rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                        "The kv store in %s has a bad %s (%zu bytes).", dir, key, vlen);
+    rocksdb_free(p);
+    return rc;
+}
+
+/* The applied offset (meta family, else a legacy store's empty key) and
+ * the row count, at open. */
+static int fl_kv_read_meta(fl_kv_store_t *s, const char *dir, bool *has_offset,
+                           fl_error_t *err) {
+    bool found = false;
+    int rc = fl_kv_get_meta(s, dir, fl_kv_meta_key, &s->applied_offset, has_offset, err);
+    if (!rc && !*has_offset) {
+        char *rerr = NULL;
+        size_t vlen = 0;
+        char *v = rocksdb_get(s->db, s->ropts, fl_kv_legacy_key, 0, &vlen, &rerr);
+        if (rerr) return fl_kv_fail(err, "read of the applied offset", rerr);
+        s->legacy_meta = *has_offset = v != NULL;
+        if (v && vlen == 8) s->applied_offset = fl_kv_get_le64((const uint8_t *)v);
+        else if (v)
+            rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                            "The kv store in %s has a bad applied offset (%zu bytes).", dir,
+                            vlen);
+        rocksdb_free(v);
+    }
+    s->row_count = FL_KV_ROW_COUNT_UNKNOWN;
+    if (!rc) rc = fl_kv_get_meta(s, dir, fl_kv_count_key, &s->row_count, &found, err);
+    if (!rc && found && s->row_count < 0)
+        rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                        "The kv store in %s has a negative row count %lld.", dir,
+                        (long long)s->row_count);
+    return rc;
 }
 
 int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_store_t **out,
@@ -115,26 +162,15 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
         fl_kv_store_close(s, false);
         return rc;
     }
-    size_t vlen = 0;
-    char *v = rocksdb_get_cf(s->db, s->ropts, s->cf[1], fl_kv_meta_key, sizeof(fl_kv_meta_key) - 1,
-                             &vlen, &rerr);
-    if (!rerr && !v) {
-        v = rocksdb_get(s->db, s->ropts, fl_kv_legacy_key, 0, &vlen, &rerr);
-        s->legacy_meta = v != NULL;
-    }
-    if (rerr) {
-        int rc = fl_kv_fail(err, "read of the applied offset", rerr);
+    bool has_offset = false;
+    int rc = fl_kv_read_meta(s, dir, &has_offset, err);
+    if (rc) {
         fl_kv_store_close(s, false);
         return rc;
     }
-    if (v && vlen == 8) s->applied_offset = fl_kv_get_le64((const uint8_t *)v);
-    else if (v) {
-        rocksdb_free(v);
-        fl_kv_store_close(s, false);
-        return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
-                          "The kv store in %s has a bad applied offset (%zu bytes).", dir, vlen);
-    }
-    rocksdb_free(v);
+    /* a store that never committed is empty; one that did without a count
+     * predates the count (or does not keep one) */
+    if (!has_offset) s->row_count = 0;
     *out = s;
     return 0;
 }
@@ -161,6 +197,10 @@ void fl_kv_store_close(fl_kv_store_t *s, bool flush) {
 
 int64_t fl_kv_store_applied_offset(const fl_kv_store_t *s) {
     return s->applied_offset;
+}
+
+int64_t fl_kv_store_row_count(const fl_kv_store_t *s) {
+    return s->row_count;
 }
 
 int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val, bool *found,
@@ -271,17 +311,26 @@ void fl_kv_write_delete(fl_kv_write_t *w, const uint8_t *key, size_t klen) {
 }
 
 int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offset,
-                       fl_error_t *err) {
-    uint8_t off[8];
+                       int64_t row_count, fl_error_t *err) {
+    uint8_t off[8], count[8];
     fl_kv_put_le64(off, applied_offset);
     rocksdb_writebatch_put_cf(w->wb, s->cf[1], fl_kv_meta_key, sizeof(fl_kv_meta_key) - 1,
                               (const char *)off, sizeof(off));
+    if (row_count >= 0) {
+        fl_kv_put_le64(count, row_count);
+        rocksdb_writebatch_put_cf(w->wb, s->cf[1], fl_kv_count_key, sizeof(fl_kv_count_key) - 1,
+                                  (const char *)count, sizeof(count));
+    } else if (s->row_count >= 0) { /* no longer kept: no stale count left behind */
+        rocksdb_writebatch_delete_cf(w->wb, s->cf[1], fl_kv_count_key,
+                                     sizeof(fl_kv_count_key) - 1);
+    }
     if (s->legacy_meta) rocksdb_writebatch_delete(w->wb, fl_kv_legacy_key, 0);
     char *rerr = NULL;
     rocksdb_write(s->db, s->wopts, w->wb, &rerr);
     rocksdb_writebatch_clear(w->wb);
     if (rerr) return fl_kv_fail(err, "write", rerr);
     s->applied_offset = applied_offset;
+    s->row_count = row_count < 0 ? FL_KV_ROW_COUNT_UNKNOWN : row_count;
     s->legacy_meta = false;
     return 0;
 }

@@ -14,10 +14,17 @@
  * changelog replay starts. SST files use table format 5 with CRC-32C
  * checksums, which the Java client's RocksDB (6.20) reads.
  *
+ * The bucket's row count (GET_TABLE_STATS) sits beside the applied offset
+ * and is written in the same batch, so the pair always describes one
+ * state: the rows the changelog holds up to that offset. It is absent in
+ * stores written before it existed and for tables that do not keep it
+ * (table.changelog.image WAL); the kv tablet then counts or refuses.
+ *
  * | family  | key              | value                                      |
  * |---------|------------------|--------------------------------------------|
  * | default | pk bytes         | int16 LE schema id ‖ row bytes             |
  * | meta    | "applied-offset" | int64 LE next changelog offset not applied |
+ * | meta    | "row-count"      | int64 LE rows up to the applied offset     |
  *
  * Memory: the block cache is the tablet server's, shared by every store it
  * opens (borrowed); the write buffers are per store (options below).
@@ -34,6 +41,7 @@
 #include "common_error.h"
 
 #define FL_KV_META_FAMILY "fluss-c.meta"
+#define FL_KV_ROW_COUNT_UNKNOWN (-1) /* no row count stored / kept */
 
 typedef struct fl_kv_store fl_kv_store_t;
 typedef struct fl_kv_write fl_kv_write_t;
@@ -58,6 +66,9 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
 void fl_kv_store_close(fl_kv_store_t *s, bool flush);
 /* The next changelog offset not yet in the store (0 for a new one). */
 int64_t fl_kv_store_applied_offset(const fl_kv_store_t *s);
+/* The row count stored with the applied offset: 0 for a new store,
+ * FL_KV_ROW_COUNT_UNKNOWN when the store has none. */
+int64_t fl_kv_store_row_count(const fl_kv_store_t *s);
 
 /* The stored value of key into *val (replaced), *found false when absent. */
 int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val, bool *found,
@@ -88,9 +99,11 @@ void fl_kv_write_put(fl_kv_write_t *w, const uint8_t *key, size_t klen, const ui
                      size_t vlen);
 void fl_kv_write_delete(fl_kv_write_t *w, const uint8_t *key, size_t klen);
 /* Applies w and records applied_offset (the next changelog offset not
- * covered); w is emptied. */
+ * covered) with row_count, the rows of the store once w is applied
+ * (FL_KV_ROW_COUNT_UNKNOWN: not kept; a stored count is removed); w is
+ * emptied. */
 int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offset,
-                       fl_error_t *err);
+                       int64_t row_count, fl_error_t *err);
 
 /* Writes the memtables to SST files (blocks). */
 int fl_kv_store_flush(fl_kv_store_t *s, fl_error_t *err);

@@ -56,49 +56,93 @@ static const fl_datatype_t *const *fl_kv_latest_types(const fl_kv_table_t *t, si
     return t->types(t->types_ctx, t->latest_schema_id, n);
 }
 
-/* One changelog record (its row decoded, under the latest schema) into w. */
-static int fl_kv_replay_record(const fl_kv_table_t *t, fl_change_type_t ct, fl_row_t *row,
-                               fl_kv_write_t *w, fl_buf_t *key, fl_buf_t *val, fl_error_t *err) {
+/* What a replay carries from batch to batch. */
+typedef struct fl_kv_replay {
+    fl_kv_write_t *w;
+    fl_row_t row;
+    fl_buf_t key, val;
+    int64_t from;       /* records below this offset are in the store already */
+    int64_t records;    /* applied to w */
+    int64_t row_delta;  /* the row count's move: +I/+U add a row, -U/-D take one */
+} fl_kv_replay_t;
+
+/* One changelog record at offset: the row count follows its change type;
+ * a row (decoded by fetch, under the latest schema) goes into the write. */
+static int fl_kv_replay_record(const fl_kv_table_t *t, fl_kv_replay_t *rp, int64_t offset,
+                               fl_change_type_t ct,
+                               int (*fetch)(void *arg, fl_row_t *row, fl_error_t *err),
+                               void *arg, fl_error_t *err) {
+    if (offset < rp->from) return 0;
+    if (ct == FL_CHANGE_INSERT || ct == FL_CHANGE_UPDATE_AFTER) rp->row_delta++;
+    else if (ct == FL_CHANGE_UPDATE_BEFORE || ct == FL_CHANGE_DELETE) rp->row_delta--;
+    if (ct == FL_CHANGE_UPDATE_BEFORE) return 0;
+    int rc = fetch(arg, &rp->row, err);
+    if (rc) return rc;
     size_t latest_n = 0;
     const fl_datatype_t *const *latest = fl_kv_latest_types(t, &latest_n);
-    fl_kv_row_pad(row, latest_n);
-    fl_buf_reset(key);
-    int rc = fl_compacted_key_encode(row, t->latest, t->phys_pk_cols, t->phys_pk_count, key, err);
+    fl_kv_row_pad(&rp->row, latest_n);
+    fl_buf_reset(&rp->key);
+    rc = fl_compacted_key_encode(&rp->row, t->latest, t->phys_pk_cols, t->phys_pk_count, &rp->key,
+                                 err);
     if (rc) return rc;
+    rp->records++;
     if (ct == FL_CHANGE_DELETE) {
-        fl_kv_write_delete(w, key->data, key->len);
+        fl_kv_write_delete(rp->w, rp->key.data, rp->key.len);
         return 0;
     }
-    fl_kv_value_begin(val, t->latest_schema_id);
-    if ((rc = fl_row_encode(t->kv_format, row, latest, latest_n, val, err))) return rc;
-    fl_kv_write_put(w, key->data, key->len, val->data, val->len);
+    fl_kv_value_begin(&rp->val, t->latest_schema_id);
+    if ((rc = fl_row_encode(t->kv_format, &rp->row, latest, latest_n, &rp->val, err))) return rc;
+    fl_kv_write_put(rp->w, rp->key.data, rp->key.len, rp->val.data, rp->val.len);
     return 0;
 }
 
-/* A COMPACTED/INDEXED changelog batch (record_row_builder.h) into w. */
+/* A row of a COMPACTED/INDEXED changelog record. */
+typedef struct fl_kv_row_src {
+    fl_row_format_t format;
+    const uint8_t *bytes;
+    size_t len;
+    const fl_datatype_t *const *types;
+    size_t n;
+} fl_kv_row_src_t;
+
+static int fl_kv_row_src_fetch(void *arg, fl_row_t *row, fl_error_t *err) {
+    const fl_kv_row_src_t *s = arg;
+    return fl_row_decode(s->format, s->bytes, s->len, s->types, s->n, row, err);
+}
+
+/* Row i of the decoded columns of an ARROW changelog batch. */
+typedef struct fl_kv_arrow_src {
+    const fl_arrow_array_t *cols;
+    const fl_datatype_t *const *types;
+    size_t n;
+    int64_t i;
+} fl_kv_arrow_src_t;
+
+static int fl_kv_arrow_src_fetch(void *arg, fl_row_t *row, fl_error_t *err) {
+    const fl_kv_arrow_src_t *s = arg;
+    return fl_arrow_row_read(s->cols, s->n, s->types, s->i, row, err);
+}
+
+/* A COMPACTED/INDEXED changelog batch (record_row_builder.h). */
 static int fl_kv_replay_rows(const fl_kv_table_t *t, const fl_batch_view_t *b,
-                             const fl_datatype_t *const *types, size_t n, fl_kv_write_t *w,
-                             fl_row_t *row, fl_buf_t *key, fl_buf_t *val, int64_t *records,
+                             const fl_datatype_t *const *types, size_t n, fl_kv_replay_t *rp,
                              fl_error_t *err) {
     size_t pos = b->records_start;
+    fl_kv_row_src_t src = {.format = t->log_format, .types = types, .n = n};
     for (int32_t i = 0; i < b->record_count; i++) {
         fl_change_type_t ct;
-        const uint8_t *rb;
-        size_t rl;
-        int rc = fl_row_record_next(b->data, b->size, &pos, i, &ct, &rb, &rl, err);
+        int rc = fl_row_record_next(b->data, b->size, &pos, i, &ct, &src.bytes, &src.len, err);
+        if (!rc)
+            rc = fl_kv_replay_record(t, rp, b->base_offset + i, ct, fl_kv_row_src_fetch, &src,
+                                     err);
         if (rc) return rc;
-        if (ct == FL_CHANGE_UPDATE_BEFORE) continue;
-        if ((rc = fl_row_decode(t->log_format, rb, rl, types, n, row, err))) return rc;
-        if ((rc = fl_kv_replay_record(t, ct, row, w, key, val, err))) return rc;
-        (*records)++;
     }
     return 0;
 }
 
-/* Applies one changelog batch of the log to the pre-write state w. */
+/* Applies one changelog batch of the log to the replay's write. */
 static int fl_kv_replay_batch(const fl_kv_table_t *t, const fl_batch_view_t *b,
-                              fl_kv_write_t *w, fl_row_t *row, fl_buf_t *key, fl_buf_t *val,
-                              int64_t *records, fl_error_t *err) {
+                              fl_kv_replay_t *rp, fl_error_t *err) {
     if (b->record_count == 0) return 0;
     if (b->attributes & FL_BATCH_ATTR_APPEND_ONLY) return 0; /* not a changelog */
     size_t n = 0;
@@ -109,7 +153,7 @@ static int fl_kv_replay_batch(const fl_kv_table_t *t, const fl_batch_view_t *b,
                           (long long)b->base_offset, b->schema_id);
     size_t pos = b->records_start;
     size_t rows = (size_t)b->record_count;
-    if (t->log_rows) return fl_kv_replay_rows(t, b, types, n, w, row, key, val, records, err);
+    if (t->log_rows) return fl_kv_replay_rows(t, b, types, n, rp, err);
     if (b->size < pos || b->size - pos < rows)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
                           "The changelog batch at offset %lld is shorter than its change types.",
@@ -125,12 +169,11 @@ static int fl_kv_replay_batch(const fl_kv_table_t *t, const fl_batch_view_t *b,
     size_t decoded = 0;
     for (; decoded < n; decoded++)
         if ((rc = fl_arrow_decoder_next(&d, types[decoded], &cols[decoded], err))) goto out;
-    for (size_t i = 0; i < rows; i++) {
-        if (ct[i] == FL_CHANGE_UPDATE_BEFORE) continue;
-        if ((rc = fl_arrow_row_read(cols, n, types, (int64_t)i, row, err))) goto out;
-        if ((rc = fl_kv_replay_record(t, (fl_change_type_t)ct[i], row, w, key, val, err)))
-            goto out;
-        (*records)++;
+    fl_kv_arrow_src_t src = {.cols = cols, .types = types, .n = n};
+    for (size_t i = 0; i < rows && !rc; i++) {
+        src.i = (int64_t)i;
+        rc = fl_kv_replay_record(t, rp, b->base_offset + (int64_t)i, (fl_change_type_t)ct[i],
+                                 fl_kv_arrow_src_fetch, &src, err);
     }
 out:
     for (size_t i = 0; i < decoded; i++) fl_arrow_array_free(&cols[i]);
@@ -138,10 +181,32 @@ out:
     return rc;
 }
 
-static int fl_kv_replay(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_error_t *err) {
+/* The row count to commit at a replay step: the stored count moved by the
+ * changelog so far, or unknown. Both come from disk: a count that would
+ * go below zero does not belong to this changelog, and the keys are
+ * counted instead (*base unknown). */
+static int64_t fl_kv_replay_rows_now(const fl_kv_tablet_t *kt, int64_t *base,
+                                     const fl_kv_replay_t *rp) {
+    if (*base < 0) return FL_KV_ROW_COUNT_UNKNOWN;
+    if (*base + rp->row_delta < 0) {
+        FL_WARN("kv %s: the stored row count %lld does not match the changelog (%lld); "
+                "counting the rows instead",
+                kt->dir, (long long)*base, (long long)rp->row_delta);
+        *base = FL_KV_ROW_COUNT_UNKNOWN;
+        return FL_KV_ROW_COUNT_UNKNOWN;
+    }
+    return *base + rp->row_delta;
+}
+
+/* Replays the log from the store's applied offset to the high watermark;
+ * *base is the row count the replay starts from (unknown when the store
+ * has none, or when the log lost changes after its offset). */
+static int fl_kv_replay_log(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_kv_replay_t *rp,
+                            int64_t *base, fl_error_t *err) {
     int64_t from = fl_kv_store_applied_offset(kt->store);
     int64_t end = fl_replica_high_watermark(kt->replica);
     int64_t start = fl_replica_log_start(kt->replica);
+    *base = kt->rows_kept ? fl_kv_store_row_count(kt->store) : FL_KV_ROW_COUNT_UNKNOWN;
     if (from > end) {
         FL_WARN("kv %s: the store is at offset %lld, past the log end %lld (log lost?); "
                 "keeping the store",
@@ -153,14 +218,11 @@ static int fl_kv_replay(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_error_t *
                 "between are lost",
                 kt->dir, (long long)start, (long long)from);
         from = start;
+        *base = FL_KV_ROW_COUNT_UNKNOWN; /* counted again after the replay */
     }
-    fl_buf_t buf, key, val;
+    rp->from = from;
+    fl_buf_t buf;
     fl_buf_init(&buf);
-    fl_buf_init(&key);
-    fl_buf_init(&val);
-    fl_row_t row;
-    fl_row_init(&row, t->latest->column_count);
-    fl_kv_write_t *w = fl_kv_write_new();
     int rc = 0;
     int64_t off = from;
     while (off < end) {
@@ -171,9 +233,7 @@ static int fl_kv_replay(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_error_t *
         int64_t next = off;
         fl_batch_view_t b;
         while ((rc = fl_batch_parse_next(buf.data, buf.len, &pos, &b, err)) == 0) {
-            if (fl_batch_next_offset(&b) > off &&
-                (rc = fl_kv_replay_batch(t, &b, w, &row, &key, &val, &kt->recovered_records,
-                                         err)))
+            if (fl_batch_next_offset(&b) > off && (rc = fl_kv_replay_batch(t, &b, rp, err)))
                 goto done;
             next = fl_batch_next_offset(&b);
         }
@@ -181,14 +241,53 @@ static int fl_kv_replay(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_error_t *
         rc = 0;
         if (next <= off) break;
         off = next;
-        if ((rc = fl_kv_store_commit(kt->store, w, off, err))) break;
+        if ((rc = fl_kv_store_commit(kt->store, rp->w, off, fl_kv_replay_rows_now(kt, base, rp),
+                                     err)))
+            break;
     }
 done:
-    fl_kv_write_destroy(w);
-    fl_row_free(&row);
     fl_buf_free(&buf);
-    fl_buf_free(&key);
-    fl_buf_free(&val);
+    return rc;
+}
+
+static bool fl_kv_count_row(void *arg, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl) {
+    (void)k, (void)kl, (void)v, (void)vl;
+    (*(int64_t *)arg)++;
+    return true;
+}
+
+/* A store without a usable row count (written before there was one, one
+ * that does not fit the changelog, or the log lost changes after it): its
+ * keys counted once, committed with its offset. */
+static int fl_kv_recount(fl_kv_tablet_t *kt, fl_error_t *err) {
+    int64_t t0 = fl_time_mono_ms(), rows = 0;
+    int rc = fl_kv_store_scan(kt->store, NULL, 0, fl_kv_count_row, &rows, err);
+    if (rc) return rc;
+    fl_kv_write_t *w = fl_kv_write_new();
+    rc = fl_kv_store_commit(kt->store, w, fl_kv_store_applied_offset(kt->store), rows, err);
+    fl_kv_write_destroy(w);
+    if (!rc)
+        FL_INFO("kv %s: no usable stored row count; counted %lld rows in %lld ms", kt->dir,
+                (long long)rows, (long long)(fl_time_mono_ms() - t0));
+    return rc;
+}
+
+static int fl_kv_replay(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_error_t *err) {
+    fl_kv_replay_t rp = {.w = fl_kv_write_new()};
+    fl_row_init(&rp.row, t->latest->column_count);
+    fl_buf_init(&rp.key);
+    fl_buf_init(&rp.val);
+    int64_t base = FL_KV_ROW_COUNT_UNKNOWN;
+    int rc = fl_kv_replay_log(kt, t, &rp, &base, err);
+    kt->recovered_records = rp.records;
+    fl_kv_write_destroy(rp.w);
+    fl_row_free(&rp.row);
+    fl_buf_free(&rp.key);
+    fl_buf_free(&rp.val);
+    /* the store now holds every change up to its offset: count its rows if
+     * the replay could not carry a count along */
+    if (!rc && kt->rows_kept && (base < 0 || fl_kv_store_row_count(kt->store) < 0))
+        rc = fl_kv_recount(kt, err);
     return rc;
 }
 
@@ -200,6 +299,7 @@ int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
     pthread_mutex_init(&kt->snap_lock, NULL);
     kt->replica = r;
     kt->dir = fl_strdup(dir);
+    kt->rows_kept = !t->changelog_wal;
     kt->autoinc_next = 1;
     kt->autoinc_end = 0;
     fl_kv_prewrite_init(&kt->pw);
@@ -243,9 +343,22 @@ static int fl_kv_flush_locked(fl_kv_tablet_t *kt, fl_error_t *err) {
     if (!kt->pw.head) return 0;
     int64_t hw = fl_replica_high_watermark(kt->replica);
     if (kt->pw.head->offset >= hw) return 0;
+    int64_t rows = FL_KV_ROW_COUNT_UNKNOWN, stored = fl_kv_store_row_count(kt->store);
+    if (kt->rows_kept && stored >= 0) {
+        rows = stored + fl_kv_prewrite_row_delta(&kt->pw, hw);
+        /* every -1 is a key the count holds, unless the stored count did
+         * not match the rows it was read with: then it is not kept until
+         * the next open counts the keys */
+        if (rows < 0) {
+            FL_WARN("kv %s: the row count went below zero; it is counted again at the next "
+                    "open",
+                    kt->dir);
+            rows = FL_KV_ROW_COUNT_UNKNOWN;
+        }
+    }
     fl_kv_write_t *w = fl_kv_write_new();
     fl_kv_prewrite_stage(&kt->pw, hw, w);
-    int rc = fl_kv_store_commit(kt->store, w, hw, err);
+    int rc = fl_kv_store_commit(kt->store, w, hw, rows, err);
     fl_kv_write_destroy(w);
     if (rc) {
         kt->failed = true;
@@ -270,17 +383,36 @@ int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *
 }
 
 int fl_kv_tablet_checkpoint(fl_kv_tablet_t *kt, const char *dir, int64_t *log_offset,
-                            fl_error_t *err) {
+                            int64_t *row_count, fl_error_t *err) {
     pthread_rwlock_wrlock(&kt->lock);
     int rc = fl_kv_flush_locked(kt, err);
     if (!rc) {
         /* with the buffer flushed below the HW, the store holds exactly the
          * changes before its applied offset */
         *log_offset = fl_kv_store_applied_offset(kt->store);
+        *row_count = kt->rows_kept ? fl_kv_store_row_count(kt->store) : FL_KV_ROW_COUNT_UNKNOWN;
         rc = fl_kv_store_checkpoint(kt->store, dir, err);
     }
     pthread_rwlock_unlock(&kt->lock);
     return rc;
+}
+
+int fl_kv_tablet_row_count(fl_kv_tablet_t *kt, int64_t *out, fl_error_t *err) {
+    if (!kt->rows_kept)
+        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                          "The row count is not kept for a table whose changelog image is "
+                          "WAL; set table.changelog.image to FULL to keep it.");
+    pthread_rwlock_rdlock(&kt->lock);
+    int64_t hw = fl_replica_high_watermark(kt->replica);
+    int64_t stored = fl_kv_store_row_count(kt->store);
+    int64_t rows = stored + fl_kv_prewrite_row_delta(&kt->pw, hw);
+    pthread_rwlock_unlock(&kt->lock);
+    if (stored < 0 || rows < 0)
+        return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                          "The row count of this bucket was lost (it did not match its rows); "
+                          "it is counted again when the bucket next opens.");
+    *out = rows;
+    return 0;
 }
 
 /* What one put works with. */
@@ -348,7 +480,7 @@ static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
     if ((rc = fl_kv_merge_delete(t, c->mask, &c->old_row, &c->merged, &res, err))) return rc;
     if (res == FL_KV_MERGE_DELETE) {
         if ((rc = fl_kv_emit(c, &c->old_row, FL_CHANGE_DELETE, err))) return rc;
-        fl_kv_prewrite_put(&c->staged, key, klen, NULL, 0, c->next - 1);
+        fl_kv_prewrite_put(&c->staged, key, klen, NULL, 0, c->next - 1, -1);
         return 0;
     }
     size_t n;
@@ -358,7 +490,7 @@ static int fl_kv_put_delete(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
     if (!t->changelog_wal && (rc = fl_kv_emit(c, &c->old_row, FL_CHANGE_UPDATE_BEFORE, err)))
         return rc;
     if ((rc = fl_kv_emit(c, &c->merged, FL_CHANGE_UPDATE_AFTER, err))) return rc;
-    fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1);
+    fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1, 0);
     return 0;
 }
 
@@ -442,7 +574,10 @@ static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t
         if (!rc) rc = fl_kv_emit(c, out, FL_CHANGE_UPDATE_AFTER, err);
     }
     if (rc) return rc;
-    fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1);
+    /* a new key adds a row (with a WAL image and no merge the old row was
+     * not read: such tables keep no count) */
+    fl_kv_prewrite_put(&c->staged, key, klen, c->val.data, c->val.len, c->next - 1,
+                       found ? 0 : 1);
     return 0;
 }
 

@@ -24,6 +24,18 @@
  * Opening replays the changelog from RocksDB's applied offset to the log
  * end, so the state after a crash is RocksDB's prefix plus the log.
  *
+ * The bucket's row count (Fluss's KvTablet rowCount, GET_TABLE_STATS) is
+ * kept exact: each pre-write entry knows whether it adds or removes the
+ * key's row (the put read the old row anyway), the count moves with the
+ * entries that reach RocksDB and is committed with the applied offset. A
+ * replay moves it by the changelog's change types (+I/+U add a row, -U/-D
+ * take one away), which holds whatever RocksDB kept of the writes after
+ * the committed pair. A store without a usable count (written before it
+ * existed, after the log lost changes, or one the changelog would take
+ * below zero) counts its keys once at open. Tables with
+ * table.changelog.image WAL keep no count, as in Fluss (their changelog
+ * does not tell an insert from an update).
+ *
  * Thread rule: every function is safe from any thread: puts (and replay)
  * hold the write lock, reads the read lock. Never on a network loop.
  */
@@ -48,6 +60,7 @@ typedef struct fl_kv_tablet {
     fl_kv_store_t *store;   /* (lock) */
     fl_kv_prewrite_t pw;    /* (lock) */
     bool failed;            /* (lock) a RocksDB write failed: refuse everything */
+    bool rows_kept;         /* the row count is kept (not a WAL changelog image) */
     /* (lock) the bucket's block of auto-increment values, durably
      * reserved: next..end; empty when next > end. Not kept across a close:
      * the rest of a block is skipped for good, never handed out twice. */
@@ -132,10 +145,18 @@ int fl_kv_tablet_prefix_lookup(fl_kv_tablet_t *kt, const uint8_t *prefix, size_t
 /* A consistent RocksDB checkpoint of the bucket in dir (must not exist):
  * the pre-write buffer is written down to the high watermark first, and
  * *log_offset is the changelog offset the checkpoint covers up to
- * (exclusive) — where a reader of the snapshot follows the log on. Blocks
- * writers while RocksDB links the files. */
+ * (exclusive) — where a reader of the snapshot follows the log on —
+ * *row_count its rows (FL_KV_ROW_COUNT_UNKNOWN when not kept; the
+ * checkpoint holds it too, beside the offset). Blocks writers while
+ * RocksDB links the files. */
 int fl_kv_tablet_checkpoint(fl_kv_tablet_t *kt, const char *dir, int64_t *log_offset,
-                            fl_error_t *err);
+                            int64_t *row_count, fl_error_t *err);
+
+/* The bucket's rows up to the high watermark: RocksDB's count plus the
+ * pre-write buffer's changes below the high watermark (not yet flushed
+ * in the durable flush mode). INVALID_TABLE_EXCEPTION when the table keeps
+ * no count (table.changelog.image WAL). */
+int fl_kv_tablet_row_count(fl_kv_tablet_t *kt, int64_t *out, fl_error_t *err);
 
 /* Where the tablet's snapshots live (kv_snapshot.h); reads the snapshots
  * already there to continue their ids. */

@@ -71,16 +71,16 @@ int fl_kv_tablet_snapshot(fl_kv_tablet_t *kt, int64_t now_ms, size_t keep,
     snprintf(tmp, sizeof(tmp), "%s.snapshot-tmp", kt->dir);
     fl_error_t e;
     fl_fs_remove_tree(tmp, &e);
-    int64_t log_offset = 0;
+    int64_t log_offset = 0, row_count = -1;
     int rc = 0;
     /* cheap test first: nothing new since the newest snapshot */
     if (fl_replica_high_watermark(kt->replica) <= kt->snap_last_offset) goto done;
-    rc = fl_kv_tablet_checkpoint(kt, tmp, &log_offset, err);
+    rc = fl_kv_tablet_checkpoint(kt, tmp, &log_offset, &row_count, err);
     if (rc || log_offset <= kt->snap_last_offset) goto done;
     char instance[64];
     fl_kv_instance(kt, instance, sizeof(instance));
     rc = fl_kv_snapshot_upload(kt->remote_dir, tmp, instance, kt->snap_next_id, log_offset,
-                               now_ms, err);
+                               row_count, now_ms, err);
     if (rc) goto done;
     FL_INFO("kv %s: snapshot %lld at log offset %lld", kt->dir, (long long)kt->snap_next_id,
             (long long)log_offset);

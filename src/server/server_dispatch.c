@@ -70,6 +70,8 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_LOOKUP, FL_ROLE_TS, &fluss__lookup_request__descriptor, fl_api_lookup, FL_API_TS_POOL},
     {FL_API_PREFIX_LOOKUP, FL_ROLE_TS, &fluss__prefix_lookup_request__descriptor, fl_api_prefix_lookup, FL_API_TS_POOL},
     {FL_API_LIMIT_SCAN, FL_ROLE_TS, &fluss__limit_scan_request__descriptor, fl_api_limit_scan, FL_API_TS_POOL},
+    {FL_API_GET_TABLE_STATS, FL_ROLE_TS, &fluss__get_table_stats_request__descriptor, fl_api_get_table_stats, FL_API_TS_POOL},
+    {FL_API_GET_LAKE_SNAPSHOT, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_lake_snapshot_request__descriptor, fl_api_get_lake_snapshot, FL_API_CATALOG},
 };
 
 #define FL_API_ENTRY_COUNT (sizeof(fl_api_entries) / sizeof(fl_api_entries[0]))

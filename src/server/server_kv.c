@@ -1,7 +1,8 @@
 /*
  * server_kv.c — the primary-key APIs of the tablet server: PUT_KV, LOOKUP,
- * PREFIX_LOOKUP and LIMIT_SCAN (both table kinds), over the buckets' kv
- * tablets (kv_tablet.h); and the kv view of a table descriptor.
+ * PREFIX_LOOKUP, and LIMIT_SCAN and GET_TABLE_STATS (both table kinds),
+ * over the buckets' kv tablets (kv_tablet.h); and the kv view of a table
+ * descriptor.
  *
  * Threads: PUT_KV runs on the tablet server's kv writer (one thread, so a
  * connection's writes keep their order); the reads run on its worker
@@ -757,5 +758,81 @@ FL_API_HANDLER(fl_api_limit_scan) {
     fl_server_reply(out, ctx->request_id, &resp.base);
     fl_buf_free(&records);
     fl_kv_values_free(&vals);
+    return 0;
+}
+
+/* ---- GET_TABLE_STATS ---- */
+
+/* A bucket's row count (Fluss's Replica.getRowCount): a primary-key
+ * bucket's live rows (its kv tablet's count, none kept for a WAL
+ * changelog image), a log bucket's records (high watermark - log start). */
+static int fl_table_stats_bucket(fl_tablet_server_t *ts, int64_t table_id,
+                                 const fl_hosted_table_t *t,
+                                 const Fluss__PbTableStatsReqForBucket *br, int64_t *rows,
+                                 fl_error_t *err) {
+    fl_replica_t *r = NULL;
+    int rc;
+    if (t && t->has_primary_key) {
+        fl_kv_tablet_t *kt = NULL;
+        rc = fl_kv_bucket(ts, table_id, t, br->has_partition_id, br->partition_id, br->bucket_id,
+                          &r, &kt, err);
+        if (!rc && t->kv->changelog_wal)
+            rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                            "Row count is disabled for this table '%s.%s': its "
+                            "table.changelog.image is WAL, under which keeping a row count "
+                            "is costly and rarely needed. Set table.changelog.image to FULL "
+                            "to have one.",
+                            t->database, t->name);
+        if (!rc) rc = fl_kv_tablet_row_count(kt, rows, err);
+    } else {
+        rc = fl_tablet_server_replica(ts, table_id, t, br->has_partition_id, br->partition_id,
+                                      br->bucket_id, &r, err);
+        if (!rc) *rows = fl_replica_high_watermark(r) - fl_replica_log_start(r);
+    }
+    fl_replica_unref(r);
+    return rc;
+}
+
+FL_API_HANDLER(fl_api_get_table_stats) {
+    (void)err;
+    const Fluss__GetTableStatsRequest *req = (const Fluss__GetTableStatsRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    size_t nb = req->n_buckets_req;
+    Fluss__PbTableStatsRespForBucket *bs = fl_calloc(nb ? nb : 1, sizeof(*bs));
+    Fluss__PbTableStatsRespForBucket **ptrs = fl_calloc(nb ? nb : 1, sizeof(*ptrs));
+    char **messages = fl_calloc(nb ? nb : 1, sizeof(*messages));
+    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    /* target_columns (column statistics) are reserved in 0.9.1: ignored */
+    for (size_t i = 0; i < nb; i++) {
+        const Fluss__PbTableStatsReqForBucket *br = req->buckets_req[i];
+        Fluss__PbTableStatsRespForBucket b = FLUSS__PB_TABLE_STATS_RESP_FOR_BUCKET__INIT;
+        b.bucket_id = br->bucket_id;
+        b.has_partition_id = br->has_partition_id;
+        b.partition_id = br->partition_id;
+        fl_error_t e;
+        fl_err_clear(&e);
+        int64_t rows = 0;
+        int rc = fl_table_stats_bucket(ts, req->table_id, table, br, &rows, &e);
+        if (rc) {
+            b.has_error_code = 1;
+            b.error_code = fl_server_wire_code(rc);
+            messages[i] = fl_strdup(e.msg);
+            b.error_message = messages[i];
+        } else {
+            b.has_row_count = 1;
+            b.row_count = rows;
+        }
+        bs[i] = b;
+        ptrs[i] = &bs[i];
+    }
+    fl_hosted_table_unref(table);
+    Fluss__GetTableStatsResponse resp = FLUSS__GET_TABLE_STATS_RESPONSE__INIT;
+    resp.n_buckets_resp = nb;
+    resp.buckets_resp = ptrs;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    for (size_t i = 0; i < nb; i++) fl_free(messages[i]);
+    fl_free(messages);
+    fl_free(ptrs);
+    fl_free(bs);
     return 0;
 }

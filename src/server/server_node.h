@@ -141,6 +141,9 @@ FL_API_HANDLER(fl_api_put_kv);
 FL_API_HANDLER(fl_api_lookup);
 FL_API_HANDLER(fl_api_prefix_lookup);
 FL_API_HANDLER(fl_api_limit_scan);
+FL_API_HANDLER(fl_api_get_table_stats);
+/* server_lake.c: */
+FL_API_HANDLER(fl_api_get_lake_snapshot);
 /* server_metadata.c: */
 FL_API_HANDLER(fl_api_get_metadata);
 
