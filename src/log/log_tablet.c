@@ -39,7 +39,7 @@ static void fl_tablet_recover_batch(const fl_batch_view_t *b, void *ctx) {
     fl_log_tablet_t *t = ctx;
     if (b->writer_id != -1 && b->base_offset >= t->snapshot_offset)
         fl_writer_state_record(&t->writers, b->writer_id, b->batch_sequence, b->base_offset,
-                               fl_batch_last_offset(b));
+                               fl_batch_last_offset(b), b->commit_timestamp);
     if (b->commit_timestamp > t->last_commit_timestamp)
         t->last_commit_timestamp = b->commit_timestamp;
 }
@@ -431,37 +431,17 @@ int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64
         rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION, "no record batch in the request");
         goto done;
     }
-    /* 2. idempotence */
+    /* 2. idempotence, batch by batch in order as the reference checks it: a
+     * batch the writer state holds answers the whole request as that
+     * duplicate (nothing appended, also when new batches follow it);
+     * otherwise it must follow the writer's previous batch (in this request
+     * or in the state). */
     for (size_t i = 0; i < count; i++) {
         if (batches[i].writer_id == -1) continue;
-        /* a later batch of a writer already in this request must follow it */
-        size_t prev = i;
-        for (size_t k = 0; k < i; k++)
-            if (batches[k].writer_id == batches[i].writer_id) prev = k;
-        if (prev != i) {
-            int32_t want = batches[prev].batch_sequence == INT32_MAX
-                               ? 0
-                               : batches[prev].batch_sequence + 1;
-            if (batches[i].batch_sequence != want) {
-                rc = fl_err_set(err, FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION,
-                                "Out of order batch sequence for writer %lld: %d (incoming batch "
-                                "sequence), %d (previous batch of the request)",
-                                (long long)batches[i].writer_id, batches[i].batch_sequence,
-                                batches[prev].batch_sequence);
-                goto done;
-            }
-            continue;
-        }
         fl_writer_batch_t dup;
         rc = fl_writer_state_check(&t->writers, batches[i].writer_id, batches[i].batch_sequence,
                                    &dup, err);
         if (rc == FL_WRITER_DUPLICATE) {
-            if (count != 1) {
-                rc = fl_err_set(err, FLUSS_ERR_DUPLICATE_SEQUENCE_EXCEPTION,
-                                "duplicate batch sequence %d inside a multi-batch request",
-                                batches[i].batch_sequence);
-                goto done;
-            }
             res->duplicate = true;
             /* the original's offsets: a resent batch need not be the same
              * bytes (a PK changelog is rebuilt from the state at resend) */
@@ -470,7 +450,26 @@ int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64
             rc = 0;
             goto done;
         }
-        if (rc) goto done;
+        size_t prev = i;
+        for (size_t k = 0; k < i; k++)
+            if (batches[k].writer_id == batches[i].writer_id) prev = k;
+        if (prev == i) {
+            if (rc) goto done;
+            continue;
+        }
+        fl_err_clear(err);
+        int32_t want = batches[prev].batch_sequence == INT32_MAX
+                           ? 0
+                           : batches[prev].batch_sequence + 1;
+        if (batches[i].batch_sequence != want) {
+            rc = fl_err_set(err, FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION,
+                            "Out of order batch sequence for writer %lld: %d (incoming batch "
+                            "sequence), %d (previous batch of the request)",
+                            (long long)batches[i].writer_id, batches[i].batch_sequence,
+                            batches[prev].batch_sequence);
+            goto done;
+        }
+        rc = 0;
     }
     /* 3. assign offsets and the commit timestamp (one for the request) */
     int64_t ts = now_ms > t->last_commit_timestamp ? now_ms : t->last_commit_timestamp;
@@ -503,7 +502,7 @@ int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64
     for (size_t i = 0; i < count; i++)
         if (batches[i].writer_id != -1)
             fl_writer_state_record(&t->writers, batches[i].writer_id, batches[i].batch_sequence,
-                                   batches[i].base_offset, fl_batch_last_offset(&batches[i]));
+                                   batches[i].base_offset, fl_batch_last_offset(&batches[i]), ts);
     res->base_offset = t->log_end_offset;
     res->last_offset = next - 1;
     t->log_end_offset = next;
@@ -585,6 +584,10 @@ int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t
         t->log_start_offset = t->segments[0]->base_offset;
     }
     return 0;
+}
+
+size_t fl_log_tablet_expire_writers(fl_log_tablet_t *t, int64_t now_ms, int64_t expiration_ms) {
+    return fl_writer_state_expire(&t->writers, now_ms, expiration_ms);
 }
 
 int fl_log_tablet_sync(fl_log_tablet_t *t, fl_error_t *err) {

@@ -120,6 +120,9 @@ int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
 int64_t fl_log_tablet_offset_for_time(fl_log_tablet_t *t, int64_t ts, fl_error_t *err);
 /* Deletes whole segments older than the TTL (never the active one). */
 int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t *err);
+/* Forgets idempotent writers idle longer than expiration_ms (their newest
+ * batch's commit timestamp); returns how many. */
+size_t fl_log_tablet_expire_writers(fl_log_tablet_t *t, int64_t now_ms, int64_t expiration_ms);
 int fl_log_tablet_sync(fl_log_tablet_t *t, fl_error_t *err);
 
 #endif

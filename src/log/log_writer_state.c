@@ -79,7 +79,7 @@ int fl_writer_state_check(const fl_writer_state_t *s, int64_t writer_id, int32_t
 }
 
 void fl_writer_state_record(fl_writer_state_t *s, int64_t writer_id, int32_t sequence,
-                            int64_t first_offset, int64_t last_offset) {
+                            int64_t first_offset, int64_t last_offset, int64_t timestamp) {
     fl_writer_entry_t *e = fl_writer_find(s, writer_id);
     if (!e) {
         if ((s->used + 1) * 4 > s->cap * 3) fl_writer_grow(s);
@@ -88,16 +88,44 @@ void fl_writer_state_record(fl_writer_state_t *s, int64_t writer_id, int32_t seq
         e = &s->slots[k];
         memset(e, 0, sizeof(*e));
         e->writer_id = writer_id;
+        e->last_timestamp = -1;
         e->head = FL_WRITER_BATCHES_KEPT - 1;
         s->used++;
     }
     e->head = (e->head + 1) % FL_WRITER_BATCHES_KEPT;
     e->batches[e->head] = (fl_writer_batch_t){sequence, first_offset, last_offset};
     if (e->count < FL_WRITER_BATCHES_KEPT) e->count++;
+    if (timestamp > e->last_timestamp) e->last_timestamp = timestamp;
+}
+
+size_t fl_writer_state_expire(fl_writer_state_t *s, int64_t now_ms, int64_t expiration_ms) {
+    size_t expired = 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        fl_writer_entry_t *e = &s->slots[i];
+        if (e->writer_id == -1) continue;
+        if (e->last_timestamp < 0) e->last_timestamp = now_ms;
+        else if (now_ms - e->last_timestamp > expiration_ms) expired++;
+    }
+    if (!expired) return 0;
+    /* open addressing: rebuild without them rather than leave holes */
+    fl_writer_state_t kept = {.cap = s->cap, .used = 0};
+    kept.slots = fl_malloc(kept.cap * sizeof(*kept.slots));
+    for (size_t i = 0; i < kept.cap; i++) kept.slots[i].writer_id = -1;
+    for (size_t i = 0; i < s->cap; i++) {
+        const fl_writer_entry_t *e = &s->slots[i];
+        if (e->writer_id == -1 || now_ms - e->last_timestamp > expiration_ms) continue;
+        size_t k = fl_writer_hash(e->writer_id, kept.cap);
+        while (kept.slots[k].writer_id != -1) k = (k + 1) & (kept.cap - 1);
+        kept.slots[k] = *e;
+        kept.used++;
+    }
+    fl_free(s->slots);
+    *s = kept;
+    return expired;
 }
 
 #define FL_WS_MAGIC "FLWS"
-#define FL_WS_VERSION 1
+#define FL_WS_VERSION 2
 #define FL_WS_BATCH_BYTES 20
 
 void fl_writer_state_encode(const fl_writer_state_t *s, fl_buf_t *out) {
@@ -112,6 +140,8 @@ void fl_writer_state_encode(const fl_writer_state_t *s, fl_buf_t *out) {
         const fl_writer_entry_t *e = &s->slots[i];
         if (e->writer_id == -1) continue;
         fl_put_le64(w, (uint64_t)e->writer_id);
+        fl_buf_append(out, w, 8);
+        fl_put_le64(w, (uint64_t)e->last_timestamp);
         fl_buf_append(out, w, 8);
         fl_put_le32(w, (uint32_t)e->count);
         fl_buf_append(out, w, 4);
@@ -136,23 +166,27 @@ int fl_writer_state_decode(fl_writer_state_t *s, const uint8_t *p, size_t len, f
         return fl_err_set(err, code, "not a writer snapshot");
     if ((uint32_t)fl_get_le32(p + len - 4) != fl_crc32c(0, p, len - 4))
         return fl_err_set(err, code, "writer snapshot checksum mismatch");
-    if (fl_get_le32(p + 4) != FL_WS_VERSION)
-        return fl_err_set(err, code, "writer snapshot version %d", fl_get_le32(p + 4));
+    int32_t version = fl_get_le32(p + 4);
+    if (version != 1 && version != FL_WS_VERSION)
+        return fl_err_set(err, code, "writer snapshot version %d", version);
+    size_t head_bytes = version == 1 ? 12 : 20;
     int32_t writers = fl_get_le32(p + 8);
     size_t pos = 12, end = len - 4;
     fl_writer_state_t fresh;
     fl_writer_state_init(&fresh);
     for (int32_t i = 0; i < writers; i++) {
-        if (end - pos < 12) goto bad;
+        if (end - pos < head_bytes) goto bad;
         int64_t id = fl_get_le64(p + pos);
-        int32_t count = fl_get_le32(p + pos + 8);
-        pos += 12;
+        int64_t ts = version == 1 ? -1 : fl_get_le64(p + pos + 8);
+        int32_t count = fl_get_le32(p + pos + head_bytes - 4);
+        pos += head_bytes;
         if (id == -1 || count < 1 || count > FL_WRITER_BATCHES_KEPT ||
             (end - pos) / FL_WS_BATCH_BYTES < (size_t)count || fl_writer_find(&fresh, id))
             goto bad;
+        if (ts < -1) goto bad;
         for (int32_t k = 0; k < count; k++, pos += FL_WS_BATCH_BYTES)
             fl_writer_state_record(&fresh, id, fl_get_le32(p + pos), fl_get_le64(p + pos + 4),
-                                   fl_get_le64(p + pos + 12));
+                                   fl_get_le64(p + pos + 12), ts);
     }
     if (writers < 0 || pos != end) goto bad;
     fl_writer_state_free(s);

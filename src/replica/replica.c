@@ -179,6 +179,13 @@ int fl_replica_flush(fl_replica_t *r, fl_error_t *err) {
     return rc;
 }
 
+size_t fl_replica_expire_writers(fl_replica_t *r, int64_t now_ms, int64_t expiration_ms) {
+    pthread_mutex_lock(&r->lock);
+    size_t n = fl_log_tablet_expire_writers(r->log, now_ms, expiration_ms);
+    pthread_mutex_unlock(&r->lock);
+    return n;
+}
+
 int fl_replica_apply_retention(fl_replica_t *r, int64_t now_ms, fl_error_t *err) {
     pthread_mutex_lock(&r->bg_lock);
     pthread_mutex_lock(&r->lock);

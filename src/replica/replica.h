@@ -105,5 +105,7 @@ void fl_replica_schedule_flush(fl_replica_t *r);
 int fl_replica_flush(fl_replica_t *r, fl_error_t *err);
 /* Deletes whole segments past the table's TTL (blocks; for workers). */
 int fl_replica_apply_retention(fl_replica_t *r, int64_t now_ms, fl_error_t *err);
+/* Forgets idempotent writers idle past expiration_ms; returns how many. */
+size_t fl_replica_expire_writers(fl_replica_t *r, int64_t now_ms, int64_t expiration_ms);
 
 #endif

@@ -227,6 +227,18 @@ void fl_replica_manager_retention(fl_replica_manager_t *rm, int64_t now_ms) {
     fl_free(all);
 }
 
+void fl_replica_manager_expire_writers(fl_replica_manager_t *rm, int64_t now_ms,
+                                       int64_t expiration_ms) {
+    size_t n, expired = 0;
+    fl_replica_t **all = fl_rm_snapshot(rm, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (all[i]->log) expired += fl_replica_expire_writers(all[i], now_ms, expiration_ms);
+        fl_replica_unref(all[i]);
+    }
+    fl_free(all);
+    if (expired) FL_INFO("expired %zu idle writer id(s)", expired);
+}
+
 void fl_replica_manager_flush_dirty(fl_replica_manager_t *rm) {
     if (!rm->data_dir) return;
     size_t n;

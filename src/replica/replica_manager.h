@@ -69,6 +69,9 @@ int fl_replica_manager_drop_partition(fl_replica_manager_t *rm, const char *db, 
                                       int64_t partition_id, fl_error_t *err);
 /* Applies retention to every open replica (blocks: run it on a worker). */
 void fl_replica_manager_retention(fl_replica_manager_t *rm, int64_t now_ms);
+/* Writer-id expiry on every replica (server.writer-id.expiration-time). */
+void fl_replica_manager_expire_writers(fl_replica_manager_t *rm, int64_t now_ms,
+                                       int64_t expiration_ms);
 /* Queues a flush of every replica with unflushed data (the time-based
  * flush of log.flush.interval-ms). */
 void fl_replica_manager_flush_dirty(fl_replica_manager_t *rm);

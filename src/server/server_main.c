@@ -50,6 +50,8 @@ static void fl_usage(FILE *f) {
             "      log.segment.file-size, log.index.interval-size, log.flush.interval-messages,\n"
             "      log.flush.interval-ms, log.flush.mode (async | sync; fluss-c keys),\n"
             "      log.retention.check-interval (default 5 min: table.log.ttl expiry),\n"
+            "      server.writer-id.expiration-time (default 7 d),\n"
+            "      server.writer-id.expiration-check-interval (default 10 min),\n"
             "      kv.rocksdb.shared-block-cache.size (default 64mb, fluss-c key: one cache\n"
             "      for every kv tablet), kv.rocksdb.writebuffer.size (default 64mb per\n"
             "      tablet), kv.rocksdb.writebuffer.count (default 2),\n"
@@ -131,7 +133,7 @@ int main(int argc, char **argv) {
     int64_t bucket_number, replication_factor, max_bucket, frame_max, idle_ms, tablet_id;
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
     int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget, snap_interval, snap_retained;
-    int64_t retention_check_ms;
+    int64_t retention_check_ms, writer_expiration_ms, writer_check_ms;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
         fl_config_int(&cfg, "max.bucket.num", 128000, &max_bucket, &err) ||
@@ -157,11 +159,16 @@ int main(int argc, char **argv) {
                               &err) ||
         fl_config_int(&cfg, "kv.snapshot.num-retained", 2, &snap_retained, &err) ||
         fl_config_duration_ms(&cfg, "log.retention.check-interval", 5LL * 60 * 1000,
-                              &retention_check_ms, &err))
+                              &retention_check_ms, &err) ||
+        fl_config_duration_ms(&cfg, "server.writer-id.expiration-time", 7LL * 24 * 3600 * 1000,
+                              &writer_expiration_ms, &err) ||
+        fl_config_duration_ms(&cfg, "server.writer-id.expiration-check-interval",
+                              10LL * 60 * 1000, &writer_check_ms, &err))
         goto fatal;
-    if (retention_check_ms < 1) {
+    if (retention_check_ms < 1 || writer_expiration_ms < 1 || writer_check_ms < 1) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
-                   "log.retention.check-interval must be greater than 0");
+                   "log.retention.check-interval, server.writer-id.expiration-time and "
+                   "server.writer-id.expiration-check-interval must be greater than 0");
         goto fatal;
     }
     if (snap_interval < 1 || snap_retained < 1 || snap_retained > 1000) {
@@ -277,6 +284,8 @@ int main(int argc, char **argv) {
         tcfg.kv_snapshot_interval_ms = snap_interval;
         tcfg.kv_snapshot_retained = (int)snap_retained;
         tcfg.retention_check_ms = retention_check_ms;
+        tcfg.writer_expiration_ms = writer_expiration_ms;
+        tcfg.writer_expiration_check_ms = writer_check_ms;
         tcfgs[i] = tcfg;
     }
     static fl_local_cluster_t lc;

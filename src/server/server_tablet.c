@@ -424,6 +424,17 @@ static void fl_on_retention_timer(uv_timer_t *t) {
     fl_workq_submit(ts->workers, fl_retention_job, ts);
 }
 
+static void fl_writer_expiry_job(void *arg) {
+    fl_tablet_server_t *ts = arg;
+    fl_replica_manager_expire_writers(&ts->replicas, fl_time_wall_ms(),
+                                      ts->cfg.writer_expiration_ms);
+}
+
+static void fl_on_writer_expiry_timer(uv_timer_t *t) {
+    fl_tablet_server_t *ts = t->data;
+    fl_workq_submit(ts->workers, fl_writer_expiry_job, ts);
+}
+
 static void fl_on_flush_timer(uv_timer_t *t) {
     fl_tablet_server_t *ts = t->data;
     fl_replica_manager_flush_dirty(&ts->replicas);
@@ -490,6 +501,10 @@ static void fl_tablet_timers_start(void *arg) {
     ts->retention_timer.data = ts;
     uint64_t every = (uint64_t)ts->cfg.retention_check_ms;
     uv_timer_start(&ts->retention_timer, fl_on_retention_timer, every, every);
+    uv_timer_init(uv, &ts->writer_expiry_timer);
+    ts->writer_expiry_timer.data = ts;
+    uint64_t we = (uint64_t)ts->cfg.writer_expiration_check_ms;
+    uv_timer_start(&ts->writer_expiry_timer, fl_on_writer_expiry_timer, we, we);
     uv_timer_init(uv, &ts->flush_timer);
     ts->flush_timer.data = ts;
     if (!ts->cfg.durability.sync && ts->cfg.durability.flush_interval_ms > 0) {
@@ -511,6 +526,9 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     if (ts->cfg.network_threads > FL_TABLET_LOOPS_MAX) ts->cfg.network_threads = FL_TABLET_LOOPS_MAX;
     if (ts->cfg.worker_threads < 1) ts->cfg.worker_threads = 1;
     if (ts->cfg.retention_check_ms <= 0) ts->cfg.retention_check_ms = FL_RETENTION_CHECK_MS_DEFAULT;
+    if (ts->cfg.writer_expiration_ms <= 0) ts->cfg.writer_expiration_ms = 7LL * 24 * 3600 * 1000;
+    if (ts->cfg.writer_expiration_check_ms <= 0)
+        ts->cfg.writer_expiration_check_ms = 10LL * 60 * 1000;
     if (ts->cfg.kv_snapshot_interval_ms <= 0) ts->cfg.kv_snapshot_interval_ms = 10LL * 60 * 1000;
     if (!ts->cfg.remote_dir[0])
         snprintf(ts->cfg.remote_dir, sizeof(ts->cfg.remote_dir), "%.4000s/../remote", cfg->data_dir);

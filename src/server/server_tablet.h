@@ -42,6 +42,8 @@ typedef struct fl_tablet_config {
     fl_log_config_t log;
     fl_durability_t durability;
     int64_t retention_check_ms;
+    int64_t writer_expiration_ms;       /* server.writer-id.expiration-time (7 d) */
+    int64_t writer_expiration_check_ms; /* server.writer-id.expiration-check-interval (10 min) */
     size_t kv_block_cache_bytes;   /* one RocksDB block cache for every kv tablet */
     size_t kv_write_buffer_bytes;  /* per kv tablet memtable */
     int kv_write_buffer_count;
@@ -94,7 +96,7 @@ struct fl_tablet_server {
     pthread_rwlock_t tables_lock;
     size_t table_count, table_cap;
     fl_hosted_table_t **tables;
-    uv_timer_t retention_timer, flush_timer, snapshot_timer;
+    uv_timer_t retention_timer, flush_timer, snapshot_timer, writer_expiry_timer;
     atomic_bool snapshot_queued;   /* a snapshot round is queued or running */
     /* PUT_KV runs here, one request at a time, so that the writes of a
      * connection keep their order; lookups run on `workers` */

@@ -153,3 +153,30 @@ async def test_pyfluss_writer_is_idempotent(conn, admin, db):
         assert all(h["crc_ok"] for h in hdrs)
     finally:
         rc.close()
+
+
+async def test_duplicate_in_a_multi_batch_request(conn, admin, db):
+    """A request whose batches include one the writer state holds is
+    answered as that duplicate as a whole, appending nothing: new batches
+    before or after it in the request included (as the reference does)."""
+    path, tid, sid, rc = await setup(admin, db, "multi")
+    try:
+        wid = init_writer(rc, db, "multi")
+        for seq in range(3):
+            r = produce(rc, tid, build_batch(rows(seq), sid, wid, seq))
+            assert r["error_code"] == 0, r
+        # [new seq 3, duplicate seq 1] and [duplicate seq 2, new seq 3]
+        for batches in ((3, 1), (2, 3)):
+            records = b"".join(build_batch(rows(100 + s), sid, wid, s) for s in batches)
+            r = produce(rc, tid, records)
+            assert r["error_code"] == 0, r
+            dup = [s for s in batches if s < 3][0]
+            assert r["base_offset"] == dup, r  # the duplicate's base offset
+        assert (await latest_offsets(admin, path))[0] == 3
+        # seq 3 was never appended: it is still the next one
+        r = produce(rc, tid, build_batch(rows(3), sid, wid, 3))
+        assert r["error_code"] == 0 and r["base_offset"] == 3, r
+        got = await read_all(conn, admin, path)
+        assert sorted(got.column("id").to_pylist()) == [0, 1, 2, 3]
+    finally:
+        rc.close()

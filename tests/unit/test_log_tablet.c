@@ -368,14 +368,26 @@ static void test_duplicates(void **state) {
     assert_int_equal(t->log_end_offset, end);
     assert_int_equal(t->segments[0]->size, size);
     assert_int_equal(t->last_commit_timestamp, 100);
-    /* a duplicate inside a multi-batch request: refused as a whole */
+    /* a duplicate inside a multi-batch request answers the whole request
+     * as that duplicate and appends nothing, new batches before or after
+     * it included (the reference's analyzeAndValidateWriterState) */
     size_t len = 0;
     uint8_t *req = tagged_append(NULL, &len, 9, 0, 1, 10, 50);
     req = tagged_append(req, &len, 5, 5, 3, 10, 5);
-    assert_int_equal(fl_log_tablet_append(t, req, len, 300, &r, &err),
-                     FLUSS_ERR_DUPLICATE_SEQUENCE_EXCEPTION);
+    assert_int_equal(fl_log_tablet_append(t, req, len, 300, &r, &err), 0);
+    assert_true(r.duplicate);
+    assert_int_equal(r.base_offset, a[5].base_offset);
+    assert_int_equal(r.last_offset, a[5].last_offset);
+    free(req);
+    len = 0;
+    req = tagged_append(NULL, &len, 5, 4, 3, 10, 4);
+    req = tagged_append(req, &len, 5, 6, 3, 10, 6);
+    assert_int_equal(fl_log_tablet_append(t, req, len, 300, &r, &err), 0);
+    assert_true(r.duplicate);
+    assert_int_equal(r.base_offset, a[4].base_offset);
     free(req);
     assert_int_equal(t->log_end_offset, end);
+    assert_int_equal(t->segments[0]->size, size);
     /* the next sequence is accepted */
     r = append1_ok(t, 5, 6, 1, 10, 6, 300);
     assert_false(r.duplicate);
