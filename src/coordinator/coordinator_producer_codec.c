@@ -147,6 +147,8 @@ static const char *fl_producer_decode_tables(const json_t *tables, fl_producer_e
             /* strictly ascending: what the encoder writes, and no key twice */
             if (out->n && fl_producer_bucket_cmp(&out->b[out->n - 1], b) >= 0)
                 return "tables or buckets out of order or given twice";
+            if (k && out->b[out->n - 1].has_partition != b->has_partition)
+                return "a table with buckets with and without a partition id";
             out->n++;
         }
     }

@@ -14,7 +14,8 @@
  * ascending id and buckets in entry order (partition-less first, then by
  * partition id, then bucket), every table with at least one bucket. The
  * decoder trusts nothing: it checks every type and range, refuses a
- * table or bucket given twice, a producer id that breaks TablePath's
+ * table or bucket given twice, a table mixing buckets with and without a
+ * partition id, a producer id that breaks TablePath's
  * rules, more than FL_PRODUCER_BUCKETS_MAX buckets, other versions and
  * unknown shapes — it accepts exactly what the encoder can write.
  *

@@ -140,32 +140,47 @@ static int64_t fl_add_saturating(int64_t a, int64_t b) {
     return a + b;
 }
 
+/* Whether entry e can be stored: not when a table's buckets mix
+ * partitioned and unpartitioned ones (the reference's offsets file cannot
+ * hold that and fails the register), nor with too many buckets. */
+static int fl_producer_entry_check(const fl_producer_entry_t *e, fl_error_t *err) {
+    for (size_t i = 1; i < e->n; i++)
+        if (e->b[i].table_id == e->b[i - 1].table_id &&
+            e->b[i].has_partition != e->b[i - 1].has_partition)
+            return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                              "Failed to register producer offsets for producer %s: table %lld "
+                              "has buckets with and without a partition id",
+                              e->producer_id, (long long)e->b[i].table_id);
+    if (e->n > FL_PRODUCER_BUCKETS_MAX)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                          "Failed to register producer offsets for producer %s: %zu buckets, "
+                          "more than the %u fluss-c keeps per producer",
+                          e->producer_id, e->n, FL_PRODUCER_BUCKETS_MAX);
+    return 0;
+}
+
 int fl_producer_offsets_register(fl_producer_offsets_t *p, const char *producer_id,
                                  const fl_producer_bucket_offset_t *b, size_t n, int64_t ttl_ms,
                                  int64_t now_ms, fl_producer_register_t *result, fl_error_t *err) {
     int rc = fl_producer_id_check(producer_id, err);
     if (rc) return rc;
+    fl_producer_entry_t e = {fl_strdup(producer_id), fl_add_saturating(now_ms, ttl_ms), n,
+                             fl_malloc((n ? n : 1) * sizeof(*b))};
+    if (n) memcpy(e.b, b, n * sizeof(*b));
+    fl_producer_buckets_normalize(e.b, &e.n);
+    /* checked before the entry is looked at, as the reference does */
+    rc = fl_producer_entry_check(&e, err);
+    if (rc) {
+        fl_producer_entry_free(&e);
+        return rc;
+    }
     pthread_mutex_lock(&p->write_mu);
     bool found;
     size_t i = fl_producer_find(p, producer_id, &found);
     if (found && !fl_expired(&p->v[i], now_ms)) {
         *result = FL_PRODUCER_REGISTER_EXISTS;
-        pthread_mutex_unlock(&p->write_mu);
-        return 0;
-    }
-    if (p->failed) {
-        pthread_mutex_unlock(&p->write_mu);
-        return fl_producer_refuse_latched(err);
-    }
-    fl_producer_entry_t e = {fl_strdup(producer_id), fl_add_saturating(now_ms, ttl_ms), n,
-                             fl_malloc((n ? n : 1) * sizeof(*b))};
-    if (n) memcpy(e.b, b, n * sizeof(*b));
-    fl_producer_buckets_normalize(e.b, &e.n);
-    if (e.n > FL_PRODUCER_BUCKETS_MAX) {
-        rc = fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
-                        "Failed to register producer offsets for producer %s: %zu buckets, "
-                        "more than the %u fluss-c keeps per producer",
-                        producer_id, e.n, FL_PRODUCER_BUCKETS_MAX);
+    } else if (p->failed) {
+        rc = fl_producer_refuse_latched(err);
     } else if (fl_producer_file_write(p, &e, err)) {
         rc = fl_producer_latch(p, err);
     } else {
@@ -174,8 +189,8 @@ int fl_producer_offsets_register(fl_producer_offsets_t *p, const char *producer_
         pthread_mutex_unlock(&p->mu);
         *result = FL_PRODUCER_REGISTER_CREATED;
     }
-    fl_producer_entry_free(&e);
     pthread_mutex_unlock(&p->write_mu);
+    fl_producer_entry_free(&e);
     return rc;
 }
 

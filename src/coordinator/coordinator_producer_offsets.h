@@ -68,7 +68,10 @@ void fl_producer_offsets_close(fl_producer_offsets_t *p);
  * (*result says which). The entry expires at now_ms + ttl_ms (saturating;
  * a negative TTL gives an entry expired at once, as in the reference). b
  * need not be in order; of a bucket given twice the last offset counts.
- * More than FL_PRODUCER_BUCKETS_MAX distinct buckets: UNKNOWN_SERVER_ERROR. */
+ * UNKNOWN_SERVER_ERROR, whether or not the entry exists (as in the
+ * reference): a table with buckets both with and without a partition id
+ * (0.9.1's offsets file cannot hold them), or more than
+ * FL_PRODUCER_BUCKETS_MAX distinct buckets. */
 int fl_producer_offsets_register(fl_producer_offsets_t *p, const char *producer_id,
                                  const fl_producer_bucket_offset_t *b, size_t n, int64_t ttl_ms,
                                  int64_t now_ms, fl_producer_register_t *result, fl_error_t *err);

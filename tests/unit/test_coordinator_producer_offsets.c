@@ -131,6 +131,17 @@ static void test_register_get_delete(void **state) {
     assert_int_equal(fl_producer_offsets_delete(p, "job-1", &err), 0);
     assert_int_equal(fl_producer_offsets_delete(p, "nobody", &err), 0);
     assert_int_equal(reg(p, "job-1", &other, 1, HOUR, NOW), FL_PRODUCER_REGISTER_CREATED);
+    /* a table with buckets with and without a partition: refused, even
+     * for an id that exists (the reference fails before it looks) */
+    bo_t mixed[] = {plain(4, 0, 1), part(4, 9, 0, 1)};
+    fl_producer_register_t r;
+    assert_int_equal(fl_producer_offsets_register(p, "job-1", mixed, 2, HOUR, NOW, &r, &err),
+                     FLUSS_ERR_UNKNOWN_SERVER_ERROR);
+    assert_int_equal(fl_producer_offsets_register(p, "job-2", mixed, 2, HOUR, NOW, &r, &err),
+                     FLUSS_ERR_UNKNOWN_SERVER_ERROR);
+    assert_false(get(p, "job-2", NOW, &e));
+    bo_t apart[] = {plain(4, 0, 1), part(5, 9, 0, 1)};
+    assert_int_equal(reg(p, "job-2", apart, 2, HOUR, NOW), FL_PRODUCER_REGISTER_CREATED);
     fl_producer_offsets_close(p);
 }
 
@@ -248,14 +259,14 @@ static void test_producer_id_rules(void **state) {
 
 static void test_codec(void **state) {
     (void)state;
-    bo_t b[] = {plain(-3, 0, 1), plain(5, 2, 7), part(5, 1, 0, 8), part(5, 1, 1, 9)};
+    bo_t b[] = {plain(-3, 0, 1), part(5, 1, 0, 8), part(5, 1, 1, 9), part(5, 2, 2, 7)};
     fl_producer_entry_t e = {"p-1", 42, 4, b}, d;
     fl_buf_t out;
     fl_buf_init(&out);
     fl_producer_entry_encode(&e, &out);
     const char *want = "{\"version\":1,\"producer_id\":\"p-1\",\"expiration_time\":42,\"tables\":["
                        "{\"table_id\":-3,\"buckets\":[[0,1]]},"
-                       "{\"table_id\":5,\"buckets\":[[2,7],[0,8,1],[1,9,1]]}]}\n";
+                       "{\"table_id\":5,\"buckets\":[[0,8,1],[1,9,1],[2,7,2]]}]}\n";
     assert_int_equal(out.len, strlen(want));
     assert_memory_equal(out.data, want, out.len);
     fl_error_t err;
@@ -302,6 +313,7 @@ static void test_damaged_files_refused(void **state) {
         HEAD "\"tables\":[{\"table_id\":2,\"buckets\":[[0,1]]},{\"table_id\":1,\"buckets\":[[0,1]]}]}",
         HEAD "\"tables\":[{\"table_id\":1,\"buckets\":[[0,1]]},{\"table_id\":1,\"buckets\":[[1,1]]}]}",
         HEAD "\"tables\":[{\"table_id\":1,\"buckets\":[[0,1,5],[0,1]]}]}",       /* order */
+        HEAD "\"tables\":[{\"table_id\":1,\"buckets\":[[0,1],[0,1,5]]}]}",       /* mixed */
         HEAD "\"tables\":[]}trailing",
     };
 #undef HEAD
@@ -321,7 +333,7 @@ static void test_damaged_files_refused(void **state) {
     /* a good file loads; a temp file of an interrupted write is removed,
      * anything else is left alone */
     const char *good = "{\"version\":1,\"producer_id\":\"p\",\"expiration_time\":9,\"tables\":"
-                       "[{\"table_id\":4,\"buckets\":[[0,1],[0,2,3]]}]}";
+                       "[{\"table_id\":4,\"buckets\":[[0,1]]},{\"table_id\":6,\"buckets\":[[0,2,3]]}]}";
     assert_int_equal(fl_fs_write_atomic(path, good, strlen(good), &err), 0);
     path_of(path, sizeof(path), *state, "x.json.tmp");
     assert_int_equal(fl_fs_write_atomic(path, "{", 1, &err), 0);
@@ -334,7 +346,8 @@ static void test_damaged_files_refused(void **state) {
     assert_true(exists(*state, "README"));
     fl_producer_entry_t e;
     assert_true(get(p, "p", 0, &e));
-    assert_int_equal(OFF_P(&e, 4, 3, 0), 2);
+    assert_int_equal(OFF(&e, 4, 0), 1);
+    assert_int_equal(OFF_P(&e, 6, 3, 0), 2);
     fl_producer_entry_free(&e);
     fl_producer_offsets_close(p);
 }
