@@ -24,13 +24,20 @@
 #define FL_PRODUCER_FILE_SUFFIX ".json"
 #define FL_PRODUCER_TMP_SUFFIX ".json.tmp"
 
+/* A producer's place in the store: its entry, or why its file did not
+ * load (then only e.producer_id is set). */
+typedef struct fl_producer_slot {
+    fl_producer_entry_t e;
+    char *damage;
+} fl_producer_slot_t;
+
 struct fl_producer_offsets {
     pthread_mutex_t write_mu; /* one mutation at a time, held across its I/O */
     pthread_mutex_t mu;       /* the fields below: written under both locks */
     char *dir;                /* NULL: in memory only */
     bool failed;              /* a write failed: mutations refused */
     size_t n, cap;
-    fl_producer_entry_t *v; /* sorted by producer id */
+    fl_producer_slot_t *v; /* sorted by producer id */
 };
 
 static bool fl_expired(const fl_producer_entry_t *e, int64_t now_ms) {
@@ -50,7 +57,7 @@ static size_t fl_producer_find(const fl_producer_offsets_t *p, const char *id, b
     size_t lo = 0, hi = p->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(p->v[mid].producer_id, id);
+        int c = strcmp(p->v[mid].e.producer_id, id);
         if (c == 0) {
             *found = true;
             return mid;
@@ -62,25 +69,38 @@ static size_t fl_producer_find(const fl_producer_offsets_t *p, const char *id, b
     return lo;
 }
 
-/* Puts e (taken over) at index i, replacing the entry there when
- * replace (both locks held). */
+static void fl_producer_slot_clear(fl_producer_slot_t *s) {
+    fl_producer_entry_free(&s->e);
+    fl_free(s->damage);
+    s->damage = NULL;
+}
+
+/* Puts e (taken over) at index i, replacing the slot there when replace
+ * (both locks held). */
 static void fl_producer_put(fl_producer_offsets_t *p, size_t i, bool replace,
                             fl_producer_entry_t *e) {
     if (replace) {
-        fl_producer_entry_free(&p->v[i]);
+        fl_producer_slot_clear(&p->v[i]);
     } else {
         if (p->n == p->cap) p->v = fl_realloc(p->v, (p->cap = p->cap ? p->cap * 2 : 8) * sizeof(*p->v));
         memmove(&p->v[i + 1], &p->v[i], (p->n - i) * sizeof(*p->v));
         p->n++;
     }
-    p->v[i] = *e;
+    p->v[i] = (fl_producer_slot_t){*e, NULL};
     memset(e, 0, sizeof(*e));
 }
 
 static void fl_producer_remove_at(fl_producer_offsets_t *p, size_t i) {
-    fl_producer_entry_free(&p->v[i]);
+    fl_producer_slot_clear(&p->v[i]);
     memmove(&p->v[i], &p->v[i + 1], (p->n - i - 1) * sizeof(*p->v));
     p->n--;
+}
+
+static int fl_producer_refuse_damaged(const fl_producer_slot_t *s, fl_error_t *err) {
+    return fl_err_set(err, FLUSS_ERR_STORAGE_EXCEPTION,
+                      "The producer offsets of '%s' did not load at start (%s); "
+                      "DELETE_PRODUCER_OFFSETS removes them",
+                      s->e.producer_id, s->damage);
 }
 
 static char *fl_producer_path(const fl_producer_offsets_t *p, const char *id, const char *suffix) {
@@ -177,7 +197,9 @@ int fl_producer_offsets_register(fl_producer_offsets_t *p, const char *producer_
     pthread_mutex_lock(&p->write_mu);
     bool found;
     size_t i = fl_producer_find(p, producer_id, &found);
-    if (found && !fl_expired(&p->v[i], now_ms)) {
+    if (found && p->v[i].damage) {
+        rc = fl_producer_refuse_damaged(&p->v[i], err); /* never a "first start" */
+    } else if (found && !fl_expired(&p->v[i].e, now_ms)) {
         *result = FL_PRODUCER_REGISTER_EXISTS;
     } else if (p->failed) {
         rc = fl_producer_refuse_latched(err);
@@ -224,11 +246,11 @@ size_t fl_producer_offsets_expire(fl_producer_offsets_t *p, int64_t now_ms) {
     fl_error_t err;
     bool io_failed = false;
     for (size_t i = 0; i < p->n && !p->failed && !io_failed;) {
-        if (!fl_expired(&p->v[i], now_ms)) {
+        if (p->v[i].damage || !fl_expired(&p->v[i].e, now_ms)) {
             i++;
             continue;
         }
-        if (fl_producer_file_remove(p, p->v[i].producer_id, &err)) {
+        if (fl_producer_file_remove(p, p->v[i].e.producer_id, &err)) {
             io_failed = true;
             break;
         }
@@ -258,15 +280,17 @@ int fl_producer_offsets_get(fl_producer_offsets_t *p, const char *producer_id, i
     pthread_mutex_lock(&p->mu);
     bool there;
     size_t i = fl_producer_find(p, producer_id, &there);
-    if (there && !fl_expired(&p->v[i], now_ms)) {
-        const fl_producer_entry_t *e = &p->v[i];
+    if (there && p->v[i].damage) {
+        rc = fl_producer_refuse_damaged(&p->v[i], err);
+    } else if (there && !fl_expired(&p->v[i].e, now_ms)) {
+        const fl_producer_entry_t *e = &p->v[i].e;
         *out = (fl_producer_entry_t){fl_strdup(e->producer_id), e->expiration_ms, e->n,
                                      fl_malloc((e->n ? e->n : 1) * sizeof(*e->b))};
         if (e->n) memcpy(out->b, e->b, e->n * sizeof(*e->b));
         *found = true;
     }
     pthread_mutex_unlock(&p->mu);
-    return 0;
+    return rc;
 }
 
 size_t fl_producer_offsets_count(fl_producer_offsets_t *p) {
@@ -283,36 +307,42 @@ static bool fl_ends_with(const char *s, const char *suffix) {
     return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* Loads one "<id>.json" (before the store is shared: no locks). */
-static int fl_producer_load_file(fl_producer_offsets_t *p, const char *name, fl_error_t *err) {
-    size_t stem = strlen(name) - strlen(FL_PRODUCER_FILE_SUFFIX);
-    char *id = fl_strndup(name, stem);
+/* Loads one "<id>.json" (before the store is shared: no locks). A file
+ * that does not read or decode whole fences its producer (a slot with
+ * the reason) instead of stopping the coordinator; one whose name is no
+ * producer id is left alone, no request can name it. */
+static void fl_producer_load_file(fl_producer_offsets_t *p, const char *name) {
+    char *id = fl_strndup(name, strlen(name) - strlen(FL_PRODUCER_FILE_SUFFIX));
     char *path = fl_producer_path(p, id, FL_PRODUCER_FILE_SUFFIX);
+    char why[FL_ERROR_MSG_MAX];
     fl_buf_t b;
     fl_buf_init(&b);
-    fl_producer_entry_t e;
+    fl_producer_entry_t e = {0};
+    fl_error_t err;
+    fl_err_clear(&err);
     bool found;
-    int rc = fl_fs_read_all(path, FL_PRODUCER_FILE_MAX, &b, NULL, err);
-    if (!rc) rc = fl_producer_entry_decode((const char *)b.data, b.len, &e, err);
-    if (!rc && strcmp(e.producer_id, id) != 0) {
-        rc = fl_err_set(err, FLUSS_ERR_STORAGE_EXCEPTION, "holds producer '%s'", e.producer_id);
-        fl_producer_entry_free(&e);
-    }
-    if (!rc) {
-        size_t i = fl_producer_find(p, id, &found);
-        fl_producer_put(p, i, false, &e); /* file names are unique */
+    if (fl_name_invalid(id, why, sizeof(why))) {
+        FL_WARN("producer offsets: ignoring %s: not a producer id (%s)", path, why);
+    } else if (fl_fs_read_all(path, FL_PRODUCER_FILE_MAX, &b, NULL, &err) == 0 &&
+               fl_producer_entry_decode((const char *)b.data, b.len, &e, &err) == 0 &&
+               strcmp(e.producer_id, id) == 0) {
+        fl_producer_put(p, fl_producer_find(p, id, &found), false, &e); /* names are unique */
     } else {
-        char cause[FL_ERROR_MSG_MAX];
-        snprintf(cause, sizeof(cause), "%s", err->msg);
-        rc = fl_err_set(err, FLUSS_ERR_STORAGE_EXCEPTION,
-                        "Cannot load producer offsets from %s (%s); move the file away to "
-                        "start without that producer's offsets",
-                        path, cause);
+        if (e.producer_id)
+            fl_err_set(&err, FLUSS_ERR_STORAGE_EXCEPTION, "%s holds producer '%s'", path,
+                       e.producer_id);
+        fl_producer_entry_free(&e);
+        FL_ERROR("producer offsets: %s did not load: %s; requests for '%s' fail until it is "
+                 "deleted",
+                 path, err.msg, id);
+        fl_producer_entry_t fenced = {fl_strdup(id), 0, 0, NULL};
+        size_t i = fl_producer_find(p, id, &found);
+        fl_producer_put(p, i, false, &fenced);
+        p->v[i].damage = fl_strdup(err.msg);
     }
     fl_buf_free(&b);
     fl_free(path);
     fl_free(id);
-    return rc;
 }
 
 static int fl_producer_load_dir(fl_producer_offsets_t *p, fl_error_t *err) {
@@ -329,7 +359,7 @@ static int fl_producer_load_dir(fl_producer_offsets_t *p, fl_error_t *err) {
             if (unlink(path) != 0) FL_WARN("producer offsets: unlink %s: %s", path, strerror(errno));
             fl_free(path);
         } else if (fl_ends_with(name, FL_PRODUCER_FILE_SUFFIX)) {
-            rc = fl_producer_load_file(p, name, err);
+            fl_producer_load_file(p, name);
         } else if (name[0] != '.') {
             FL_WARN("producer offsets: ignoring %s/%s", p->dir, name);
         }
@@ -356,7 +386,7 @@ int fl_producer_offsets_open(const char *dir, fl_producer_offsets_t **out, fl_er
 
 void fl_producer_offsets_close(fl_producer_offsets_t *p) {
     if (!p) return;
-    for (size_t i = 0; i < p->n; i++) fl_producer_entry_free(&p->v[i]);
+    for (size_t i = 0; i < p->n; i++) fl_producer_slot_clear(&p->v[i]);
     fl_free(p->v);
     fl_free(p->dir);
     pthread_mutex_destroy(&p->mu);

@@ -25,10 +25,12 @@
  * coordinator_producer_codec.h), created with fl_fs_write_atomic (temp
  * file, fsync, rename, fsync dir) and removed with unlink + fsync dir: after
  * a crash an acknowledged register or delete is there, and nothing
- * half-written is. At open every producer file must decode whole, or the
- * store refuses to open and the coordinator does not start (skipping one
- * would turn that producer's restart into a first start and skip its
- * undo); a "<id>.json.tmp" left by an interrupted write is removed.
+ * half-written is. A producer file that does not read or decode whole at
+ * open fences its producer: GET and REGISTER of that id fail with
+ * STORAGE_EXCEPTION (never "none" or CREATED, which would turn the sink's
+ * restart into a first start and skip its undo) until a DELETE removes
+ * the file; other producers and the coordinator carry on. A
+ * "<id>.json.tmp" left by an interrupted write is removed.
  *
  * A failed write latches the store: memory keeps the state before the
  * change, and every later mutation fails with STORAGE_EXCEPTION until a
@@ -60,7 +62,8 @@ typedef enum fl_producer_register {
 } fl_producer_register_t;
 
 /* Opens the store over dir (created when missing; NULL: in memory only)
- * and loads every producer file in it. */
+ * and loads every producer file in it; fails only when dir cannot be
+ * made or listed. */
 int fl_producer_offsets_open(const char *dir, fl_producer_offsets_t **out, fl_error_t *err);
 void fl_producer_offsets_close(fl_producer_offsets_t *p);
 
@@ -80,13 +83,14 @@ int fl_producer_offsets_register(fl_producer_offsets_t *p, const char *producer_
  * for an invalid id. */
 int fl_producer_offsets_get(fl_producer_offsets_t *p, const char *producer_id, int64_t now_ms,
                             fl_producer_entry_t *out, bool *found, fl_error_t *err);
-/* Removes producer_id's entry; none is no error. */
+/* Removes producer_id's entry (a fenced one too); none is no error. */
 int fl_producer_offsets_delete(fl_producer_offsets_t *p, const char *producer_id,
                                fl_error_t *err);
-/* Removes the entries expired at now_ms, files first; returns how many
- * went. A failed removal is logged and latches the store. */
+/* Removes the entries expired at now_ms (not fenced ones), files first;
+ * returns how many went. A failed removal is logged and latches the
+ * store. */
 size_t fl_producer_offsets_expire(fl_producer_offsets_t *p, int64_t now_ms);
-/* Entries held, expired ones included (tests, stats). */
+/* Entries held, expired and fenced ones included (tests, stats). */
 size_t fl_producer_offsets_count(fl_producer_offsets_t *p);
 
 #endif

@@ -3,7 +3,7 @@
 request's ttl_ms, a bucket given twice, a bucket without log_end_offset,
 the error codes, the default expiration; and (ours only) the coordinator's
 `coordinator.producer-offsets.ttl` and `.cleanup-interval`, the tablet
-server's refusal, and a damaged producer file stopping the start.
+server's refusal, and a damaged producer file fencing its producer.
 
 The reference answers the same, except that it may keep returning an
 expired entry until its hourly sweep (ours treats it as gone at once,
@@ -230,7 +230,11 @@ def test_configured_ttl_and_sweep(tmp_path):
 
 
 @ours_only
-def test_damaged_file_stops_the_start(tmp_path):
+def test_damaged_file_fences_its_producer(tmp_path):
+    """A producer file that does not decode after a restart: that producer
+    answers 26 STORAGE_EXCEPTION to GET and REGISTER (never "none" or
+    CREATED, which would make a sink skip its undo) until a DELETE; the
+    others and the coordinator carry on."""
     srv = own_server(tmp_path)
     d = srv.data_dir / "coordinator" / "producer-offsets"
     with w.handshake(srv.host, srv.coordinator_port) as c:
@@ -240,16 +244,20 @@ def test_damaged_file_stops_the_start(tmp_path):
     text = (d / "torn.json").read_bytes()
     (d / "torn.json").write_bytes(text[: len(text) // 2])
     (d / "left.json.tmp").write_bytes(b"{\"half")  # an interrupted write
-    with pytest.raises(BaseException):
-        srv.start()
-    assert srv.proc.returncode == 1
-    assert "torn.json" in srv.stderr_tail()
-    (d / "torn.json").rename(tmp_path / "torn.json.damaged")
     srv.start()
     try:
+        assert "torn.json" in srv.stderr_tail()
         assert not (d / "left.json.tmp").exists()
         with w.handshake(srv.host, srv.coordinator_port) as c:
             assert get(c, "keep")[1] == {(1, None, 0): 5}
+            code, msg = get(c, "torn")
+            assert code == 26 and "did not load" in msg, msg
+            code, msg = register(c, "torn", table(1, bucket(0, 7)))
+            assert code == 26, msg
+            assert register(c, "new", table(1, bucket(0, 8))) == 0
+            assert delete(c, "torn") is None
+            assert not (d / "torn.json").exists()
             assert get(c, "torn") is None
+            assert register(c, "torn", table(1, bucket(0, 7))) == 0
     finally:
         assert srv.stop() == 0

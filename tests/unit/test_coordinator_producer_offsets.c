@@ -4,8 +4,9 @@
  * register / get / delete, a second register keeps the first entry, a
  * bucket given twice keeps its last offset; entries read back by a new
  * store; expiry (register replaces an expired entry, get hides it, the
- * sweep removes its file); producer id rules; the file codec round trip
- * and damaged files refused at open; a failed write latches the store
+ * sweep removes its file); producer id rules; the file codec round trip;
+ * a damaged file fences its producer until a delete; a failed write
+ * latches the store
  * and changes nothing; the bucket limit; and registers racing gets from
  * other threads (run under ThreadSanitizer by make test-tsan).
  */
@@ -286,7 +287,7 @@ static void test_codec(void **state) {
     fl_buf_free(&out);
 }
 
-static void test_damaged_files_refused(void **state) {
+static void test_damaged_file_fences_its_producer(void **state) {
 #define HEAD "{\"version\":1,\"producer_id\":\"p\",\"expiration_time\":1,"
     static const char *bad[] = {
         "", "{", "[]", "null",
@@ -322,16 +323,35 @@ static void test_damaged_files_refused(void **state) {
     path_of(path, sizeof(path), *state, "p.json");
     fl_error_t err;
     assert_int_equal(fl_fs_mkdirs(dir, &err), 0);
+    bo_t b = plain(1, 0, 10);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_int_equal(fl_fs_write_atomic(path, bad[i], strlen(bad[i]), &err), 0);
         fl_producer_offsets_t *p = NULL;
-        int rc = fl_producer_offsets_open(dir, &p, &err);
-        if (rc == 0) fail_msg("accepted #%zu: %s", i, bad[i]);
-        assert_int_equal(rc, FLUSS_ERR_STORAGE_EXCEPTION);
-        assert_non_null(strstr(err.msg, "p.json"));
+        assert_int_equal(fl_producer_offsets_open(dir, &p, &err), 0);
+        /* p is fenced: neither "none" nor a new registration */
+        fl_producer_entry_t e;
+        bool found;
+        fl_producer_register_t r;
+        if (fl_producer_offsets_get(p, "p", NOW, &e, &found, &err) != FLUSS_ERR_STORAGE_EXCEPTION)
+            fail_msg("accepted #%zu: %s", i, bad[i]);
+        assert_non_null(strstr(err.msg, "did not load"));
+        assert_int_equal(fl_producer_offsets_register(p, "p", &b, 1, HOUR, NOW, &r, &err),
+                         FLUSS_ERR_STORAGE_EXCEPTION);
+        assert_int_equal(fl_producer_offsets_expire(p, INT64_MAX), 0);
+        assert_true(exists(*state, "p.json"));
+        /* others carry on */
+        assert_int_equal(reg(p, "other", &b, 1, HOUR, NOW), FL_PRODUCER_REGISTER_CREATED);
+        assert_int_equal(fl_producer_offsets_delete(p, "other", &err), 0);
+        /* a delete removes the file and lifts the fence */
+        assert_int_equal(fl_producer_offsets_delete(p, "p", &err), 0);
+        assert_false(exists(*state, "p.json"));
+        assert_false(get(p, "p", NOW, &e));
+        assert_int_equal(fl_producer_offsets_count(p), 0);
+        fl_producer_offsets_close(p);
     }
-    /* a good file loads; a temp file of an interrupted write is removed,
-     * anything else is left alone */
+    /* a good file loads; a temp file of an interrupted write is removed;
+     * other names, and .json files that name no valid producer, are left
+     * alone */
     const char *good = "{\"version\":1,\"producer_id\":\"p\",\"expiration_time\":9,\"tables\":"
                        "[{\"table_id\":4,\"buckets\":[[0,1]]},{\"table_id\":6,\"buckets\":[[0,2,3]]}]}";
     assert_int_equal(fl_fs_write_atomic(path, good, strlen(good), &err), 0);
@@ -339,11 +359,14 @@ static void test_damaged_files_refused(void **state) {
     assert_int_equal(fl_fs_write_atomic(path, "{", 1, &err), 0);
     path_of(path, sizeof(path), *state, "README");
     assert_int_equal(fl_fs_write_atomic(path, "hi", 2, &err), 0);
+    path_of(path, sizeof(path), *state, "not an id.json");
+    assert_int_equal(fl_fs_write_atomic(path, "{", 1, &err), 0);
     fl_producer_offsets_t *p;
     assert_int_equal(fl_producer_offsets_open(dir, &p, &err), 0);
     assert_int_equal(fl_producer_offsets_count(p), 1);
     assert_false(exists(*state, "x.json.tmp"));
     assert_true(exists(*state, "README"));
+    assert_true(exists(*state, "not an id.json"));
     fl_producer_entry_t e;
     assert_true(get(p, "p", 0, &e));
     assert_int_equal(OFF(&e, 4, 0), 1);
@@ -471,7 +494,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_expiry, setup, teardown),
         cmocka_unit_test(test_producer_id_rules),
         cmocka_unit_test(test_codec),
-        cmocka_unit_test_setup_teardown(test_damaged_files_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_file_fences_its_producer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_write_latches, setup, teardown),
         cmocka_unit_test(test_bucket_limit),
         cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
