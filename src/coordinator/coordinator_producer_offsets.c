@@ -345,13 +345,27 @@ static void fl_producer_load_file(fl_producer_offsets_t *p, const char *name) {
     fl_free(id);
 }
 
+/* Makes dir and its entry in the parent durable: the first file written
+ * into a new dir must not vanish with it. */
+static int fl_producer_make_dir(const char *dir, fl_error_t *err) {
+    int rc = fl_fs_mkdirs(dir, err);
+    char *parent = fl_strdup(dir);
+    char *slash = strrchr(parent, '/');
+    if (!rc && slash && slash != parent) {
+        *slash = '\0';
+        rc = fl_fs_fsync_dir(parent, err);
+    }
+    fl_free(parent);
+    return rc;
+}
+
 static int fl_producer_load_dir(fl_producer_offsets_t *p, fl_error_t *err) {
-    int rc = fl_fs_mkdirs(p->dir, err);
+    int rc = fl_producer_make_dir(p->dir, err);
     if (rc) return rc;
     DIR *d = opendir(p->dir);
     if (!d) return fl_err_set(err, FLUSS_ERR__IO, "opendir %s: %s", p->dir, strerror(errno));
     struct dirent *de;
-    while (!rc && (de = readdir(d))) {
+    while ((de = readdir(d))) {
         const char *name = de->d_name;
         if (fl_ends_with(name, FL_PRODUCER_TMP_SUFFIX)) {
             /* an interrupted write: never renamed, so never acknowledged */
@@ -365,7 +379,7 @@ static int fl_producer_load_dir(fl_producer_offsets_t *p, fl_error_t *err) {
         }
     }
     closedir(d);
-    return rc;
+    return 0;
 }
 
 int fl_producer_offsets_open(const char *dir, fl_producer_offsets_t **out, fl_error_t *err) {
