@@ -52,7 +52,7 @@ TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
                tests/interop/test_pk_tables.py tests/interop/test_kv_snapshots.py
 test-tsan: build-tsan venv
 	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease'
+	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease|producer_offsets'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" FLUSSD=$(BUILD_TSAN)/flussd \
 	    FLUSSD_ARGS="-D netty.server.num-network-threads=2 -D netty.server.num-worker-threads=2" \
 	    .venv/bin/python -m pytest $(TSAN_INTEROP) -q
