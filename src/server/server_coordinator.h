@@ -1,8 +1,10 @@
 /*
  * server_coordinator.h — the coordinator server (Fluss CoordinatorServer):
  * the metadata store and catalog, the registry of tablet servers, writer-id
- * blocks, its listener on one network loop, and a worker thread for the
- * APIs that write metadata (so no network loop waits on an fsync).
+ * blocks, KV snapshot leases and producer offsets (with a timer that sweeps
+ * out the expired ones), its listener on one network loop, and a worker
+ * thread for the APIs that write metadata (so no network loop waits on an
+ * fsync).
  *
  * The catalog and every metastore view are guarded by `lock`; handlers of
  * catalog APIs run with it held (server_dispatch.c). After a DDL the
@@ -15,10 +17,12 @@
 #define FL_SERVER_COORDINATOR_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "common_workq.h"
 #include "kv_lease.h"
 #include "coordinator_catalog.h"
+#include "coordinator_producer_offsets.h"
 #include "metastore.h"
 #include "rpc_loop.h"
 #include "rpc_server.h"
@@ -37,6 +41,8 @@ typedef struct fl_coordinator_config {
     fl_rpc_limits_t limits;
     int64_t writer_id_block;       /* writer ids reserved per durable write */
     char remote_dir[4096];         /* remote.data.dir (KV snapshots, leases); "" = data dir's */
+    int64_t producer_offsets_ttl_ms;     /* coordinator.producer-offsets.ttl; 0 = 24 h */
+    int64_t producer_offsets_cleanup_ms; /* ….cleanup-interval; 0 = 1 h */
 } fl_coordinator_config_t;
 
 struct fl_coordinator_server {
@@ -53,6 +59,9 @@ struct fl_coordinator_server {
     fl_server_role_t role;
     int64_t writer_next, writer_limit; /* (lock) the current block of writer ids */
     fl_kv_leases_t *leases;            /* KV snapshot leases (own lock) */
+    fl_producer_offsets_t *producers;  /* producer offsets (own locks) */
+    uv_timer_t producer_sweep_timer;   /* on loop: expired producer offsets go */
+    atomic_bool producer_sweep_queued;
     bool started;
 };
 

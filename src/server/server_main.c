@@ -58,7 +58,9 @@ static void fl_usage(FILE *f) {
             "      remote.data.dir (default <data.dir>/remote: KV snapshots, leases),\n"
             "      kv.snapshot.interval (default 10 min), kv.snapshot.num-retained (default 2),\n"
             "      kv.rocksdb.write-buffer-budget (default 256mb, fluss-c key: all memtables\n"
-            "      of a tablet server together; 0 = no budget)\n",
+            "      of a tablet server together; 0 = no budget),\n"
+            "      coordinator.producer-offsets.ttl (default 24 h),\n"
+            "      coordinator.producer-offsets.cleanup-interval (default 1 h)\n",
             FL_DEFAULT_COORDINATOR_LISTENER, FL_DEFAULT_TABLET_LISTENER);
 }
 
@@ -134,6 +136,7 @@ int main(int argc, char **argv) {
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
     int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget, snap_interval, snap_retained;
     int64_t retention_check_ms, writer_expiration_ms, writer_check_ms;
+    int64_t producer_ttl, producer_cleanup;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
         fl_config_int(&cfg, "max.bucket.num", 128000, &max_bucket, &err) ||
@@ -163,12 +166,21 @@ int main(int argc, char **argv) {
         fl_config_duration_ms(&cfg, "server.writer-id.expiration-time", 7LL * 24 * 3600 * 1000,
                               &writer_expiration_ms, &err) ||
         fl_config_duration_ms(&cfg, "server.writer-id.expiration-check-interval",
-                              10LL * 60 * 1000, &writer_check_ms, &err))
+                              10LL * 60 * 1000, &writer_check_ms, &err) ||
+        fl_config_duration_ms(&cfg, "coordinator.producer-offsets.ttl",
+                              FL_PRODUCER_OFFSETS_TTL_MS_DEFAULT, &producer_ttl, &err) ||
+        fl_config_duration_ms(&cfg, "coordinator.producer-offsets.cleanup-interval",
+                              FL_PRODUCER_OFFSETS_CLEANUP_MS_DEFAULT, &producer_cleanup, &err))
         goto fatal;
     if (retention_check_ms < 1 || writer_expiration_ms < 1 || writer_check_ms < 1) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
                    "log.retention.check-interval, server.writer-id.expiration-time and "
                    "server.writer-id.expiration-check-interval must be greater than 0");
+        goto fatal;
+    }
+    if (producer_ttl < 1 || producer_cleanup < 1) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "coordinator.producer-offsets.ttl and .cleanup-interval must be positive");
         goto fatal;
     }
     if (snap_interval < 1 || snap_retained < 1 || snap_retained > 1000) {
@@ -247,6 +259,8 @@ int main(int argc, char **argv) {
     ccfg.limits = limits;
     ccfg.writer_id_block = FL_WRITER_ID_BLOCK_DEFAULT;
     snprintf(ccfg.remote_dir, sizeof(ccfg.remote_dir), "%s", remote_dir);
+    ccfg.producer_offsets_ttl_ms = producer_ttl;
+    ccfg.producer_offsets_cleanup_ms = producer_cleanup;
 
     /* signals go to sigwait below, never to a server thread */
     sigset_t sigs;

@@ -133,6 +133,10 @@ FL_API_HANDLER(fl_api_get_kv_snapshot_metadata);
 FL_API_HANDLER(fl_api_acquire_kv_snapshot_lease);
 FL_API_HANDLER(fl_api_release_kv_snapshot_lease);
 FL_API_HANDLER(fl_api_drop_kv_snapshot_lease);
+/* server_producer.c: */
+FL_API_HANDLER(fl_api_register_producer_offsets);
+FL_API_HANDLER(fl_api_get_producer_offsets);
+FL_API_HANDLER(fl_api_delete_producer_offsets);
 /* server_kv.c: */
 /* LOOKUP answered on the calling loop when that needs no I/O (see
  * server_kv.c); false: not answered, queue it as usual. */
