@@ -127,12 +127,15 @@ int main(int argc, char **argv) {
     int64_t t0 = fl_time_mono_ms();
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t net_default = cores < 1 ? 1 : cores > 4 ? 4 : cores;
-    int64_t bucket_number, replication_factor, max_bucket, frame_max, idle_ms, tablet_id;
+    int64_t bucket_number, replication_factor, max_bucket, max_partition, frame_max, idle_ms,
+        tablet_id;
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
     int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget, snap_interval, snap_retained;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
-        fl_config_int(&cfg, "max.bucket.num", 128000, &max_bucket, &err) ||
+        fl_config_int(&cfg, "max.bucket.num", FL_MAX_BUCKET_NUM_DEFAULT, &max_bucket, &err) ||
+        fl_config_int(&cfg, "max.partition.num", FL_MAX_PARTITION_NUM_DEFAULT, &max_partition,
+                      &err) ||
         fl_config_int(&cfg, "tablet-server.id", 0, &tablet_id, &err) ||
         fl_config_bytes(&cfg, "netty.server.max-request-size", 100LL * 1024 * 1024, &frame_max,
                         &err) ||
@@ -168,9 +171,11 @@ int main(int argc, char **argv) {
         goto fatal;
     }
     if (bucket_number < 1 || replication_factor < 1 || max_bucket < 1 || frame_max < 16 ||
-        flush_messages < 1) {
+        flush_messages < 1 || max_bucket > INT32_MAX || max_partition < 0 ||
+        max_partition > INT32_MAX) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
-                   "bucket, replication, size and flush settings must be positive");
+                   "bucket, replication, size and flush settings must be positive "
+                   "(max.partition.num: 0..2147483647)");
         goto fatal;
     }
     if (net_threads < 1 || net_threads > FL_TABLET_LOOPS_MAX || worker_threads < 1 ||
@@ -220,7 +225,7 @@ int main(int argc, char **argv) {
     snprintf(meta_dir, sizeof(meta_dir), "%s/coordinator", data_dir);
     ccfg.meta_dir = meta_dir;
     ccfg.defaults = (fl_table_defaults_t){(int32_t)bucket_number, (int32_t)replication_factor,
-                                          (int32_t)max_bucket};
+                                          (int32_t)max_bucket, (int32_t)max_partition};
     ccfg.tablet_count = (size_t)tablet_servers;
     for (long i = 0; i < tablet_servers; i++) ccfg.tablet_ids[i] = (int32_t)(tablet_id + i);
     snprintf(ccfg.bind_host, sizeof(ccfg.bind_host), "%s", cs_bind.host);
