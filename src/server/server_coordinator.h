@@ -7,7 +7,9 @@
  * The catalog and every metastore view are guarded by `lock`; handlers of
  * catalog APIs run with it held (server_dispatch.c). After a DDL the
  * coordinator pushes the change to every registered tablet server (a
- * direct call: they share the process).
+ * direct call: they share the process). Its auto-partition scheduler
+ * (server_auto_partition.h) creates and drops partitions of
+ * auto-partitioned tables on a thread of its own, under the same lock.
  *
  * Thread rule: safe from any thread unless noted.
  */
@@ -22,6 +24,7 @@
 #include "metastore.h"
 #include "rpc_loop.h"
 #include "rpc_server.h"
+#include "server_auto_partition.h"
 #include "server_node.h"
 
 #define FL_WRITER_ID_BLOCK_DEFAULT 1000
@@ -37,6 +40,9 @@ typedef struct fl_coordinator_config {
     fl_rpc_limits_t limits;
     int64_t writer_id_block;       /* writer ids reserved per durable write */
     char remote_dir[4096];         /* remote.data.dir (KV snapshots, leases); "" = data dir's */
+    int64_t auto_partition_interval_ms; /* auto-partition.check.interval; 0 = 10 min */
+    char auto_partition_clock_file[4096]; /* auto-partition.test.clock-file; "" = system clock */
+    char default_time_zone[128];   /* zone of tables without one; "" = the process's */
 } fl_coordinator_config_t;
 
 struct fl_coordinator_server {
@@ -53,6 +59,7 @@ struct fl_coordinator_server {
     fl_server_role_t role;
     int64_t writer_next, writer_limit; /* (lock) the current block of writer ids */
     fl_kv_leases_t *leases;            /* KV snapshot leases (own lock) */
+    fl_auto_partitioner_t *auto_partitioner; /* its thread takes `lock` per pass */
     bool started;
 };
 

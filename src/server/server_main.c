@@ -55,7 +55,10 @@ static void fl_usage(FILE *f) {
             "      remote.data.dir (default <data.dir>/remote: KV snapshots, leases),\n"
             "      kv.snapshot.interval (default 10 min), kv.snapshot.num-retained (default 2),\n"
             "      kv.rocksdb.write-buffer-budget (default 256mb, fluss-c key: all memtables\n"
-            "      of a tablet server together; 0 = no budget)\n",
+            "      of a tablet server together; 0 = no budget),\n"
+            "      max.partition.num (default 1000 per table), auto-partition.check.interval\n"
+            "      (default 10 min), auto-partition.test.clock-file (fluss-c test facility:\n"
+            "      auto-partitioning's \"now\" is the epoch ms in that file; off by default)\n",
             FL_DEFAULT_COORDINATOR_LISTENER, FL_DEFAULT_TABLET_LISTENER);
 }
 
@@ -131,6 +134,7 @@ int main(int argc, char **argv) {
         tablet_id;
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
     int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget, snap_interval, snap_retained;
+    int64_t auto_partition_ms;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
         fl_config_int(&cfg, "max.bucket.num", FL_MAX_BUCKET_NUM_DEFAULT, &max_bucket, &err) ||
@@ -156,8 +160,14 @@ int main(int argc, char **argv) {
                         &err) ||
         fl_config_duration_ms(&cfg, "kv.snapshot.interval", 10LL * 60 * 1000, &snap_interval,
                               &err) ||
-        fl_config_int(&cfg, "kv.snapshot.num-retained", 2, &snap_retained, &err))
+        fl_config_int(&cfg, "kv.snapshot.num-retained", 2, &snap_retained, &err) ||
+        fl_config_duration_ms(&cfg, "auto-partition.check.interval",
+                              FL_AUTO_PARTITION_INTERVAL_MS_DEFAULT, &auto_partition_ms, &err))
         goto fatal;
+    if (auto_partition_ms < 1) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "auto-partition.check.interval must be positive");
+        goto fatal;
+    }
     if (snap_interval < 1 || snap_retained < 1 || snap_retained > 1000) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
                    "kv.snapshot.interval must be positive and kv.snapshot.num-retained 1..1000");
@@ -236,6 +246,14 @@ int main(int argc, char **argv) {
     ccfg.limits = limits;
     ccfg.writer_id_block = FL_WRITER_ID_BLOCK_DEFAULT;
     snprintf(ccfg.remote_dir, sizeof(ccfg.remote_dir), "%s", remote_dir);
+    ccfg.auto_partition_interval_ms = auto_partition_ms;
+    const char *clock_file = fl_config_string(&cfg, "auto-partition.test.clock-file", "");
+    if (strlen(clock_file) >= sizeof(ccfg.auto_partition_clock_file)) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "auto-partition.test.clock-file is too long");
+        goto fatal;
+    }
+    snprintf(ccfg.auto_partition_clock_file, sizeof(ccfg.auto_partition_clock_file), "%s",
+             clock_file);
 
     /* signals go to sigwait below, never to a server thread */
     sigset_t sigs;
