@@ -26,11 +26,13 @@ import pyarrow as pa
 import pytest
 
 import fluss
-from conftest import REPO, OurServer, connect, expect_error, unique
+from conftest import IS_OURS, REPO, OurServer, connect, expect_error, unique
 
 SCHEMA = pa.schema([pa.field("id", pa.int32()), pa.field("v", pa.string()),
                     pa.field("dt", pa.string())])
 CHECK_INTERVAL = "100ms"
+# the clocked tests start flussd themselves: nothing to run against the reference
+clocked = pytest.mark.skipif(not IS_OURS, reason="needs flussd's auto-partition test clock")
 
 
 def props(unit, precreate=None, retention=None, zone=None, key=None):
@@ -128,6 +130,29 @@ async def test_several_keys_precreate_nothing(admin, db):
     assert info.get_properties()["table.auto-partition.num-precreate"] == "0"
 
 
+@pytest.mark.parametrize("key,bad", [("table.auto-partition.time-unit", "WEEK"),
+                                     ("table.auto-partition.num-precreate", "x"),
+                                     ("table.auto-partition.num-retention", "9999999999"),
+                                     ("table.auto-partition.enabled", "yes")])
+async def test_option_values_refused(admin, db, key, bad):
+    p = props("HOUR")
+    p[key] = bad
+    err = await expect_error(39, create(admin, db, "bad", p))
+    assert err.message == (f"Invalid value for config '{key}'. Reason: Could not parse value "
+                           f"'{bad}' for key '{key}'.")
+
+
+async def test_unknown_zone_is_gmt_and_negative_precreate_is_none(admin, db):
+    # Java's TimeZone.getTimeZone: "UTC+8" is no zone id, so GMT
+    before = time.time()
+    path = await create(admin, db, "gmt", props("HOUR", precreate=1, zone="UTC+8"))
+    await wait_partitions(admin, path, lambda s: s in ({value(before, "UTC", "HOUR", 0)},
+                                                       {value(time.time(), "UTC", "HOUR", 0)}))
+    none = await create(admin, db, "none", props("HOUR", precreate=-3, zone="UTC"))
+    await asyncio.sleep(0.5)
+    assert await partitions(admin, none) == {}
+
+
 # ---------------------------------------------------------------------------
 # ours: a clock the test moves
 # ---------------------------------------------------------------------------
@@ -182,6 +207,7 @@ async def read(conn, path, pid, buckets):
 
 
 @pytest.mark.ours_only
+@clocked
 @pytest.mark.timeout(120)
 async def test_clock_moves_partitions_and_data(tmp_path):
     cs = ClockedServer(tmp_path, at("2024-09-10T05:30:00+00:00"))
@@ -243,6 +269,7 @@ async def test_clock_moves_partitions_and_data(tmp_path):
 
 
 @pytest.mark.ours_only
+@clocked
 @pytest.mark.timeout(120)
 async def test_limits_stop_auto_creation(tmp_path):
     cs = ClockedServer(tmp_path, at("2024-09-10T05:30:00+00:00"),
@@ -277,6 +304,7 @@ async def test_limits_stop_auto_creation(tmp_path):
 
 
 @pytest.mark.ours_only
+@clocked
 @pytest.mark.timeout(120)
 async def test_day_unit_in_a_dst_zone_and_several_keys(tmp_path):
     # 23:30 in New York (EST) the day before clocks go forward: late enough
