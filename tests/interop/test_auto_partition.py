@@ -130,6 +130,27 @@ async def test_several_keys_precreate_nothing(admin, db):
     assert info.get_properties()["table.auto-partition.num-precreate"] == "0"
 
 
+async def test_primary_key_table_in_auto_created_partitions(conn, admin, db):
+    schema = pa.schema([pa.field("id", pa.int32()), pa.field("dt", pa.string()),
+                        pa.field("v", pa.string())])
+    path = fluss.TablePath(db, "pk")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(schema, primary_keys=["id", "dt"]), partition_keys=["dt"], bucket_count=2,
+        properties=props("YEAR", precreate=2, zone="UTC")))
+    got = await wait_partitions(admin, path, lambda s: len(s) == 2)
+    years = sorted(got)
+    assert int(years[1]) == int(years[0]) + 1
+    table = await conn.get_table(path)
+    w = table.new_upsert().create_writer()
+    for i in range(20):
+        w.upsert({"id": i, "dt": years[i % 2], "v": f"v{i}"})
+    await w.flush()
+    lookuper = table.new_lookup().create_lookuper()
+    for i in (0, 1, 19):
+        assert await lookuper.lookup({"id": i, "dt": years[i % 2]}) == {
+            "id": i, "dt": years[i % 2], "v": f"v{i}"}
+
+
 @pytest.mark.parametrize("key,bad", [("table.auto-partition.time-unit", "WEEK"),
                                      ("table.auto-partition.num-precreate", "x"),
                                      ("table.auto-partition.num-retention", "9999999999"),
