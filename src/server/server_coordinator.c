@@ -55,6 +55,10 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     }
     cs->self = cfg->advertised;
     cs->self.id = 0;
+    fl_auto_partitioner_config_t apc = {cfg->auto_partition_interval_ms,
+                                        cs->cfg.auto_partition_clock_file, NULL,
+                                        cs->cfg.default_time_zone};
+    cs->auto_partitioner = fl_auto_partitioner_new(cs, &apc);
     cs->loop = fl_rpc_loop_new("cs-net");
     cs->rpc = fl_rpc_server_new(&cs->loop, 1, &cfg->limits, fl_server_handle);
     cs->workers = fl_workq_new(1, "cs-work");
@@ -114,6 +118,7 @@ int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
     if (fl_rpc_loop_start(cs->loop))
         return fl_err_set(err, FLUSS_ERR__STATE, "cannot start the coordinator's network thread");
     cs->started = true;
+    fl_auto_partitioner_start(cs->auto_partitioner);
     return 0;
 }
 
@@ -122,6 +127,8 @@ void fl_coordinator_server_stop(fl_coordinator_server_t *cs) {
     cs->started = false;
     fl_rpc_loop_post(cs->loop, fl_producer_sweep_stop, cs);
     fl_rpc_server_close(cs->rpc);
+    /* a pass under way finishes (its drops reach the tablet servers) */
+    fl_auto_partitioner_stop(cs->auto_partitioner);
     /* no request comes in now: finish the DDL jobs queued, whose pushes
      * still reach the tablet servers, before those are torn down */
     fl_workq_destroy(cs->workers);
@@ -134,6 +141,7 @@ void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
     fl_rpc_loop_destroy(cs->loop);
     fl_rpc_server_destroy(cs->rpc);
     if (cs->workers) fl_workq_destroy(cs->workers);
+    fl_auto_partitioner_destroy(cs->auto_partitioner);
     cs->ms->ops->close(cs->ms);
     fl_kv_leases_close(cs->leases);
     fl_producer_offsets_close(cs->producers);

@@ -9,7 +9,9 @@
  * The catalog and every metastore view are guarded by `lock`; handlers of
  * catalog APIs run with it held (server_dispatch.c). After a DDL the
  * coordinator pushes the change to every registered tablet server (a
- * direct call: they share the process).
+ * direct call: they share the process). Its auto-partition scheduler
+ * (server_auto_partition.h) creates and drops partitions of
+ * auto-partitioned tables on a thread of its own, under the same lock.
  *
  * Thread rule: safe from any thread unless noted.
  */
@@ -26,6 +28,7 @@
 #include "metastore.h"
 #include "rpc_loop.h"
 #include "rpc_server.h"
+#include "server_auto_partition.h"
 #include "server_node.h"
 
 #define FL_WRITER_ID_BLOCK_DEFAULT 1000
@@ -43,6 +46,9 @@ typedef struct fl_coordinator_config {
     char remote_dir[4096];         /* remote.data.dir (KV snapshots, leases); "" = data dir's */
     int64_t producer_offsets_ttl_ms;     /* coordinator.producer-offsets.ttl; 0 = 24 h */
     int64_t producer_offsets_cleanup_ms; /* ….cleanup-interval; 0 = 1 h */
+    int64_t auto_partition_interval_ms; /* auto-partition.check.interval; 0 = 10 min */
+    char auto_partition_clock_file[4096]; /* auto-partition.test.clock-file; "" = system clock */
+    char default_time_zone[128];   /* zone of tables without one; "" = the process's */
 } fl_coordinator_config_t;
 
 struct fl_coordinator_server {
@@ -62,6 +68,7 @@ struct fl_coordinator_server {
     fl_producer_offsets_t *producers;  /* producer offsets (own locks) */
     uv_timer_t producer_sweep_timer;   /* on loop: expired producer offsets go */
     atomic_bool producer_sweep_queued;
+    fl_auto_partitioner_t *auto_partitioner; /* its thread takes `lock` per pass */
     bool started;
 };
 
