@@ -17,6 +17,7 @@
 #include "proto_api.h"
 #include "proto_produce.h"
 #include "server_coordinator.h"
+#include "server_filter.h"
 #include "server_node.h"
 #include "server_tablet.h"
 
@@ -114,8 +115,11 @@ void fl_server_reply_error(fl_buf_t *out, int32_t request_id, int code, const ch
 }
 
 static FL_API_HANDLER(fl_api_versions) {
-    (void)m;
     (void)err;
+    const Fluss__ApiVersionsRequest *vreq = (const Fluss__ApiVersionsRequest *)m;
+    if (ctx->conn && fl_client_reads_statistics(vreq->client_software_name,
+                                                vreq->client_software_version))
+        fl_rpc_conn_set_flags(ctx->conn, fl_rpc_conn_flags(ctx->conn) | FL_CONN_READS_STATISTICS);
     const fl_server_role_t *role = ctx->role;
     int32_t request_id = ctx->request_id;
     Fluss__PbApiVersion items[FL_API_ENTRY_COUNT];

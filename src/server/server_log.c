@@ -30,6 +30,7 @@
 #include "record_validate.h"
 #include "server_ackwait.h"
 #include "server_coordinator.h"
+#include "server_filter.h"
 #include "server_node.h"
 #include "server_tablet.h"
 #include "types_row_compacted.h" /* base-128 varints, as protobuf writes them */
@@ -173,7 +174,7 @@ static void fl_fetch_reply_spliced(fl_rpc_out_t *o, int32_t request_id,
  * parking. */
 static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogRequest *req,
                              int32_t request_id, fl_buf_t *frame, fl_rpc_out_t *rout,
-                             fl_fetch_watch_t *watch) {
+                             fl_fetch_watch_t *watch, bool to_v0, bool *progress) {
     bool failed = false;
     size_t nt = req->n_tables_req, total = 0;
     size_t request_max = req->max_bytes > 0 ? (size_t)req->max_bytes : 0;
@@ -200,6 +201,17 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
         fl_error_t proj_err;
         fl_err_clear(&proj_err);
         int proj_rc = tr->projection_pushdown_enabled ? fl_proj_prepare(table, tr, &proj_err) : 0;
+        /* filter pushdown: against the schema the filter names */
+        fl_filter_node_t filter_tree;
+        const fl_filter_node_t *filter = NULL;
+        int32_t filter_sid = tr->has_filter_schema_id ? tr->filter_schema_id
+                                                      : (table ? table->schema_id : 0);
+        if (tr->filter_predicate && table && filter_sid >= 1 &&
+            (size_t)filter_sid <= table->schema_count && table->schema_ok[filter_sid - 1]) {
+            fl_filter_from_wire(tr->filter_predicate, &table->schemas[filter_sid - 1],
+                                &filter_tree);
+            filter = &filter_tree;
+        }
         blocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket));
         block_ptrs[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket *));
         datas[i] = fl_calloc(nb ? nb : 1, sizeof(fl_buf_t));
@@ -233,6 +245,21 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
                     rc = fl_replica_read(r, offset, limit, data, &err);
                 else if (offset < start || offset > fl_replica_log_end(r))
                     rc = fl_replica_read(r, offset, 1, data, &err);
+                int64_t filtered_end = -1;
+                if (!rc && data->len > 0 &&
+                    (filter || (to_v0 && fl_records_have_new_layout(data->data, data->len)))) {
+                    fl_buf_t kept;
+                    fl_buf_init(&kept);
+                    rc = fl_fetch_filter(data->data, data->len, filter, filter_sid, to_v0, &kept,
+                                         &filtered_end, &err);
+                    fl_buf_free(data);
+                    *data = kept;
+                }
+                if (!rc && filtered_end >= 0) {
+                    b.has_filtered_end_offset = 1;
+                    b.filtered_end_offset = filtered_end;
+                    if (progress) *progress = true;
+                }
                 if (!rc && tr->projection_pushdown_enabled && data->len > 0) {
                     fl_buf_t projected;
                     fl_buf_init(&projected);
@@ -271,6 +298,7 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
             blocks[i][k] = b;
             block_ptrs[i][k] = &blocks[i][k];
         }
+        if (filter) fl_filter_node_clear(&filter_tree);
         fl_hosted_table_unref(table);
         t.n_buckets_resp = nb;
         t.buckets_resp = block_ptrs[i];
@@ -296,6 +324,11 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
     fl_free(tables);
     fl_free(table_ptrs);
     return failed ? SIZE_MAX : total;
+}
+
+/* Batches go out as magic 0 unless the client reads main's layout. */
+static bool fl_fetch_to_v0(const fl_rpc_conn_t *conn) {
+    return !conn || !(fl_rpc_conn_flags(conn) & FL_CONN_READS_STATISTICS);
 }
 
 typedef struct fl_fetch_op {
@@ -325,7 +358,7 @@ static void fl_fetch_answer_task(void *arg) {
         fl_rpc_out_t o;
         fl_rpc_out_init(&o);
         fl_fetch_build(f->ts, (const Fluss__FetchLogRequest *)f->req->body, f->req->request_id,
-                       NULL, &o, NULL);
+                       NULL, &o, NULL, fl_fetch_to_v0(f->req->conn), NULL);
         fl_rpc_conn_send_out(f->req->conn, &o); /* on its loop: no copy */
         fl_rpc_out_free(&o);
     }
@@ -364,9 +397,11 @@ FL_API_HANDLER(fl_api_fetch_log) {
     bool spliced = ctx->rout && out == &ctx->rout->buf;
     size_t mark = out->len, mark_ext = spliced ? ctx->rout->ext_count : 0;
     fl_fetch_watch_t watch = {0};
+    bool progress = false;
     size_t got = fl_fetch_build(ts, req, rid, out, spliced ? ctx->rout : NULL,
-                                may_park ? &watch : NULL);
-    if (got >= min || !may_park) {
+                                may_park ? &watch : NULL, fl_fetch_to_v0(ctx->conn), &progress);
+    /* a filtered_end_offset moves the reader on: answer it at once */
+    if (got >= min || !may_park || progress) {
         fl_fetch_watch_free(&watch);
         return 0;
     }

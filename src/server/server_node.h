@@ -35,6 +35,9 @@
 #include "rpc_server.h"
 
 #define FL_SERVER_HOST_MAX 256
+/* fl_rpc_conn_flags bits: the client announced (API_VERSIONS) that it
+ * reads Fluss main's magic 1/2 batches with statistics (server_filter.h). */
+#define FL_CONN_READS_STATISTICS 1u
 
 typedef struct fl_endpoint {
     int32_t id;
