@@ -106,6 +106,52 @@ int fluss_table_info(fluss_client_t *c, const char *database, const char *table,
                      fluss_table_info_t **out, fluss_error_t *err);
 void fluss_table_info_free(fluss_table_info_t *info);
 
+/* One change of fluss_table_alter. */
+typedef enum fluss_table_change_kind {
+    FLUSS_TABLE_SET_OPTION = 0,   /* key = value */
+    FLUSS_TABLE_RESET_OPTION = 1, /* key back to its default */
+    FLUSS_TABLE_ADD_COLUMN = 2    /* column = "name TYPE [COMMENT 'text']", added last */
+} fluss_table_change_kind_t;
+
+typedef struct fluss_table_change {
+    fluss_table_change_kind_t kind;
+    const char *key;
+    const char *value;
+    const char *column;
+} fluss_table_change_t;
+
+/* ALTER_TABLE with n changes, applied together by the server (which
+ * decides which options may change: 0.9.1 allows e.g.
+ * table.datalake.freshness; added columns must be nullable). */
+int fluss_table_alter(fluss_client_t *c, const char *database, const char *table,
+                      const fluss_table_change_t *changes, size_t n, bool ignore_if_not_exists,
+                      fluss_error_t *err);
+
+/* ---- partitions ----
+ *
+ * A partition spec is text "k1=v1,k2=v2" naming partition-key values;
+ * a partition's name is its values in partition-key order joined by '$'
+ * ("v1$v2", Fluss's partition name). */
+
+typedef struct fluss_partition_info {
+    int64_t partition_id;
+    char *name; /* "v1$v2" */
+    char *spec; /* "k1=v1,k2=v2" in partition-key order */
+} fluss_partition_info_t;
+
+/* CREATE_PARTITION: spec names every partition key. */
+int fluss_partition_create(fluss_client_t *c, const char *database, const char *table,
+                           const char *spec, bool ignore_if_exists, fluss_error_t *err);
+int fluss_partition_drop(fluss_client_t *c, const char *database, const char *table,
+                         const char *spec, bool ignore_if_not_exists, fluss_error_t *err);
+/* LIST_PARTITION_INFOS, all partitions or (partial_spec not NULL or
+ * empty) those matching some partition keys' values. *out is an array
+ * of *count infos (free with fluss_partition_infos_free). */
+int fluss_partition_list(fluss_client_t *c, const char *database, const char *table,
+                         const char *partial_spec, fluss_partition_info_t **out, size_t *count,
+                         fluss_error_t *err);
+void fluss_partition_infos_free(fluss_partition_info_t *infos, size_t count);
+
 /* Builds the TableDescriptor JSON for a spec without talking to a server.
  * Returns a malloc'd string (free with free()) or NULL with err set. */
 char *fluss_table_spec_to_json(const fluss_table_spec_t *spec, fluss_error_t *err);
@@ -126,11 +172,12 @@ const char *fluss_error_name(int code);
 
 typedef struct fluss_table fluss_table_t;
 
-/* Opens a log table: GET_TABLE_INFO (schema, buckets, properties) and
- * GET_METADATA (bucket leaders, tablet server addresses) through the
- * client's coordinator connection. Blocks. The client must outlive the
- * call only (the table keeps copies of everything it needs; connections
- * to tablet servers are opened by writers and scanners). */
+/* Opens a table: GET_TABLE_INFO (schema, buckets, properties) and
+ * GET_METADATA (bucket leaders, tablet server and coordinator addresses)
+ * through the client's coordinator connection. Blocks. The client must
+ * outlive the call only (the table keeps copies of everything it needs;
+ * connections to tablet servers are opened by writers and scanners, and
+ * partition metadata is asked for by them when they meet a partition). */
 int fluss_table_open(fluss_client_t *client, const char *database, const char *table,
                      fluss_table_t **out, fluss_error_t *err);
 void fluss_table_close(fluss_table_t *table);
@@ -147,6 +194,14 @@ int fluss_table_column_index(const fluss_table_t *t, const char *name);
 /* The primary key's column indexes (borrowed, *cols valid while the
  * table is open); returns their count, 0 for a log table. */
 size_t fluss_table_primary_key(const fluss_table_t *t, const int32_t **cols);
+/* The partition keys' column indexes (borrowed, like _primary_key);
+ * returns their count, 0 for a table without partitions. */
+size_t fluss_table_partition_keys(const fluss_table_t *t, const int32_t **cols);
+/* The id of a partition given by spec ("k=v,...", every partition key) or
+ * by name ("v1$v2"), through GET_METADATA (blocks);
+ * FLUSS_ERR_PARTITION_NOT_EXISTS when there is none. */
+int fluss_table_partition_id(const fluss_table_t *t, const char *spec, int64_t *id,
+                             fluss_error_t *err);
 
 #define FLUSS_OFFSET_EARLIEST ((int64_t)-2)
 #define FLUSS_OFFSET_LATEST ((int64_t)-3)
@@ -159,10 +214,17 @@ typedef enum fluss_offset_spec {
 
 /* LIST_OFFSETS for n buckets (all buckets when buckets is NULL, then
  * n must be fluss_table_bucket_count). offsets[i] receives bucket
- * buckets[i]'s offset. Opens a short-lived connection per leader. Blocks. */
+ * buckets[i]'s offset. Opens a short-lived connection per leader. Blocks.
+ * A partitioned table's buckets belong to its partitions: use
+ * _list_partition_offsets. */
 int fluss_table_list_offsets(const fluss_table_t *t, const int32_t *buckets, size_t n,
                              fluss_offset_spec_t spec, int64_t timestamp_ms, int64_t *offsets,
                              fluss_error_t *err);
+/* The same for the buckets of one partition (its leaders resolved with
+ * GET_METADATA first); partition_id -1 is the table's own buckets. */
+int fluss_table_list_partition_offsets(const fluss_table_t *t, int64_t partition_id,
+                                       const int32_t *buckets, size_t n, fluss_offset_spec_t spec,
+                                       int64_t timestamp_ms, int64_t *offsets, fluss_error_t *err);
 
 /* ---- rows ---- */
 
@@ -208,6 +270,14 @@ int fluss_row_set_timestamp(fluss_row_t *row, size_t col, int64_t epoch_millis,
  * (FLUSS_ERR__INVALID_ARG). */
 int fluss_row_set_text(fluss_row_t *row, size_t col, const char *text, fluss_error_t *err);
 
+/* The name ("v1$v2") of the partition a row of a partitioned table goes
+ * to, from its partition-key values as Fluss names partitions (strings
+ * as they are, integers in decimal, DATE yyyy-MM-dd, TIME HH-mm-ss_SSS,
+ * TIMESTAMP yyyy-MM-dd-HH-mm-ss_fraction, FLOAT/DOUBLE with '_' for '.',
+ * bytes as hex), NUL-terminated into buf. FLUSS_ERR__INVALID_ARG for a
+ * NULL partition value or a name longer than cap - 1. */
+int fluss_row_partition_name(const fluss_row_t *row, char *buf, size_t cap, fluss_error_t *err);
+
 /* ---- append writer ---- */
 
 typedef struct fluss_append_writer_options {
@@ -218,6 +288,11 @@ typedef struct fluss_append_writer_options {
     int acks;                  /* 0 = -1 (all); else 1 or -1 */
     int idempotent;            /* < 0 or 1 = on (INIT_WRITER, batch sequences), 0 = off */
     int request_timeout_ms;    /* 0 = 30 s */
+    /* Partitioned tables: >= 0 (default) creates the partition a row
+     * names when it does not exist (CREATE_PARTITION, as the Java writer's
+     * client.writer.dynamic-create-partition.enabled, default true);
+     * < 0 fails the row with PARTITION_NOT_EXISTS instead. */
+    int dynamic_partitions;
 } fluss_append_writer_options_t;
 
 typedef struct fluss_append_writer fluss_append_writer_t;
@@ -229,9 +304,13 @@ typedef struct fluss_append_writer fluss_append_writer_t;
  * builds, sends and collects acknowledgements inside _append and _flush. */
 int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_t *opts,
                             fluss_append_writer_t **out, fluss_error_t *err);
-/* Adds a copy of row (the caller keeps row). Picks the bucket: the bucket
+/* Adds a copy of row (the caller keeps row). Of a partitioned table, the
+ * row goes to the partition its partition-key values name (resolved with
+ * GET_METADATA when first met, created if missing unless
+ * dynamic_partitions < 0; blocks then). Picks the bucket: the bucket
  * key's compacted encoding hashed like the Java client, or a sticky
- * bucket that moves round robin when its batch closes. May block to send
+ * bucket (one per partition) that moves round robin when its batch
+ * closes. May block to send
  * batches and wait for acknowledgements when buffer_memory_max or
  * max_inflight is reached. Returns the first error of an earlier batch
  * if one failed (the writer is then failed: every later call returns it). */
@@ -253,6 +332,7 @@ int fluss_append_writer_poll(fluss_append_writer_t *w, int timeout_ms, fluss_err
 /* One batch's outcome, reported to the ack callback. */
 typedef struct fluss_append_ack {
     int32_t bucket;
+    int64_t partition_id; /* -1 for a table without partitions */
     int64_t base_offset; /* offset of the batch's first row; -1 if failed or not answered */
     int64_t rows;
     int64_t bytes;       /* uncompressed Arrow bytes of its rows (as _stats counts) */
@@ -282,9 +362,10 @@ void fluss_append_writer_destroy(fluss_append_writer_t *w);
  *
  * Same thread rules as the log-table section. Keys are given as rows
  * (fluss_row_t of the table) with the primary-key columns set; the other
- * columns are ignored. Values are stored in the table's kv format
- * (table.kv.format: COMPACTED, or INDEXED). Partitioned tables are not
- * supported yet (fluss_table_open refuses them).
+ * columns are ignored (of a partitioned table the partition-key columns
+ * name the key's partition). Values are stored in the table's kv format
+ * (table.kv.format: COMPACTED, or INDEXED). Keys are the physical primary
+ * key (the primary key without partition keys), as in Fluss.
  * ====================================================================== */
 
 typedef struct fluss_upsert_writer_options {
@@ -330,7 +411,8 @@ int fluss_lookuper_new(fluss_table_t *t, fluss_lookuper_t **out, fluss_error_t *
 void fluss_lookuper_destroy(fluss_lookuper_t *l);
 /* Looks up n keys at once: one LOOKUP request per tablet server leading
  * any of their buckets, sent together. rows[i] receives key i's row
- * (caller frees with fluss_row_destroy) or NULL when not found. On
+ * (caller frees with fluss_row_destroy) or NULL when not found (also when
+ * a partitioned table has no partition the key names). On
  * error every rows[i] is NULL. A call that fails retriably (a connection
  * the server closed as idle, a leader moving) is sent again, on a new
  * connection, up to 5 times; so are _prefix_lookup and _limit_scan.
@@ -347,6 +429,10 @@ int fluss_lookuper_prefix_lookup(fluss_lookuper_t *l, const fluss_row_t *prefix,
  * its current state. Same output as _prefix_lookup. Blocks. */
 int fluss_lookuper_limit_scan(fluss_lookuper_t *l, int32_t bucket, int32_t limit,
                               fluss_row_t ***rows, size_t *count, fluss_error_t *err);
+/* The same for a bucket of a partition (partition_id -1: _limit_scan). */
+int fluss_lookuper_limit_scan_partition(fluss_lookuper_t *l, int64_t partition_id,
+                                        int32_t bucket, int32_t limit, fluss_row_t ***rows,
+                                        size_t *count, fluss_error_t *err);
 void fluss_rows_free(fluss_row_t **rows, size_t count);
 
 /* ---- reading rows (rows from a lookuper) ---- */
@@ -382,13 +468,23 @@ int fluss_log_scanner_new(fluss_table_t *t, const int32_t *projection, size_t n,
 void fluss_log_scanner_set_projection_pushdown(fluss_log_scanner_t *s, bool enabled);
 /* Starts (or moves) reading bucket at offset: an offset, or
  * FLUSS_OFFSET_EARLIEST, or FLUSS_OFFSET_LATEST (resolved now with
- * LIST_OFFSETS; blocks). */
+ * LIST_OFFSETS; blocks). Of a table without partitions. */
 int fluss_log_scanner_subscribe(fluss_log_scanner_t *s, int32_t bucket, int64_t offset,
                                 fluss_error_t *err);
+/* The same for a bucket of a partition of a partitioned table (partition
+ * ids from fluss_partition_list or fluss_table_partition_id); the
+ * partition's leaders are resolved with GET_METADATA when it is first
+ * subscribed (blocks). partition_id -1 is _subscribe. */
+int fluss_log_scanner_subscribe_partition(fluss_log_scanner_t *s, int64_t partition_id,
+                                          int32_t bucket, int64_t offset, fluss_error_t *err);
 void fluss_log_scanner_unsubscribe(fluss_log_scanner_t *s, int32_t bucket);
+void fluss_log_scanner_unsubscribe_partition(fluss_log_scanner_t *s, int64_t partition_id,
+                                             int32_t bucket);
 /* The next offset the scanner will return for bucket, or -1 when not
  * subscribed (FLUSS_OFFSET_EARLIEST until the first fetch answers). */
 int64_t fluss_log_scanner_position(const fluss_log_scanner_t *s, int32_t bucket);
+int64_t fluss_log_scanner_partition_position(const fluss_log_scanner_t *s, int64_t partition_id,
+                                             int32_t bucket);
 /* Waits up to timeout_ms for records (FETCH_LOG long poll, min_bytes 1).
  * Returns 0 with *out a batch (caller frees with fluss_record_batch_free)
  * or *out NULL on timeout; or an error (a per-bucket server error names
@@ -398,6 +494,22 @@ int fluss_log_scanner_poll(fluss_log_scanner_t *s, int timeout_ms, fluss_record_
 /* Bytes of log records (Arrow batches as the server sent them, after
  * projection) received so far; a load generator's MB/s. */
 int64_t fluss_log_scanner_bytes_fetched(const fluss_log_scanner_t *s);
+/* Log record batches received so far (a filter pushed down makes the
+ * server skip some). */
+int64_t fluss_log_scanner_batches_fetched(const fluss_log_scanner_t *s);
+/* Sets (or with NULL/"" clears) a row filter: predicates on one column
+ * each, joined by AND —
+ *     amount >= 10 AND kind = 'buy' AND note IS NULL
+ * with = (==) != (<>) < <= > >= against a literal ('text' with '' for a
+ * quote, numbers, true/false; read like fluss_row_set_text reads the
+ * column's type), and IS [NOT] NULL. Batches hand out only matching rows
+ * (their offsets keep their gaps). The filter is also sent with every
+ * FETCH_LOG (Fluss main's filter_predicate with the table's schema id
+ * and column ids), so a server that keeps batch statistics
+ * (table.statistics.columns) skips batches that cannot match; others
+ * ignore it. ARRAY/MAP/ROW columns cannot be filtered.
+ * FLUSS_ERR__INVALID_ARG names what did not parse. */
+int fluss_log_scanner_set_filter(fluss_log_scanner_t *s, const char *expr, fluss_error_t *err);
 void fluss_log_scanner_destroy(fluss_log_scanner_t *s);
 
 /* ---- record batches ---- */
@@ -412,6 +524,8 @@ typedef enum fluss_change_type {
 
 void fluss_record_batch_free(fluss_record_batch_t *b);
 int32_t fluss_record_batch_bucket(const fluss_record_batch_t *b);
+/* The partition of the batch's bucket, -1 for a table without partitions. */
+int64_t fluss_record_batch_partition_id(const fluss_record_batch_t *b);
 /* Offset of the batch's first row (after skipped rows). */
 int64_t fluss_record_batch_base_offset(const fluss_record_batch_t *b);
 size_t fluss_record_batch_row_count(const fluss_record_batch_t *b);

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "client_filter.h"
 #include "client_table.h"
 #include "common_alloc.h"
 #include "record_batch.h"
@@ -33,13 +34,80 @@ void fluss_record_batch_free(fluss_record_batch_t *b) {
     fl_free(b->names);
     fl_free(b->types);
     fl_free(b->change_types);
+    fl_free(b->offsets);
     fl_free(b);
 }
 
-int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len, int32_t bucket,
-                           const int32_t *msg_cols, size_t msg_count, const int32_t *present,
-                           size_t present_count, int64_t min_offset, bool check_crc,
-                           fluss_record_batch_t **out, fl_error_t *err) {
+/* The rows of the Arrow batch from skip on that match filter, as Arrow
+ * row indexes into *idx (malloc'd); returns their count. Every filtered
+ * column is among the decoded ones (the scanner fetches them). */
+static size_t fl_batch_select(const fluss_table_t *t, const fl_cfilter_t *filter,
+                              const fl_arrow_array_t *cols, const int32_t *msg_cols,
+                              size_t msg_count, int64_t skip, int64_t rows, int64_t **idx) {
+    size_t ncols = t->desc.schema.column_count;
+    const fl_arrow_array_t **by_pos = fl_calloc(ncols ? ncols : 1, sizeof(*by_pos));
+    for (size_t m = 0; m < msg_count; m++) by_pos[msg_cols[m]] = &cols[m];
+    for (size_t k = 0; k < filter->count; k++)
+        if (!by_pos[filter->preds[k].column]) abort(); /* the scanner fetches filter columns */
+    *idx = fl_malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int64_t));
+    size_t n = 0;
+    for (int64_t r = skip; r < rows; r++)
+        if (fl_cfilter_match(filter, by_pos, r)) (*idx)[n++] = r;
+    fl_free(by_pos);
+    return n;
+}
+
+/* The batch of the presented columns (moved out of cols/types), rows
+ * skip.. of the Arrow batch, or only rows idx[0..n) (taken, with their
+ * offsets) when idx is not NULL. */
+static fluss_record_batch_t *fl_batch_assemble(const fluss_table_t *t, const fl_batch_view_t *bv,
+                                               const uint8_t *ct, fl_arrow_array_t *cols,
+                                               fl_datatype_t **types, const int32_t *msg_cols,
+                                               size_t msg_count, const int32_t *present,
+                                               size_t present_count, int64_t skip,
+                                               const int64_t *idx, size_t n) {
+    fluss_record_batch_t *b = fl_calloc(1, sizeof(*b));
+    b->partition_id = -1;
+    b->skip = idx ? 0 : (size_t)skip;
+    b->rows = idx ? n : (size_t)(bv->record_count - skip);
+    b->base_offset = bv->base_offset + (idx ? idx[0] : skip);
+    b->commit_timestamp = bv->commit_timestamp;
+    b->column_count = present_count;
+    b->cols = fl_calloc(present_count ? present_count : 1, sizeof(fl_arrow_array_t));
+    b->names = fl_calloc(present_count ? present_count : 1, sizeof(char *));
+    b->types = fl_calloc(present_count ? present_count : 1, sizeof(fl_datatype_t *));
+    for (size_t k = 0; k < present_count; k++) {
+        size_t m = 0;
+        while (m < msg_count && msg_cols[m] != present[k]) m++;
+        if (m == msg_count || !types[m]) abort(); /* the scanner checks projections */
+        if (idx) {
+            fl_arrow_take(&cols[m], idx, n, &b->cols[k]);
+        } else {
+            b->cols[k] = cols[m];
+            memset(&cols[m], 0, sizeof(cols[m]));
+        }
+        b->types[k] = types[m]; /* the taken columns point at it too */
+        types[m] = NULL;
+        b->names[k] = fl_strdup(t->desc.schema.columns[present[k]].name);
+    }
+    size_t nct = idx ? n : (size_t)bv->record_count;
+    if (ct) {
+        b->change_types = fl_malloc(nct ? nct : 1);
+        for (size_t r = 0; r < nct; r++) b->change_types[r] = ct[idx ? (size_t)idx[r] : r];
+    }
+    if (idx) {
+        b->offsets = fl_malloc(n * sizeof(int64_t));
+        for (size_t r = 0; r < n; r++) b->offsets[r] = bv->base_offset + idx[r];
+    }
+    return b;
+}
+
+int fl_record_batch_decode_filtered(const fluss_table_t *t, const uint8_t *p, size_t len,
+                                    int32_t bucket, const int32_t *msg_cols, size_t msg_count,
+                                    const int32_t *present, size_t present_count,
+                                    int64_t min_offset, bool check_crc,
+                                    const fl_cfilter_t *filter, fluss_record_batch_t **out,
+                                    fl_error_t *err) {
     *out = NULL;
     fl_batch_view_t bv;
     int rc = fl_batch_parse(p, len, &bv, err);
@@ -72,34 +140,18 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len,
         types[i] = fl_datatype_clone(fl_table_type(t, (size_t)msg_cols[i]));
         rc = fl_arrow_decoder_next(&dec, types[i], &cols[i], err);
     }
-    if (!rc) {
-        fluss_record_batch_t *b = fl_calloc(1, sizeof(*b));
-        b->bucket = bucket;
-        int64_t skip = min_offset > bv.base_offset ? min_offset - bv.base_offset : 0;
-        b->skip = (size_t)skip;
-        b->rows = (size_t)(bv.record_count - skip);
-        b->base_offset = bv.base_offset + skip;
-        b->commit_timestamp = bv.commit_timestamp;
-        b->column_count = present_count;
-        b->cols = fl_calloc(present_count ? present_count : 1, sizeof(fl_arrow_array_t));
-        b->names = fl_calloc(present_count ? present_count : 1, sizeof(char *));
-        b->types = fl_calloc(present_count ? present_count : 1, sizeof(fl_datatype_t *));
-        for (size_t k = 0; k < present_count; k++) {
-            size_t m = 0;
-            while (m < msg_count && msg_cols[m] != present[k]) m++;
-            if (m == msg_count || !types[m]) abort(); /* the scanner checks projections */
-            b->cols[k] = cols[m];
-            b->types[k] = types[m];
-            memset(&cols[m], 0, sizeof(cols[m]));
-            types[m] = NULL;
-            b->names[k] = fl_strdup(t->desc.schema.columns[present[k]].name);
-        }
-        if (ct) {
-            b->change_types = fl_malloc((size_t)bv.record_count);
-            memcpy(b->change_types, ct, (size_t)bv.record_count);
-        }
-        *out = b;
+    int64_t skip = min_offset > bv.base_offset ? min_offset - bv.base_offset : 0;
+    int64_t *idx = NULL;
+    size_t n = 0;
+    if (!rc && filter && filter->count > 0)
+        n = fl_batch_select(t, filter, cols, msg_cols, msg_count, skip, bv.record_count, &idx);
+    bool all = !idx || (int64_t)n == bv.record_count - skip;
+    if (!rc && (all || n > 0)) {
+        *out = fl_batch_assemble(t, &bv, ct, cols, types, msg_cols, msg_count, present,
+                                 present_count, skip, all ? NULL : idx, n);
+        (*out)->bucket = bucket;
     }
+    fl_free(idx);
     for (size_t i = 0; i < msg_count; i++) {
         fl_arrow_array_free(&cols[i]);
         fl_datatype_destroy(types[i]);
@@ -109,9 +161,18 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len,
     return rc;
 }
 
+int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len, int32_t bucket,
+                           const int32_t *msg_cols, size_t msg_count, const int32_t *present,
+                           size_t present_count, int64_t min_offset, bool check_crc,
+                           fluss_record_batch_t **out, fl_error_t *err) {
+    return fl_record_batch_decode_filtered(t, p, len, bucket, msg_cols, msg_count, present,
+                                           present_count, min_offset, check_crc, NULL, out, err);
+}
+
 /* ---- accessors ---- */
 
 int32_t fluss_record_batch_bucket(const fluss_record_batch_t *b) { return b->bucket; }
+int64_t fluss_record_batch_partition_id(const fluss_record_batch_t *b) { return b->partition_id; }
 int64_t fluss_record_batch_base_offset(const fluss_record_batch_t *b) { return b->base_offset; }
 size_t fluss_record_batch_row_count(const fluss_record_batch_t *b) { return b->rows; }
 size_t fluss_record_batch_column_count(const fluss_record_batch_t *b) { return b->column_count; }
@@ -121,6 +182,7 @@ const char *fluss_record_batch_column_name(const fluss_record_batch_t *b, size_t
 }
 
 int64_t fluss_record_batch_offset(const fluss_record_batch_t *b, size_t row) {
+    if (b->offsets && row < b->rows) return b->offsets[row];
     return b->base_offset + (int64_t)row;
 }
 

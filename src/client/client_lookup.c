@@ -12,11 +12,16 @@
  * Reads are idempotent, so a call that fails retriably (a connection the
  * server closed as idle, a leader moving) is sent again, on a new
  * connection when the old one broke, up to FL_LOOKUP_ATTEMPTS_MAX times.
+ * Of a partitioned table a key names its partition by its partition-key
+ * columns (resolved through GET_METADATA when first met, never created);
+ * a key of a partition that does not exist is not found, as in Java's
+ * PrimaryKeyLookuper.
  * Thread rule: one user at a time (the connections are the lookuper's).
  */
 #include <string.h>
 #include <time.h>
 
+#include "client_partition.h"
 #include "client_table.h"
 #include "common_alloc.h"
 #include "common_murmur.h"
@@ -34,6 +39,8 @@ struct fluss_lookuper {
     fluss_table_t *t;
     fl_client_conn_t *conns; /* per node; fd < 0 until used */
     fl_buf_t key;
+    fl_parts_t parts;
+    fl_buf_t pname;
 };
 
 int fluss_lookuper_new(fluss_table_t *t, fluss_lookuper_t **out, fluss_error_t *e) {
@@ -48,6 +55,8 @@ int fluss_lookuper_new(fluss_table_t *t, fluss_lookuper_t **out, fluss_error_t *
     l->conns = fl_calloc(t->node_count ? t->node_count : 1, sizeof(fl_client_conn_t));
     for (size_t i = 0; i < t->node_count; i++) l->conns[i].fd = -1;
     fl_buf_init(&l->key);
+    fl_buf_init(&l->pname);
+    fl_parts_init(&l->parts, t);
     *out = l;
     return 0;
 }
@@ -57,6 +66,8 @@ void fluss_lookuper_destroy(fluss_lookuper_t *l) {
     for (size_t i = 0; i < l->t->node_count; i++) fl_client_conn_close(&l->conns[i]);
     fl_free(l->conns);
     fl_buf_free(&l->key);
+    fl_buf_free(&l->pname);
+    fl_parts_free(&l->parts);
     fl_free(l);
 }
 
@@ -78,16 +89,35 @@ static bool fl_lookup_again(int rc, int attempt) {
     return true;
 }
 
-/* The connection to bucket's leader (opened if needed) and its node. */
-static fl_client_conn_t *fl_lookup_conn(fluss_lookuper_t *l, int32_t bucket, int *node,
-                                        fl_error_t *err) {
+/* The partition index of a key row (0 without partitions); *missing
+ * when the partition does not exist. */
+static int fl_lookup_part(fluss_lookuper_t *l, const fl_row_t *row, size_t *part, bool *missing,
+                          fl_error_t *err) {
+    const fluss_table_t *t = l->t;
+    *part = 0;
+    *missing = false;
+    if (t->part_count == 0) return 0;
+    int rc = fl_partition_name_of_row(t->types, row, t->part_cols, t->part_count, &l->pname, err);
+    if (!rc) rc = fl_parts_by_name(&l->parts, (const char *)l->pname.data, false, part, err);
+    if (rc == FLUSS_ERR_PARTITION_NOT_EXISTS) {
+        fl_err_clear(err);
+        *missing = true;
+        return 0;
+    }
+    return rc;
+}
+
+/* The connection to the leader of (partition index, bucket) (opened if
+ * needed) and its node. */
+static fl_client_conn_t *fl_lookup_conn(fluss_lookuper_t *l, size_t part, int32_t bucket,
+                                        int *node, fl_error_t *err) {
     const fluss_table_t *t = l->t;
     if (bucket < 0 || bucket >= t->bucket_count) {
         fl_err_set(err, FLUSS_ERR__INVALID_ARG, "bucket %d out of range [0, %d)", bucket,
                    t->bucket_count);
         return NULL;
     }
-    *node = t->leader_node[bucket];
+    *node = fl_parts_leader(&l->parts, part, bucket);
     if (*node < 0) {
         fl_err_set(err, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION, "bucket %d of %s.%s has no leader",
                    bucket, t->database, t->name);
@@ -124,8 +154,8 @@ static int fl_lookup_decode(const fluss_table_t *t, const uint8_t *p, size_t len
 static int fl_lookup_bucket(fluss_lookuper_t *l, const fluss_row_t *row, int32_t *bucket,
                             fl_error_t *err) {
     const fluss_table_t *t = l->t;
-    bool same = t->bucket_key_count == t->pk_count &&
-                memcmp(t->bucket_key, t->pk, t->pk_count * sizeof(int32_t)) == 0;
+    bool same = t->bucket_key_count == t->kpk_count &&
+                memcmp(t->bucket_key, t->kpk, t->kpk_count * sizeof(int32_t)) == 0;
     if (same) {
         *bucket = fl_bucket_of(l->key.data, l->key.len, t->bucket_count);
         return 0;
@@ -146,7 +176,8 @@ typedef struct fl_lookup_plan {
     fl_buf_t keys;      /* every key's bytes, back to back */
     size_t *key_off, *key_len;
     int32_t *bucket;    /* per key */
-    int *node;          /* per key */
+    size_t *part;       /* per key: partition index */
+    int *node;          /* per key; -1: its partition does not exist (not found) */
     int32_t *rid;       /* per node: request id in flight, -1 none */
 } fl_lookup_plan_t;
 
@@ -155,6 +186,7 @@ static void fl_lookup_plan_free(fl_lookup_plan_t *p) {
     fl_free(p->key_off);
     fl_free(p->key_len);
     fl_free(p->bucket);
+    fl_free(p->part);
     fl_free(p->node);
     fl_free(p->rid);
 }
@@ -167,41 +199,55 @@ static int fl_lookup_plan_keys(fluss_lookuper_t *l, const fluss_row_t *const *ke
         if (keys[i]->row.column_count != t->desc.schema.column_count)
             return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "key %zu is a row of another table", i);
         l->key.len = 0;
-        int rc = fl_compacted_key_encode(&keys[i]->row, &t->desc.schema, t->pk, t->pk_count,
+        int rc = fl_compacted_key_encode(&keys[i]->row, &t->desc.schema, t->kpk, t->kpk_count,
                                          &l->key, err);
         if (!rc) rc = fl_lookup_bucket(l, keys[i], &p->bucket[i], err);
+        bool missing = false;
+        if (!rc) rc = fl_lookup_part(l, &keys[i]->row, &p->part[i], &missing, err);
         if (rc) return rc;
         p->key_off[i] = p->keys.len;
         p->key_len[i] = l->key.len;
         fl_buf_append(&p->keys, l->key.data, l->key.len);
-        if (!fl_lookup_conn(l, p->bucket[i], &p->node[i], err)) return err->code;
+        p->node[i] = -1;
+        if (missing) continue;
+        if (!fl_lookup_conn(l, p->part[i], p->bucket[i], &p->node[i], err)) return err->code;
     }
     return 0;
 }
 
+/* Whether keys i and j go to the same bucket of the same partition. */
+static bool fl_lookup_same_bucket(const fl_lookup_plan_t *p, size_t i, size_t j) {
+    return p->bucket[i] == p->bucket[j] && p->part[i] == p->part[j];
+}
+
 /* Sends node's LOOKUP (reconnecting if needed): one
- * PbLookupReqForBucket per bucket, keys in their order. */
+ * PbLookupReqForBucket per (partition, bucket), keys in their order. */
 static int fl_lookup_send(fluss_lookuper_t *l, fl_lookup_plan_t *p, int node, fl_error_t *err) {
     const fluss_table_t *t = l->t;
     if (l->conns[node].fd < 0) { /* broken on an earlier attempt */
         int rc = fl_table_connect_node(t, node, &l->conns[node], err);
         if (rc) return rc;
     }
-    Fluss__PbLookupReqForBucket *reqs = fl_calloc((size_t)t->bucket_count, sizeof(*reqs));
-    Fluss__PbLookupReqForBucket **ptrs = fl_calloc((size_t)t->bucket_count, sizeof(*ptrs));
+    Fluss__PbLookupReqForBucket *reqs = fl_calloc(p->n, sizeof(*reqs));
+    Fluss__PbLookupReqForBucket **ptrs = fl_calloc(p->n, sizeof(*ptrs));
     ProtobufCBinaryData *kb = fl_calloc(p->n, sizeof(*kb));
+    bool *grouped = fl_calloc(p->n, sizeof(bool));
     size_t nb = 0, k = 0;
-    for (int32_t b = 0; b < t->bucket_count; b++) {
+    for (size_t g = 0; g < p->n; g++) {
+        if (grouped[g] || p->node[g] != node) continue;
         size_t first = k;
-        for (size_t i = 0; i < p->n; i++)
-            if (p->node[i] == node && p->bucket[i] == b) {
+        for (size_t i = g; i < p->n; i++)
+            if (!grouped[i] && p->node[i] == node && fl_lookup_same_bucket(p, g, i)) {
+                grouped[i] = true;
                 kb[k].data = p->keys.data + p->key_off[i];
                 kb[k].len = p->key_len[i];
                 k++;
             }
-        if (k == first) continue;
         fluss__pb_lookup_req_for_bucket__init(&reqs[nb]);
-        reqs[nb].bucket_id = b;
+        int64_t pid = l->parts.items[p->part[g]].id;
+        reqs[nb].has_partition_id = pid >= 0;
+        reqs[nb].partition_id = pid;
+        reqs[nb].bucket_id = p->bucket[g];
         reqs[nb].n_keys = k - first;
         reqs[nb].keys = kb + first;
         ptrs[nb] = &reqs[nb];
@@ -215,6 +261,7 @@ static int fl_lookup_send(fluss_lookuper_t *l, fl_lookup_plan_t *p, int node, fl
     fl_free(reqs);
     fl_free(ptrs);
     fl_free(kb);
+    fl_free(grouped);
     return rc;
 }
 
@@ -229,8 +276,11 @@ static int fl_lookup_place(fluss_lookuper_t *l, fl_lookup_plan_t *p, int node,
                               br->error_message ? br->error_message
                                                 : fl_err_default_message(br->error_code));
         size_t v = 0;
+        int64_t pid = br->has_partition_id ? br->partition_id : -1;
         for (size_t i = 0; i < p->n; i++) {
-            if (p->node[i] != node || p->bucket[i] != br->bucket_id) continue;
+            if (p->node[i] != node || p->bucket[i] != br->bucket_id ||
+                l->parts.items[p->part[i]].id != pid)
+                continue;
             if (v >= br->n_values)
                 return fl_err_set(err, FLUSS_ERR__CORRUPT,
                                   "LOOKUP answered %zu values for bucket %d, asked more",
@@ -298,6 +348,7 @@ int fluss_lookuper_lookup(fluss_lookuper_t *l, const fluss_row_t *const *keys, s
     p.key_off = fl_malloc(n * sizeof(size_t));
     p.key_len = fl_malloc(n * sizeof(size_t));
     p.bucket = fl_malloc(n * sizeof(int32_t));
+    p.part = fl_calloc(n, sizeof(size_t));
     p.node = fl_malloc(n * sizeof(int));
     size_t nodes = l->t->node_count ? l->t->node_count : 1;
     p.rid = fl_malloc(nodes * sizeof(int32_t));
@@ -324,9 +375,9 @@ int fluss_lookuper_lookup(fluss_lookuper_t *l, const fluss_row_t *const *keys, s
 /* Whether the bucket key is a proper prefix of the primary key (the
  * condition of Fluss's PrefixLookuper). */
 static bool fl_bucket_key_is_prefix(const fluss_table_t *t) {
-    if (t->bucket_key_count == 0 || t->bucket_key_count >= t->pk_count) return false;
+    if (t->bucket_key_count == 0 || t->bucket_key_count >= t->kpk_count) return false;
     for (size_t i = 0; i < t->bucket_key_count; i++)
-        if (t->bucket_key[i] != t->pk[i]) return false;
+        if (t->bucket_key[i] != t->kpk[i]) return false;
     return true;
 }
 
@@ -366,13 +417,23 @@ int fluss_lookuper_prefix_lookup(fluss_lookuper_t *l, const fluss_row_t *prefix,
     l->key.len = 0;
     int node = -1;
     fl_client_conn_t *c = NULL;
+    size_t part = 0;
+    bool missing = false;
     int rc = fl_compacted_key_encode(&prefix->row, &t->desc.schema, t->bucket_key,
                                      t->bucket_key_count, &l->key, &err);
+    if (!rc) rc = fl_lookup_part(l, &prefix->row, &part, &missing, &err);
+    if (!rc && missing) { /* no partition, no rows */
+        *rows = fl_calloc(1, sizeof(fluss_row_t *));
+        return 0;
+    }
     int32_t bucket = rc ? 0 : fl_bucket_of(l->key.data, l->key.len, t->bucket_count);
-    if (!rc && !(c = fl_lookup_conn(l, bucket, &node, &err))) rc = err.code;
+    if (!rc && !(c = fl_lookup_conn(l, part, bucket, &node, &err))) rc = err.code;
     if (rc) return fl_client_error_out(e, &err);
     ProtobufCBinaryData kb = {l->key.len, l->key.data};
     Fluss__PbPrefixLookupReqForBucket br = FLUSS__PB_PREFIX_LOOKUP_REQ_FOR_BUCKET__INIT;
+    int64_t pid = l->parts.items[part].id;
+    br.has_partition_id = pid >= 0;
+    br.partition_id = pid;
     br.bucket_id = bucket;
     br.n_keys = 1;
     br.keys = &kb;
@@ -387,7 +448,7 @@ int fluss_lookuper_prefix_lookup(fluss_lookuper_t *l, const fluss_row_t *prefix,
                                  &fluss__prefix_lookup_response__descriptor,
                                  (ProtobufCMessage **)&resp, &err);
         if (!rc || !fl_lookup_again(rc, attempt)) break;
-        if (!(c = fl_lookup_conn(l, bucket, &node, &err))) return fl_client_error_out(e, &err);
+        if (!(c = fl_lookup_conn(l, part, bucket, &node, &err))) return fl_client_error_out(e, &err);
     }
     if (rc) return fl_client_error_out(e, &err);
     const Fluss__PbPrefixLookupRespForBucket *r = NULL;
@@ -443,17 +504,28 @@ int fl_lookup_value_batch_rows(const fluss_table_t *t, const uint8_t *p, size_t 
     return 0;
 }
 
-int fluss_lookuper_limit_scan(fluss_lookuper_t *l, int32_t bucket, int32_t limit,
-                              fluss_row_t ***rows, size_t *count, fluss_error_t *e) {
+int fluss_lookuper_limit_scan_partition(fluss_lookuper_t *l, int64_t partition_id,
+                                        int32_t bucket, int32_t limit, fluss_row_t ***rows,
+                                        size_t *count, fluss_error_t *e) {
     fl_error_t err;
     fl_err_clear(&err);
     *rows = NULL;
     *count = 0;
     int node = -1;
-    fl_client_conn_t *c = fl_lookup_conn(l, bucket, &node, &err);
+    size_t part = 0;
+    if ((partition_id < 0) != (l->t->part_count == 0)) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "%s.%s %s", l->t->database, l->t->name,
+                   l->t->part_count ? "is partitioned: name the partition" : "has no partitions");
+        return fl_client_error_out(e, &err);
+    }
+    if (partition_id >= 0 && fl_parts_by_id(&l->parts, partition_id, &part, &err))
+        return fl_client_error_out(e, &err);
+    fl_client_conn_t *c = fl_lookup_conn(l, part, bucket, &node, &err);
     if (!c) return fl_client_error_out(e, &err);
     Fluss__LimitScanRequest req = FLUSS__LIMIT_SCAN_REQUEST__INIT;
     req.table_id = l->t->table_id;
+    req.has_partition_id = partition_id >= 0;
+    req.partition_id = partition_id;
     req.bucket_id = bucket;
     req.limit = limit;
     Fluss__LimitScanResponse *resp = NULL;
@@ -463,7 +535,7 @@ int fluss_lookuper_limit_scan(fluss_lookuper_t *l, int32_t bucket, int32_t limit
                                  &fluss__limit_scan_response__descriptor,
                                  (ProtobufCMessage **)&resp, &err);
         if (!rc || !fl_lookup_again(rc, attempt)) break;
-        if (!(c = fl_lookup_conn(l, bucket, &node, &err))) return fl_client_error_out(e, &err);
+        if (!(c = fl_lookup_conn(l, part, bucket, &node, &err))) return fl_client_error_out(e, &err);
     }
     if (rc) return fl_client_error_out(e, &err);
     if (resp->has_error_code && resp->error_code != 0)
@@ -477,4 +549,9 @@ int fluss_lookuper_limit_scan(fluss_lookuper_t *l, int32_t bucket, int32_t limit
                                         &err);
     protobuf_c_message_free_unpacked(&resp->base, NULL);
     return rc ? fl_client_error_out(e, &err) : 0;
+}
+
+int fluss_lookuper_limit_scan(fluss_lookuper_t *l, int32_t bucket, int32_t limit,
+                              fluss_row_t ***rows, size_t *count, fluss_error_t *e) {
+    return fluss_lookuper_limit_scan_partition(l, -1, bucket, limit, rows, count, e);
 }

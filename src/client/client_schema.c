@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <stdio.h>
 
+#include "client_table.h"
 #include "common_alloc.h"
 #include "fluss.h"
 #include "types_table.h"
@@ -50,7 +51,7 @@ static int fl_kv_args(const char *const *kvs, fl_kvlist_t *out, fl_error_t *err)
 }
 
 /* "name TYPE [NOT NULL] [COMMENT 'text']" separated by top-level commas. */
-static int fl_parse_columns(const char *text, fl_schema_t *s, fl_error_t *err) {
+int fl_client_parse_columns(const char *text, fl_schema_t *s, fl_error_t *err) {
     const char *p = text;
     for (;;) {
         while (isspace((unsigned char)*p)) p++;
@@ -122,7 +123,7 @@ char *fluss_table_spec_to_json(const fluss_table_spec_t *spec, fluss_error_t *ou
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "a table needs a schema");
         goto done;
     }
-    if (fl_parse_columns(spec->schema, &d.schema, &err)) goto done;
+    if (fl_client_parse_columns(spec->schema, &d.schema, &err)) goto done;
     fl_schema_assign_ids(&d.schema);
     if (spec->primary_key) {
         d.schema.has_primary_key = true;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "client_partition.h"
 #include "client_table.h"
 #include "common_alloc.h"
 #include "fluss_api.pb-c.h"
@@ -33,27 +34,53 @@ static char *fl_type_text(const fl_datatype_t *t) {
     return (char *)b.data;
 }
 
-/* The primary key's column indexes, the kv format, and the default
- * bucket key of a PK table (its primary key, as Fluss's
- * TableDescriptor does when none is given). */
+/* The partition keys' column indexes (each of a type Fluss can name a
+ * partition by). */
+static int fl_table_init_partitions(fluss_table_t *t, fl_error_t *err) {
+    const fl_strlist_t *keys = &t->desc.partition_keys;
+    t->part_cols = fl_calloc(keys->count ? keys->count : 1, sizeof(int32_t));
+    for (size_t i = 0; i < keys->count; i++) {
+        int idx = fl_schema_column_index(&t->desc.schema, keys->items[i]);
+        if (idx < 0)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "partition key '%s' is not a column",
+                              keys->items[i]);
+        if (!fl_partition_type_ok(t->desc.schema.columns[idx].type))
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "partition key '%s' has a type partitions cannot be named by",
+                              keys->items[i]);
+        t->part_cols[t->part_count++] = idx;
+    }
+    return 0;
+}
+
+/* The primary key's column indexes, its physical part (without partition
+ * keys: what keys encode, Fluss's TableInfo#getPhysicalPrimaryKeys), the
+ * kv format, and the default bucket key of a PK table (its physical
+ * primary key, as Fluss's TableDescriptor does when none is given). */
 static int fl_table_init_pk(fluss_table_t *t, fl_error_t *err) {
     const fl_schema_t *s = &t->desc.schema;
     size_t n = s->has_primary_key ? s->primary_key.count : 0;
     t->pk = fl_calloc(n ? n : 1, sizeof(int32_t));
+    t->kpk = fl_calloc(n ? n : 1, sizeof(int32_t));
     for (size_t i = 0; i < n; i++) {
         int idx = fl_schema_column_index(s, s->primary_key.items[i]);
         if (idx < 0)
             return fl_err_set(err, FLUSS_ERR__CORRUPT, "primary key '%s' is not a column",
                               s->primary_key.items[i]);
         t->pk[t->pk_count++] = idx;
+        if (fl_strlist_index(&t->desc.partition_keys, s->primary_key.items[i]) < 0)
+            t->kpk[t->kpk_count++] = idx;
     }
+    if (n > 0 && t->kpk_count == 0)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "the primary key has only partition keys; nothing to encode");
     const char *f = fl_kvlist_get(&t->desc.properties, "table.kv.format");
     if (f && fl_row_format_parse(f, &t->kv_format, err)) return err->code;
     if (t->pk_count > 0 && t->bucket_key_count == 0) {
         fl_free(t->bucket_key);
-        t->bucket_key = fl_malloc(t->pk_count * sizeof(int32_t));
-        memcpy(t->bucket_key, t->pk, t->pk_count * sizeof(int32_t));
-        t->bucket_key_count = t->pk_count;
+        t->bucket_key = fl_malloc(t->kpk_count * sizeof(int32_t));
+        memcpy(t->bucket_key, t->kpk, t->kpk_count * sizeof(int32_t));
+        t->bucket_key_count = t->kpk_count;
     }
     return 0;
 }
@@ -102,7 +129,7 @@ fluss_table_t *fl_table_new_local(const char *db, const char *name, int64_t tabl
     for (int32_t b = 0; b < t->bucket_count; b++) t->leader_node[b] = -1;
     t->types = fl_calloc(n ? n : 1, sizeof(fl_datatype_t *));
     for (size_t i = 0; i < n; i++) t->types[i] = t->desc.schema.columns[i].type;
-    if (fl_table_init_pk(t, err)) {
+    if (fl_table_init_partitions(t, err) || fl_table_init_pk(t, err)) {
         fluss_table_close(t);
         return NULL;
     }
@@ -115,6 +142,8 @@ void fluss_table_close(fluss_table_t *t) {
     fl_free(t->type_text);
     fl_free(t->types);
     fl_free(t->pk);
+    fl_free(t->kpk);
+    fl_free(t->part_cols);
     fl_table_desc_free(&t->desc);
     fl_free(t->bucket_key);
     fl_free(t->leader_node);
@@ -137,6 +166,11 @@ static int fl_table_load_metadata(fluss_table_t *t, fl_client_conn_t *coord, fl_
                                  &fluss__metadata_response__descriptor, (ProtobufCMessage **)&md,
                                  err);
     if (rc) return rc;
+    if (md->coordinator_server) {
+        t->coordinator.id = md->coordinator_server->node_id;
+        snprintf(t->coordinator.host, FL_HOST_MAX, "%s", md->coordinator_server->host);
+        t->coordinator.port = md->coordinator_server->port;
+    }
     t->node_count = md->n_tablet_servers;
     t->nodes = fl_calloc(t->node_count ? t->node_count : 1, sizeof(fl_node_t));
     for (size_t i = 0; i < md->n_tablet_servers; i++) {
@@ -151,8 +185,7 @@ static int fl_table_load_metadata(fluss_table_t *t, fl_client_conn_t *coord, fl_
             const Fluss__PbBucketMetadata *bm = tm->bucket_metadata[j];
             if (bm->bucket_id < 0 || bm->bucket_id >= t->bucket_count || !bm->has_leader_id)
                 continue;
-            for (size_t i = 0; i < t->node_count; i++)
-                if (t->nodes[i].id == bm->leader_id) t->leader_node[bm->bucket_id] = (int32_t)i;
+            t->leader_node[bm->bucket_id] = fl_table_node_index(t, bm->leader_id);
         }
     }
     protobuf_c_message_free_unpacked(&md->base, NULL);
@@ -187,13 +220,6 @@ int fluss_table_open(fluss_client_t *client, const char *database, const char *t
         return fl_client_error_out(e, &err);
     }
     t->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
-    if (t->desc.partition_keys.count > 0) {
-        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
-                   "%s.%s is partitioned; partitioned tables are not supported yet", database,
-                   table);
-        fluss_table_close(t);
-        return fl_client_error_out(e, &err);
-    }
     if ((rc = fl_table_load_metadata(t, coord, &err))) {
         fluss_table_close(t);
         return fl_client_error_out(e, &err);
@@ -230,6 +256,18 @@ int fl_table_connect_node(const fluss_table_t *t, int node, fl_client_conn_t *co
     return fl_client_conn_open(conn, t->nodes[node].host, t->nodes[node].port, t->timeout_ms, err);
 }
 
+int fl_table_connect_coordinator(const fluss_table_t *t, fl_client_conn_t *conn, fl_error_t *err) {
+    if (t->coordinator.port <= 0)
+        return fl_err_set(err, FLUSS_ERR__STATE, "the cluster named no coordinator");
+    return fl_client_conn_open(conn, t->coordinator.host, t->coordinator.port, t->timeout_ms, err);
+}
+
+int32_t fl_table_node_index(const fluss_table_t *t, int32_t node_id) {
+    for (size_t i = 0; i < t->node_count; i++)
+        if (t->nodes[i].id == node_id) return (int32_t)i;
+    return -1;
+}
+
 int fl_table_connect_leader(const fluss_table_t *t, int32_t bucket, fl_client_conn_t *conn,
                             int *node, fl_error_t *err) {
     if (bucket < 0 || bucket >= t->bucket_count)
@@ -242,9 +280,9 @@ int fl_table_connect_leader(const fluss_table_t *t, int32_t bucket, fl_client_co
     return fl_table_connect_node(t, *node, conn, err);
 }
 
-int fluss_table_list_offsets(const fluss_table_t *t, const int32_t *buckets, size_t n,
-                             fluss_offset_spec_t spec, int64_t timestamp_ms, int64_t *offsets,
-                             fluss_error_t *e) {
+int fl_table_list_offsets(const fluss_table_t *t, int64_t partition_id, const int32_t *leader,
+                          const int32_t *buckets, size_t n, fluss_offset_spec_t spec,
+                          int64_t timestamp_ms, int64_t *offsets, fl_error_t *errp) {
     fl_error_t err;
     fl_err_clear(&err);
     int rc = 0;
@@ -258,19 +296,26 @@ int fluss_table_list_offsets(const fluss_table_t *t, const int32_t *buckets, siz
             rc = fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "bucket %d out of range", ids[i]);
             break;
         }
-        int node = t->leader_node[ids[i]];
+        int node = leader[ids[i]];
         fl_client_conn_t conn;
-        if ((rc = fl_table_connect_leader(t, ids[i], &conn, &node, &err))) break;
+        if (node < 0) {
+            rc = fl_err_set(&err, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION,
+                            "bucket %d of %s.%s has no leader", ids[i], t->database, t->name);
+            break;
+        }
+        if ((rc = fl_table_connect_node(t, node, &conn, &err))) break;
         int32_t *mine = fl_malloc(n * sizeof(int32_t));
         size_t m = 0;
         for (size_t j = i; j < n; j++)
             if (!done[j] && ids[j] >= 0 && ids[j] < t->bucket_count &&
-                t->leader_node[ids[j]] == node)
+                leader[ids[j]] == node)
                 mine[m++] = ids[j];
         Fluss__ListOffsetsRequest req = FLUSS__LIST_OFFSETS_REQUEST__INIT;
         req.follower_server_id = -1;
         req.offset_type = (int32_t)spec;
         req.table_id = t->table_id;
+        req.has_partition_id = partition_id >= 0;
+        req.partition_id = partition_id;
         req.n_bucket_id = m;
         req.bucket_id = mine;
         if (spec == FLUSS_OFFSETS_TIMESTAMP) {
@@ -305,5 +350,22 @@ int fluss_table_list_offsets(const fluss_table_t *t, const int32_t *buckets, siz
     }
     fl_free(done);
     fl_free(ids);
+    if (rc) *errp = err;
+    return rc;
+}
+
+int fluss_table_list_offsets(const fluss_table_t *t, const int32_t *buckets, size_t n,
+                             fluss_offset_spec_t spec, int64_t timestamp_ms, int64_t *offsets,
+                             fluss_error_t *e) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    if (t->part_count > 0) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "%s.%s is partitioned; name the partition (fluss_table_list_partition_offsets)",
+                   t->database, t->name);
+        return fl_client_error_out(e, &err);
+    }
+    int rc = fl_table_list_offsets(t, -1, t->leader_node, buckets, n, spec, timestamp_ms, offsets,
+                                   &err);
     return rc ? fl_client_error_out(e, &err) : 0;
 }

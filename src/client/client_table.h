@@ -40,9 +40,12 @@ struct fluss_table {
     char **type_text;          /* per column */
     int32_t *bucket_key;       /* column indexes of the bucket key */
     size_t bucket_key_count;
-    int32_t *leader_node;      /* per bucket: index into nodes, -1 none */
+    int32_t *leader_node;      /* per bucket: index into nodes, -1 none (partitioned: all -1) */
     fl_node_t *nodes;          /* tablet servers */
     size_t node_count;
+    fl_node_t coordinator;     /* for partition metadata and DDL; port 0 when unknown */
+    int32_t *part_cols;        /* column indexes of the partition keys, in key order */
+    size_t part_count;         /* 0: not partitioned */
     int timeout_ms;
     bool arrow_format;         /* table.log.format is ARROW */
     fl_arrow_codec_t codec;    /* table.log.arrow.compression.type */
@@ -50,9 +53,15 @@ struct fluss_table {
     const fl_datatype_t **types; /* per column, borrowed from desc */
     int32_t *pk;               /* column indexes of the primary key (pk_count 0: log table) */
     size_t pk_count;
+    int32_t *kpk;              /* the physical primary key: pk minus partition keys (the key
+                                * a KvRecord, LOOKUP and the storage use) */
+    size_t kpk_count;
     fl_row_format_t kv_format; /* table.kv.format (PK tables) */
 };
 
+/* client_schema.c: parses a column list ("name TYPE [NOT NULL] [COMMENT
+ * 'text'], ...") into s's columns. */
+int fl_client_parse_columns(const char *text, fl_schema_t *s, fl_error_t *err);
 /* Converts an internal error into the public one; returns its code. */
 int fl_client_error_out(fluss_error_t *out, const fl_error_t *in);
 /* client_admin.c: the client's coordinator connection, borrowed. */
@@ -71,6 +80,15 @@ int fl_table_connect_leader(const fluss_table_t *t, int32_t bucket, fl_client_co
                             int *node, fl_error_t *err);
 int fl_table_connect_node(const fluss_table_t *t, int node, fl_client_conn_t *conn,
                           fl_error_t *err);
+/* LIST_OFFSETS of buckets[0..n) (all when NULL) of partition_id (-1: the
+ * table's own buckets), leaders given per bucket; one request per leader. */
+int fl_table_list_offsets(const fluss_table_t *t, int64_t partition_id, const int32_t *leader,
+                          const int32_t *buckets, size_t n, fluss_offset_spec_t spec,
+                          int64_t timestamp_ms, int64_t *offsets, fl_error_t *err);
+/* Opens a connection to the cluster's coordinator. */
+int fl_table_connect_coordinator(const fluss_table_t *t, fl_client_conn_t *conn, fl_error_t *err);
+/* The table's tablet server index of node id, -1 when unknown. */
+int32_t fl_table_node_index(const fluss_table_t *t, int32_t node_id);
 
 /* ---- rows (client_row.c) ---- */
 
@@ -103,8 +121,14 @@ int fl_writer_open(fluss_table_t *t, const fluss_append_writer_options_t *opts, 
 /* Whether a failed request may succeed when sent again (a transport
  * failure or timeout, a leader moving, back-pressure). */
 bool fl_client_retriable(int code);
-/* kv mode: adds one KvRecord (value NULL/0 = delete) to bucket's batch. */
-int fl_writer_put_kv(fluss_append_writer_t *w, int32_t bucket, const uint8_t *key,
+/* The writer's partition index of a row (0 for a table without
+ * partitions): its partition name resolved (or created, per the
+ * writer's dynamic_partitions) through the writer's partition cache. */
+int fl_writer_route(fluss_append_writer_t *w, const fl_row_t *row, size_t *part,
+                    fl_error_t *err);
+/* kv mode: adds one KvRecord (value NULL/0 = delete) to the batch of
+ * (partition index part, bucket). */
+int fl_writer_put_kv(fluss_append_writer_t *w, size_t part, int32_t bucket, const uint8_t *key,
                      size_t key_len, const uint8_t *value, size_t value_len, fl_error_t *err);
 
 /* The rows of a LIMIT_SCAN's DefaultValueRecordBatch p[0, len) (empty
@@ -121,6 +145,7 @@ void fl_client_cell_text(const fl_datatype_t *t, const fl_row_t *row, size_t col
 
 struct fluss_record_batch {
     int32_t bucket;
+    int64_t partition_id; /* -1: none */
     int64_t base_offset;  /* of the first presented row */
     int64_t commit_timestamp;
     size_t skip;          /* rows of the Arrow batch before the first presented one */
@@ -130,6 +155,8 @@ struct fluss_record_batch {
     char **names;
     fl_datatype_t **types; /* owned clones the columns point into */
     uint8_t *change_types; /* per Arrow row, NULL when append-only */
+    int64_t *offsets;      /* per presented row when a filter thinned the batch, else NULL
+                            * (then row r is at base_offset + r) */
 };
 
 /* Decodes one fetched batch. msg_cols[0..msg_count) are the schema
@@ -142,6 +169,21 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *batch, size_t 
                            int32_t bucket, const int32_t *msg_cols, size_t msg_count,
                            const int32_t *present, size_t present_count, int64_t min_offset,
                            bool check_crc, fluss_record_batch_t **out, fl_error_t *err);
+/* The same with a row filter (client_filter.h; NULL or empty: none):
+ * only matching rows are presented, their columns taken into new arrays
+ * (client_take.c); *out is NULL when no row matches. Every filtered
+ * column must be among msg_cols. */
+struct fl_cfilter;
+int fl_record_batch_decode_filtered(const fluss_table_t *t, const uint8_t *batch, size_t len,
+                                    int32_t bucket, const int32_t *msg_cols, size_t msg_count,
+                                    const int32_t *present, size_t present_count,
+                                    int64_t min_offset, bool check_crc,
+                                    const struct fl_cfilter *filter, fluss_record_batch_t **out,
+                                    fl_error_t *err);
+/* client_take.c: rows idx[0..n) of src (checked by arrow_decode) copied
+ * into dst, which borrows src's type. */
+void fl_arrow_take(const fl_arrow_array_t *src, const int64_t *idx, size_t n,
+                   fl_arrow_array_t *dst);
 /* Text of element i of a decoded column (fluss.h
  * fluss_record_batch_value_text). */
 void fl_client_value_text(const fl_arrow_array_t *a, int64_t i, int flags, fl_buf_t *out);

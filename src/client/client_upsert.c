@@ -48,20 +48,23 @@ int fluss_upsert_writer_new(fluss_table_t *t, const fluss_upsert_writer_options_
     fl_buf_init(&w->key);
     fl_buf_init(&w->bucket_key);
     fl_buf_init(&w->value);
-    w->bucket_is_pk = t->bucket_key_count == t->pk_count &&
-                      memcmp(t->bucket_key, t->pk, t->pk_count * sizeof(int32_t)) == 0;
+    w->bucket_is_pk = t->bucket_key_count == t->kpk_count &&
+                      memcmp(t->bucket_key, t->kpk, t->kpk_count * sizeof(int32_t)) == 0;
     *out = w;
     return 0;
 }
 
-/* Encodes row's key into w->key and picks its bucket. */
-static int fl_upsert_key(fluss_upsert_writer_t *w, const fluss_row_t *row, int32_t *bucket,
-                         fl_error_t *err) {
+/* Encodes row's key (its physical primary key) into w->key and picks its
+ * partition (index in the engine's cache) and bucket. */
+static int fl_upsert_key(fluss_upsert_writer_t *w, const fluss_row_t *row, size_t *part,
+                         int32_t *bucket, fl_error_t *err) {
     const fluss_table_t *t = w->t;
     if (row->row.column_count != t->desc.schema.column_count)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "the row is of another table");
     w->key.len = 0;
-    int rc = fl_compacted_key_encode(&row->row, &t->desc.schema, t->pk, t->pk_count, &w->key, err);
+    int rc = fl_compacted_key_encode(&row->row, &t->desc.schema, t->kpk, t->kpk_count, &w->key,
+                                     err);
+    if (!rc) rc = fl_writer_route(w->engine, &row->row, part, err);
     if (rc) return rc;
     if (w->bucket_is_pk) {
         *bucket = fl_bucket_of(w->key.data, w->key.len, t->bucket_count);
@@ -79,14 +82,15 @@ int fluss_upsert_writer_upsert(fluss_upsert_writer_t *w, const fluss_row_t *row,
     fl_error_t err;
     fl_err_clear(&err);
     int32_t bucket = 0;
-    int rc = fl_upsert_key(w, row, &bucket, &err);
+    size_t part = 0;
+    int rc = fl_upsert_key(w, row, &part, &bucket, &err);
     if (!rc) {
         w->value.len = 0;
         rc = fl_row_encode(w->t->kv_format, &row->row, w->t->types,
                            w->t->desc.schema.column_count, &w->value, &err);
     }
     if (!rc)
-        rc = fl_writer_put_kv(w->engine, bucket, w->key.data, w->key.len, w->value.data,
+        rc = fl_writer_put_kv(w->engine, part, bucket, w->key.data, w->key.len, w->value.data,
                               w->value.len, &err);
     return rc ? fl_client_error_out(e, &err) : 0;
 }
@@ -96,8 +100,9 @@ int fluss_upsert_writer_delete(fluss_upsert_writer_t *w, const fluss_row_t *key,
     fl_error_t err;
     fl_err_clear(&err);
     int32_t bucket = 0;
-    int rc = fl_upsert_key(w, key, &bucket, &err);
-    if (!rc) rc = fl_writer_put_kv(w->engine, bucket, w->key.data, w->key.len, NULL, 0, &err);
+    size_t part = 0;
+    int rc = fl_upsert_key(w, key, &part, &bucket, &err);
+    if (!rc) rc = fl_writer_put_kv(w->engine, part, bucket, w->key.data, w->key.len, NULL, 0, &err);
     return rc ? fl_client_error_out(e, &err) : 0;
 }
 

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "client_partition.h"
 #include "client_table.h"
 #include "common_alloc.h"
 #include "common_time.h"
@@ -51,7 +52,9 @@
 
 typedef struct fl_wbatch {
     struct fl_wbatch *next;
+    int32_t slot;      /* its (partition, bucket) in the writer */
     int32_t bucket;
+    int64_t partition_id; /* -1: none */
     int32_t sequence;
     int64_t rows;
     size_t raw_bytes;
@@ -61,7 +64,10 @@ typedef struct fl_wbatch {
     int64_t not_before_ms;
 } fl_wbatch_t;
 
+/* A bucket of the table, or of one of its partitions. */
 typedef struct fl_wbucket {
+    int32_t part;                /* index in the writer's partition cache */
+    int32_t bucket;
     fl_record_builder_t builder; /* log mode */
     fl_kv_batch_builder_t kvb;   /* kv mode */
     bool open;
@@ -90,14 +96,18 @@ struct fluss_append_writer {
     fluss_table_t *t;
     fluss_append_writer_options_t o;
     int64_t writer_id;
-    fl_wbucket_t *buckets;
+    fl_parts_t parts;         /* the partitions written to (one pseudo partition if none) */
+    fl_wbucket_t **slots;     /* slot = part * bucket_count + bucket */
+    size_t slot_count;
+    int32_t *sticky;          /* per partition: the bucket rows without a bucket key go to */
+    fl_buf_t pname;           /* a row's partition name */
+    fl_record_builder_options_t bo;
     fl_wconn_t *conns;
     fl_wbatch_t *ready;
     fl_winflight_t *inflight;
     size_t inflight_cap;
     size_t inflight_count;
     size_t memory;
-    int32_t sticky;
     int64_t rows_since_linger_check;
     fl_error_t failed;
     int64_t rows_acked;
@@ -116,6 +126,33 @@ static size_t fl_wbucket_size(const fluss_append_writer_t *w, const fl_wbucket_t
 
 static int64_t fl_wbucket_rows(const fluss_append_writer_t *w, const fl_wbucket_t *wb) {
     return w->kv ? fl_kv_batch_builder_count(&wb->kvb) : fl_record_builder_rows(&wb->builder);
+}
+
+/* The node leading a slot's bucket, -1 none. */
+static int32_t fl_slot_leader(const fluss_append_writer_t *w, int32_t slot) {
+    const fl_wbucket_t *wb = w->slots[slot];
+    return fl_parts_leader(&w->parts, (size_t)wb->part, wb->bucket);
+}
+
+/* Makes the slots of partition index part exist (new buckets' batches
+ * empty). */
+static void fl_writer_grow(fluss_append_writer_t *w, size_t part) {
+    size_t nb = (size_t)w->t->bucket_count;
+    size_t need = (part + 1) * nb;
+    if (need <= w->slot_count) return;
+    w->slots = fl_realloc(w->slots, need * sizeof(*w->slots));
+    w->sticky = fl_realloc(w->sticky, (part + 1) * sizeof(int32_t));
+    for (size_t s = w->slot_count; s < need; s++) {
+        fl_wbucket_t *wb = fl_calloc(1, sizeof(*wb));
+        wb->part = (int32_t)(s / nb);
+        wb->bucket = (int32_t)(s % nb);
+        if (w->kv) fl_kv_batch_builder_init(&wb->kvb, (int16_t)w->t->schema_id, -1, -1);
+        else fl_record_builder_init(&wb->builder, &w->t->desc.schema, &w->bo);
+        w->slots[s] = wb;
+        if (wb->bucket == 0)
+            w->sticky[wb->part] = (int32_t)((uint64_t)fl_time_mono_ms() % (uint64_t)nb);
+    }
+    w->slot_count = need;
 }
 
 bool fl_client_retriable(int code) {
@@ -163,13 +200,13 @@ static void fl_ready_push_tail(fluss_append_writer_t *w, fl_wbatch_t *b) {
 static void fl_ready_requeue(fluss_append_writer_t *w, fl_wbatch_t *b) {
     fl_wbatch_t **pos = &w->ready;
     for (fl_wbatch_t **p = &w->ready; *p; p = &(*p)->next)
-        if ((*p)->bucket == b->bucket && (*p)->sequence < b->sequence) pos = &(*p)->next;
+        if ((*p)->slot == b->slot && (*p)->sequence < b->sequence) pos = &(*p)->next;
     b->next = *pos;
     *pos = b;
 }
 
 static void fl_writer_retry(fluss_append_writer_t *w, fl_wbatch_t *b, const fl_error_t *why) {
-    w->buckets[b->bucket].blocked = true;
+    w->slots[b->slot]->blocked = true;
     if (++b->attempts > FL_WRITER_RETRIES_MAX) {
         fl_error_t e;
         fl_err_set(&e, why->code, "bucket %d: gave up after %d attempts: %s", b->bucket,
@@ -182,12 +219,14 @@ static void fl_writer_retry(fluss_append_writer_t *w, fl_wbatch_t *b, const fl_e
 
 /* ---- closing batches ---- */
 
-static int fl_writer_close_bucket(fluss_append_writer_t *w, int32_t bucket) {
-    fl_wbucket_t *wb = &w->buckets[bucket];
+static int fl_writer_close_bucket(fluss_append_writer_t *w, int32_t slot) {
+    fl_wbucket_t *wb = w->slots[slot];
     if (!wb->open) return 0;
     fl_wbatch_t *b = fl_calloc(1, sizeof(*b));
     fl_buf_init(&b->bytes);
-    b->bucket = bucket;
+    b->slot = slot;
+    b->bucket = wb->bucket;
+    b->partition_id = w->parts.items[wb->part].id;
     b->rows = fl_wbucket_rows(w, wb);
     b->raw_bytes = fl_wbucket_size(w, wb);
     b->opened_us = wb->opened_us;
@@ -213,28 +252,28 @@ static int fl_writer_close_bucket(fluss_append_writer_t *w, int32_t bucket) {
     if (w->writer_id >= 0) wb->next_sequence = wb->next_sequence == INT32_MAX ? 0 : wb->next_sequence + 1;
     w->memory += b->bytes.len;
     fl_ready_push_tail(w, b);
-    if (w->t->bucket_key_count == 0 && bucket == w->sticky)
-        w->sticky = (w->sticky + 1) % w->t->bucket_count;
+    if (w->t->bucket_key_count == 0 && wb->bucket == w->sticky[wb->part])
+        w->sticky[wb->part] = (wb->bucket + 1) % w->t->bucket_count;
     return 0;
 }
 
 /* Closes the open batches older than linger_ms whose leader has a free
  * in-flight slot (the others keep filling until one is free). */
 static void fl_writer_close_lingering(fluss_append_writer_t *w, int64_t now) {
-    for (int32_t i = 0; i < w->t->bucket_count; i++) {
-        if (!w->buckets[i].open || now - w->buckets[i].opened_ms < w->o.linger_ms) continue;
-        int32_t node = w->t->leader_node[i];
+    for (size_t i = 0; i < w->slot_count; i++) {
+        if (!w->slots[i]->open || now - w->slots[i]->opened_ms < w->o.linger_ms) continue;
+        int32_t node = fl_slot_leader(w, (int32_t)i);
         if (node >= 0 && w->conns[node].inflight >= w->o.max_inflight) continue;
-        fl_writer_close_bucket(w, i);
+        fl_writer_close_bucket(w, (int32_t)i);
     }
 }
 
 /* Milliseconds until the oldest open batch reaches linger_ms, or -1. */
 static int64_t fl_writer_linger_due(const fluss_append_writer_t *w, int64_t now) {
     int64_t due = -1;
-    for (int32_t i = 0; i < w->t->bucket_count; i++) {
-        if (!w->buckets[i].open) continue;
-        int64_t left = w->buckets[i].opened_ms + w->o.linger_ms - now;
+    for (size_t i = 0; i < w->slot_count; i++) {
+        if (!w->slots[i]->open) continue;
+        int64_t left = w->slots[i]->opened_ms + w->o.linger_ms - now;
         if (left < 0) left = 0;
         if (due < 0 || left < due) due = left;
     }
@@ -257,7 +296,7 @@ static void fl_writer_node_lost(fluss_append_writer_t *w, int node, const fl_err
         fl_winflight_t *f = &w->inflight[i];
         if (!f->used || f->node != node) continue;
         for (size_t k = 0; k < f->count; k++) {
-            w->buckets[f->batches[k]->bucket].inflight--;
+            w->slots[f->batches[k]->slot]->inflight--;
             fl_writer_retry(w, f->batches[k], why);
         }
         fl_free(f->batches);
@@ -274,6 +313,8 @@ static int fl_writer_send_put_kv(fluss_append_writer_t *w, fl_wconn_t *c, fl_wba
     Fluss__PbPutKvReqForBucket **ptrs = fl_calloc(n, sizeof(*ptrs));
     for (size_t k = 0; k < n; k++) {
         fluss__pb_put_kv_req_for_bucket__init(&reqs[k]);
+        reqs[k].has_partition_id = picked[k]->partition_id >= 0;
+        reqs[k].partition_id = picked[k]->partition_id;
         reqs[k].bucket_id = picked[k]->bucket;
         reqs[k].records.data = picked[k]->bytes.data;
         reqs[k].records.len = picked[k]->bytes.len;
@@ -303,10 +344,10 @@ static int fl_writer_send_node(fluss_append_writer_t *w, int node, int64_t now) 
     size_t n = 0, bytes = 0;
     for (fl_wbatch_t **p = &w->ready; *p && n < 256;) {
         fl_wbatch_t *b = *p;
-        fl_wbucket_t *wb = &w->buckets[b->bucket];
+        fl_wbucket_t *wb = w->slots[b->slot];
         bool dup = false;
-        for (size_t k = 0; k < n; k++) dup |= picked[k]->bucket == b->bucket;
-        bool ok = !dup && w->t->leader_node[b->bucket] == node && b->not_before_ms <= now &&
+        for (size_t k = 0; k < n; k++) dup |= picked[k]->slot == b->slot;
+        bool ok = !dup && fl_slot_leader(w, b->slot) == node && b->not_before_ms <= now &&
                   !(wb->blocked && wb->inflight > 0) &&
                   (n == 0 || bytes + b->bytes.len <= FL_WRITER_REQUEST_BYTES_MAX);
         if (!ok) {
@@ -331,6 +372,8 @@ static int fl_writer_send_node(fluss_append_writer_t *w, int node, int64_t now) 
         Fluss__PbProduceLogReqForBucket **ptrs = fl_calloc(n, sizeof(*ptrs));
         for (size_t k = 0; k < n; k++) {
             fluss__pb_produce_log_req_for_bucket__init(&reqs[k]);
+            reqs[k].has_partition_id = picked[k]->partition_id >= 0;
+            reqs[k].partition_id = picked[k]->partition_id;
             reqs[k].bucket_id = picked[k]->bucket;
             reqs[k].records.data = picked[k]->bytes.data;
             reqs[k].records.len = picked[k]->bytes.len;
@@ -362,7 +405,7 @@ static int fl_writer_send_node(fluss_append_writer_t *w, int node, int64_t now) 
     f->count = n;
     f->batches = fl_malloc(n * sizeof(fl_wbatch_t *));
     memcpy(f->batches, picked, n * sizeof(fl_wbatch_t *));
-    for (size_t k = 0; k < n; k++) w->buckets[picked[k]->bucket].inflight++;
+    for (size_t k = 0; k < n; k++) w->slots[picked[k]->slot]->inflight++;
     c->inflight++;
     w->inflight_count++;
     return 1;
@@ -373,9 +416,9 @@ static void fl_writer_send_ready(fluss_append_writer_t *w) {
     int64_t now = fl_time_mono_ms();
     /* batches of leaderless buckets cannot go anywhere */
     for (fl_wbatch_t *b = w->ready; b; b = b->next)
-        if (w->t->leader_node[b->bucket] < 0) {
-            fl_writer_failf(w, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION,
-                            "bucket %d has no leader%s", b->bucket, "");
+        if (fl_slot_leader(w, b->slot) < 0) {
+            fl_writer_failf(w, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION, "bucket %d%s has no leader",
+                            b->bucket, b->partition_id >= 0 ? " of a partition" : "");
             return;
         }
     for (size_t node = 0; node < w->t->node_count; node++)
@@ -389,6 +432,7 @@ static void fl_writer_report(fluss_append_writer_t *w, const fl_wbatch_t *b, int
     if (!w->ack_cb) return;
     fluss_append_ack_t a;
     a.bucket = b->bucket;
+    a.partition_id = b->partition_id;
     a.base_offset = base_offset;
     a.rows = b->rows;
     a.bytes = (int64_t)b->raw_bytes;
@@ -402,7 +446,8 @@ static void fl_writer_report(fluss_append_writer_t *w, const fl_wbatch_t *b, int
 /* The answer of one bucket in a PRODUCE_LOG or PUT_KV response: its error
  * (into e) and base offset (-1 for PUT_KV, which answers the log end). */
 static void fl_writer_bucket_answer(const fluss_append_writer_t *w, const ProtobufCMessage *m,
-                                    int32_t bucket, fl_error_t *e, int64_t *base_offset) {
+                                    const fl_wbatch_t *b, fl_error_t *e, int64_t *base_offset) {
+    int32_t bucket = b->bucket;
     bool found = false, has_code = false;
     int32_t code = 0;
     const char *msg = NULL;
@@ -410,7 +455,8 @@ static void fl_writer_bucket_answer(const fluss_append_writer_t *w, const Protob
         const Fluss__PutKvResponse *resp = (const Fluss__PutKvResponse *)m;
         for (size_t j = 0; resp && j < resp->n_buckets_resp; j++) {
             const Fluss__PbPutKvRespForBucket *br = resp->buckets_resp[j];
-            if (br->bucket_id != bucket) continue;
+            if (br->bucket_id != bucket || (br->has_partition_id ? br->partition_id : -1) != b->partition_id)
+                continue;
             found = true;
             has_code = br->has_error_code;
             code = br->error_code;
@@ -420,7 +466,8 @@ static void fl_writer_bucket_answer(const fluss_append_writer_t *w, const Protob
         const Fluss__ProduceLogResponse *resp = (const Fluss__ProduceLogResponse *)m;
         for (size_t j = 0; resp && j < resp->n_buckets_resp; j++) {
             const Fluss__PbProduceLogRespForBucket *br = resp->buckets_resp[j];
-            if (br->bucket_id != bucket) continue;
+            if (br->bucket_id != bucket || (br->has_partition_id ? br->partition_id : -1) != b->partition_id)
+                continue;
             found = true;
             has_code = br->has_error_code;
             code = br->error_code;
@@ -442,13 +489,13 @@ static void fl_writer_complete(fluss_append_writer_t *w, fl_winflight_t *f,
     w->conns[f->node].inflight--;
     for (size_t k = 0; k < f->count; k++) {
         fl_wbatch_t *b = f->batches[k];
-        fl_wbucket_t *wb = &w->buckets[b->bucket];
+        fl_wbucket_t *wb = w->slots[b->slot];
         wb->inflight--;
         fl_error_t e;
         fl_err_clear(&e);
         int64_t base_offset = -1;
         if (req_err) e = *req_err;
-        else fl_writer_bucket_answer(w, resp, b->bucket, &e, &base_offset);
+        else fl_writer_bucket_answer(w, resp, b, &e, &base_offset);
         if (e.code == 0) {
             w->rows_acked += b->rows;
             w->bytes_acked += (int64_t)b->raw_bytes;
@@ -631,18 +678,15 @@ int fl_writer_open(fluss_table_t *t, const fluss_append_writer_options_t *opts, 
     if (w->o.max_inflight > FL_WRITER_INFLIGHT_MAX) w->o.max_inflight = FL_WRITER_INFLIGHT_MAX;
     if (w->o.acks == 0) w->o.acks = -1;
     if (w->o.request_timeout_ms <= 0) w->o.request_timeout_ms = t->timeout_ms;
-    w->buckets = fl_calloc((size_t)t->bucket_count, sizeof(fl_wbucket_t));
-    fl_record_builder_options_t bo = {t->schema_id, t->codec, t->zstd_level};
-    for (int32_t b = 0; b < t->bucket_count; b++) {
-        if (kv) fl_kv_batch_builder_init(&w->buckets[b].kvb, (int16_t)t->schema_id, -1, -1);
-        else fl_record_builder_init(&w->buckets[b].builder, &t->desc.schema, &bo);
-    }
+    w->bo = (fl_record_builder_options_t){t->schema_id, t->codec, t->zstd_level};
+    fl_parts_init(&w->parts, t);
+    if (w->parts.count) fl_writer_grow(w, 0);
+    fl_buf_init(&w->pname);
     w->conns = fl_calloc(t->node_count, sizeof(fl_wconn_t));
     for (size_t i = 0; i < t->node_count; i++) w->conns[i].conn.fd = -1;
     w->inflight_cap = t->node_count * (size_t)w->o.max_inflight;
     w->inflight = fl_calloc(w->inflight_cap, sizeof(fl_winflight_t));
     w->writer_id = -1;
-    w->sticky = (int32_t)((uint64_t)fl_time_mono_ms() % (uint64_t)t->bucket_count);
     fl_buf_init(&w->key);
     if (w->o.idempotent != 0 && (rc = fl_init_writer(w, err))) {
         fluss_append_writer_destroy(w);
@@ -660,9 +704,9 @@ int fluss_append_writer_new(fluss_table_t *t, const fluss_append_writer_options_
     return rc ? fl_client_error_out(e, &err) : 0;
 }
 
-/* Opens bucket's batch if it is not open (the first row's time). */
-static fl_wbucket_t *fl_writer_open_bucket(fluss_append_writer_t *w, int32_t bucket) {
-    fl_wbucket_t *wb = &w->buckets[bucket];
+/* Opens a slot's batch if it is not open (the first row's time). */
+static fl_wbucket_t *fl_writer_open_bucket(fluss_append_writer_t *w, int32_t slot) {
+    fl_wbucket_t *wb = w->slots[slot];
     if (!wb->open) {
         wb->open = true;
         wb->opened_us = fl_time_mono_us();
@@ -674,8 +718,8 @@ static fl_wbucket_t *fl_writer_open_bucket(fluss_append_writer_t *w, int32_t buc
 /* After a row went into bucket's open batch (now `after` bytes): closes
  * full and lingering batches, sends, and blocks while over the memory
  * budget. Returns the writer's first error. */
-static int fl_writer_added(fluss_append_writer_t *w, int32_t bucket, size_t after) {
-    if (after >= w->o.batch_bytes) fl_writer_close_bucket(w, bucket);
+static int fl_writer_added(fluss_append_writer_t *w, int32_t slot, size_t after) {
+    if (after >= w->o.batch_bytes) fl_writer_close_bucket(w, slot);
     if (++w->rows_since_linger_check >= FL_WRITER_LINGER_CHECK_ROWS) {
         w->rows_since_linger_check = 0;
         fl_writer_close_lingering(w, fl_time_mono_ms());
@@ -685,11 +729,10 @@ static int fl_writer_added(fluss_append_writer_t *w, int32_t bucket, size_t afte
     while (w->memory > w->o.buffer_memory_max && !w->failed.code) {
         if (!w->ready && w->inflight_count == 0) {
             int32_t big = -1;
-            for (int32_t b = 0; b < w->t->bucket_count; b++)
-                if (w->buckets[b].open &&
-                    (big < 0 || fl_wbucket_size(w, &w->buckets[b]) >
-                                    fl_wbucket_size(w, &w->buckets[big])))
-                    big = b;
+            for (size_t b = 0; b < w->slot_count; b++)
+                if (w->slots[b]->open &&
+                    (big < 0 || fl_wbucket_size(w, w->slots[b]) > fl_wbucket_size(w, w->slots[big])))
+                    big = (int32_t)b;
             if (big < 0) break;
             fl_writer_close_bucket(w, big);
         }
@@ -698,21 +741,37 @@ static int fl_writer_added(fluss_append_writer_t *w, int32_t bucket, size_t afte
     return w->failed.code;
 }
 
-int fl_writer_put_kv(fluss_append_writer_t *w, int32_t bucket, const uint8_t *key,
+int fl_writer_route(fluss_append_writer_t *w, const fl_row_t *row, size_t *part,
+                    fl_error_t *err) {
+    const fluss_table_t *t = w->t;
+    if (t->part_count == 0) {
+        *part = 0;
+        return 0;
+    }
+    int rc = fl_partition_name_of_row(t->types, row, t->part_cols, t->part_count, &w->pname, err);
+    if (!rc)
+        rc = fl_parts_by_name(&w->parts, (const char *)w->pname.data, w->o.dynamic_partitions >= 0,
+                              part, err);
+    if (!rc) fl_writer_grow(w, *part);
+    return rc;
+}
+
+int fl_writer_put_kv(fluss_append_writer_t *w, size_t part, int32_t bucket, const uint8_t *key,
                      size_t key_len, const uint8_t *value, size_t value_len, fl_error_t *err) {
-    assert(w->kv && bucket >= 0 && bucket < w->t->bucket_count);
+    assert(w->kv && bucket >= 0 && bucket < w->t->bucket_count && part < w->parts.count);
     if (w->failed.code) {
         *err = w->failed;
         return err->code;
     }
+    int32_t slot = (int32_t)(part * (size_t)w->t->bucket_count) + bucket;
     /* an empty builder already holds the batch header: the first row of a
      * batch counts it, so what closing the batch takes off adds up */
-    size_t before = w->buckets[bucket].open ? fl_kv_batch_builder_size(&w->buckets[bucket].kvb) : 0;
-    fl_wbucket_t *wb = fl_writer_open_bucket(w, bucket);
+    size_t before = w->slots[slot]->open ? fl_kv_batch_builder_size(&w->slots[slot]->kvb) : 0;
+    fl_wbucket_t *wb = fl_writer_open_bucket(w, slot);
     fl_kv_batch_builder_add(&wb->kvb, key, key_len, value, value_len);
     size_t after = fl_kv_batch_builder_size(&wb->kvb);
     w->memory += after - before;
-    if (fl_writer_added(w, bucket, after)) {
+    if (fl_writer_added(w, slot, after)) {
         *err = w->failed;
         return err->code;
     }
@@ -734,25 +793,28 @@ int fluss_append_writer_append(fluss_append_writer_t *w, const fluss_row_t *row,
                        w->t->desc.schema.columns[i].name);
             return fl_client_error_out(e, &err);
         }
-    int32_t bucket = w->sticky;
-    if (w->t->bucket_key_count > 0 && fl_row_bucket(row, &w->key, &bucket, &err))
-        return fl_client_error_out(e, &err);
     if (w->kv) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "an upsert writer does not append");
         return fl_client_error_out(e, &err);
     }
-    fl_wbucket_t *wb = fl_writer_open_bucket(w, bucket);
+    size_t part = 0;
+    if (fl_writer_route(w, &row->row, &part, &err)) return fl_client_error_out(e, &err);
+    int32_t bucket = w->sticky[part];
+    if (w->t->bucket_key_count > 0 && fl_row_bucket(row, &w->key, &bucket, &err))
+        return fl_client_error_out(e, &err);
+    int32_t slot = (int32_t)(part * (size_t)w->t->bucket_count) + bucket;
+    fl_wbucket_t *wb = fl_writer_open_bucket(w, slot);
     size_t before = fl_record_builder_size(&wb->builder);
     fl_record_builder_append(&wb->builder, &row->row);
     size_t after = fl_record_builder_size(&wb->builder);
     w->memory += after - before;
-    if (fl_writer_added(w, bucket, after)) return fl_client_error_out(e, &w->failed);
+    if (fl_writer_added(w, slot, after)) return fl_client_error_out(e, &w->failed);
     return 0;
 }
 
 int fluss_append_writer_flush(fluss_append_writer_t *w, fluss_error_t *e) {
-    for (int32_t b = 0; b < w->t->bucket_count && !w->failed.code; b++)
-        fl_writer_close_bucket(w, b);
+    for (size_t b = 0; b < w->slot_count && !w->failed.code; b++)
+        fl_writer_close_bucket(w, (int32_t)b);
     while ((w->ready || w->inflight_count) && !w->failed.code) fl_writer_step(w);
     /* a failure still waits for what is in flight, so nothing is lost silently */
     while (w->inflight_count) fl_writer_poll(w, true);
@@ -839,11 +901,15 @@ void fluss_append_writer_destroy(fluss_append_writer_t *w) {
     fl_free(w->inflight);
     for (size_t i = 0; i < w->t->node_count; i++) fl_client_conn_close(&w->conns[i].conn);
     fl_free(w->conns);
-    for (int32_t b = 0; b < w->t->bucket_count; b++) {
-        if (w->kv) fl_kv_batch_builder_free(&w->buckets[b].kvb);
-        else fl_record_builder_free(&w->buckets[b].builder);
+    for (size_t b = 0; b < w->slot_count; b++) {
+        if (w->kv) fl_kv_batch_builder_free(&w->slots[b]->kvb);
+        else fl_record_builder_free(&w->slots[b]->builder);
+        fl_free(w->slots[b]);
     }
-    fl_free(w->buckets);
+    fl_free(w->slots);
+    fl_free(w->sticky);
+    fl_parts_free(&w->parts);
+    fl_buf_free(&w->pname);
     fl_free(w->targets);
     fl_buf_free(&w->key);
     fl_free(w);
