@@ -21,6 +21,17 @@ int fl_cli_upsert(const char *bootstrap, int argc, char **argv);
 int fl_cli_delete(const char *bootstrap, int argc, char **argv);
 int fl_cli_lookup(const char *bootstrap, int argc, char **argv);
 
+/* Values every row read starts with (`produce --partition`: the
+ * partition-key columns), and the partition name each row must then
+ * have. */
+#define FL_CLI_PRESETS_MAX 64
+typedef struct fl_cli_preset {
+    size_t n;
+    int32_t cols[FL_CLI_PRESETS_MAX];
+    const char *vals[FL_CLI_PRESETS_MAX];
+    char name[1024];
+} fl_cli_preset_t;
+
 /* Where fl_cli_read_rows puts the rows it reads (an append writer, an
  * upsert writer upserting or deleting). */
 typedef struct fl_cli_sink {
@@ -29,6 +40,7 @@ typedef struct fl_cli_sink {
     int64_t (*acked)(void *w);
     void *w;
     const char *verb; /* "produced", "upserted", "deleted" */
+    const fl_cli_preset_t *preset; /* NULL: none */
 } fl_cli_sink_t;
 
 /* Reads rows from stdin (CSV, or JSON lines; with header the first CSV
@@ -52,9 +64,20 @@ typedef struct fl_csv_record {
 int fl_csv_read(FILE *in, fl_csv_record_t *r, long *line_no);
 const char *fl_csv_field(const fl_csv_record_t *r, size_t i);
 
-/* Shared by both: connects and opens DB.TABLE (a bare TABLE means
+/* Shared by all: connects and opens DB.TABLE (a bare TABLE means
  * database fluss); prints the error and returns 1, or 2 for a bad name. */
 int fl_cli_open_table(const char *bootstrap, const char *path, fluss_client_t **client,
                       fluss_table_t **table);
+/* Splits DB.TABLE (bare TABLE: database fluss); -1 for a database name
+ * longer than cap. */
+int fl_cli_split_path(const char *path, char *db, size_t cap, const char **table);
+/* Connects (printing why not); returns 0 or the exit code 1. */
+int fl_cli_connect(const char *bootstrap, fluss_client_t **client);
+/* Prints "fluss: MESSAGE (NAME, code N)" and returns the exit code 1. */
+int fl_cli_fail(const fluss_error_t *err);
+
+/* cli_partition.c: `fluss partition add|drop|list` and `fluss table alter` */
+int fl_cli_partition(const char *bootstrap, int argc, char **argv);
+int fl_cli_table_alter(const char *bootstrap, int argc, char **argv);
 
 #endif

@@ -229,7 +229,7 @@ static int run_kv_write(const char *bootstrap, int argc, char **argv, bool del) 
     int rc = open_writer(bootstrap, path, columns, &o, targets, &client, &t, &w);
     if (!rc) {
         fl_cli_sink_t sink = {del ? fl_delete_put : fl_upsert_put, fl_upsert_flush,
-                              fl_upsert_acked, w, del ? "deleted" : "upserted"};
+                              fl_upsert_acked, w, del ? "deleted" : "upserted", NULL};
         const int32_t *pk;
         size_t npk = fluss_table_primary_key(t, &pk);
         if (del && keys.n > 0) {

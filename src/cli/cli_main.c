@@ -1,7 +1,8 @@
 /*
  * cli_main.c — `fluss`, the command-line tool over libfluss:
  *   fluss [--bootstrap-server HOST:PORT] db create|drop|list|describe ...
- *   fluss [--bootstrap-server HOST:PORT] table create|drop|list|describe ...
+ *   fluss [--bootstrap-server HOST:PORT] table create|drop|list|describe|alter ...
+ *   fluss [--bootstrap-server HOST:PORT] partition add|drop|list DB.TABLE ... (cli_partition.c)
  *   fluss [--bootstrap-server HOST:PORT] produce|scan DB.TABLE ... (cli_produce.c, cli_scan.c)
  *   fluss [--bootstrap-server HOST:PORT] upsert|delete|lookup DB.TABLE ... (cli_kv.c)
  * Exit codes: 0 ok, 1 the server or connection failed, 2 bad usage.
@@ -33,9 +34,13 @@ static void usage_main(FILE *f) {
             "  table drop DB.TABLE [--if-exists]\n"
             "  table list [DB]\n"
             "  table describe DB.TABLE [--json]\n"
-            "  produce DB.TABLE [--format csv|json] [--header] [--batch-bytes N] [--linger-ms N]\n"
+            "  table alter DB.TABLE [--add-column \"C TYPE\"] [--set K=V] [--reset K]\n"
+            "  partition add|drop DB.TABLE K=V[,K2=V2]   partition list DB.TABLE [K=V,...]\n"
+            "  produce DB.TABLE [--format csv|json] [--header] [--partition K=V,...]\n"
+            "               [--batch-bytes N] [--linger-ms N]\n"
             "  scan DB.TABLE [--from earliest|latest|TIMESTAMP_MS] [--columns a,b] [--follow]\n"
             "               [--format table|json|csv] [--limit N] [--changelog]\n"
+            "               [--partition K=V,...] [--filter \"c > 5 AND d IS NULL\"]\n"
             "  upsert DB.TABLE [--format csv|json] [--header] [--columns a,b]\n"
             "  delete DB.TABLE [KEY...]\n"
             "  lookup DB.TABLE [--format table|json] [KEY...]\n"
@@ -61,6 +66,7 @@ static void usage_table(FILE *f) {
             "       fluss table drop DB.TABLE [--if-exists]\n"
             "       fluss table list [DB]          (default database: fluss)\n"
             "       fluss table describe DB.TABLE [--json]\n"
+            "       fluss table alter DB.TABLE [--add-column \"C TYPE\"] [--set K=V] [--reset K]\n"
             "\n"
             "create options:\n"
             "  --schema \"id INT NOT NULL, name STRING COMMENT 'x', ts TIMESTAMP(3)\"\n"
@@ -265,6 +271,7 @@ static int cmd_table(int argc, char **argv) {
         if (argc < 2) return bad_usage("table create needs DB.TABLE", usage_table);
         return cmd_table_create(argc, argv);
     }
+    if (strcmp(sub, "alter") == 0) return fl_cli_table_alter(g_bootstrap, argc, argv);
     if (strcmp(sub, "list") == 0) {
         fluss_client_t *c = connect_or_die(&rc);
         if (!c) return rc;
@@ -340,6 +347,8 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[i], "db") == 0) return cmd_db(argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "table") == 0) return cmd_table(argc - i - 1, argv + i + 1);
+    if (strcmp(argv[i], "partition") == 0)
+        return fl_cli_partition(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "produce") == 0) return fl_cli_produce(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "scan") == 0) return fl_cli_scan(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "upsert") == 0) return fl_cli_upsert(g_bootstrap, argc - i - 1, argv + i + 1);

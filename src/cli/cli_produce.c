@@ -25,15 +25,19 @@
 static void usage_produce(FILE *f) {
     fprintf(f,
             "usage: fluss produce DB.TABLE [--format csv|json] [--header] [--batch-bytes N]\n"
-            "                     [--linger-ms N]\n"
+            "                     [--linger-ms N] [--partition K=V[,K2=V2]]\n"
             "\n"
-            "Appends rows read from stdin to a log table.\n"
+            "Appends rows read from stdin to a log table. Rows of a partitioned table go to\n"
+            "the partition their partition-key values name (created when missing).\n"
             "  --format csv    (default) comma-separated values in column order; an empty\n"
             "                  unquoted field is NULL, \"\" an empty string; quotes as in RFC 4180\n"
             "  --header        the first CSV line names the columns (any order, a subset)\n"
             "  --format json   one JSON object per line, keys are column names\n"
             "  --batch-bytes N batch size per bucket (default 1 MiB)\n"
             "  --linger-ms N   how long a batch may wait to fill (default 100)\n"
+            "  --partition K=V every row goes to this partition (all partition keys named):\n"
+            "                  the rows may leave its columns out; a row naming another\n"
+            "                  partition is an error\n"
             "Values: true/false, numbers, DECIMAL as text, BYTES as hex, DATE YYYY-MM-DD,\n"
             "TIME HH:MM:SS[.fff], TIMESTAMP YYYY-MM-DD HH:MM:SS[.fff] or epoch ms.\n"
             "Progress (rows, MB/s) goes to stderr every second.\n");
@@ -45,19 +49,21 @@ static double fl_now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int fl_cli_open_table(const char *bootstrap, const char *path, fluss_client_t **client,
-                      fluss_table_t **table) {
-    char db[256];
-    const char *name = path;
+int fl_cli_split_path(const char *path, char *db, size_t cap, const char **table) {
     const char *dot = strchr(path, '.');
-    if (dot) {
-        if ((size_t)(dot - path) >= sizeof(db)) return 2;
-        memcpy(db, path, (size_t)(dot - path));
-        db[dot - path] = '\0';
-        name = dot + 1;
-    } else {
-        snprintf(db, sizeof(db), "fluss");
+    if (!dot) {
+        snprintf(db, cap, "fluss");
+        *table = path;
+        return 0;
     }
+    if ((size_t)(dot - path) >= cap) return -1;
+    memcpy(db, path, (size_t)(dot - path));
+    db[dot - path] = '\0';
+    *table = dot + 1;
+    return 0;
+}
+
+int fl_cli_connect(const char *bootstrap, fluss_client_t **client) {
     const char *b = bootstrap ? bootstrap : getenv("FLUSS_BOOTSTRAP");
     if (!b || !*b) b = "127.0.0.1:9123";
     fluss_error_t err;
@@ -65,14 +71,96 @@ int fl_cli_open_table(const char *bootstrap, const char *path, fluss_client_t **
         fprintf(stderr, "fluss: cannot connect to %s: %s\n", b, err.message);
         return 1;
     }
+    return 0;
+}
+
+int fl_cli_fail(const fluss_error_t *err) {
+    fprintf(stderr, "fluss: %s (%s, code %d)\n", err->message, fluss_error_name(err->code),
+            err->code);
+    return 1;
+}
+
+int fl_cli_open_table(const char *bootstrap, const char *path, fluss_client_t **client,
+                      fluss_table_t **table) {
+    char db[256];
+    const char *name;
+    if (fl_cli_split_path(path, db, sizeof(db), &name)) return 2;
+    if (fl_cli_connect(bootstrap, client)) return 1;
+    fluss_error_t err;
     if (fluss_table_open(*client, db, name, table, &err) != 0) {
-        fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code),
-                err.code);
+        fl_cli_fail(&err);
         fluss_client_destroy(*client);
         *client = NULL;
         return 1;
     }
     return 0;
+}
+
+/* The presets of `--partition K=V,...`: every partition key named, its
+ * column preset to the value, and the partition's name. Returns an exit
+ * code (2 for a bad spec). */
+static int fl_cli_partition_preset(const fluss_table_t *t, char *spec, fl_cli_preset_t *pre) {
+    const int32_t *keys;
+    size_t nk = fluss_table_partition_keys(t, &keys);
+    memset(pre, 0, sizeof(*pre));
+    if (nk == 0) {
+        fprintf(stderr, "fluss: the table is not partitioned; --partition does not apply\n");
+        return 2;
+    }
+    char *save = NULL;
+    for (char *item = strtok_r(spec, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq || pre->n == FL_CLI_PRESETS_MAX) {
+            fprintf(stderr, "fluss: --partition: expected K=V items, got '%s'\n", item);
+            return 2;
+        }
+        *eq = '\0';
+        while (*item == ' ') item++;
+        int col = fluss_table_column_index(t, item);
+        size_t k = 0;
+        while (k < nk && keys[k] != col) k++;
+        if (col < 0 || k == nk) {
+            fprintf(stderr, "fluss: --partition: '%s' is not a partition key\n", item);
+            return 2;
+        }
+        pre->cols[pre->n] = col;
+        pre->vals[pre->n++] = eq + 1;
+    }
+    size_t len = 0;
+    for (size_t k = 0; k < nk; k++) {
+        size_t i = 0;
+        while (i < pre->n && pre->cols[i] != keys[k]) i++;
+        if (i == pre->n) {
+            fprintf(stderr, "fluss: --partition names no value for partition key '%s'\n",
+                    fluss_table_column_name(t, (size_t)keys[k]));
+            return 2;
+        }
+        int w = snprintf(pre->name + len, sizeof(pre->name) - len, "%s%s", k ? "$" : "",
+                         pre->vals[i]);
+        if (w < 0 || (size_t)w >= sizeof(pre->name) - len) return 2;
+        len += (size_t)w;
+    }
+    return 0;
+}
+
+/* Sets a row's presets (before its fields are read). */
+static int fl_cli_apply_presets(fluss_row_t *row, const fl_cli_preset_t *pre, fluss_error_t *err) {
+    for (size_t i = 0; pre && i < pre->n; i++)
+        if (fluss_row_set_text(row, (size_t)pre->cols[i], pre->vals[i], err)) return err->code;
+    return 0;
+}
+
+/* With presets: whether the row still names their partition. */
+static int fl_cli_check_partition(const fluss_row_t *row, const fl_cli_preset_t *pre,
+                                  fluss_error_t *err) {
+    if (!pre) return 0;
+    char name[1024];
+    if (fluss_row_partition_name(row, name, sizeof(name), err)) return err->code;
+    if (strcmp(name, pre->name) == 0) return 0;
+    err->code = FLUSS_ERR__INVALID_ARG;
+    snprintf(err->message, sizeof(err->message),
+             "the row belongs to partition '%.900s', not to '%.900s' (--partition)", name, pre->name);
+    return err->code;
 }
 
 /* ---- stdin that flushes the writer before it blocks ---- */
@@ -237,6 +325,7 @@ static int64_t fl_append_acked(void *w) {
 
 int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
     const char *path = NULL;
+    char *partition = NULL;
     bool json = false, header = false;
     fluss_append_writer_options_t o = {0};
     o.linger_ms = -1;
@@ -262,6 +351,8 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
             long n = strtol(argv[++i], &end, 10);
             if (*end || n < 0) goto bad;
             o.linger_ms = (int)n;
+        } else if (strcmp(a, "--partition") == 0 && i + 1 < argc) {
+            partition = argv[++i];
         } else if (a[0] != '-' && !path) path = a;
         else goto bad;
     }
@@ -271,16 +362,28 @@ int fl_cli_produce(const char *bootstrap, int argc, char **argv) {
     fluss_table_t *t = NULL;
     int rc = fl_cli_open_table(bootstrap, path, &client, &t);
     if (rc) return rc;
+    fl_cli_preset_t preset;
+    char *spec = partition ? strdup(partition) : NULL;
+    rc = spec ? fl_cli_partition_preset(t, spec, &preset) : 0;
+    if (rc) {
+        free(spec);
+        fluss_table_close(t);
+        fluss_client_destroy(client);
+        return rc;
+    }
     fluss_error_t err;
     fluss_append_writer_t *w = NULL;
     if (fluss_append_writer_new(t, &o, &w, &err)) {
         fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
+        free(spec);
         fluss_table_close(t);
         fluss_client_destroy(client);
         return 1;
     }
-    fl_cli_sink_t sink = {fl_append_put, fl_append_flush, fl_append_acked, w, "produced"};
+    fl_cli_sink_t sink = {fl_append_put, fl_append_flush, fl_append_acked, w, "produced",
+                          spec ? &preset : NULL};
     int exit_code = fl_cli_read_rows(t, json, header, NULL, 0, &sink);
+    free(spec);
     fluss_append_writer_destroy(w);
     fluss_table_close(t);
     fluss_client_destroy(client);
@@ -325,6 +428,12 @@ int fl_cli_read_rows(fluss_table_t *t, bool json, bool header, const int32_t *co
                 break;
             }
             fluss_row_clear(row);
+            if (fl_cli_apply_presets(row, sink->preset, &err)) {
+                fprintf(stderr, "fluss: --partition: %s\n", err.message);
+                json_decref(obj);
+                exit_code = 1;
+                break;
+            }
             const char *key;
             json_t *v;
             json_object_foreach(obj, key, v) {
@@ -341,6 +450,10 @@ int fl_cli_read_rows(fluss_table_t *t, bool json, bool header, const int32_t *co
                 }
             }
             json_decref(obj);
+            if (!exit_code && fl_cli_check_partition(row, sink->preset, &err)) {
+                fprintf(stderr, "fluss: line %ld: %s\n", line_no, err.message);
+                exit_code = 1;
+            }
             if (exit_code) break;
             if (sink->put(sink->w, row, &err)) {
                 fprintf(stderr, "fluss: %s (%s, code %d)\n", err.message, fluss_error_name(err.code), err.code);
@@ -386,6 +499,11 @@ int fl_cli_read_rows(fluss_table_t *t, bool json, bool header, const int32_t *co
                 break;
             }
             fluss_row_clear(row);
+            if (fl_cli_apply_presets(row, sink->preset, &err)) {
+                fprintf(stderr, "fluss: --partition: %s\n", err.message);
+                exit_code = 1;
+                break;
+            }
             for (size_t i = 0; i < rec.count; i++) {
                 const char *f = fl_csv_field(&rec, i);
                 const char *text = (f[0] == '\0' && !rec.quoted[i]) ? NULL : f;
@@ -394,6 +512,10 @@ int fl_cli_read_rows(fluss_table_t *t, bool json, bool header, const int32_t *co
                     exit_code = 1;
                     break;
                 }
+            }
+            if (!exit_code && fl_cli_check_partition(row, sink->preset, &err)) {
+                fprintf(stderr, "fluss: line %ld: %s\n", first_line, err.message);
+                exit_code = 1;
             }
             if (exit_code) break;
             if (sink->put(sink->w, row, &err)) {

@@ -4,17 +4,23 @@
  * timestamp, up to the latest offsets at start (or forever with
  * --follow). A primary-key table's log is its changelog: every change is
  * a row, and --changelog shows each row's change type (+I, -U, +U, -D;
- * +A for a log table's appends). Exit codes: 0 ok, 1 a server / connection failure, 2 bad
- * usage. Single-threaded; stdout is flushed after every batch.
+ * +A for a log table's appends). A partitioned table is read in every
+ * partition (or those --partition names; --follow also picks up
+ * partitions created later, every FL_CLI_DISCOVER_MS); --filter keeps the
+ * rows matching simple predicates (libfluss's scanner filter, pushed to
+ * the server too). Exit codes: 0 ok, 1 a server / connection failure, 2
+ * bad usage. Single-threaded; stdout is flushed after every batch.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli_data.h"
 
 #define FL_CLI_POLL_MS 1000
+#define FL_CLI_DISCOVER_MS 5000
 #define FL_CLI_VALUE_MAX 65536
 
 static volatile sig_atomic_t g_stop = 0;
@@ -28,9 +34,10 @@ static void usage_scan(FILE *f) {
     fprintf(f,
             "usage: fluss scan DB.TABLE [--from earliest|latest|TIMESTAMP_MS] [--columns a,b]\n"
             "                  [--follow] [--format table|json|csv] [--limit N] [--changelog]\n"
+            "                  [--partition K=V[,K2=V2]] [--filter EXPR] [--stats]\n"
             "\n"
             "Prints the rows of a table's log, every bucket (of a primary-key table: its\n"
-            "changelog, one row per change).\n"
+            "changelog, one row per change; of a partitioned table: every partition).\n"
             "  --from earliest     (default) from the first row\n"
             "  --from latest       only rows appended from now on (use with --follow)\n"
             "  --from TIMESTAMP_MS rows committed at or after this epoch millisecond\n"
@@ -42,7 +49,13 @@ static void usage_scan(FILE *f) {
             "  --format csv        a header line, then CSV rows (NULL is an empty field)\n"
             "  --limit N           stop after N rows\n"
             "  --changelog         show each row's change type: +I insert, -U update before,\n"
-            "                      +U update after, -D delete (+A append-only)\n");
+            "                      +U update after, -D delete (+A append-only)\n"
+            "  --partition K=V     only the partitions with these partition-key values\n"
+            "  --filter EXPR       only rows matching, e.g. \"amount >= 10 AND kind = 'buy'\":\n"
+            "                      = != < <= > >= against a value, IS [NOT] NULL, joined by AND\n"
+            "                      (also sent to the server, which skips batches that cannot\n"
+            "                      match when the table keeps statistics)\n"
+            "  --stats             print rows, batches and bytes fetched to stderr at the end\n");
 }
 
 typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV } fl_fmt_t;
@@ -81,9 +94,10 @@ static const char *change_text(fluss_change_type_t c) {
 }
 
 static void print_row(const fluss_record_batch_t *b, size_t r, fl_fmt_t fmt, bool changelog,
-                      char *buf) {
+                      const char *partition, char *buf) {
     size_t nc = fluss_record_batch_column_count(b);
     const char *change = change_text(fluss_record_batch_change_type(b, r));
+    if (fmt == FMT_TABLE && partition) printf("%s | ", partition);
     if (fmt == FMT_TABLE)
         printf("%d | %lld", fluss_record_batch_bucket(b), (long long)fluss_record_batch_offset(b, r));
     if (fmt == FMT_TABLE && changelog) printf(" | %s", change);
@@ -118,8 +132,9 @@ static void print_row(const fluss_record_batch_t *b, size_t r, fl_fmt_t fmt, boo
 }
 
 static void print_header(const fluss_table_t *t, const int32_t *cols, size_t n, fl_fmt_t fmt,
-                         bool changelog) {
+                         bool changelog, bool partitioned) {
     if (fmt == FMT_JSON) return;
+    if (fmt == FMT_TABLE && partitioned) fputs("partition | ", stdout);
     if (fmt == FMT_TABLE) fputs(changelog ? "bucket | offset | change" : "bucket | offset", stdout);
     if (fmt == FMT_CSV && changelog) fputs(n ? "_change," : "_change", stdout);
     for (size_t i = 0; i < n; i++) {
@@ -133,167 +148,291 @@ static void print_header(const fluss_table_t *t, const int32_t *cols, size_t n, 
     putchar('\n');
 }
 
-static int fail_err(const fluss_error_t *err) {
-    fprintf(stderr, "fluss: %s (%s, code %d)\n", err->message, fluss_error_name(err->code), err->code);
-    return 1;
+static int fail_err(const fluss_error_t *err) { return fl_cli_fail(err); }
+
+static int64_t fl_cli_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Subscribes every bucket that has something to read at positions start. */
-static int subscribe_all(fluss_log_scanner_t *s, int32_t nb, const int64_t *start,
-                         const int64_t *stop, bool follow, fluss_error_t *err) {
-    for (int32_t b = 0; b < nb; b++) {
-        if (!follow && start[b] >= 0 && start[b] >= stop[b]) continue;
-        if (!follow && stop[b] == 0) continue;
-        if (fluss_log_scanner_subscribe(s, b, start[b], err)) return 1;
+typedef struct fl_scan_opts {
+    const char *path, *from, *columns, *partition, *filter;
+    bool follow, changelog, stats;
+    fl_fmt_t fmt;
+    long long limit, from_ts;
+} fl_scan_opts_t;
+
+/* One bucket read: of the table, or of one partition (pid >= 0). */
+typedef struct fl_scan_target {
+    int64_t pid;
+    char *pname;
+    int32_t bucket;
+    int64_t start, stop;
+} fl_scan_target_t;
+
+typedef struct fl_scan {
+    fl_scan_opts_t o;
+    fluss_client_t *client;
+    fluss_table_t *t;
+    char db[256];
+    const char *table;
+    fl_scan_target_t *targets;
+    size_t count;
+    fluss_log_scanner_t *s;
+    int32_t *cols;
+    size_t ncols;
+} fl_scan_t;
+
+/* 0 ok, 2 bad usage, 3 help shown. */
+static int scan_args(int argc, char **argv, fl_scan_opts_t *o) {
+    memset(o, 0, sizeof(*o));
+    o->from = "earliest";
+    o->limit = -1;
+    o->from_ts = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage_scan(stdout);
+            return 3;
+        }
+        if (strcmp(a, "--follow") == 0) o->follow = true;
+        else if (strcmp(a, "--changelog") == 0) o->changelog = true;
+        else if (strcmp(a, "--stats") == 0) o->stats = true;
+        else if (strcmp(a, "--from") == 0 && v) o->from = v, i++;
+        else if (strcmp(a, "--columns") == 0 && v) o->columns = v, i++;
+        else if (strcmp(a, "--partition") == 0 && v) o->partition = v, i++;
+        else if (strcmp(a, "--filter") == 0 && v) o->filter = v, i++;
+        else if (strcmp(a, "--format") == 0 && v) {
+            i++;
+            if (strcmp(v, "table") == 0) o->fmt = FMT_TABLE;
+            else if (strcmp(v, "json") == 0) o->fmt = FMT_JSON;
+            else if (strcmp(v, "csv") == 0) o->fmt = FMT_CSV;
+            else return 2;
+        } else if (strcmp(a, "--limit") == 0 && v) {
+            char *end;
+            o->limit = strtoll(argv[++i], &end, 10);
+            if (*end || o->limit < 0) return 2;
+        } else if (a[0] != '-' && !o->path) o->path = a;
+        else return 2;
+    }
+    if (!o->path) return 2;
+    if (strcmp(o->from, "earliest") != 0 && strcmp(o->from, "latest") != 0) {
+        char *end;
+        o->from_ts = strtoll(o->from, &end, 10);
+        if (*end || o->from_ts < 0) return 2;
     }
     return 0;
 }
 
-int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
-    const char *path = NULL, *from = "earliest", *columns = NULL;
-    bool follow = false, changelog = false;
-    fl_fmt_t fmt = FMT_TABLE;
-    long long limit = -1;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage_scan(stdout);
-            return 0;
-        }
-        if (strcmp(a, "--follow") == 0) follow = true;
-        else if (strcmp(a, "--changelog") == 0) changelog = true;
-        else if (strcmp(a, "--from") == 0 && i + 1 < argc) from = argv[++i];
-        else if (strcmp(a, "--columns") == 0 && i + 1 < argc) columns = argv[++i];
-        else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
-            const char *f = argv[++i];
-            if (strcmp(f, "table") == 0) fmt = FMT_TABLE;
-            else if (strcmp(f, "json") == 0) fmt = FMT_JSON;
-            else if (strcmp(f, "csv") == 0) fmt = FMT_CSV;
-            else goto bad;
-        } else if (strcmp(a, "--limit") == 0 && i + 1 < argc) {
-            char *end;
-            limit = strtoll(argv[++i], &end, 10);
-            if (*end || limit < 0) goto bad;
-        } else if (a[0] != '-' && !path) path = a;
-        else goto bad;
+/* The presented columns (--columns, else all). Returns an exit code. */
+static int scan_columns(fl_scan_t *sc) {
+    size_t n = fluss_table_column_count(sc->t);
+    sc->cols = calloc(n + 1, sizeof(int32_t));
+    if (!sc->o.columns) {
+        for (size_t i = 0; i < n; i++) sc->cols[sc->ncols++] = (int32_t)i;
+        return 0;
     }
-    if (!path) goto bad;
-    long long from_ts = -1;
-    if (strcmp(from, "earliest") != 0 && strcmp(from, "latest") != 0) {
-        char *end;
-        from_ts = strtoll(from, &end, 10);
-        if (*end || from_ts < 0) goto bad;
-    }
-
-    fluss_client_t *client = NULL;
-    fluss_table_t *t = NULL;
-    int rc = fl_cli_open_table(bootstrap, path, &client, &t);
-    if (rc) return rc;
-    fluss_error_t err;
-    int32_t nb = fluss_table_bucket_count(t);
-    size_t ncols = fluss_table_column_count(t);
-    int32_t *cols = calloc(ncols + 1, sizeof(int32_t));
-    size_t n = 0;
-    int exit_code = 0;
-    if (columns) {
-        char *copy = strdup(columns), *save = NULL;
-        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            while (*tok == ' ') tok++;
-            int idx = fluss_table_column_index(t, tok);
-            if (idx < 0 || n >= ncols) {
-                fprintf(stderr, "fluss: unknown or repeated column '%s'\n", tok);
-                exit_code = 2;
-                break;
-            }
-            cols[n++] = idx;
-        }
-        free(copy);
-    } else {
-        for (size_t i = 0; i < ncols; i++) cols[n++] = (int32_t)i;
-    }
-    int64_t *start = calloc((size_t)nb, sizeof(int64_t));
-    int64_t *stop = calloc((size_t)nb, sizeof(int64_t));
-    fluss_log_scanner_t *s = NULL;
-    char *buf = malloc(FL_CLI_VALUE_MAX);
-    if (exit_code) goto done;
-    if (!follow && fluss_table_list_offsets(t, NULL, (size_t)nb, FLUSS_OFFSETS_LATEST, 0, stop, &err)) {
-        exit_code = fail_err(&err);
-        goto done;
-    }
-    if (from_ts >= 0) {
-        if (fluss_table_list_offsets(t, NULL, (size_t)nb, FLUSS_OFFSETS_TIMESTAMP, from_ts, start, &err)) {
-            exit_code = fail_err(&err);
-            goto done;
-        }
-    } else if (strcmp(from, "latest") == 0) {
-        if (follow) {
-            if (fluss_table_list_offsets(t, NULL, (size_t)nb, FLUSS_OFFSETS_LATEST, 0, start, &err)) {
-                exit_code = fail_err(&err);
-                goto done;
-            }
+    char *copy = strdup(sc->o.columns), *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ') tok++;
+        int idx = fluss_table_column_index(sc->t, tok);
+        if (idx < 0 || sc->ncols >= n) {
+            fprintf(stderr, "fluss: unknown or repeated column '%s'\n", tok);
+            rc = 2;
         } else {
-            memcpy(start, stop, (size_t)nb * sizeof(int64_t));
+            sc->cols[sc->ncols++] = idx;
         }
-    } else {
-        for (int32_t b = 0; b < nb; b++) start[b] = FLUSS_OFFSET_EARLIEST;
     }
-    bool projected = columns != NULL;
-    if (fluss_log_scanner_new(t, projected ? cols : NULL, n, &s, &err) ||
-        subscribe_all(s, nb, start, stop, follow, &err)) {
-        exit_code = fail_err(&err);
-        goto done;
+    free(copy);
+    return rc;
+}
+
+static void scan_add_target(fl_scan_t *sc, int64_t pid, const char *pname, int32_t bucket) {
+    sc->targets = realloc(sc->targets, (sc->count + 1) * sizeof(*sc->targets));
+    if (!sc->targets) abort();
+    fl_scan_target_t *g = &sc->targets[sc->count++];
+    g->pid = pid;
+    g->pname = pname ? strdup(pname) : NULL;
+    g->bucket = bucket;
+    g->start = FLUSS_OFFSET_EARLIEST;
+    g->stop = 0;
+}
+
+static fl_scan_target_t *scan_find(fl_scan_t *sc, int64_t pid, int32_t bucket) {
+    for (size_t i = 0; i < sc->count; i++)
+        if (sc->targets[i].pid == pid && sc->targets[i].bucket == bucket) return &sc->targets[i];
+    return NULL;
+}
+
+/* Start and stop offsets of targets[first..count) (one partition's
+ * buckets at a time), per --from; new targets of a running --follow scan
+ * (earliest true) start at the beginning of their partition. */
+static int scan_offsets(fl_scan_t *sc, size_t first, bool earliest, fluss_error_t *err) {
+    int32_t nb = fluss_table_bucket_count(sc->t);
+    int64_t *off = calloc((size_t)nb, sizeof(int64_t));
+    int rc = 0;
+    for (size_t i = first; i < sc->count && !rc; i += (size_t)nb) {
+        fl_scan_target_t *g = &sc->targets[i];
+        if (!sc->o.follow) {
+            rc = fluss_table_list_partition_offsets(sc->t, g->pid, NULL, (size_t)nb,
+                                                    FLUSS_OFFSETS_LATEST, 0, off, err);
+            for (int32_t b = 0; !rc && b < nb; b++) g[b].stop = off[b];
+        }
+        if (rc || earliest) continue;
+        if (sc->o.from_ts >= 0 || (strcmp(sc->o.from, "latest") == 0 && sc->o.follow)) {
+            bool ts = sc->o.from_ts >= 0;
+            rc = fluss_table_list_partition_offsets(sc->t, g->pid, NULL, (size_t)nb,
+                                                    ts ? FLUSS_OFFSETS_TIMESTAMP : FLUSS_OFFSETS_LATEST,
+                                                    ts ? sc->o.from_ts : 0, off, err);
+            for (int32_t b = 0; !rc && b < nb; b++) g[b].start = off[b];
+        } else if (strcmp(sc->o.from, "latest") == 0) {
+            for (int32_t b = 0; b < nb; b++) g[b].start = g[b].stop;
+        }
     }
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    print_header(t, cols, n, fmt, changelog);
-    fflush(stdout);
+    free(off);
+    return rc ? 1 : 0;
+}
+
+/* Adds the buckets of the partitions --partition names (all of them
+ * without it) that are not targets yet; *added counts them. */
+static int scan_discover(fl_scan_t *sc, size_t *added, fluss_error_t *err) {
+    fluss_partition_info_t *infos = NULL;
+    size_t n = 0;
+    *added = 0;
+    if (fluss_partition_list(sc->client, sc->db, sc->table, sc->o.partition, &infos, &n, err))
+        return 1;
+    int32_t nb = fluss_table_bucket_count(sc->t);
+    for (size_t i = 0; i < n; i++) {
+        if (scan_find(sc, infos[i].partition_id, 0)) continue;
+        for (int32_t b = 0; b < nb; b++) scan_add_target(sc, infos[i].partition_id, infos[i].name, b);
+        *added += (size_t)nb;
+    }
+    fluss_partition_infos_free(infos, n);
+    return 0;
+}
+
+/* Subscribes targets[first..count) that have something to read. */
+static int scan_subscribe(fl_scan_t *sc, size_t first, fluss_error_t *err) {
+    for (size_t i = first; i < sc->count; i++) {
+        const fl_scan_target_t *g = &sc->targets[i];
+        if (!sc->o.follow && (g->stop == 0 || (g->start >= 0 && g->start >= g->stop))) continue;
+        if (fluss_log_scanner_subscribe_partition(sc->s, g->pid, g->bucket, g->start, err)) return 1;
+    }
+    return 0;
+}
+
+/* Without --follow: unsubscribes the buckets read up to their stop
+ * offsets; false when none is left. */
+static bool scan_left(fl_scan_t *sc) {
+    bool left = false;
+    for (size_t i = 0; i < sc->count; i++) {
+        const fl_scan_target_t *g = &sc->targets[i];
+        int64_t pos = fluss_log_scanner_partition_position(sc->s, g->pid, g->bucket);
+        if (pos == -1) continue;
+        if (pos >= 0 && pos >= g->stop) fluss_log_scanner_unsubscribe_partition(sc->s, g->pid, g->bucket);
+        else left = true;
+    }
+    return left;
+}
+
+/* Polls and prints until the stop offsets (or the limit, or a signal
+ * with --follow). Returns the rows printed; *exit_code on failure. */
+static long long scan_loop(fl_scan_t *sc, bool partitioned, char *buf, int *exit_code) {
+    fluss_error_t err;
+    size_t added;
     long long printed = 0;
     bool pushdown = true;
-    while (!g_stop && (limit < 0 || printed < limit)) {
-        if (!follow) {
-            bool left = false;
-            for (int32_t b = 0; b < nb; b++) {
-                int64_t pos = fluss_log_scanner_position(s, b);
-                if (pos == -1) continue;
-                if (pos >= 0 && pos >= stop[b]) fluss_log_scanner_unsubscribe(s, b);
-                else left = true;
+    int64_t next_discover = fl_cli_now_ms() + FL_CLI_DISCOVER_MS;
+    while (!*exit_code && !g_stop && (sc->o.limit < 0 || printed < sc->o.limit)) {
+        if (!sc->o.follow && !scan_left(sc)) break;
+        if (sc->o.follow && partitioned && fl_cli_now_ms() >= next_discover) {
+            size_t first = sc->count;
+            next_discover = fl_cli_now_ms() + FL_CLI_DISCOVER_MS;
+            if (scan_discover(sc, &added, &err) || scan_offsets(sc, first, true, &err) ||
+                scan_subscribe(sc, first, &err)) {
+                *exit_code = fail_err(&err);
+                break;
             }
-            if (!left) break;
         }
         fluss_record_batch_t *batch = NULL;
-        if (fluss_log_scanner_poll(s, FL_CLI_POLL_MS, &batch, &err)) {
-            if (err.code == FLUSS_ERR_INVALID_COLUMN_PROJECTION && projected && pushdown) {
+        if (fluss_log_scanner_poll(sc->s, FL_CLI_POLL_MS, &batch, &err)) {
+            if (err.code == FLUSS_ERR_INVALID_COLUMN_PROJECTION && sc->o.columns && pushdown) {
                 /* the server cannot project: fetch whole batches and project here */
                 fprintf(stderr, "fluss: note: %s; projecting on the client instead\n", err.message);
                 pushdown = false;
-                fluss_log_scanner_set_projection_pushdown(s, false);
+                fluss_log_scanner_set_projection_pushdown(sc->s, false);
                 continue;
             }
-            exit_code = fail_err(&err);
+            *exit_code = fail_err(&err);
             break;
         }
         if (!batch) continue;
+        const fl_scan_target_t *g = scan_find(sc, fluss_record_batch_partition_id(batch),
+                                              fluss_record_batch_bucket(batch));
         size_t rows = fluss_record_batch_row_count(batch);
-        for (size_t r = 0; r < rows && (limit < 0 || printed < limit); r++) {
-            if (!follow && fluss_record_batch_offset(batch, r) >= stop[fluss_record_batch_bucket(batch)])
-                break;
-            print_row(batch, r, fmt, changelog, buf);
+        for (size_t r = 0; g && r < rows && (sc->o.limit < 0 || printed < sc->o.limit); r++) {
+            if (!sc->o.follow && fluss_record_batch_offset(batch, r) >= g->stop) break;
+            print_row(batch, r, sc->o.fmt, sc->o.changelog, g->pname, buf);
             printed++;
         }
         fflush(stdout);
         fluss_record_batch_free(batch);
     }
-done:
+    return printed;
+}
+
+int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
+    fl_scan_t sc;
+    memset(&sc, 0, sizeof(sc));
+    int rc = scan_args(argc, argv, &sc.o);
+    if (rc == 3) return 0;
+    if (rc) {
+        fprintf(stderr, "fluss: bad arguments for scan\n\n");
+        usage_scan(stderr);
+        return 2;
+    }
+    if (fl_cli_split_path(sc.o.path, sc.db, sizeof(sc.db), &sc.table)) return 2;
+    if ((rc = fl_cli_open_table(bootstrap, sc.o.path, &sc.client, &sc.t))) return rc;
+    fluss_error_t err;
+    const int32_t *pkeys;
+    bool partitioned = fluss_table_partition_keys(sc.t, &pkeys) > 0;
+    char *buf = malloc(FL_CLI_VALUE_MAX);
+    int exit_code = scan_columns(&sc);
+    if (!exit_code && sc.o.partition && !partitioned) {
+        fprintf(stderr, "fluss: %s is not partitioned; --partition does not apply\n", sc.o.path);
+        exit_code = 2;
+    }
+    size_t added = 0;
+    if (!exit_code && partitioned) exit_code = scan_discover(&sc, &added, &err) ? fail_err(&err) : 0;
+    for (int32_t b = 0; !exit_code && !partitioned && b < fluss_table_bucket_count(sc.t); b++)
+        scan_add_target(&sc, -1, NULL, b);
+    if (!exit_code && scan_offsets(&sc, 0, false, &err)) exit_code = fail_err(&err);
+    if (!exit_code &&
+        (fluss_log_scanner_new(sc.t, sc.o.columns ? sc.cols : NULL, sc.ncols, &sc.s, &err) ||
+         (sc.o.filter && fluss_log_scanner_set_filter(sc.s, sc.o.filter, &err)))) {
+        fl_cli_fail(&err);
+        exit_code = err.code == FLUSS_ERR__INVALID_ARG ? 2 : 1;
+    }
+    if (!exit_code && scan_subscribe(&sc, 0, &err)) exit_code = fail_err(&err);
+    if (!exit_code) {
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        print_header(sc.t, sc.cols, sc.ncols, sc.o.fmt, sc.o.changelog, partitioned);
+        fflush(stdout);
+    }
+    long long printed = exit_code ? 0 : scan_loop(&sc, partitioned, buf, &exit_code);
+    if (sc.o.stats && sc.s)
+        fprintf(stderr, "scanned %lld rows, %lld batches, %lld bytes fetched\n", printed,
+                (long long)fluss_log_scanner_batches_fetched(sc.s),
+                (long long)fluss_log_scanner_bytes_fetched(sc.s));
     free(buf);
-    fluss_log_scanner_destroy(s);
-    free(start);
-    free(stop);
-    free(cols);
-    fluss_table_close(t);
-    fluss_client_destroy(client);
+    fluss_log_scanner_destroy(sc.s);
+    for (size_t i = 0; i < sc.count; i++) free(sc.targets[i].pname);
+    free(sc.targets);
+    free(sc.cols);
+    fluss_table_close(sc.t);
+    fluss_client_destroy(sc.client);
     return exit_code;
-bad:
-    fprintf(stderr, "fluss: bad arguments for scan\n\n");
-    usage_scan(stderr);
-    return 2;
 }
