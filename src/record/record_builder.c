@@ -30,6 +30,7 @@
 
 #include "common_alloc.h"
 #include "record_batch.h"
+#include "types_row_nested.h"
 
 static bool fl_type_nested(fl_type_root_t r) {
     return r == FL_TYPE_ARRAY || r == FL_TYPE_MAP || r == FL_TYPE_ROW;
@@ -54,41 +55,78 @@ int fl_record_builder_check_schema(const fl_schema_t *schema, fl_error_t *err) {
     return 0;
 }
 
-void fl_record_builder_init(fl_record_builder_t *b, const fl_schema_t *schema,
-                            const fl_record_builder_options_t *opts) {
-    memset(b, 0, sizeof(*b));
-    b->schema = schema;
-    b->opts = *opts;
-    size_t n = schema->column_count;
-    b->cols = fl_calloc(n ? n : 1, sizeof(fl_record_column_t));
-    fl_record_builder_clear(b);
-}
+/* ---- columns ---- */
 
-void fl_record_builder_free(fl_record_builder_t *b) {
-    for (size_t i = 0; i < b->schema->column_count; i++) {
-        fl_buf_free(&b->cols[i].validity);
-        fl_buf_free(&b->cols[i].values);
-        fl_buf_free(&b->cols[i].data);
+/* Empties a column (and its children) for a new batch; a var-width
+ * column starts with offsets[0] = 0, a list or map too. */
+static void fl_col_clear(fl_record_column_t *c, const fl_datatype_t *t) {
+    c->validity.len = c->values.len = c->data.len = 0;
+    c->null_count = 0;
+    c->length = 0;
+    if (fl_type_var(t->root) || (c->child_count && (t->root == FL_TYPE_ARRAY || t->root == FL_TYPE_MAP))) {
+        uint8_t zero[4] = {0};
+        fl_buf_append(&c->values, zero, 4); /* offsets[0] */
     }
-    fl_free(b->cols);
-    b->cols = NULL;
-    fl_buf_free(&b->change_types);
-}
-
-void fl_record_builder_clear(fl_record_builder_t *b) {
-    for (size_t i = 0; i < b->schema->column_count; i++) {
-        fl_record_column_t *c = &b->cols[i];
-        c->validity.len = c->values.len = c->data.len = 0;
-        c->null_count = 0;
-        if (fl_type_var(fl_record_type(b, i)->root)) {
-            uint8_t zero[4] = {0};
-            fl_buf_append(&c->values, zero, 4); /* offsets[0] */
+    for (size_t k = 0; k < c->child_count; k++) {
+        const fl_datatype_t *ct = t->root == FL_TYPE_ARRAY ? t->element
+                                : t->root == FL_TYPE_ROW   ? t->fields[k].type
+                                                           : t; /* MAP: the entries */
+        if (t->root == FL_TYPE_MAP) {
+            fl_record_column_t *e = &c->children[0];
+            e->validity.len = e->values.len = e->data.len = 0;
+            e->null_count = e->length = 0;
+            fl_col_clear(&e->children[0], t->key);
+            fl_col_clear(&e->children[1], t->value);
+        } else {
+            fl_col_clear(&c->children[k], ct);
         }
     }
-    b->rows = 0;
-    b->bytes = 0;
-    b->change_types.len = 0;
-    b->changelog = false;
+}
+
+static void fl_col_free(fl_record_column_t *c) {
+    fl_buf_free(&c->validity);
+    fl_buf_free(&c->values);
+    fl_buf_free(&c->data);
+    for (size_t k = 0; k < c->child_count; k++) fl_col_free(&c->children[k]);
+    fl_free(c->children);
+    fl_free(c->field_types);
+    fl_row_free(&c->scratch); /* zeroed for flat columns: frees nothing */
+    memset(c, 0, sizeof(*c));
+}
+
+/* Gives a nested column its children (nested mode). */
+static void fl_col_make_children(fl_record_column_t *c, const fl_datatype_t *t) {
+    switch (t->root) {
+    case FL_TYPE_ARRAY:
+        c->child_count = 1;
+        c->children = fl_calloc(1, sizeof(*c->children));
+        fl_col_make_children(&c->children[0], t->element);
+        fl_row_init(&c->scratch, 1);
+        return;
+    case FL_TYPE_MAP: {
+        c->child_count = 1;
+        c->children = fl_calloc(1, sizeof(*c->children));
+        fl_record_column_t *e = &c->children[0]; /* entries: key, value */
+        e->child_count = 2;
+        e->children = fl_calloc(2, sizeof(*e->children));
+        fl_col_make_children(&e->children[0], t->key);
+        fl_col_make_children(&e->children[1], t->value);
+        fl_row_init(&e->scratch, 1);
+        fl_row_init(&c->scratch, 1);
+        return;
+    }
+    case FL_TYPE_ROW:
+        c->child_count = t->field_count;
+        c->children = fl_calloc(t->field_count ? t->field_count : 1, sizeof(*c->children));
+        c->field_types = fl_calloc(t->field_count ? t->field_count : 1, sizeof(*c->field_types));
+        for (size_t k = 0; k < t->field_count; k++) {
+            fl_col_make_children(&c->children[k], t->fields[k].type);
+            c->field_types[k] = t->fields[k].type;
+        }
+        fl_row_init(&c->scratch, t->field_count);
+        return;
+    default: return;
+    }
 }
 
 void fl_record_builder_set_changelog(fl_record_builder_t *b) { b->changelog = true; }
@@ -118,18 +156,71 @@ static int64_t fl_time_units(const fl_datatype_t *t, int64_t ms, int32_t nanos) 
     return ms * 1000000 + nanos;
 }
 
-void fl_record_builder_append(fl_record_builder_t *b, const fl_row_t *row) {
-    size_t before = 0, after = 0;
-    for (size_t i = 0; i < b->schema->column_count; i++) {
-        fl_record_column_t *c = &b->cols[i];
-        const fl_datatype_t *t = fl_record_type(b, i);
-        const fl_cell_t *cell = &row->cells[i];
-        before += c->values.len + c->data.len;
-        fl_bit_set(&c->validity, b->rows, !cell->is_null);
-        if (cell->is_null) c->null_count++;
-        bool null = cell->is_null;
+static void fl_col_append(fl_record_builder_t *b, fl_record_column_t *c, const fl_datatype_t *t,
+                          const fl_row_t *row, const fl_cell_t *cell);
+
+/* The rows of a list/map child: appends the elements of array a to
+ * child, using c's scratch row. */
+static void fl_col_append_elements(fl_record_builder_t *b, fl_record_column_t *child,
+                                   fl_row_t *scratch, const fl_nested_array_t *a) {
+    fl_error_t err;
+    for (int32_t i = 0; i < a->count; i++) {
+        fl_row_clear(scratch);
+        if (fl_nested_array_get(a, i, scratch, 0, &err)) scratch->cells[0].is_null = true;
+        fl_col_append(b, child, a->elem, scratch, &scratch->cells[0]);
+    }
+}
+
+/* A nested value (nested mode): its elements or fields into the
+ * children, its offset into values. A NULL (or unreadable) value adds no
+ * elements; a NULL struct still adds a (NULL) row to every child. */
+static void fl_col_append_nested(fl_record_builder_t *b, fl_record_column_t *c,
+                                 const fl_datatype_t *t, const fl_row_t *row, bool null,
+                                 const fl_cell_t *cell) {
+    const uint8_t *p = null ? NULL : fl_row_cell_bytes(row, cell);
+    size_t len = null ? 0 : cell->len;
+    if (t->root == FL_TYPE_ROW) {
+        fl_error_t err;
+        fl_row_clear(&c->scratch);
+        const fl_datatype_t *const *types = c->field_types;
+        size_t n = t->field_count;
+        if (!null && fl_row_decode(b->nested_format, p, len, types, n, &c->scratch, &err))
+            fl_row_clear(&c->scratch);
+        for (size_t k = 0; k < n; k++)
+            fl_col_append(b, &c->children[k], types[k], &c->scratch, &c->scratch.cells[k]);
+        return;
+    }
+    fl_record_column_t *child = &c->children[0];
+    if (!null && t->root == FL_TYPE_ARRAY) {
+        fl_nested_array_t a;
+        fl_error_t err;
+        if (!fl_nested_array_view(p, len, t->element, &a, &err))
+            fl_col_append_elements(b, child, &c->scratch, &a);
+    } else if (!null) {
+        fl_nested_map_t m;
+        fl_error_t err;
+        if (!fl_nested_map_view(p, len, t, &m, &err)) {
+            fl_col_append_elements(b, &child->children[0], &c->scratch, &m.keys);
+            fl_col_append_elements(b, &child->children[1], &child->scratch, &m.values);
+            child->length += m.keys.count;
+        }
+    }
+    fl_put_fixed(&c->values, (uint32_t)child->length, 4); /* the list's end offset */
+}
+
+/* Appends one value of type t (cell of row) to column c. */
+static void fl_col_append(fl_record_builder_t *b, fl_record_column_t *c, const fl_datatype_t *t,
+                          const fl_row_t *row, const fl_cell_t *cell) {
+    bool null = cell->is_null;
+    if (!null && b->nested && fl_type_nested(t->root)) {
+        fl_error_t err;
+        null = fl_nested_check(t, b->nested_format, fl_row_cell_bytes(row, cell), cell->len, 0,
+                               &err) != 0;
+    }
+    fl_bit_set(&c->validity, c->length, !null);
+    if (null) c->null_count++;
         switch (t->root) {
-        case FL_TYPE_BOOLEAN: fl_bit_set(&c->values, b->rows, !null && cell->i); break;
+        case FL_TYPE_BOOLEAN: fl_bit_set(&c->values, c->length, !null && cell->i); break;
         case FL_TYPE_TINYINT:
         case FL_TYPE_SMALLINT:
         case FL_TYPE_INTEGER:
@@ -175,9 +266,63 @@ void fl_record_builder_append(fl_record_builder_t *b, const fl_row_t *row) {
             fl_put_fixed(&c->values, (uint32_t)c->data.len, 4);
             break;
         }
-        default: break; /* nested: all NULL, emitted at finish */
+        default: /* nested: all NULL, emitted at finish, unless in nested mode */
+            if (b->nested) fl_col_append_nested(b, c, t, row, null, cell);
+            break;
         }
-        after += c->values.len + c->data.len;
+    c->length++;
+}
+
+void fl_record_builder_init(fl_record_builder_t *b, const fl_schema_t *schema,
+                            const fl_record_builder_options_t *opts) {
+    memset(b, 0, sizeof(*b));
+    b->schema = schema;
+    b->opts = *opts;
+    size_t n = schema->column_count;
+    b->cols = fl_calloc(n ? n : 1, sizeof(fl_record_column_t));
+    fl_record_builder_clear(b);
+}
+
+void fl_record_builder_set_nested(fl_record_builder_t *b, fl_row_format_t fmt) {
+    assert(b->rows == 0);
+    if (b->nested) return;
+    b->nested = true;
+    b->nested_format = fmt;
+    for (size_t i = 0; i < b->schema->column_count; i++)
+        fl_col_make_children(&b->cols[i], fl_record_type(b, i));
+    fl_record_builder_clear(b);
+}
+
+void fl_record_builder_free(fl_record_builder_t *b) {
+    for (size_t i = 0; i < b->schema->column_count; i++) fl_col_free(&b->cols[i]);
+    fl_free(b->cols);
+    b->cols = NULL;
+    fl_buf_free(&b->change_types);
+}
+
+void fl_record_builder_clear(fl_record_builder_t *b) {
+    for (size_t i = 0; i < b->schema->column_count; i++)
+        fl_col_clear(&b->cols[i], fl_record_type(b, i));
+    b->rows = 0;
+    b->bytes = 0;
+    b->change_types.len = 0;
+    b->changelog = false;
+}
+
+/* Bytes of a column and its children (the batch-size estimate). */
+static size_t fl_col_bytes(const fl_record_column_t *c) {
+    size_t n = c->values.len + c->data.len;
+    for (size_t k = 0; k < c->child_count; k++) n += fl_col_bytes(&c->children[k]);
+    return n;
+}
+
+void fl_record_builder_append(fl_record_builder_t *b, const fl_row_t *row) {
+    size_t before = 0, after = 0;
+    for (size_t i = 0; i < b->schema->column_count; i++) {
+        fl_record_column_t *c = &b->cols[i];
+        before += fl_col_bytes(c);
+        fl_col_append(b, c, fl_record_type(b, i), row, &row->cells[i]);
+        after += fl_col_bytes(c);
     }
     fl_buf_put_u8(&b->change_types, FL_CHANGE_APPEND_ONLY);
     b->rows++;
@@ -240,6 +385,36 @@ static int fl_emit_nulls(const fl_datatype_t *t, int64_t length, bool top, fl_ar
     }
 }
 
+/* Writes a column of type t (nested mode for nested types) into w: its
+ * node and buffers, then its children's, depth first (Arrow IPC order). */
+static int fl_col_emit(const fl_record_column_t *c, const fl_datatype_t *t, fl_arrow_writer_t *w,
+                       fl_error_t *err) {
+    fl_arrow_writer_add_node(w, c->length, c->null_count);
+    int rc = fl_arrow_writer_add_buffer(w, c->validity.data, c->validity.len, err);
+    if (rc) return rc;
+    switch (t->root) {
+    case FL_TYPE_ARRAY:
+        if ((rc = fl_arrow_writer_add_buffer(w, c->values.data, c->values.len, err))) return rc;
+        return fl_col_emit(&c->children[0], t->element, w, err);
+    case FL_TYPE_MAP: {
+        if ((rc = fl_arrow_writer_add_buffer(w, c->values.data, c->values.len, err))) return rc;
+        const fl_record_column_t *e = &c->children[0];
+        fl_arrow_writer_add_node(w, e->children[0].length, 0); /* entries, never NULL */
+        if ((rc = fl_arrow_writer_add_buffer(w, NULL, 0, err))) return rc;
+        if ((rc = fl_col_emit(&e->children[0], t->key, w, err))) return rc;
+        return fl_col_emit(&e->children[1], t->value, w, err);
+    }
+    case FL_TYPE_ROW:
+        for (size_t k = 0; k < t->field_count && !rc; k++)
+            rc = fl_col_emit(&c->children[k], t->fields[k].type, w, err);
+        return rc;
+    default:
+        rc = fl_arrow_writer_add_buffer(w, c->values.data, c->values.len, err);
+        if (!rc && fl_type_var(t->root)) rc = fl_arrow_writer_add_buffer(w, c->data.data, c->data.len, err);
+        return rc;
+    }
+}
+
 /* Writes the columns' buffers into w. */
 static int fl_record_builder_columns(fl_record_builder_t *b, fl_arrow_writer_t *w,
                                      fl_error_t *err) {
@@ -249,15 +424,11 @@ static int fl_record_builder_columns(fl_record_builder_t *b, fl_arrow_writer_t *
     for (size_t i = 0; i < b->schema->column_count && !rc; i++) {
         const fl_record_column_t *c = &b->cols[i];
         const fl_datatype_t *ty = fl_record_type(b, i);
-        if (fl_type_nested(ty->root)) {
+        if (fl_type_nested(ty->root) && !b->nested) {
             rc = fl_emit_nulls(ty, b->rows, true, w, &zeros, err);
             continue;
         }
-        fl_arrow_writer_add_node(w, b->rows, c->null_count);
-        rc = fl_arrow_writer_add_buffer(w, c->validity.data, c->validity.len, err);
-        if (!rc) rc = fl_arrow_writer_add_buffer(w, c->values.data, c->values.len, err);
-        if (!rc && fl_type_var(ty->root))
-            rc = fl_arrow_writer_add_buffer(w, c->data.data, c->data.len, err);
+        rc = fl_col_emit(c, ty, w, err);
     }
     fl_buf_free(&zeros);
     return rc;

@@ -12,8 +12,11 @@
  * ChangeTypeVectorWriter). A batch of no rows is the header alone, no Arrow
  * message (Fluss ArrowWriter#serializeToOutputView writes nothing then).
  * The row values are typed by the schema the builder was made for
- * (types_row.h); ARRAY, MAP and ROW columns are written as all-NULL
- * columns only. Thread rule: one user per builder.
+ * (types_row.h). ARRAY, MAP and ROW columns are written as all-NULL
+ * columns unless fl_record_builder_set_nested says in which row format
+ * the cells' nested values are encoded (types_row_nested.h); then they
+ * are decoded into Arrow list, map and struct children. Thread rule: one
+ * user per builder.
  */
 #ifndef FL_RECORD_BUILDER_H
 #define FL_RECORD_BUILDER_H
@@ -27,6 +30,7 @@
 #include "common_buf.h"
 #include "common_error.h"
 #include "types_row.h"
+#include "types_row_format.h"
 #include "types_schema.h"
 
 typedef struct fl_record_builder_options {
@@ -35,12 +39,19 @@ typedef struct fl_record_builder_options {
     int zstd_level;         /* 0 = zstd's default */
 } fl_record_builder_options_t;
 
-/* One column's Arrow buffers while rows come in. */
+/* One column's Arrow buffers while rows come in; a nested column's
+ * children (ARRAY: the element; MAP: the entries struct, whose children
+ * are key and value; ROW: one per field) have lengths of their own. */
 typedef struct fl_record_column {
     fl_buf_t validity;
     fl_buf_t values;
     fl_buf_t data;
     int64_t null_count;
+    int64_t length;
+    struct fl_record_column *children; /* nested mode only */
+    size_t child_count;
+    fl_row_t scratch; /* a nested value's elements or fields while they are appended */
+    const fl_datatype_t **field_types; /* ROW: its fields' types (borrowed from the schema) */
 } fl_record_column_t;
 
 /* Embeddable; callers use the functions below, not the fields. */
@@ -52,6 +63,8 @@ typedef struct fl_record_builder {
     size_t bytes; /* uncompressed Arrow bytes so far */
     fl_buf_t change_types; /* one byte per row, +A for fl_record_builder_append */
     bool changelog;        /* finish writes bit0 = 0 and the vector */
+    bool nested;           /* nested cells hold values in nested_format */
+    fl_row_format_t nested_format;
 } fl_record_builder_t;
 
 /* FLUSS_ERR__INVALID_ARG naming the column when a column type cannot be
@@ -60,6 +73,11 @@ int fl_record_builder_check_schema(const fl_schema_t *schema, fl_error_t *err);
 void fl_record_builder_init(fl_record_builder_t *b, const fl_schema_t *schema,
                             const fl_record_builder_options_t *opts);
 void fl_record_builder_free(fl_record_builder_t *b);
+/* Writes ARRAY/MAP/ROW cells as values from now on (the builder must be
+ * empty): their bytes are BinaryArray / BinaryMap / a row in format fmt,
+ * checked with fl_nested_check when appended (a value that is not
+ * becomes NULL; libfluss's encoder never makes one). */
+void fl_record_builder_set_nested(fl_record_builder_t *b, fl_row_format_t fmt);
 /* Empties the builder (an append-only one again) and keeps its memory. */
 void fl_record_builder_clear(fl_record_builder_t *b);
 /* Makes the batch a changelog batch before any row is appended with a
