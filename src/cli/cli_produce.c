@@ -260,8 +260,57 @@ const char *fl_csv_field(const fl_csv_record_t *r, size_t i) { return r->buf + r
 
 /* ---- JSON ---- */
 
+/* The end of the JSON string starting at p (after its closing quote). */
+static const char *fl_json_skip_string(const char *p, const char *end) {
+    for (p++; p < end; p++) {
+        if (*p == '\\') p++;
+        else if (*p == '"') return p + 1;
+    }
+    return end;
+}
+
+/* The end of the JSON value starting at p (a string, an array or object
+ * with all it holds, or a bare token). */
+static const char *fl_json_skip_value(const char *p, const char *end) {
+    if (p < end && *p == '"') return fl_json_skip_string(p, end);
+    int depth = 0;
+    for (; p < end; p++) {
+        if (*p == '"') {
+            p = fl_json_skip_string(p, end) - 1;
+        } else if (*p == '[' || *p == '{') {
+            depth++;
+        } else if (*p == ']' || *p == '}') {
+            if (depth == 0) return p;
+            if (--depth == 0) return p + 1;
+        } else if (depth == 0 && (*p == ',' || *p == ' ' || *p == '\t')) {
+            return p;
+        }
+    }
+    return p;
+}
+
+/* The text of member key's value in the JSON object line[0, n) as
+ * written (numbers keep every digit; jansson reads them as doubles), or
+ * NULL. Keys with escapes are not matched (column names have none). */
+static char *fl_json_raw_member(const char *line, size_t n, const char *key) {
+    const char *p = line, *end = line + n;
+    size_t klen = strlen(key);
+    while (p < end && *p != '{') p++;
+    for (p++; p < end;) {
+        while (p < end && (*p == ' ' || *p == '\t' || *p == ',')) p++;
+        if (p >= end || *p != '"') return NULL;
+        const char *ks = p + 1, *ke = fl_json_skip_string(p, end) - 1;
+        p = ke + 1;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == ':')) p++;
+        const char *vs = p, *ve = fl_json_skip_value(p, end);
+        p = ve;
+        if ((size_t)(ke - ks) == klen && memcmp(ks, key, klen) == 0) return strndup(vs, (size_t)(ve - vs));
+    }
+    return NULL;
+}
+
 static int fl_json_set(fluss_row_t *row, const fluss_table_t *t, int col, json_t *v,
-                       fluss_error_t *err) {
+                       const char *line, size_t n, const char *key, fluss_error_t *err) {
     char tmp[64];
     switch (json_typeof(v)) {
     case JSON_NULL: return fluss_row_set_null(row, (size_t)col, err);
@@ -275,15 +324,15 @@ static int fl_json_set(fluss_row_t *row, const fluss_table_t *t, int col, json_t
         const char *type = fluss_table_column_type(t, (size_t)col);
         if (strncmp(type, "FLOAT", 5) == 0 || strncmp(type, "DOUBLE", 6) == 0)
             return fluss_row_set_double(row, (size_t)col, json_real_value(v), err);
-        snprintf(tmp, sizeof(tmp), "%.17g", json_real_value(v));
-        return fluss_row_set_text(row, (size_t)col, tmp, err);
+        break; /* a DECIMAL: the number as written */
     }
-    default:
-        snprintf(err->message, sizeof(err->message), "column %s: nested JSON values are not supported yet",
-                 fluss_table_column_name(t, (size_t)col));
-        err->code = FLUSS_ERR__INVALID_ARG;
-        return err->code;
+    default: break; /* an array or object: an ARRAY, MAP or ROW value in its JSON text */
     }
+    char *text = fl_json_raw_member(line, n, key);
+    if (!text) text = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+    int rc = fluss_row_set_text(row, (size_t)col, text, err);
+    free(text);
+    return rc;
 }
 
 /* ---- the command ---- */
@@ -443,7 +492,7 @@ int fl_cli_read_rows(fluss_table_t *t, bool json, bool header, const int32_t *co
                     exit_code = 1;
                     break;
                 }
-                if (fl_json_set(row, t, col, v, &err)) {
+                if (fl_json_set(row, t, col, v, line, (size_t)n, key, &err)) {
                     fprintf(stderr, "fluss: line %ld: %s\n", line_no, err.message);
                     exit_code = 1;
                     break;

@@ -30,6 +30,8 @@
 #include "proto_api.h"
 #include "record_value.h"
 #include "types_row_compacted.h"
+#include "types_row_field.h"
+#include "types_row_nested.h"
 
 #define FL_LOOKUP_KEYS_MAX 1000000 /* keys in one fluss_lookuper_lookup */
 #define FL_LOOKUP_ATTEMPTS_MAX 5
@@ -141,6 +143,13 @@ static int fl_lookup_decode(const fluss_table_t *t, const uint8_t *p, size_t len
     fluss_row_t *r = fluss_row_new(t);
     int rc = fl_row_decode(t->kv_format, p + 2, len - 2, t->types, t->desc.schema.column_count,
                            &r->row, err);
+    /* nested values are checked whole here, so reading them later cannot fail */
+    for (size_t i = 0; !rc && i < t->desc.schema.column_count; i++) {
+        const fl_cell_t *c = &r->row.cells[i];
+        if (!c->is_null && fl_row_type_nested(t->types[i]->root))
+            rc = fl_nested_check(t->types[i], t->kv_format, fl_row_cell_bytes(&r->row, c), c->len,
+                                 0, err);
+    }
     if (rc) {
         fluss_row_destroy(r);
         return rc;

@@ -35,81 +35,75 @@ void fluss_row_destroy(fluss_row_t *r) {
 
 void fluss_row_clear(fluss_row_t *r) { fl_row_clear(&r->row); }
 
-/* Checks col and returns its cell (or NULL with err set). */
-static fl_cell_t *fl_row_cell(fluss_row_t *r, size_t col, fl_error_t *err) {
-    if (col >= r->row.column_count) {
-        fl_err_set(err, FL_ERR_ARG, "column %zu out of range (%zu columns)", col,
-                   r->row.column_count);
-        return NULL;
-    }
-    return &r->row.cells[col];
+/* The target of a setter: cell col of a table row (col checked). */
+static int fl_row_target(fluss_row_t *r, size_t col, fl_cell_target_t *tg, fl_error_t *err) {
+    if (col >= r->row.column_count)
+        return fl_err_set(err, FL_ERR_ARG, "column %zu out of range (%zu columns)", col,
+                          r->row.column_count);
+    tg->row = &r->row;
+    tg->col = col;
+    tg->type = fl_table_type(r->t, col);
+    tg->name = tg->name;
+    tg->type_text = tg->type_text;
+    tg->nested_format = r->t->kv_format;
+    return 0;
 }
 
-static const fl_datatype_t *fl_row_type(const fluss_row_t *r, size_t col) {
-    return fl_table_type(r->t, col);
+static int fl_type_error(const fl_cell_target_t *tg, const char *what, fl_error_t *err) {
+    return fl_err_set(err, FL_ERR_ARG, "column %s (%s) cannot take %s", tg->name, tg->type_text,
+                      what);
 }
 
-static int fl_type_error(const fluss_row_t *r, size_t col, const char *what, fl_error_t *err) {
-    return fl_err_set(err, FL_ERR_ARG, "column %s (%s) cannot take %s",
-                      r->t->desc.schema.columns[col].name, r->t->type_text[col], what);
-}
-
-static int fl_row_set_null_i(fluss_row_t *r, size_t col, fl_error_t *err) {
-    fl_cell_t *c = fl_row_cell(r, col, err);
-    if (!c) return FL_ERR_ARG;
-    if (!fl_row_type(r, col)->nullable)
+static int fl_row_set_null_i(const fl_cell_target_t *tg, fl_error_t *err) {
+    fl_cell_t *c = &tg->row->cells[tg->col];
+    if (!tg->type->nullable)
         return fl_err_set(err, FL_ERR_ARG, "column %s is NOT NULL",
-                          r->t->desc.schema.columns[col].name);
+                          tg->name);
     c->is_null = true;
     return 0;
 }
 
-static int fl_row_set_bool_i(fluss_row_t *r, size_t col, bool v, fl_error_t *err) {
-    fl_cell_t *c = fl_row_cell(r, col, err);
-    if (!c) return FL_ERR_ARG;
-    if (fl_row_type(r, col)->root != FL_TYPE_BOOLEAN) return fl_type_error(r, col, "a boolean", err);
+static int fl_row_set_bool_i(const fl_cell_target_t *tg, bool v, fl_error_t *err) {
+    fl_cell_t *c = &tg->row->cells[tg->col];
+    if (tg->type->root != FL_TYPE_BOOLEAN) return fl_type_error(tg, "a boolean", err);
     c->i = v;
     c->is_null = false;
     return 0;
 }
 
-static int fl_row_set_double_i(fluss_row_t *r, size_t col, double v, fl_error_t *err) {
-    fl_cell_t *c = fl_row_cell(r, col, err);
-    if (!c) return FL_ERR_ARG;
-    fl_type_root_t root = fl_row_type(r, col)->root;
+static int fl_row_set_double_i(const fl_cell_target_t *tg, double v, fl_error_t *err) {
+    fl_cell_t *c = &tg->row->cells[tg->col];
+    fl_type_root_t root = tg->type->root;
     if (root != FL_TYPE_FLOAT && root != FL_TYPE_DOUBLE)
-        return fl_type_error(r, col, "a floating-point number", err);
+        return fl_type_error(tg, "a floating-point number", err);
     c->d = v;
     c->is_null = false;
     return 0;
 }
 
-static int fl_row_set_int_i(fluss_row_t *r, size_t col, int64_t v, fl_error_t *err) {
-    fl_cell_t *c = fl_row_cell(r, col, err);
-    if (!c) return FL_ERR_ARG;
+static int fl_row_set_int_i(const fl_cell_target_t *tg, int64_t v, fl_error_t *err) {
+    fl_cell_t *c = &tg->row->cells[tg->col];
     int64_t lo, hi;
-    switch (fl_row_type(r, col)->root) {
+    switch (tg->type->root) {
     case FL_TYPE_TINYINT: lo = INT8_MIN, hi = INT8_MAX; break;
     case FL_TYPE_SMALLINT: lo = INT16_MIN, hi = INT16_MAX; break;
     case FL_TYPE_INTEGER: lo = INT32_MIN, hi = INT32_MAX; break;
     case FL_TYPE_BIGINT: lo = INT64_MIN, hi = INT64_MAX; break;
     case FL_TYPE_FLOAT:
-    case FL_TYPE_DOUBLE: return fl_row_set_double_i(r, col, (double)v, err);
-    default: return fl_type_error(r, col, "an integer", err);
+    case FL_TYPE_DOUBLE: return fl_row_set_double_i(tg, (double)v, err);
+    default: return fl_type_error(tg, "an integer", err);
     }
     if (v < lo || v > hi)
         return fl_err_set(err, FL_ERR_ARG, "%lld is out of range for column %s (%s)",
-                          (long long)v, r->t->desc.schema.columns[col].name, r->t->type_text[col]);
+                          (long long)v, tg->name, tg->type_text);
     c->i = v;
     c->is_null = false;
     return 0;
 }
 
-static int fl_row_set_bytes_i(fluss_row_t *r, size_t col, const void *p, size_t n,
+static int fl_row_set_bytes_i(const fl_cell_target_t *tg, const void *p, size_t n,
                               fl_error_t *err) {
-    fl_cell_t *c = fl_row_cell(r, col, err);
-    if (!c) return FL_ERR_ARG;
-    const fl_datatype_t *t = fl_row_type(r, col);
+    const fl_datatype_t *t = tg->type;
     switch (t->root) {
     case FL_TYPE_CHAR:
     case FL_TYPE_STRING:
@@ -117,20 +111,19 @@ static int fl_row_set_bytes_i(fluss_row_t *r, size_t col, const void *p, size_t 
     case FL_TYPE_BINARY:
         if (n != (size_t)t->length)
             return fl_err_set(err, FL_ERR_ARG, "column %s is BINARY(%d) but got %zu bytes",
-                              r->t->desc.schema.columns[col].name, t->length, n);
+                              tg->name, t->length, n);
         break;
-    default: return fl_type_error(r, col, "a string or bytes", err);
+    default: return fl_type_error(tg, "a string or bytes", err);
     }
     if (n > INT32_MAX) return fl_err_set(err, FL_ERR_ARG, "value of %zu bytes is too large", n);
-    fl_row_set_bytes(&r->row, col, p, n);
+    fl_row_set_bytes(tg->row, tg->col, p, n);
     return 0;
 }
 
-static int fl_row_set_decimal_i(fluss_row_t *r, size_t col, const char *text, fl_error_t *err) {
-    fl_cell_t *c = fl_row_cell(r, col, err);
-    if (!c) return FL_ERR_ARG;
-    const fl_datatype_t *t = fl_row_type(r, col);
-    if (t->root != FL_TYPE_DECIMAL) return fl_type_error(r, col, "a decimal", err);
+static int fl_row_set_decimal_i(const fl_cell_target_t *tg, const char *text, fl_error_t *err) {
+    fl_cell_t *c = &tg->row->cells[tg->col];
+    const fl_datatype_t *t = tg->type;
+    if (t->root != FL_TYPE_DECIMAL) return fl_type_error(tg, "a decimal", err);
     __int128 v;
     int rc = fl_decimal_parse(text, t->precision, t->scale, &v, err);
     if (rc) return rc;
@@ -139,19 +132,17 @@ static int fl_row_set_decimal_i(fluss_row_t *r, size_t col, const char *text, fl
     return 0;
 }
 
-static int fl_row_set_date_i(fluss_row_t *r, size_t col, int32_t days, fl_error_t *err) {
-    fl_cell_t *c = fl_row_cell(r, col, err);
-    if (!c) return FL_ERR_ARG;
-    if (fl_row_type(r, col)->root != FL_TYPE_DATE) return fl_type_error(r, col, "a date", err);
+static int fl_row_set_date_i(const fl_cell_target_t *tg, int32_t days, fl_error_t *err) {
+    fl_cell_t *c = &tg->row->cells[tg->col];
+    if (tg->type->root != FL_TYPE_DATE) return fl_type_error(tg, "a date", err);
     c->i = days;
     c->is_null = false;
     return 0;
 }
 
-static int fl_row_set_time_i(fluss_row_t *r, size_t col, int32_t ms, fl_error_t *err) {
-    fl_cell_t *c = fl_row_cell(r, col, err);
-    if (!c) return FL_ERR_ARG;
-    if (fl_row_type(r, col)->root != FL_TYPE_TIME) return fl_type_error(r, col, "a time", err);
+static int fl_row_set_time_i(const fl_cell_target_t *tg, int32_t ms, fl_error_t *err) {
+    fl_cell_t *c = &tg->row->cells[tg->col];
+    if (tg->type->root != FL_TYPE_TIME) return fl_type_error(tg, "a time", err);
     if (ms < 0 || ms >= 86400000)
         return fl_err_set(err, FL_ERR_ARG, "time %d ms is outside a day", ms);
     c->i = ms;
@@ -159,13 +150,12 @@ static int fl_row_set_time_i(fluss_row_t *r, size_t col, int32_t ms, fl_error_t 
     return 0;
 }
 
-static int fl_row_set_timestamp_i(fluss_row_t *r, size_t col, int64_t ms, int32_t nanos,
+static int fl_row_set_timestamp_i(const fl_cell_target_t *tg, int64_t ms, int32_t nanos,
                                   fl_error_t *err) {
-    fl_cell_t *c = fl_row_cell(r, col, err);
-    if (!c) return FL_ERR_ARG;
-    const fl_datatype_t *t = fl_row_type(r, col);
+    fl_cell_t *c = &tg->row->cells[tg->col];
+    const fl_datatype_t *t = tg->type;
     if (t->root != FL_TYPE_TIMESTAMP && t->root != FL_TYPE_TIMESTAMP_LTZ)
-        return fl_type_error(r, col, "a timestamp", err);
+        return fl_type_error(tg, "a timestamp", err);
     if (nanos < 0 || nanos > 999999)
         return fl_err_set(err, FL_ERR_ARG, "nanos of millisecond %d out of range", nanos);
     /* truncate to the column's precision */
@@ -187,44 +177,48 @@ static int fl_row_set_timestamp_i(fluss_row_t *r, size_t col, int64_t ms, int32_
 
 /* ---- public setters ---- */
 
-#define FL_ROW_PUBLIC(call)                     \
-    do {                                        \
-        fl_error_t err_;                        \
-        fl_err_clear(&err_);                    \
-        int rc_ = (call);                       \
-        return rc_ ? fl_client_error_out(e, &err_) : 0; \
+#define FL_ROW_PUBLIC(call)                                          \
+    do {                                                             \
+        fl_error_t err_;                                             \
+        fl_err_clear(&err_);                                         \
+        fl_cell_target_t tg_ = {.name = "", .type_text = ""};        \
+        const fl_cell_target_t *tg = &tg_;                           \
+        if (fl_row_target(r, col, &tg_, &err_))                      \
+            return fl_client_error_out(e, &err_);                    \
+        int rc_ = (call);                                            \
+        return rc_ ? fl_client_error_out(e, &err_) : 0;             \
     } while (0)
 
 int fluss_row_set_null(fluss_row_t *r, size_t col, fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_null_i(r, col, &err_));
+    FL_ROW_PUBLIC(fl_row_set_null_i(tg, &err_));
 }
 int fluss_row_set_bool(fluss_row_t *r, size_t col, bool v, fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_bool_i(r, col, v, &err_));
+    FL_ROW_PUBLIC(fl_row_set_bool_i(tg, v, &err_));
 }
 int fluss_row_set_int64(fluss_row_t *r, size_t col, int64_t v, fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_int_i(r, col, v, &err_));
+    FL_ROW_PUBLIC(fl_row_set_int_i(tg, v, &err_));
 }
 int fluss_row_set_double(fluss_row_t *r, size_t col, double v, fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_double_i(r, col, v, &err_));
+    FL_ROW_PUBLIC(fl_row_set_double_i(tg, v, &err_));
 }
 int fluss_row_set_bytes(fluss_row_t *r, size_t col, const void *p, size_t n, fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_bytes_i(r, col, p, n, &err_));
+    FL_ROW_PUBLIC(fl_row_set_bytes_i(tg, p, n, &err_));
 }
 int fluss_row_set_string(fluss_row_t *r, size_t col, const char *s, fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_bytes_i(r, col, s, strlen(s), &err_));
+    FL_ROW_PUBLIC(fl_row_set_bytes_i(tg, s, strlen(s), &err_));
 }
 int fluss_row_set_decimal(fluss_row_t *r, size_t col, const char *text, fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_decimal_i(r, col, text, &err_));
+    FL_ROW_PUBLIC(fl_row_set_decimal_i(tg, text, &err_));
 }
 int fluss_row_set_date(fluss_row_t *r, size_t col, int32_t days, fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_date_i(r, col, days, &err_));
+    FL_ROW_PUBLIC(fl_row_set_date_i(tg, days, &err_));
 }
 int fluss_row_set_time(fluss_row_t *r, size_t col, int32_t ms, fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_time_i(r, col, ms, &err_));
+    FL_ROW_PUBLIC(fl_row_set_time_i(tg, ms, &err_));
 }
 int fluss_row_set_timestamp(fluss_row_t *r, size_t col, int64_t ms, int32_t nanos,
                             fluss_error_t *e) {
-    FL_ROW_PUBLIC(fl_row_set_timestamp_i(r, col, ms, nanos, &err_));
+    FL_ROW_PUBLIC(fl_row_set_timestamp_i(tg, ms, nanos, &err_));
 }
 
 /* ---- dates ---- */
@@ -325,10 +319,10 @@ static int fl_hex_val(int c) {
     return -1;
 }
 
-static int fl_set_timestamp_text(fluss_row_t *r, size_t col, const char *text, fl_error_t *err) {
-    const fl_datatype_t *t = fl_row_type(r, col);
+static int fl_set_timestamp_text(const fl_cell_target_t *tg, const char *text, fl_error_t *err) {
+    const fl_datatype_t *t = tg->type;
     int64_t v;
-    if (fl_parse_int(text, &v)) return fl_row_set_timestamp_i(r, col, v, 0, err);
+    if (fl_parse_int(text, &v)) return fl_row_set_timestamp_i(tg, v, 0, err);
     const char *p = text;
     int64_t days, nanos = 0;
     if (!fl_parse_date(&p, &days)) goto bad;
@@ -349,30 +343,32 @@ static int fl_set_timestamp_text(fluss_row_t *r, size_t col, const char *text, f
     }
     if (*p) goto bad;
     int64_t ms = days * 86400000LL + nanos / 1000000 - offset_min * 60000;
-    return fl_row_set_timestamp_i(r, col, ms, (int32_t)(nanos % 1000000), err);
+    return fl_row_set_timestamp_i(tg, ms, (int32_t)(nanos % 1000000), err);
 bad:
     return fl_err_set(err, FL_ERR_ARG,
                       "column %s: '%s' is not a timestamp (YYYY-MM-DD[ T]HH:MM[:SS[.f]] or epoch ms)",
-                      r->t->desc.schema.columns[col].name, text);
+                      tg->name, text);
 }
 
 int fluss_row_set_text(fluss_row_t *r, size_t col, const char *text, fluss_error_t *e) {
-    fl_error_t err_;
-    fl_err_clear(&err_);
-    fl_error_t *err = &err_;
+    fl_error_t err;
+    fl_err_clear(&err);
+    fl_cell_target_t tg;
+    int rc = fl_row_target(r, col, &tg, &err);
+    if (!rc) rc = fl_cell_set_text(&tg, text, &err);
+    return rc ? fl_client_error_out(e, &err) : 0;
+}
+
+int fl_cell_set_text(const fl_cell_target_t *tg, const char *text, fl_error_t *err) {
     int rc = 0;
-    if (!fl_row_cell(r, col, err)) return fl_client_error_out(e, err);
-    if (!text) {
-        rc = fl_row_set_null_i(r, col, err);
-        return rc ? fl_client_error_out(e, err) : 0;
-    }
-    const fl_datatype_t *t = fl_row_type(r, col);
-    const char *name = r->t->desc.schema.columns[col].name;
+    if (!text) return fl_row_set_null_i(tg, err);
+    const fl_datatype_t *t = tg->type;
+    const char *name = tg->name;
     int64_t v;
     switch (t->root) {
     case FL_TYPE_BOOLEAN:
-        if (strcasecmp(text, "true") == 0 || strcmp(text, "1") == 0) rc = fl_row_set_bool_i(r, col, true, err);
-        else if (strcasecmp(text, "false") == 0 || strcmp(text, "0") == 0) rc = fl_row_set_bool_i(r, col, false, err);
+        if (strcasecmp(text, "true") == 0 || strcmp(text, "1") == 0) rc = fl_row_set_bool_i(tg, true, err);
+        else if (strcasecmp(text, "false") == 0 || strcmp(text, "0") == 0) rc = fl_row_set_bool_i(tg, false, err);
         else rc = fl_err_set(err, FL_ERR_ARG, "column %s: '%s' is not a boolean", name, text);
         break;
     case FL_TYPE_TINYINT:
@@ -380,7 +376,7 @@ int fluss_row_set_text(fluss_row_t *r, size_t col, const char *text, fluss_error
     case FL_TYPE_INTEGER:
     case FL_TYPE_BIGINT:
         if (!fl_parse_int(text, &v)) rc = fl_err_set(err, FL_ERR_ARG, "column %s: '%s' is not an integer", name, text);
-        else rc = fl_row_set_int_i(r, col, v, err);
+        else rc = fl_row_set_int_i(tg, v, err);
         break;
     case FL_TYPE_FLOAT:
     case FL_TYPE_DOUBLE: {
@@ -389,12 +385,12 @@ int fluss_row_set_text(fluss_row_t *r, size_t col, const char *text, fluss_error
         double d = strtod(text, &end);
         while (isspace((unsigned char)*end)) end++;
         if (end == text || *end) rc = fl_err_set(err, FL_ERR_ARG, "column %s: '%s' is not a number", name, text);
-        else rc = fl_row_set_double_i(r, col, d, err);
+        else rc = fl_row_set_double_i(tg, d, err);
         break;
     }
-    case FL_TYPE_DECIMAL: rc = fl_row_set_decimal_i(r, col, text, err); break;
+    case FL_TYPE_DECIMAL: rc = fl_row_set_decimal_i(tg, text, err); break;
     case FL_TYPE_CHAR:
-    case FL_TYPE_STRING: rc = fl_row_set_bytes_i(r, col, text, strlen(text), err); break;
+    case FL_TYPE_STRING: rc = fl_row_set_bytes_i(tg, text, strlen(text), err); break;
     case FL_TYPE_BYTES:
     case FL_TYPE_BINARY: {
         const char *h = text;
@@ -410,32 +406,35 @@ int fluss_row_set_text(fluss_row_t *r, size_t col, const char *text, fluss_error
             if (hi < 0 || lo < 0) rc = fl_err_set(err, FL_ERR_ARG, "column %s: '%s' is not hex", name, text);
             else bytes[i] = (uint8_t)(hi << 4 | lo);
         }
-        if (!rc) rc = fl_row_set_bytes_i(r, col, bytes, n / 2, err);
+        if (!rc) rc = fl_row_set_bytes_i(tg, bytes, n / 2, err);
         fl_free(bytes);
         break;
     }
     case FL_TYPE_DATE: {
         const char *p = text;
         int64_t days;
-        if (fl_parse_date(&p, &days) && !*p) rc = fl_row_set_date_i(r, col, (int32_t)days, err);
-        else if (fl_parse_int(text, &v) && v >= INT32_MIN && v <= INT32_MAX) rc = fl_row_set_date_i(r, col, (int32_t)v, err);
+        if (fl_parse_date(&p, &days) && !*p) rc = fl_row_set_date_i(tg, (int32_t)days, err);
+        else if (fl_parse_int(text, &v) && v >= INT32_MIN && v <= INT32_MAX) rc = fl_row_set_date_i(tg, (int32_t)v, err);
         else rc = fl_err_set(err, FL_ERR_ARG, "column %s: '%s' is not a date (YYYY-MM-DD)", name, text);
         break;
     }
     case FL_TYPE_TIME: {
         const char *p = text;
         int64_t ns;
-        if (fl_parse_time(&p, &ns) && !*p) rc = fl_row_set_time_i(r, col, (int32_t)(ns / 1000000), err);
+        if (fl_parse_time(&p, &ns) && !*p) rc = fl_row_set_time_i(tg, (int32_t)(ns / 1000000), err);
         else rc = fl_err_set(err, FL_ERR_ARG, "column %s: '%s' is not a time (HH:MM:SS[.fff])", name, text);
         break;
     }
     case FL_TYPE_TIMESTAMP:
-    case FL_TYPE_TIMESTAMP_LTZ: rc = fl_set_timestamp_text(r, col, text, err); break;
+    case FL_TYPE_TIMESTAMP_LTZ: rc = fl_set_timestamp_text(tg, text, err); break;
+    case FL_TYPE_ARRAY:
+    case FL_TYPE_MAP:
+    case FL_TYPE_ROW: rc = fl_nested_set_text(tg, text, err); break;
     default:
         rc = fl_err_set(err, FL_ERR_ARG, "column %s: %s values cannot be written yet", name,
-                        r->t->type_text[col]);
+                        tg->type_text);
     }
-    return rc ? fl_client_error_out(e, err) : 0;
+    return rc;
 }
 
 /* ---- decimals ---- */
@@ -535,7 +534,8 @@ const void *fluss_row_get_bytes(const fluss_row_t *r, size_t col, size_t *len) {
 size_t fluss_row_value_text(const fluss_row_t *r, size_t col, int flags, char *buf, size_t cap) {
     fl_buf_t o;
     fl_buf_init(&o);
-    if (col < r->row.column_count) fl_client_cell_text(fl_table_type(r->t, col), &r->row, col, flags, &o);
+    if (col < r->row.column_count) fl_client_cell_text(fl_table_type(r->t, col), r->t->kv_format, &r->row, col, flags,
+                                                    &o);
     size_t n = o.len;
     if (cap > 0) {
         size_t k = n < cap - 1 ? n : cap - 1;

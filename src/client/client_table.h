@@ -99,6 +99,32 @@ struct fluss_row {
     fl_row_t row;
 };
 
+/* Where a text value goes (fluss_row_set_text, and the elements and
+ * fields of nested values): cell col of row, of type type; name and
+ * type_text for messages; nested values encoded with rows in
+ * nested_format (the table's kv format). */
+typedef struct fl_cell_target {
+    fl_row_t *row;
+    size_t col;
+    const fl_datatype_t *type;
+    const char *name;
+    const char *type_text;
+    fl_row_format_t nested_format;
+} fl_cell_target_t;
+
+/* Parses text for the target's type (fluss_row_set_text's forms; NULL
+ * text sets NULL). */
+int fl_cell_set_text(const fl_cell_target_t *tg, const char *text, fl_error_t *err);
+/* client_nested_text.c: an ARRAY/MAP/ROW value from its text (the JSON
+ * form scans print: [1, 2], {"k": 1}, {"f": 1}) encoded into the target
+ * cell (types_row_nested.h). */
+int fl_nested_set_text(const fl_cell_target_t *tg, const char *text, fl_error_t *err);
+/* The text of an encoded nested value of type t, as
+ * fl_client_value_text prints Arrow values (JSON); FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
+ * (out partly written) when the bytes do not decode. */
+int fl_nested_text(const fl_datatype_t *t, fl_row_format_t fmt, const uint8_t *p, size_t len,
+                   fl_buf_t *out, fl_error_t *err);
+
 /* The bucket of a row of a table with a bucket key (Java client's
  * choice): the compacted key encoding (types_row_compacted.h) of the
  * bucket-key columns, hashed; scratch holds the encoded key afterwards. */
@@ -138,8 +164,8 @@ int fl_lookup_value_batch_rows(const fluss_table_t *t, const uint8_t *p, size_t 
                                fluss_row_t ***rows, size_t *count, fl_error_t *err);
 
 /* Text of a row's cell (fluss_row_value_text; client_value_text.c). */
-void fl_client_cell_text(const fl_datatype_t *t, const fl_row_t *row, size_t col, int flags,
-                         fl_buf_t *out);
+void fl_client_cell_text(const fl_datatype_t *t, fl_row_format_t fmt, const fl_row_t *row,
+                         size_t col, int flags, fl_buf_t *out);
 
 /* ---- decoded record batches (client_batch.c) ---- */
 

@@ -1,9 +1,11 @@
 /*
  * client_value_text.c — the text of one value of a decoded column
  * (fluss.h fluss_record_batch_value_text; values read by arrow_decode.h):
- * what the CLI prints for `fluss scan`, plain or as a JSON value. Units
- * follow the Arrow mapping of protocol.md §4.3 (TIME/TIMESTAMP precision
- * bands). Thread rule: none.
+ * what the CLI prints for `fluss scan`, plain or as a JSON value, and of
+ * a row's cell (fluss_row_value_text; nested cells through
+ * client_nested_text.c, in the same JSON form). Units follow the Arrow
+ * mapping of protocol.md §4.3 (TIME/TIMESTAMP precision bands). Thread
+ * rule: none.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -246,8 +248,8 @@ static void fl_timestamp_text(fl_buf_t *o, int64_t ms, int32_t nanos, int p, boo
     if (ltz) fl_buf_put_u8(o, 'Z');
 }
 
-void fl_client_cell_text(const fl_datatype_t *t, const fl_row_t *row, size_t col, int flags,
-                         fl_buf_t *o) {
+void fl_client_cell_text(const fl_datatype_t *t, fl_row_format_t fmt, const fl_row_t *row,
+                         size_t col, int flags, fl_buf_t *o) {
     const fl_cell_t *c = &row->cells[col];
     if (c->is_null) {
         if (FL_JSON) fl_puts(o, "null");
@@ -287,6 +289,20 @@ void fl_client_cell_text(const fl_datatype_t *t, const fl_row_t *row, size_t col
     case FL_TYPE_TIMESTAMP_LTZ:
         fl_timestamp_text(o, c->i, c->nanos, t->precision, t->root == FL_TYPE_TIMESTAMP_LTZ);
         break;
+    case FL_TYPE_ARRAY:
+    case FL_TYPE_MAP:
+    case FL_TYPE_ROW: {
+        /* checked when the row was decoded or built; "?" if it is not */
+        fl_buf_t tmp;
+        fl_buf_init(&tmp);
+        fl_error_t err;
+        if (fl_nested_text(t, fmt, fl_row_cell_bytes(row, c), c->len, &tmp, &err) == 0)
+            fl_buf_append(o, tmp.data, tmp.len);
+        else
+            fl_puts(o, "?");
+        fl_buf_free(&tmp);
+        break;
+    }
     default: fl_puts(o, "?"); break;
     }
     if (quote) fl_buf_put_u8(o, '"');

@@ -147,7 +147,11 @@ static void fl_writer_grow(fluss_append_writer_t *w, size_t part) {
         wb->part = (int32_t)(s / nb);
         wb->bucket = (int32_t)(s % nb);
         if (w->kv) fl_kv_batch_builder_init(&wb->kvb, (int16_t)w->t->schema_id, -1, -1);
-        else fl_record_builder_init(&wb->builder, &w->t->desc.schema, &w->bo);
+        else {
+            fl_record_builder_init(&wb->builder, &w->t->desc.schema, &w->bo);
+            /* nested cells hold values encoded with rows in the kv format (client_nested_text.c) */
+            fl_record_builder_set_nested(&wb->builder, w->t->kv_format);
+        }
         w->slots[s] = wb;
         if (wb->bucket == 0)
             w->sticky[wb->part] = (int32_t)((uint64_t)fl_time_mono_ms() % (uint64_t)nb);

@@ -112,19 +112,27 @@ static inline void arrow_fields_json(const int32_t *cols, size_t n, fl_buf_t *ou
  * and it matches, 1 when not. A missing .venv/bin/python fails the test: the
  * cross-check is part of the test, never skipped (make test-unit makes the
  * virtualenv first). */
+/* $FLUSS_TEST_PYTHON overrides the interpreter (a worktree without its
+ * own virtualenv). */
+static inline const char *arrow_python(void) {
+    const char *p = getenv("FLUSS_TEST_PYTHON");
+    return p && *p ? p : ARROW_PYTHON;
+}
+
 static inline int arrow_python_check(const char *spec, const uint8_t *msg, size_t len) {
-    if (access(ARROW_PYTHON, X_OK) != 0)
-        fail_msg("pyarrow check: %s missing (run make venv)", ARROW_PYTHON);
+    const char *python = arrow_python();
+    if (access(python, X_OK) != 0)
+        fail_msg("pyarrow check: %s missing (run make venv)", python);
     char path[] = "/tmp/fluss_arrow_test_XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0) fail_msg("mkstemp failed");
     if (write(fd, msg, len) != (ssize_t)len) fail_msg("write failed");
     close(fd);
-    char *argv[] = {(char *)ARROW_PYTHON, (char *)ARROW_DATA_DIR "/check_projection.py",
+    char *argv[] = {(char *)python, (char *)ARROW_DATA_DIR "/check_projection.py",
                     (char *)spec, path, NULL};
     pid_t pid;
-    if (posix_spawn(&pid, ARROW_PYTHON, NULL, NULL, argv, environ) != 0)
-        fail_msg("cannot spawn %s", ARROW_PYTHON);
+    if (posix_spawn(&pid, python, NULL, NULL, argv, environ) != 0)
+        fail_msg("cannot spawn %s", python);
     int status = 0;
     waitpid(pid, &status, 0);
     unlink(path);
