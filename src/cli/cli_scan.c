@@ -313,6 +313,36 @@ static int scan_discover(fl_scan_t *sc, size_t *added, fluss_error_t *err) {
     return 0;
 }
 
+/* --partition names partition keys only (LIST_PARTITION_INFOS with
+ * another key is the server's to refuse, and flussd lists nothing).
+ * Returns an exit code. */
+static int scan_check_partition(const fl_scan_t *sc, bool partitioned) {
+    if (!partitioned) {
+        fprintf(stderr, "fluss: %s is not partitioned; --partition does not apply\n", sc->o.path);
+        return 2;
+    }
+    const int32_t *keys;
+    size_t nk = fluss_table_partition_keys(sc->t, &keys);
+    char *copy = strdup(sc->o.partition), *save = NULL;
+    int rc = 0;
+    for (char *item = strtok_r(copy, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (eq) *eq = '\0';
+        while (*item == ' ') item++;
+        char *end = item + strlen(item);
+        while (end > item && end[-1] == ' ') *--end = '\0';
+        int col = fluss_table_column_index(sc->t, item);
+        size_t k = 0;
+        while (k < nk && keys[k] != col) k++;
+        if (!eq || col < 0 || k == nk) {
+            fprintf(stderr, "fluss: --partition: '%s' is not a partition key (K=V,...)\n", item);
+            rc = 2;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
 /* Subscribes targets[first..count) that have something to read. */
 static int scan_subscribe(fl_scan_t *sc, size_t first, fluss_error_t *err) {
     for (size_t i = first; i < sc->count; i++) {
@@ -400,10 +430,7 @@ int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
     bool partitioned = fluss_table_partition_keys(sc.t, &pkeys) > 0;
     char *buf = malloc(FL_CLI_VALUE_MAX);
     int exit_code = scan_columns(&sc);
-    if (!exit_code && sc.o.partition && !partitioned) {
-        fprintf(stderr, "fluss: %s is not partitioned; --partition does not apply\n", sc.o.path);
-        exit_code = 2;
-    }
+    if (!exit_code && sc.o.partition) exit_code = scan_check_partition(&sc, partitioned);
     size_t added = 0;
     if (!exit_code && partitioned) exit_code = scan_discover(&sc, &added, &err) ? fail_err(&err) : 0;
     for (int32_t b = 0; !exit_code && !partitioned && b < fluss_table_bucket_count(sc.t); b++)

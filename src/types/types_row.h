@@ -51,7 +51,8 @@ void fl_row_set_bytes(fl_row_t *r, size_t col, const void *p, size_t n);
 /* The bytes of a CHAR/STRING/BINARY/BYTES cell of r, valid until the
  * arena grows or the row is cleared. */
 static inline const uint8_t *fl_row_cell_bytes(const fl_row_t *r, const fl_cell_t *c) {
-    return r->arena.data + c->off;
+    /* an empty value may sit in a row whose arena was never allocated */
+    return r->arena.data ? r->arena.data + c->off : (const uint8_t *)"";
 }
 
 #endif
