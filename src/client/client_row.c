@@ -43,8 +43,8 @@ static int fl_row_target(fluss_row_t *r, size_t col, fl_cell_target_t *tg, fl_er
     tg->row = &r->row;
     tg->col = col;
     tg->type = fl_table_type(r->t, col);
-    tg->name = tg->name;
-    tg->type_text = tg->type_text;
+    tg->name = r->t->desc.schema.columns[col].name;
+    tg->type_text = r->t->type_text[col];
     tg->nested_format = r->t->kv_format;
     return 0;
 }
