@@ -43,6 +43,7 @@ static void fl_hosted_table_free(fl_hosted_table_t *t) {
     fl_free(t->database);
     fl_free(t->name);
     fl_free(t->log_format);
+    fl_free(t->stats_columns);
     fl_hosted_kv_table_free(t->kv);
     fl_free(t);
 }
@@ -79,6 +80,8 @@ static fl_hosted_table_t *fl_hosted_table_from(const fl_ms_table_t *m) {
                                 7LL * 24 * 3600 * 1000);
     const char *fmt = json_string_value(json_object_get(props, "table.log.format"));
     t->log_format = fl_strdup(fmt ? fmt : "ARROW");
+    const char *sc = json_string_value(json_object_get(props, "table.statistics.columns"));
+    t->stats_columns = sc ? fl_strdup(sc) : NULL;
     json_t *pk = j ? json_object_get(json_object_get(j, "schema"), "primary_key") : NULL;
     t->has_primary_key = pk && json_array_size(pk) > 0;
     t->schema_count = m->schema_count;

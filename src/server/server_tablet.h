@@ -68,6 +68,7 @@ typedef struct fl_hosted_table {
     char *database, *name;
     int64_t ttl_ms;             /* table.log.ttl */
     char *log_format;           /* table.log.format: ARROW, INDEXED, COMPACTED */
+    char *stats_columns;        /* table.statistics.columns, NULL when unset */
     bool has_primary_key;
     bool partitioned;
     int32_t schema_id;          /* latest */
