@@ -308,20 +308,21 @@ static char *fl_index_path(const char *dir, int64_t base_offset) {
 }
 
 /* The index path of a segment from its .log path. */
-static char *fl_segment_index_path(const fl_log_segment_t *s) {
-    size_t n = strlen(s->path);
-    char *p = fl_malloc(n + 3);
+/* The path of a file beside the segment: its ".log" replaced by ext. */
+static char *fl_segment_sibling_path(const fl_log_segment_t *s, const char *ext) {
+    size_t n = strlen(s->path), e = strlen(ext);
+    char *p = fl_malloc(n - 4 + e + 1);
     memcpy(p, s->path, n - 4); /* drop ".log" */
-    memcpy(p + n - 4, ".index", 7);
+    memcpy(p + n - 4, ext, e + 1);
     return p;
 }
 
+static char *fl_segment_index_path(const fl_log_segment_t *s) {
+    return fl_segment_sibling_path(s, ".index");
+}
+
 static char *fl_segment_stats_path(const fl_log_segment_t *s) {
-    size_t n = strlen(s->path);
-    char *p = fl_malloc(n + 3);
-    memcpy(p, s->path, n - 4); /* drop ".log" */
-    memcpy(p + n - 4, ".stats", 7);
-    return p;
+    return fl_segment_sibling_path(s, ".stats");
 }
 
 int fl_log_segment_put_stats(fl_log_segment_t *s, int64_t base_offset, uint32_t crc,

@@ -13,18 +13,6 @@
 
 #define FL_STATS_STRING_MAX 1024
 
-bool fl_stats_type_supported(const fl_datatype_t *t) {
-    switch (t->root) {
-    case FL_TYPE_BOOLEAN: case FL_TYPE_TINYINT: case FL_TYPE_SMALLINT: case FL_TYPE_INTEGER:
-    case FL_TYPE_BIGINT: case FL_TYPE_FLOAT: case FL_TYPE_DOUBLE: case FL_TYPE_STRING:
-    case FL_TYPE_CHAR: case FL_TYPE_DECIMAL: case FL_TYPE_DATE: case FL_TYPE_TIME:
-    case FL_TYPE_TIMESTAMP: case FL_TYPE_TIMESTAMP_LTZ:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* One column's summary. */
 typedef struct fl_col_stats {
     int column;
@@ -208,7 +196,7 @@ int fl_stats_build(const fl_batch_view_t *b, const fl_datatype_t *const *types, 
         if ((rc = fl_arrow_decoder_next(&d, types[decoded], &arrays[decoded], err))) goto out;
     for (size_t k = 0; k < ncols; k++) {
         fl_col_stats_t s = {.column = cols[k], .type = types[cols[k]]};
-        if (fl_stats_type_supported(s.type) &&
+        if (fl_datatype_has_statistics(s.type) &&
             fl_summarise(&arrays[cols[k]], b->record_count, &s))
             cs[kept++] = s;
     }

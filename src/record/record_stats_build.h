@@ -26,7 +26,4 @@
 int fl_stats_build(const fl_batch_view_t *b, const fl_datatype_t *const *types, size_t n,
                    const int *cols, size_t ncols, fl_buf_t *out, fl_error_t *err);
 
-/* Whether statistics cover a column of this type (Fluss main's list). */
-bool fl_stats_type_supported(const fl_datatype_t *t);
-
 #endif

@@ -122,7 +122,7 @@ size_t fl_stats_columns_resolve(const char *spec, const fl_schema_t *schema, int
     bool all = p[0] == '*' && p[1 + strspn(p + 1, " \t")] == 0;
     for (size_t i = 0; i < schema->column_count && n < cap; i++) {
         const fl_column_t *c = &schema->columns[i];
-        if (!fl_stats_type_supported(c->type)) continue;
+        if (!fl_datatype_has_statistics(c->type)) continue;
         bool listed = all;
         for (const char *q = spec; !listed && *q;) {
             const char *end = strchr(q, ',');

@@ -80,15 +80,8 @@ def rows_of(i):
 
 
 @pytest.fixture
-async def stats_table(conn, admin, db):
-    path = await create_log_table(admin, db, "filt", SCHEMA, bucket_count=1,
-                                  properties={"table.statistics.columns": "*"})
-    table = await conn.get_table(path)
-    w = table.new_append().create_writer()
-    for i in range(BATCHES):
-        w.write_arrow(rows_of(i))
-        await w.flush()
-    info = await admin.get_table_info(path)
+async def stats_table(stats_table_factory):
+    path, info, _ = await stats_table_factory("pyfluss")
     return path, info
 
 
