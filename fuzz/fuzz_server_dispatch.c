@@ -489,14 +489,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!fuzz.ready) fuzz_setup();
     if (++fuzz.inputs % FUZZ_RESET_EVERY == 0) fuzz_reset_store();
+    static uint8_t frame[FUZZ_FRAME_MAX + 4]; /* + the length field */
     size_t pos = 0;
     for (int n = 0; n < FUZZ_FRAMES_PER_INPUT_MAX && pos < size; n++) {
         size_t frame_bytes = 0;
         if (fl_frame_peek(data + pos, size - pos, FUZZ_FRAME_MAX, &frame_bytes) != FL_FRAME_OK)
             break;
+        /* in a writable copy, as the rpc layer's read buffer is: a
+         * PRODUCE_LOG's records are given their offsets in place
+         * (proto_produce.h) */
+        memcpy(frame, data + pos, frame_bytes);
         fl_frame_request_t req;
         /* The rpc layer closes the connection here, as it does on a bad peek. */
-        if (fl_frame_parse_request(data + pos, frame_bytes, &req) != FL_FRAME_OK) break;
+        if (fl_frame_parse_request(frame, frame_bytes, &req) != FL_FRAME_OK) break;
         fuzz_handle(&fuzz.lc.cs->role, &req);
         fuzz_handle(&fuzz.lc.tablets[0]->role, &req);
         fuzz_lookup_inline(&req);
