@@ -28,6 +28,7 @@ ARROW_SCHEMA = pa.schema([pa.field("id", pa.int32()), pa.field("name", pa.string
                           pa.field("score", pa.float64()),
                           pa.field("tags", pa.list_(pa.int64()))])
 
+DROP_DATABASE = 1002
 PRODUCE_LOG, FETCH_LOG, PUT_KV, LOOKUP = 1014, 1015, 1016, 1017
 LIST_OFFSETS, INIT_WRITER, LIMIT_SCAN, PREFIX_LOOKUP = 1021, 1026, 1033, 1034
 
@@ -245,6 +246,12 @@ def seeds():
     f.add(PRODUCE_LOG, produce(LOG_ARROW, {0: arrow_batch(1, 2) + arrow_batch(3)}))
     f.add(LIMIT_SCAN, limit_scan(LOG_ARROW, 0, 2))
     out["limit_scan"] = f
+
+    # an input that drops the fixture: its own later frames find no table,
+    # the next input a rebuilt server with the same ids
+    f = Frames().add(DROP_DATABASE, f_bytes(1, DB) + f_varint(2, 0) + f_varint(3, 1))
+    f.add(PRODUCE_LOG, produce(LOG_ARROW, {0: arrow_batch(1)}))
+    out["drop_fixture"] = f
 
     # the changelog PUT_KV writes, read back whole and projected
     f = pk_fill(Frames())
