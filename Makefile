@@ -83,10 +83,11 @@ test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-flink-core
 	$(MAKE) --no-print-directory test-tsan
 
-# libFuzzer binaries (clang): make fuzz FUZZ_SECONDS=60
+# libFuzzer binaries (clang, or FUZZ_CC=clang-14): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 30
+FUZZ_CC ?= $(shell command -v clang || command -v clang-14 || echo clang)
 fuzz:
-	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DFLUSS_FUZZ=ON -DFLUSS_SANITIZE=ON >/dev/null
+	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC) -DFLUSS_FUZZ=ON -DFLUSS_SANITIZE=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS)
 	@for f in build-fuzz/fuzz_*[!y]; do \
 	  [ -x "$$f" ] || continue; n=$$(basename $$f); \
