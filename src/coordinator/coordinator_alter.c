@@ -14,7 +14,6 @@
 #include <strings.h>
 
 #include "common_alloc.h"
-#include "common_time.h"
 #include "coordinator_schema_update.h"
 #include "types_table.h"
 
@@ -45,6 +44,9 @@ static int fl_alter_check_ops(const fl_alter_table_req_t *req, fl_error_t *err) 
                               FL_IAE "Unsupported alter configs op type %d", op);
         if (!req->configs[i].key)
             return fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "A config change has no key.");
+        if (op == FL_ALTER_OP_SET && !req->configs[i].value) /* the generated getter's check */
+            return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                              "java.lang.IllegalStateException: Field 'config_value' is not set");
     }
     return 0;
 }
@@ -97,7 +99,10 @@ static int fl_alter_column_changes(const fl_alter_table_req_t *req, fl_column_ch
     for (size_t i = 0; i < req->n_modify && !rc; i++, n++) {
         const fl_alter_column_t *c = &req->modify[i];
         changes[n] = (fl_column_change_t){FL_COLUMN_MODIFY, c->name, NULL, NULL, c->comment};
-        if (c->type_json) rc = fl_alter_type(c, &types[n], err);
+        if (!c->type_json) /* Jackson's words for the absent data_type_json */
+            rc = fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
+                            FL_IAE "argument \"content\" is null");
+        if (!rc) rc = fl_alter_type(c, &types[n], err);
         if (!rc && c->has_position) rc = fl_alter_position(c->position, err);
     }
     return rc;
@@ -149,7 +154,7 @@ static void fl_alter_apply_props(const fl_alter_table_req_t *req, fl_table_desc_
         const fl_alter_config_t *c = &req->configs[i];
         if (c->op != FL_ALTER_OP_SET) continue;
         fl_kvlist_set(fl_is_table_option(c->key) ? &d->properties : &d->custom_properties, c->key,
-                      c->value ? c->value : "");
+                      c->value);
     }
     for (size_t i = 0; i < req->n_configs; i++) {
         const fl_alter_config_t *c = &req->configs[i];
@@ -185,7 +190,9 @@ static int fl_alter_properties(fl_catalog_t *cat, const fl_alter_table_req_t *re
         goto done;
     }
     json = fl_table_desc_dumps(&nd);
-    rc = cat->ms->ops->table_alter(cat->ms, t->table_id, json, NULL, fl_time_wall_ms(), err);
+    /* 0.9.1 answers the same modified_time after a property change (seen
+     * on the wire): keep it */
+    rc = cat->ms->ops->table_alter(cat->ms, t->table_id, json, NULL, t->modified_ms, err);
     if (!rc) *outcome = FL_ALTER_PROPERTIES;
 done:
     free(json);

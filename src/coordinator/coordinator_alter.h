@@ -10,7 +10,8 @@
  * table.log.tiered.local-segments); enabling the data lake is refused
  * (no lake here); any other key is a custom property. The new descriptor
  * is validated like a created one. A change that leaves the properties as
- * they were writes nothing; a real change moves modified_time.
+ * they were writes nothing. Neither kind of change moves the table's
+ * modified_time (0.9.1 answers the creation time there after both).
  *
  * The request is protocol-neutral (strings and bytes as they came);
  * parsing its data types and positions is part of the call, in the
