@@ -396,6 +396,7 @@ public final class JavaAlterTable {
                         "custom after restart: " + ti.getCustomProperties().toMap());
                 checkLogRows(conn, null);
                 checkPk(conn, null);
+                JavaAlterColumns.verify(conn);
                 System.out.println("JAVA ALTER VERIFY OK");
                 System.exit(0);
             }
