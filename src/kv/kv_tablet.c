@@ -378,6 +378,13 @@ int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err) {
     return rc;
 }
 
+int fl_kv_tablet_keep_wal(fl_kv_tablet_t *kt, fl_error_t *err) {
+    pthread_rwlock_wrlock(&kt->lock);
+    int rc = fl_kv_store_keep_wal(kt->store, err);
+    pthread_rwlock_unlock(&kt->lock);
+    return rc;
+}
+
 int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err) {
     pthread_rwlock_rdlock(&kt->lock);
     int rc = fl_kv_store_set_write_buffer(kt->store, bytes, err);
