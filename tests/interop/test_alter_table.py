@@ -329,3 +329,55 @@ def test_java_alter_table(server):
         server.restart(hard=True)
         out = run_java(server.bootstrap, "verify")
         assert "JAVA ALTER VERIFY OK" in out, out[-3000:]
+
+
+EVO_V1 = pa.schema([("id", pa.int32()), ("a", pa.string()), ("b", pa.int64()),
+                    ("c", pa.string())])
+
+
+async def test_drop_rename_column(our_server, conn, admin, db):
+    """fluss-c extensions (0.9.1 answers -1 'Not support drop/rename column
+    now.', see JavaAlterTable): a dropped column's values vanish from every
+    read, a renamed one keeps them, a new column of a dropped one's name
+    starts empty; pyfluss aligns batches by column id; projections are the
+    latest schema's positions, translated per batch."""
+    await create_log_table(admin, db, "evo", EVO_V1, bucket_count=1)
+    path = fluss.TablePath(db, "evo")
+    await write_rows(conn, path, [{"id": 1, "a": "a1", "b": 10, "c": "c1"},
+                                  {"id": 2, "a": None, "b": None, "c": "c2"}])
+    srv = our_server
+    assert alter(srv, db, "evo", drops=["nope"]) == (56, "Column nope does not exist.")
+    assert alter(srv, db, "evo", renames=[("nope", "x")]) == (56, "Column nope does not exist.")
+    assert alter(srv, db, "evo", renames=[("c", "b")]) == (56, "Column b already exists.")
+    assert alter(srv, db, "evo", drops=["a"]) == (0, None)
+    assert alter(srv, db, "evo", renames=[("c", "label")]) == (0, None)
+    assert alter(srv, db, "evo", renames=[("label", "label")]) == (0, None)  # no new schema
+    assert alter(srv, db, "evo", adds=[("a", {"type": "STRING"}, 0)]) == (0, None)
+    info = table_info(srv, db, "evo")
+    assert info["schema_id"] == 4
+    latest = table_schema(srv, db, "evo")[1]
+    assert [(c["name"], c["id"]) for c in latest["columns"]] == \
+        [("id", 0), ("b", 2), ("label", 3), ("a", 4)]
+    assert latest["highest_field_id"] == 4
+    assert names(table_schema(srv, db, "evo", 2)[1]) == ["id", "b", "c"]
+    t4 = await write_rows(conn, path, [{"id": 3, "b": 30, "label": "c3", "a": "a3"}])
+
+    want = [{"id": 1, "b": 10, "label": "c1", "a": None},
+            {"id": 2, "b": None, "label": "c2", "a": None},
+            {"id": 3, "b": 30, "label": "c3", "a": "a3"}]
+    got = await read_all(conn, admin, path, t4.new_scan().with_fixed_schema(True))
+    assert got.to_pylist() == want
+    projected = await read_all(conn, admin, path, t4.new_scan().project([0, 2]))
+    assert projected.to_pylist() == [{"id": r["id"], "label": r["label"]} for r in want]
+
+    rc = await raw_tablet(admin)
+    try:
+        _, resp = fetch_log(rc, info["table_id"], {0: 0}, projection=[0, 2])
+        assert resp[0]["error_code"] == 0, resp
+        batches = parse_batches(resp[0]["records"])
+        assert [b["schema_id"] for b in batches] == [1, 4]
+        _, bad = fetch_log(rc, info["table_id"], {0: 0}, projection=[3])
+        assert bad[0]["error_code"] == 34, bad
+        assert "a column that batches of an older schema" in bad[0]["error_message"]
+    finally:
+        rc.close()
