@@ -52,21 +52,28 @@ void fl_schema_map_row(const fl_schema_map_t *m, fl_row_t *row) {
     row->column_count = m->count;
 }
 
+/* FileLogProjection's words, which an ADD COLUMN history gives in 0.9.1
+ * (its positions are used as they are, so a newer column is past the
+ * end of an older batch's schema). */
+static int fl_schema_map_missing(const fl_schema_map_t *m, const int32_t *fields, size_t n,
+                                 fl_error_t *err) {
+    char list[FL_ERROR_MSG_MAX / 2];
+    size_t len = (size_t)snprintf(list, sizeof(list), "[");
+    for (size_t i = 0; i < n && len < sizeof(list); i++)
+        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", i ? ", " : "",
+                                fields[i]);
+    if (len < sizeof(list)) snprintf(list + len, sizeof(list) - len, "]");
+    return fl_err_set(err, FLUSS_ERR_INVALID_COLUMN_PROJECTION,
+                      "Projected fields %s is out of bound for schema with %zu fields.", list,
+                      m->from_count);
+}
+
 int fl_schema_map_positions(const fl_schema_map_t *m, const int32_t *fields, size_t n,
                             int32_t *out, fl_error_t *err) {
     for (size_t i = 0; i < n; i++) {
         int32_t f = fields[i];
         int32_t s = f >= 0 && (size_t)f < m->count ? m->source[f] : -1;
-        if (s < 0 && (f < 0 || (size_t)f >= m->from_count))
-            return fl_err_set(err, FLUSS_ERR_INVALID_COLUMN_PROJECTION,
-                              "Projected field index %d is out of bounds for a schema of %zu "
-                              "fields.",
-                              f, m->from_count);
-        if (s < 0)
-            return fl_err_set(err, FLUSS_ERR_INVALID_COLUMN_PROJECTION,
-                              "Projected field index %d is a column that batches of an older "
-                              "schema (%zu fields) do not have.",
-                              f, m->from_count);
+        if (s < 0) return fl_schema_map_missing(m, fields, n, err);
         out[i] = s;
     }
     return 0;

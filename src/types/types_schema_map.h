@@ -48,8 +48,8 @@ void fl_schema_map_free(fl_schema_map_t *m);
 void fl_schema_map_row(const fl_schema_map_t *m, fl_row_t *row);
 
 /* Translates positions of the target's columns into positions of the
- * source's (out has n entries). INVALID_COLUMN_PROJECTION naming the
- * position when a column is not in the source schema. */
+ * source's (out has n entries). INVALID_COLUMN_PROJECTION, in 0.9.1's
+ * words, when a column is not in the source schema. */
 int fl_schema_map_positions(const fl_schema_map_t *m, const int32_t *fields, size_t n,
                             int32_t *out, fl_error_t *err);
 
