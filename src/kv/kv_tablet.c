@@ -698,7 +698,7 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     if (rc) return rc;
     if (v.schema_id < 1 || v.schema_id > t->latest_schema_id)
         return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
-                          "The schema id %d of the KV batch is not in 1..%d.", v.schema_id,
+                          "Invalid schema id: %d, latest schema id: %d", v.schema_id,
                           t->latest_schema_id);
     fl_kv_put_spec_t sp = {.targets = p->targets, .n_targets = p->n_targets,
                            .overwrite = p->overwrite, .now_ms = p->now_ms,

@@ -19,6 +19,7 @@ change, PK tables) is JavaAlterTable, run from here too.
 import asyncio
 import json
 import subprocess
+import time
 
 import pyarrow as pa
 import pytest
@@ -29,7 +30,7 @@ from conftest import IS_OURS, REPO, SERVER_KIND, unique
 from logutil import (build_batch, create_log_table, fetch_log, parse_batches, produce_log,
                      raw_tablet, read_all, records_of)
 from rawwire import (RESPONSE_ERROR, RESPONSE_SUCCESS, as_int32, decode, decode_error,
-                     f_bytes, f_varint, handshake, table_path_msg)
+                     enc_varint, f_bytes, f_varint, handshake, table_path_msg)
 
 ALTER_TABLE = 1044
 GET_TABLE_SCHEMA = 1011
@@ -382,5 +383,43 @@ async def test_drop_rename_column(our_server, conn, admin, db):
         assert bad[0]["error_code"] == 34, bad
         assert bad[0]["error_message"] == \
             "Projected fields [3] is out of bound for schema with 4 fields."
+    finally:
+        rc.close()
+
+
+async def test_put_kv_schema_ids(server, admin, db):
+    """PUT_KV after ADD COLUMN: a batch of an older schema id is merged (its
+    value stored as it came, like 0.9.1's DefaultRowMerger), one of the new
+    id too; a schema id past the latest is refused in the reference's
+    words. The changelog is written under the schema id of its time."""
+    from test_pk_raw import compacted_row, key, kv_batch, lookup, make_table, put_kv
+    name = unique("pk_evo")
+    tid = await make_table(admin, db, name)
+    rc = await raw_tablet(admin)
+    try:
+        assert put_kv(rc, tid, {0: kv_batch([(key(7), compacted_row(7, "x", 1))])})[0][
+            "error_code"] == 0
+        assert alter(server, db, name, adds=[("extra", {"type": "INTEGER"}, 0)]) == (0, None)
+        # schema 2's row: id, name, score and extra = 5 (one null-bitmap byte
+        # covers all four columns). The reference's tablet server learns of
+        # the new schema a moment after the answer; ours before it.
+        new = compacted_row(7, "x2", 4) + enc_varint(5)
+        deadline = time.monotonic() + 20
+        while True:
+            got = put_kv(rc, tid, {0: kv_batch([(key(7), new)], schema_id=2)})[0]
+            if got["error_code"] == 0 or time.monotonic() > deadline:
+                break
+            assert not IS_OURS, got
+            await asyncio.sleep(0.1)
+        assert got["error_code"] == 0, got
+        bad = put_kv(rc, tid, {0: kv_batch([(key(9), compacted_row(9, "z", 3))], schema_id=3)})
+        assert (bad[0]["error_code"], bad[0]["error_message"]) == \
+            (9, "Invalid schema id: 3, latest schema id: 2")
+        old = compacted_row(8, "y", 2)
+        assert put_kv(rc, tid, {0: kv_batch([(key(8), old)], schema_id=1)})[0][
+            "error_code"] == 0
+        assert lookup(rc, tid, 0, [key(8), key(7)]) == [b"\x01\x00" + old, b"\x02\x00" + new]
+        _, fetched = fetch_log(rc, tid, {0: 0})
+        assert [b["schema_id"] for b in parse_batches(records_of(fetched))] == [1, 2, 2]
     finally:
         rc.close()
