@@ -112,7 +112,7 @@ int fl_kv_store_checkpoint(fl_kv_store_t *s, const char *dir, fl_error_t *err);
 /* From now on writes go to RocksDB's WAL too (a table that gained a
  * column the changelog cannot carry, kv_table.h has_nested); the
  * memtables are flushed first. Once on, it stays on until the store
- * closes. */
+ * closes. Called under the tablet's write lock (no write in between). */
 int fl_kv_store_keep_wal(fl_kv_store_t *s, fl_error_t *err);
 /* Changes the memtable size of an open store (RocksDB's dynamic option);
  * later memtables take it. */

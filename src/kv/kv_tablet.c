@@ -378,13 +378,6 @@ int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err) {
     return rc;
 }
 
-int fl_kv_tablet_keep_wal(fl_kv_tablet_t *kt, fl_error_t *err) {
-    pthread_rwlock_wrlock(&kt->lock);
-    int rc = fl_kv_store_keep_wal(kt->store, err);
-    pthread_rwlock_unlock(&kt->lock);
-    return rc;
-}
-
 int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err) {
     pthread_rwlock_rdlock(&kt->lock);
     int rc = fl_kv_store_set_write_buffer(kt->store, bytes, err);
@@ -665,6 +658,9 @@ static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv
     if (kt->failed)
         rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                         "The kv store of this bucket failed earlier; it refuses writes.");
+    /* a nested column ALTER TABLE added since the store opened: its values
+     * are not in an ARROW changelog, so RocksDB's WAL keeps them */
+    if (!rc && t->has_nested) rc = fl_kv_store_keep_wal(kt->store, err);
     if (!rc) rc = sp->feed(&c, sp->arg, err);
     if (!rc && t->log_rows) fl_row_builder_finish(&c.rows, sp->writer_id, sp->sequence, &batch);
     else if (!rc) rc = fl_record_builder_finish(&c.builder, sp->writer_id, sp->sequence, &batch, err);

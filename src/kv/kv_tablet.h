@@ -170,9 +170,6 @@ int fl_kv_tablet_snapshot(fl_kv_tablet_t *kt, int64_t now_ms, size_t keep,
                           fl_kv_snapshot_pinned_fn pinned, void *pin_ctx, bool *taken,
                           fl_error_t *err);
 
-/* The tablet's store keeps RocksDB's WAL from now on (fl_kv_store_keep_wal),
- * under the write lock. */
-int fl_kv_tablet_keep_wal(fl_kv_tablet_t *kt, fl_error_t *err);
 /* The memtable size of the tablet's store from now on. */
 int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err);
 

@@ -197,8 +197,6 @@ static int fl_tablet_autoinc_reserve(void *ctx, int64_t table_id, int64_t count,
     return fl_coordinator_server_autoinc_reserve(ts->cs, table_id, count, first, err);
 }
 
-static void fl_tablet_server_kv_keep_wal(fl_tablet_server_t *ts, int64_t table_id);
-
 void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *m) {
     fl_hosted_table_t *t = fl_hosted_table_from(m), *old = NULL;
     if (t->kv) { /* set before the table is published */
@@ -220,7 +218,6 @@ void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *
     atomic_fetch_add(&t->refs, 1);
     pthread_rwlock_unlock(&ts->tables_lock);
     fl_hosted_table_unref(old);
-    if (t->kv && t->kv->has_nested) fl_tablet_server_kv_keep_wal(ts, t->table_id);
     fl_tablet_server_open_led(ts, t);
     fl_hosted_table_unref(t);
 }
@@ -333,22 +330,6 @@ static void fl_kv_budget_apply(fl_tablet_server_t *ts) {
         if (fl_kv_tablet_set_write_buffer(ts->kv_open[i], per, &e))
             FL_WARN("tablet server %d: kv write buffer: %s", ts->self.id, e.msg);
     }
-}
-
-/* A table's open kv tablets keep RocksDB's WAL from now on: ALTER TABLE
- * gave it a column its ARROW changelog does not carry (kv_table.h
- * has_nested), so recovery must not rely on the changelog for it. Ones
- * that open later get the WAL at open. */
-static void fl_tablet_server_kv_keep_wal(fl_tablet_server_t *ts, int64_t table_id) {
-    pthread_mutex_lock(&ts->kv_open_lock);
-    for (size_t i = 0; i < ts->kv_open_count; i++) {
-        fl_kv_tablet_t *kt = ts->kv_open[i];
-        if (kt->replica->table_id != table_id) continue;
-        fl_error_t e;
-        if (fl_kv_tablet_keep_wal(kt, &e))
-            FL_WARN("kv %s: keeping RocksDB's WAL: %s", kt->dir, e.msg);
-    }
-    pthread_mutex_unlock(&ts->kv_open_lock);
 }
 
 static void fl_kv_on_close(void *ctx, fl_kv_tablet_t *kt) {
