@@ -85,7 +85,8 @@ static int fl_alter_column_changes(const fl_alter_table_req_t *req, fl_column_ch
         const fl_alter_column_t *c = &req->add[i];
         changes[n] = (fl_column_change_t){FL_COLUMN_ADD, c->name, NULL, NULL, c->comment};
         rc = fl_alter_type(c, &types[n], err);
-        if (!rc) rc = fl_alter_position(c->has_position ? c->position : 0, err);
+        if (!rc)
+            rc = fl_alter_position(c->has_position ? c->position : FL_ALTER_POSITION_LAST, err);
         changes[n].type = types[n];
     }
     for (size_t i = 0; i < req->n_drop && !rc; i++, n++)
@@ -110,7 +111,7 @@ static int fl_alter_column_changes(const fl_alter_table_req_t *req, fl_column_ch
 
 /* ---- properties ---- */
 
-static void fl_kvlist_remove(fl_kvlist_t *l, const char *key) {
+static void fl_alter_props_remove(fl_kvlist_t *l, const char *key) {
     for (size_t i = 0; i < l->count; i++) {
         if (strcmp(l->items[i].key, key) != 0) continue;
         fl_free(l->items[i].key);
@@ -121,7 +122,7 @@ static void fl_kvlist_remove(fl_kvlist_t *l, const char *key) {
     }
 }
 
-static bool fl_kvlist_same(const fl_kvlist_t *a, const fl_kvlist_t *b) {
+static bool fl_alter_props_same(const fl_kvlist_t *a, const fl_kvlist_t *b) {
     if (a->count != b->count) return false;
     for (size_t i = 0; i < a->count; i++) {
         const char *v = fl_kvlist_get(b, a->items[i].key);
@@ -159,8 +160,9 @@ static void fl_alter_apply_props(const fl_alter_table_req_t *req, fl_table_desc_
     for (size_t i = 0; i < req->n_configs; i++) {
         const fl_alter_config_t *c = &req->configs[i];
         if (c->op != FL_ALTER_OP_DELETE) continue;
-        fl_kvlist_remove(fl_is_table_option(c->key) ? &d->properties : &d->custom_properties,
-                         c->key);
+        fl_alter_props_remove(fl_is_table_option(c->key) ? &d->properties
+                                                         : &d->custom_properties,
+                              c->key);
     }
 }
 
@@ -177,8 +179,8 @@ static int fl_alter_properties(fl_catalog_t *cat, const fl_alter_table_req_t *re
     fl_table_desc_copy(&nd, &d);
     fl_alter_apply_props(req, &nd);
     char *json = NULL;
-    if (fl_kvlist_same(&nd.properties, &d.properties) &&
-        fl_kvlist_same(&nd.custom_properties, &d.custom_properties))
+    if (fl_alter_props_same(&nd.properties, &d.properties) &&
+        fl_alter_props_same(&nd.custom_properties, &d.custom_properties))
         goto done; /* nothing to write */
     if ((rc = fl_table_validate(&nd, &cat->defaults, err))) goto done;
     const char *dl = fl_kvlist_get(&nd.properties, "table.datalake.enabled");

@@ -418,8 +418,8 @@ static void test_schema_update_order(void **state) {
     fl_error_t err;
     const char *j = "{\"schema\":{\"columns\":[{\"name\":\"a\",\"data_type\":{\"type\":\"INTEGER\"}"
                     ",\"id\":0},{\"name\":\"b\",\"data_type\":{\"type\":\"STRING\"},\"id\":5}],"
-                    "\"highest_field_id\":7},\"partition_key\":[],\"bucket_key\":[],\"bucket_count\":1,"
-                    "\"properties\":{},\"custom_properties\":{}}";
+                    "\"highest_field_id\":7},\"partition_key\":[],\"bucket_key\":[],"
+                    "\"bucket_count\":1,\"properties\":{},\"custom_properties\":{}}";
     assert_int_equal(fl_table_desc_from_bytes(j, strlen(j), &d, &err), 0);
     fl_datatype_t *ty = fl_datatype_new(FL_TYPE_BIGINT);
     ty->nullable = true;
