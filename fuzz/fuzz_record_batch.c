@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < 6; i++)
         if (choice & (1u << i)) fields[n++] = i;
     if (n == 0) fields[n++] = 0;
-    fl_projection_t p = {fields, n};
+    fl_projection_t p = {.fields = fields, .field_count = n};
     fl_buf_t out;
     fl_buf_init(&out);
     fl_error_t err;

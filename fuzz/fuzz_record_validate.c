@@ -106,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < FV_COLUMNS; i++)
         if (choice & (1u << i)) fields[n++] = i;
     if (n == 0) fields[n++] = 0;
-    fl_projection_t p = {fields, n};
+    fl_projection_t p = {.fields = fields, .field_count = n};
     fl_buf_t out;
     fl_buf_init(&out);
     rc = fl_record_project(data, size, &p, schema_types, NULL, &out, &err);

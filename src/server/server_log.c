@@ -61,6 +61,15 @@ static const fl_datatype_t *const *fl_proj_schema_types(void *vctx, int16_t sche
     return fl_hosted_table_schema_types(vctx, schema_id, column_count);
 }
 
+static int fl_proj_positions(void *vctx, int16_t schema_id, const int32_t *fields, size_t n,
+                             int32_t *out, fl_error_t *err) {
+    const fl_schema_map_t *m = fl_hosted_table_latest_map(vctx, schema_id);
+    if (!m)
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST, "Unknown schema id %d in a log batch.",
+                          schema_id);
+    return fl_schema_map_positions(m, fields, n, out, err);
+}
+
 /* Checks that a table can be projected as requested (ARROW log format,
  * a valid field list for its latest schema). */
 static int fl_proj_prepare(const fl_hosted_table_t *t, const Fluss__PbFetchLogReqForTable *tr,
@@ -272,7 +281,8 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
                 if (!rc && tr->projection_pushdown_enabled && data->len > 0) {
                     fl_buf_t projected;
                     fl_buf_init(&projected);
-                    fl_projection_t p = {tr->projected_fields, tr->n_projected_fields};
+                    fl_projection_t p = {tr->projected_fields, tr->n_projected_fields,
+                                         fl_proj_positions};
                     rc = fl_record_project(data->data, data->len, &p, fl_proj_schema_types,
                                            table, &projected, &err);
                     fl_buf_free(data);
