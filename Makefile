@@ -53,7 +53,7 @@ TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
                tests/interop/test_pk_tables.py tests/interop/test_kv_snapshots.py \
                tests/interop/test_table_stats_raw.py \
                tests/interop/test_producer_offsets_raw.py tests/interop/test_java_producer_offsets.py \
-               tests/interop/test_auto_partition.py
+               tests/interop/test_auto_partition.py tests/interop/test_alter_table.py
 test-tsan: build-tsan venv
 	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease|kv_row_count|producer_offsets|server_auto_partition'
@@ -83,10 +83,11 @@ test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-flink-core
 	$(MAKE) --no-print-directory test-tsan
 
-# libFuzzer binaries (clang): make fuzz FUZZ_SECONDS=60
+# libFuzzer binaries (clang, or FUZZ_CC=clang-14): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 30
+FUZZ_CC ?= $(shell command -v clang || command -v clang-14 || echo clang)
 fuzz:
-	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DFLUSS_FUZZ=ON -DFLUSS_SANITIZE=ON >/dev/null
+	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC) -DFLUSS_FUZZ=ON -DFLUSS_SANITIZE=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS)
 	@for f in build-fuzz/fuzz_*[!y]; do \
 	  [ -x "$$f" ] || continue; n=$$(basename $$f); \

@@ -251,18 +251,6 @@ static bool fl_is_partition_type(const fl_datatype_t *t) {
     }
 }
 
-static bool fl_is_statistics_type(const fl_datatype_t *t) {
-    switch (t->root) {
-    case FL_TYPE_BOOLEAN: case FL_TYPE_TINYINT: case FL_TYPE_SMALLINT: case FL_TYPE_INTEGER:
-    case FL_TYPE_BIGINT: case FL_TYPE_FLOAT: case FL_TYPE_DOUBLE: case FL_TYPE_STRING:
-    case FL_TYPE_CHAR: case FL_TYPE_DECIMAL: case FL_TYPE_DATE: case FL_TYPE_TIME:
-    case FL_TYPE_TIMESTAMP: case FL_TYPE_TIMESTAMP_LTZ:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* table.statistics.columns as Fluss main checks it: log tables only; "*"
  * or a comma list of existing columns of the types statistics cover. */
 static int fl_check_statistics_columns(const fl_table_desc_t *d, fl_error_t *err) {
@@ -294,7 +282,7 @@ static int fl_check_statistics_columns(const fl_table_desc_t *d, fl_error_t *err
                                   "Column '%s' specified in statistics collection does not exist "
                                   "in table schema",
                                   name);
-            if (!fl_is_statistics_type(d->schema.columns[idx].type))
+            if (!fl_datatype_has_statistics(d->schema.columns[idx].type))
                 return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
                                   "Column '%s' of type '%s' is not supported for statistics "
                                   "collection. Supported types are: BOOLEAN, TINYINT, SMALLINT, "

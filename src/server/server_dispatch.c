@@ -49,6 +49,7 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_GET_DATABASE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_database_info_request__descriptor, fl_api_get_database_info, FL_API_CATALOG},
     {FL_API_CREATE_TABLE, FL_ROLE_CS, &fluss__create_table_request__descriptor, fl_api_create_table, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_DROP_TABLE, FL_ROLE_CS, &fluss__drop_table_request__descriptor, fl_api_drop_table, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_ALTER_TABLE, FL_ROLE_CS, &fluss__alter_table_request__descriptor, fl_api_alter_table, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_GET_TABLE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_info_request__descriptor, fl_api_get_table_info, FL_API_CATALOG},
     {FL_API_LIST_TABLES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_tables_request__descriptor, fl_api_list_tables, FL_API_CATALOG},
     {FL_API_TABLE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__table_exists_request__descriptor, fl_api_table_exists, FL_API_CATALOG},

@@ -9,6 +9,7 @@
 
 #include "common_alloc.h"
 #include "record_batch.h"
+#include "record_stats_build.h"
 
 #define FL_FILTER_DEPTH_MAX 64
 
@@ -114,23 +115,64 @@ bool fl_records_have_new_layout(const uint8_t *p, size_t len) {
     return false;
 }
 
+size_t fl_stats_columns_resolve(const char *spec, const fl_schema_t *schema, int *out, size_t cap) {
+    size_t n = 0;
+    const char *p = spec;
+    while (*p == ' ' || *p == '\t') p++;
+    bool all = p[0] == '*' && p[1 + strspn(p + 1, " \t")] == 0;
+    for (size_t i = 0; i < schema->column_count && n < cap; i++) {
+        const fl_column_t *c = &schema->columns[i];
+        if (!fl_datatype_has_statistics(c->type)) continue;
+        bool listed = all;
+        for (const char *q = spec; !listed && *q;) {
+            const char *end = strchr(q, ',');
+            size_t len = end ? (size_t)(end - q) : strlen(q);
+            const char *a = q;
+            while (len && (*a == ' ' || *a == '\t')) a++, len--;
+            while (len && (a[len - 1] == ' ' || a[len - 1] == '\t')) len--;
+            listed = len == strlen(c->name) && strncmp(a, c->name, len) == 0;
+            if (!end) break;
+            q = end + 1;
+        }
+        if (listed) out[n++] = (int)i;
+    }
+    return n;
+}
+
 int fl_fetch_filter(const uint8_t *in, size_t len, const fl_filter_node_t *filter,
-                    int32_t filter_schema_id, bool to_v0, fl_buf_t *out, int64_t *filtered_end,
-                    fl_error_t *err) {
+                    int32_t filter_schema_id, bool to_v0, fl_stats_lookup_fn lookup,
+                    void *lookup_ctx, fl_buf_t *out, int64_t *filtered_end, fl_error_t *err) {
     *filtered_end = -1;
     size_t pos = 0;
     int64_t kept_end = -1, seen_end = -1;
+    fl_buf_t side;
+    fl_buf_init(&side);
     for (;;) {
         fl_batch_view_t b;
         int rc = fl_batch_parse_next(in, len, &pos, &b, err);
         if (rc == 1) break;
-        if (rc) return rc;
+        if (rc) {
+            fl_buf_free(&side);
+            return rc;
+        }
         seen_end = fl_batch_next_offset(&b);
         bool keep = true;
-        if (filter && b.stats_size > 0 && b.schema_id == filter_schema_id) {
+        if (filter && b.schema_id == filter_schema_id) {
             fl_batch_stats_t st;
             fl_error_t ignored;
-            if (fl_batch_stats_parse(b.data + b.header_size, b.stats_size, &st, &ignored) == 0)
+            const uint8_t *sp = NULL;
+            size_t sl = 0;
+            if (b.stats_size > 0) {
+                sp = b.data + b.header_size;
+                sl = b.stats_size;
+            } else if (lookup) {
+                side.len = 0;
+                if (lookup(lookup_ctx, &b, &side)) {
+                    sp = side.data;
+                    sl = side.len;
+                }
+            }
+            if (sp && fl_batch_stats_parse(sp, sl, &st, &ignored) == 0)
                 keep = fl_filter_may_match(filter, &st, b.record_count);
         }
         if (!keep) continue;
@@ -138,6 +180,7 @@ int fl_fetch_filter(const uint8_t *in, size_t len, const fl_filter_node_t *filte
         if (to_v0) fl_batch_append_v0(&b, out);
         else fl_buf_append(out, b.data, b.size);
     }
+    fl_buf_free(&side);
     if (filter && seen_end >= 0 && seen_end > kept_end) *filtered_end = seen_end;
     return 0;
 }

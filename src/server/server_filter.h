@@ -26,6 +26,7 @@
 #include "common_buf.h"
 #include "common_error.h"
 #include "fluss_api.pb-c.h"
+#include "record_batch.h"
 #include "record_filter.h"
 #include "types_schema.h"
 
@@ -39,6 +40,15 @@ void fl_filter_from_wire(const Fluss__PbPredicate *p, const fl_schema_t *schema,
  * layout (pyfluss / fluss-rust 1.0 and later). */
 bool fl_client_reads_statistics(const char *software_name, const char *software_version);
 
+/* The positions (ascending) of the columns `table.statistics.columns`
+ * (spec: "*" or a comma list of names) names in schema that statistics
+ * cover; returns how many (at most cap). */
+size_t fl_stats_columns_resolve(const char *spec, const fl_schema_t *schema, int *out, size_t cap);
+
+/* Where fl_fetch_filter finds the statistics the server computed for a
+ * batch that came without (the segment sidecars); NULL: none kept. */
+typedef bool (*fl_stats_lookup_fn)(void *ctx, const fl_batch_view_t *b, fl_buf_t *out);
+
 /* Whether any batch in p[0, len) has magic 1 or 2 (headers only). */
 bool fl_records_have_new_layout(const uint8_t *p, size_t len);
 
@@ -48,7 +58,7 @@ bool fl_records_have_new_layout(const uint8_t *p, size_t len);
  * as magic 0. *filtered_end is set to the next offset after the last batch
  * looked at when the trailing batches were dropped (-1 otherwise). */
 int fl_fetch_filter(const uint8_t *in, size_t len, const fl_filter_node_t *filter,
-                    int32_t filter_schema_id, bool to_v0, fl_buf_t *out, int64_t *filtered_end,
-                    fl_error_t *err);
+                    int32_t filter_schema_id, bool to_v0, fl_stats_lookup_fn lookup,
+                    void *lookup_ctx, fl_buf_t *out, int64_t *filtered_end, fl_error_t *err);
 
 #endif

@@ -30,6 +30,7 @@
 #include "record_validate.h"
 #include "server_ackwait.h"
 #include "server_coordinator.h"
+#include "record_stats_build.h"
 #include "server_filter.h"
 #include "server_node.h"
 #include "server_tablet.h"
@@ -58,6 +59,15 @@ FL_API_HANDLER(fl_api_init_writer) {
 static const fl_datatype_t *const *fl_proj_schema_types(void *vctx, int16_t schema_id,
                                                         size_t *column_count) {
     return fl_hosted_table_schema_types(vctx, schema_id, column_count);
+}
+
+static int fl_proj_positions(void *vctx, int16_t schema_id, const int32_t *fields, size_t n,
+                             int32_t *out, fl_error_t *err) {
+    const fl_schema_map_t *m = fl_hosted_table_latest_map(vctx, schema_id);
+    if (!m)
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST, "Unknown schema id %d in a log batch.",
+                          schema_id);
+    return fl_schema_map_positions(m, fields, n, out, err);
 }
 
 /* Checks that a table can be projected as requested (ARROW log format,
@@ -167,6 +177,13 @@ static void fl_fetch_reply_spliced(fl_rpc_out_t *o, int32_t request_id,
     fl_free(tlen);
 }
 
+#define FL_STATS_COLUMNS_MAX 256
+
+/* Statistics the server computed at append for a batch without them. */
+static bool fl_sidecar_lookup(void *ctx, const fl_batch_view_t *b, fl_buf_t *out) {
+    return fl_replica_get_stats(ctx, b->base_offset, b->crc, out);
+}
+
 /* Builds the whole fetch answer — spliced into rout when set (on the
  * connection's loop), else copied into frame when that is set — and
  * returns the record bytes, or SIZE_MAX when a bucket failed (an error is
@@ -250,8 +267,9 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
                     (filter || (to_v0 && fl_records_have_new_layout(data->data, data->len)))) {
                     fl_buf_t kept;
                     fl_buf_init(&kept);
-                    rc = fl_fetch_filter(data->data, data->len, filter, filter_sid, to_v0, &kept,
-                                         &filtered_end, &err);
+                    rc = fl_fetch_filter(data->data, data->len, filter, filter_sid, to_v0,
+                                         table->stats_columns ? fl_sidecar_lookup : NULL, r,
+                                         &kept, &filtered_end, &err);
                     fl_buf_free(data);
                     *data = kept;
                 }
@@ -263,7 +281,8 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
                 if (!rc && tr->projection_pushdown_enabled && data->len > 0) {
                     fl_buf_t projected;
                     fl_buf_init(&projected);
-                    fl_projection_t p = {tr->projected_fields, tr->n_projected_fields};
+                    fl_projection_t p = {tr->projected_fields, tr->n_projected_fields,
+                                         fl_proj_positions};
                     rc = fl_record_project(data->data, data->len, &p, fl_proj_schema_types,
                                            table, &projected, &err);
                     fl_buf_free(data);
@@ -485,6 +504,36 @@ static int fl_produce_table_check(const fl_hosted_table_t *t, int *format, fl_er
     return 0;
 }
 
+/* fluss-c beyond Fluss: for a table with table.statistics.columns, the
+ * statistics of each appended batch that came without them (magic 0, the
+ * Java client 0.9.1) go to its segment's sidecar, so filters skip those
+ * batches too. Offsets are in the batches now (assigned in place). A
+ * failure only costs the skipping: logged, never the append. */
+static void fl_produce_keep_stats(const fl_hosted_table_t *t, fl_replica_t *r,
+                                  const uint8_t *records, size_t len) {
+    size_t pos = 0;
+    fl_batch_view_t b;
+    fl_error_t err;
+    fl_buf_t stats;
+    fl_buf_init(&stats);
+    while (fl_batch_parse_next(records, len, &pos, &b, &err) == 0) {
+        size_t n = 0;
+        const fl_datatype_t *const *types = fl_hosted_table_schema_types(t, b.schema_id, &n);
+        if (b.magic != 0 || !types || b.record_count <= 0) continue;
+        int cols[FL_STATS_COLUMNS_MAX];
+        size_t nc = fl_stats_columns_resolve(t->stats_columns, &t->schemas[b.schema_id - 1], cols,
+                                             FL_STATS_COLUMNS_MAX);
+        stats.len = 0;
+        if (fl_stats_build(&b, types, n, cols, nc, &stats, &err) != 0) {
+            FL_WARN("statistics of the batch at %lld: %s", (long long)b.base_offset, err.msg);
+            continue;
+        }
+        if (stats.len && fl_replica_put_stats(r, b.base_offset, b.crc, stats.data, stats.len, &err))
+            FL_WARN("statistics of the batch at %lld: %s", (long long)b.base_offset, err.msg);
+    }
+    fl_buf_free(&stats);
+}
+
 FL_API_HANDLER(fl_api_produce_log) {
     const Fluss__ProduceLogRequest *req = (const Fluss__ProduceLogRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
@@ -519,6 +568,8 @@ FL_API_HANDLER(fl_api_produce_log) {
             rc = fl_record_validate(br->records.data, br->records.len, (fl_log_format_t)format,
                                     fl_proj_schema_types, table, &e);
         if (!rc) rc = fl_replica_append(r, br->records.data, br->records.len, now, &res, &e);
+        if (!rc && !res.duplicate && table && table->stats_columns && format == FL_LOG_FORMAT_ARROW)
+            fl_produce_keep_stats(table, r, br->records.data, br->records.len);
         if (rc) {
             b.has_error_code = 1;
             b.error_code = fl_server_wire_code(rc);

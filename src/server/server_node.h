@@ -124,6 +124,8 @@ FL_API_HANDLER(fl_api_get_table_schema);
 FL_API_HANDLER(fl_api_create_partition);
 FL_API_HANDLER(fl_api_drop_partition);
 FL_API_HANDLER(fl_api_list_partition_infos);
+/* server_alter.c: */
+FL_API_HANDLER(fl_api_alter_table);
 /* server_log.c: */
 FL_API_HANDLER(fl_api_init_writer);
 FL_API_HANDLER(fl_api_produce_log);

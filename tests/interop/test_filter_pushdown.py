@@ -80,16 +80,37 @@ def rows_of(i):
 
 
 @pytest.fixture
-async def stats_table(conn, admin, db):
-    path = await create_log_table(admin, db, "filt", SCHEMA, bucket_count=1,
-                                  properties={"table.statistics.columns": "*"})
-    table = await conn.get_table(path)
-    w = table.new_append().create_writer()
-    for i in range(BATCHES):
-        w.write_arrow(rows_of(i))
-        await w.flush()
-    info = await admin.get_table_info(path)
+async def stats_table(stats_table_factory):
+    path, info, _ = await stats_table_factory("pyfluss")
     return path, info
+
+
+@pytest.fixture(params=["pyfluss", "java"])
+async def written_table(request, stats_table_factory):
+    return await stats_table_factory(request.param)
+
+
+@pytest.fixture
+def stats_table_factory(conn, admin, db, server):
+    async def make(writer):
+        if writer == "pyfluss":
+            path = await create_log_table(admin, db, "filt", SCHEMA, bucket_count=1,
+                                          properties={"table.statistics.columns": "*"})
+            table = await conn.get_table(path)
+            w = table.new_append().create_writer()
+            for i in range(BATCHES):
+                w.write_arrow(rows_of(i))
+                await w.flush()
+            return path, await admin.get_table_info(path), 1
+        proc = subprocess.run([str(REPO / "tests" / "java" / "run"), server.bootstrap,
+                               "JavaWriteRows", db, "jfilt", str(BATCHES), str(ROWS),
+                               "table.statistics.columns=id,name,score,tag"],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+        path = fluss.TablePath(db, "jfilt")
+        await wait_ready(admin, path)
+        return path, await admin.get_table_info(path), 0
+    return make
 
 
 def scan_filtered(rc, info, predicate):
@@ -121,14 +142,16 @@ def batch_ids(hdrs):
     return sorted(h["base_offset"] // ROWS for h in hdrs)
 
 
-async def test_batches_skipped_by_statistics(admin, stats_table):
-    path, info = stats_table
+async def test_batches_skipped_by_statistics(admin, written_table):
+    """pyfluss writes magic 1 batches with statistics; the Java client 0.9.1
+    writes plain magic 0 ones and the server computes theirs at append."""
+    path, info, magic = written_table
     rc = await raw_tablet(admin, software=RUST)
     try:
-        # unfiltered: all batches, stored as pyfluss wrote them (magic 1)
+        # unfiltered: all batches, stored as the client wrote them
         all_batches, _ = scan_filtered(rc, info, None)
         assert len(all_batches) == BATCHES
-        assert {h["magic"] for h in all_batches} == {1}
+        assert {h["magic"] for h in all_batches} == {magic}
         cases = [
             (leaf(GE, 0, (BATCHES - 1) * ROWS), [BATCHES - 1]),
             (leaf(EQ, 0, 5 * ROWS + 7), [5]),
