@@ -59,7 +59,7 @@ static void check_filter(const uint8_t *data, size_t size, const char *text) {
     fl_err_clear(&e2);
     int rc1 = fl_record_batch_decode(g_table, data, size, 0, all, 6, all, 6, 0, false, &whole, &e1);
     int rc2 = fl_record_batch_decode_filtered(g_table, data, size, 0, all, 6, shown, 3, 0, false,
-                                              &f, &thin, &e2);
+                                              &f, NULL, &thin, &e2);
     FUZZ_CHECK((rc1 == 0) == (rc2 == 0));
     if (rc1 == 0 && whole) {
         /* the rows of the whole batch that match, by the same evaluator */

@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t count = 99;
     fl_error_t err;
     fl_err_clear(&err);
-    if (fl_lookup_value_batch_rows(t, p, len, &rows, &count, &err) != 0) {
+    if (fl_lookup_value_batch_rows(t, NULL, p, len, &rows, &count, &err) != 0) {
         FUZZ_CHECK(err.code == FLUSS_ERR_CORRUPT_RECORD_EXCEPTION ||
                    err.code == FLUSS_ERR__INVALID_ARG);
         FUZZ_CHECK(rows == NULL && count == 0);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "client_filter.h"
+#include "types_schema_map.h"
 #include "client_table.h"
 #include "common_alloc.h"
 #include "record_batch.h"
@@ -102,12 +103,86 @@ static fluss_record_batch_t *fl_batch_assemble(const fluss_table_t *t, const fl_
     return b;
 }
 
+/* The message's columns, the handle's schema positions msg_cols in
+ * order, into cols/types (clones). */
+static int fl_batch_decode_columns(const fluss_table_t *t, const fl_arrow_batch_view_t *av,
+                                   const int32_t *msg_cols, size_t msg_count,
+                                   fl_arrow_array_t *cols, fl_datatype_t **types,
+                                   fl_error_t *err) {
+    fl_arrow_decoder_t dec;
+    fl_arrow_decoder_init(&dec, av, FL_CLIENT_BUFFER_BYTES_MAX);
+    int rc = 0;
+    for (size_t i = 0; i < msg_count && !rc; i++) {
+        types[i] = fl_datatype_clone(fl_table_type(t, (size_t)msg_cols[i]));
+        rc = fl_arrow_decoder_next(&dec, types[i], &cols[i], err);
+    }
+    return rc;
+}
+
+static int fl_cmp_pos(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The same for a batch of another schema (evo): the message's columns
+ * are that schema's (all of them, or those of msg_cols it has, in its
+ * order), read with its types; each of msg_cols takes the one with its
+ * column id, or NULLs of the handle's type. */
+static int fl_batch_decode_evolved(const fluss_table_t *t, const fl_arrow_batch_view_t *av,
+                                   const int32_t *msg_cols, size_t msg_count,
+                                   const fl_batch_schema_t *evo, fl_arrow_array_t *cols,
+                                   fl_datatype_t **types, fl_error_t *err) {
+    const fl_schema_t *old = evo->schema;
+    const fl_schema_map_t *map = evo->map;
+    size_t on = old->column_count;
+    int32_t *order = fl_malloc((on ? on : 1) * sizeof(int32_t));
+    size_t n = 0;
+    if (evo->whole) {
+        for (size_t i = 0; i < on; i++) order[n++] = (int32_t)i;
+    } else {
+        for (size_t m = 0; m < msg_count; m++)
+            if (map->source[msg_cols[m]] >= 0 && n < on) order[n++] = map->source[msg_cols[m]];
+        qsort(order, n, sizeof(int32_t), fl_cmp_pos);
+    }
+    fl_arrow_array_t *ocols = fl_calloc(n ? n : 1, sizeof(fl_arrow_array_t));
+    fl_datatype_t **otypes = fl_calloc(n ? n : 1, sizeof(fl_datatype_t *));
+    fl_arrow_decoder_t dec;
+    fl_arrow_decoder_init(&dec, av, FL_CLIENT_BUFFER_BYTES_MAX);
+    int rc = 0;
+    for (size_t k = 0; k < n && !rc; k++) {
+        otypes[k] = fl_datatype_clone(old->columns[order[k]].type);
+        rc = fl_arrow_decoder_next(&dec, otypes[k], &ocols[k], err);
+    }
+    for (size_t m = 0; m < msg_count && !rc; m++) {
+        int32_t p = map->source[msg_cols[m]];
+        size_t k = 0;
+        while (p >= 0 && k < n && order[k] != p) k++;
+        if (p >= 0 && k < n && otypes[k]) {
+            cols[m] = ocols[k];
+            types[m] = otypes[k];
+            memset(&ocols[k], 0, sizeof(ocols[k]));
+            otypes[k] = NULL;
+        } else {
+            types[m] = fl_datatype_clone(fl_table_type(t, (size_t)msg_cols[m]));
+            fl_arrow_null_array(types[m], (int)types[m]->root, av->length, &cols[m]);
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        fl_arrow_array_free(&ocols[k]);
+        fl_datatype_destroy(otypes[k]);
+    }
+    fl_free(ocols);
+    fl_free(otypes);
+    fl_free(order);
+    return rc;
+}
+
 int fl_record_batch_decode_filtered(const fluss_table_t *t, const uint8_t *p, size_t len,
                                     int32_t bucket, const int32_t *msg_cols, size_t msg_count,
                                     const int32_t *present, size_t present_count,
                                     int64_t min_offset, bool check_crc,
-                                    const fl_cfilter_t *filter, fluss_record_batch_t **out,
-                                    fl_error_t *err) {
+                                    const fl_cfilter_t *filter, const fl_batch_schema_t *evo,
+                                    fluss_record_batch_t **out, fl_error_t *err) {
     *out = NULL;
     fl_batch_view_t bv;
     int rc = fl_batch_parse(p, len, &bv, err);
@@ -134,12 +209,8 @@ int fl_record_batch_decode_filtered(const fluss_table_t *t, const uint8_t *p, si
                           (long long)av.length, bv.record_count);
     fl_arrow_array_t *cols = fl_calloc(msg_count ? msg_count : 1, sizeof(fl_arrow_array_t));
     fl_datatype_t **types = fl_calloc(msg_count ? msg_count : 1, sizeof(fl_datatype_t *));
-    fl_arrow_decoder_t dec;
-    fl_arrow_decoder_init(&dec, &av, FL_CLIENT_BUFFER_BYTES_MAX);
-    for (size_t i = 0; i < msg_count && !rc; i++) {
-        types[i] = fl_datatype_clone(fl_table_type(t, (size_t)msg_cols[i]));
-        rc = fl_arrow_decoder_next(&dec, types[i], &cols[i], err);
-    }
+    rc = evo ? fl_batch_decode_evolved(t, &av, msg_cols, msg_count, evo, cols, types, err)
+             : fl_batch_decode_columns(t, &av, msg_cols, msg_count, cols, types, err);
     int64_t skip = min_offset > bv.base_offset ? min_offset - bv.base_offset : 0;
     int64_t *idx = NULL;
     size_t n = 0;
@@ -166,7 +237,8 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len,
                            size_t present_count, int64_t min_offset, bool check_crc,
                            fluss_record_batch_t **out, fl_error_t *err) {
     return fl_record_batch_decode_filtered(t, p, len, bucket, msg_cols, msg_count, present,
-                                           present_count, min_offset, check_crc, NULL, out, err);
+                                           present_count, min_offset, check_crc, NULL, NULL, out,
+                                           err);
 }
 
 /* ---- accessors ---- */

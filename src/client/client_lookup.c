@@ -6,8 +6,9 @@
  * it hashes to, as the upsert writer does; keys are grouped per bucket
  * and per leader, one request per tablet server, all sent before the
  * first answer is read. A stored value is int16 LE schema id ‖ row in the
- * table's kv format (protocol.md §5.2); rows of another schema than the
- * table's are refused (no schema evolution in the client yet). LIMIT_SCAN
+ * table's kv format (protocol.md §5.2); a row of another schema than the
+ * table handle's (ALTER TABLE) is read with that schema and placed by
+ * column id (client_schemas.h). LIMIT_SCAN
  * answers a DefaultValueRecordBatch (record_value.h, bounds-checked).
  * Reads are idempotent, so a call that fails retriably (a connection the
  * server closed as idle, a leader moving) is sent again, on a new
@@ -22,6 +23,7 @@
 #include <time.h>
 
 #include "client_partition.h"
+#include "client_schemas.h"
 #include "client_table.h"
 #include "common_alloc.h"
 #include "common_murmur.h"
@@ -42,6 +44,7 @@ struct fluss_lookuper {
     fl_client_conn_t *conns; /* per node; fd < 0 until used */
     fl_buf_t key;
     fl_parts_t parts;
+    fl_schemas_t schemas; /* rows written under other schemas */
     fl_buf_t pname;
 };
 
@@ -59,6 +62,7 @@ int fluss_lookuper_new(fluss_table_t *t, fluss_lookuper_t **out, fluss_error_t *
     fl_buf_init(&l->key);
     fl_buf_init(&l->pname);
     fl_parts_init(&l->parts, t);
+    fl_schemas_init(&l->schemas, t);
     *out = l;
     return 0;
 }
@@ -70,6 +74,7 @@ void fluss_lookuper_destroy(fluss_lookuper_t *l) {
     fl_buf_free(&l->key);
     fl_buf_free(&l->pname);
     fl_parts_free(&l->parts);
+    fl_schemas_free(&l->schemas);
     fl_free(l);
 }
 
@@ -130,19 +135,37 @@ static fl_client_conn_t *fl_lookup_conn(fluss_lookuper_t *l, size_t part, int32_
     return c;
 }
 
-/* Decodes a stored value (schema id ‖ row) into a new row of the table. */
-static int fl_lookup_decode(const fluss_table_t *t, const uint8_t *p, size_t len,
-                            fluss_row_t **out, fl_error_t *err) {
+/* Decodes a stored value (schema id ‖ row) into a new row of the table.
+ * A value of another schema id is read with that schema (from schemas;
+ * refused when NULL) and its cells placed by column id. */
+static int fl_lookup_decode(const fluss_table_t *t, fl_schemas_t *schemas, const uint8_t *p,
+                            size_t len, fluss_row_t **out, fl_error_t *err) {
     if (len < FL_VALUE_SCHEMA_ID_BYTES)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION, "a value of %zu bytes", len);
     int16_t schema_id = (int16_t)(p[0] | (uint16_t)p[1] << 8);
-    if (schema_id != t->schema_id)
+    const fl_schema_t *other = NULL;
+    const fl_schema_map_t *map = NULL;
+    if (schema_id != t->schema_id && !schemas)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                          "a row of schema %d; the table is at schema %d (reopen the table)",
-                          schema_id, t->schema_id);
+                          "a row of schema %d; the table is at schema %d", schema_id,
+                          t->schema_id);
+    if (schema_id != t->schema_id) {
+        int rc = fl_schemas_get(schemas, schema_id, &other, &map, err);
+        if (rc) return rc;
+    }
     fluss_row_t *r = fluss_row_new(t);
-    int rc = fl_row_decode(t->kv_format, p + 2, len - 2, t->types, t->desc.schema.column_count,
+    int rc;
+    if (other) {
+        size_t n = other->column_count;
+        const fl_datatype_t **types = fl_calloc(n ? n : 1, sizeof(*types));
+        for (size_t i = 0; i < n; i++) types[i] = other->columns[i].type;
+        rc = fl_row_decode(t->kv_format, p + 2, len - 2, types, n, &r->row, err);
+        fl_free(types);
+        if (!rc) fl_schema_map_row(map, &r->row);
+    } else {
+        rc = fl_row_decode(t->kv_format, p + 2, len - 2, t->types, t->desc.schema.column_count,
                            &r->row, err);
+    }
     /* nested values are checked whole here, so reading them later cannot fail */
     for (size_t i = 0; !rc && i < t->desc.schema.column_count; i++) {
         const fl_cell_t *c = &r->row.cells[i];
@@ -297,7 +320,8 @@ static int fl_lookup_place(fluss_lookuper_t *l, fl_lookup_plan_t *p, int node,
             const Fluss__PbValue *pv = br->values[v++];
             if (rows[i]) fluss_row_destroy(rows[i]), rows[i] = NULL;
             if (!pv->has_values) continue;
-            int rc = fl_lookup_decode(l->t, pv->values.data, pv->values.len, &rows[i], err);
+            int rc = fl_lookup_decode(l->t, &l->schemas, pv->values.data, pv->values.len, &rows[i],
+                                      err);
             if (rc) return rc;
         }
         if (v != br->n_values)
@@ -391,11 +415,12 @@ static bool fl_bucket_key_is_prefix(const fluss_table_t *t) {
 }
 
 /* Decodes n stored values into a new array of rows. */
-static int fl_lookup_decode_list(const fluss_table_t *t, const ProtobufCBinaryData *vals,
-                                 size_t n, fluss_row_t ***rows, size_t *count, fl_error_t *err) {
+static int fl_lookup_decode_list(const fluss_table_t *t, fl_schemas_t *schemas,
+                                 const ProtobufCBinaryData *vals, size_t n, fluss_row_t ***rows,
+                                 size_t *count, fl_error_t *err) {
     fluss_row_t **out = fl_calloc(n ? n : 1, sizeof(*out));
     for (size_t i = 0; i < n; i++) {
-        int rc = fl_lookup_decode(t, vals[i].data, vals[i].len, &out[i], err);
+        int rc = fl_lookup_decode(t, schemas, vals[i].data, vals[i].len, &out[i], err);
         if (rc) {
             fluss_rows_free(out, i);
             return rc;
@@ -473,8 +498,8 @@ int fluss_lookuper_prefix_lookup(fluss_lookuper_t *l, const fluss_row_t *prefix,
         rc = fl_err_set(&err, FLUSS_ERR__CORRUPT, "PREFIX_LOOKUP answered %zu lists for 1 key",
                         r->n_value_lists);
     else
-        rc = fl_lookup_decode_list(t, r->value_lists[0]->values, r->value_lists[0]->n_values,
-                                   rows, count, &err);
+        rc = fl_lookup_decode_list(t, &l->schemas, r->value_lists[0]->values,
+                                   r->value_lists[0]->n_values, rows, count, &err);
     protobuf_c_message_free_unpacked(&resp->base, NULL);
     return rc ? fl_client_error_out(e, &err) : 0;
 }
@@ -482,8 +507,8 @@ int fluss_lookuper_prefix_lookup(fluss_lookuper_t *l, const fluss_row_t *prefix,
 /* ---- LIMIT_SCAN ---- */
 
 /* The rows of a DefaultValueRecordBatch (p[0, len); empty = no rows). */
-int fl_lookup_value_batch_rows(const fluss_table_t *t, const uint8_t *p, size_t len,
-                               fluss_row_t ***rows, size_t *count, fl_error_t *err) {
+int fl_lookup_value_batch_rows(const fluss_table_t *t, fl_schemas_t *schemas, const uint8_t *p,
+                               size_t len, fluss_row_t ***rows, size_t *count, fl_error_t *err) {
     *rows = NULL;
     *count = 0;
     if (len == 0) {
@@ -500,7 +525,7 @@ int fl_lookup_value_batch_rows(const fluss_table_t *t, const uint8_t *p, size_t 
     size_t n = 0;
     fl_value_next_t nx;
     while ((nx = fl_value_batch_next(&it, &rec, err)) == FL_VALUE_NEXT_RECORD) {
-        if ((rc = fl_lookup_decode(t, rec.value, rec.value_len, &out[n], err))) break;
+        if ((rc = fl_lookup_decode(t, schemas, rec.value, rec.value_len, &out[n], err))) break;
         n++;
     }
     if (!rc && nx == FL_VALUE_NEXT_ERROR) rc = err->code;
@@ -554,8 +579,8 @@ int fluss_lookuper_limit_scan_partition(fluss_lookuper_t *l, int64_t partition_i
     else if (resp->has_is_log_table && resp->is_log_table)
         rc = fl_err_set(&err, FLUSS_ERR__CORRUPT, "LIMIT_SCAN answered log batches for a PK table");
     else
-        rc = fl_lookup_value_batch_rows(l->t, resp->records.data, resp->records.len, rows, count,
-                                        &err);
+        rc = fl_lookup_value_batch_rows(l->t, &l->schemas, resp->records.data, resp->records.len,
+                                        rows, count, &err);
     protobuf_c_message_free_unpacked(&resp->base, NULL);
     return rc ? fl_client_error_out(e, &err) : 0;
 }

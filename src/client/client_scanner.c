@@ -33,6 +33,7 @@
 
 #include "client_filter.h"
 #include "client_partition.h"
+#include "client_schemas.h"
 #include "client_table.h"
 #include "common_alloc.h"
 #include "common_time.h"
@@ -73,6 +74,7 @@ struct fluss_log_scanner {
     bool projected;
     bool pushdown;
     fl_parts_t parts;
+    fl_schemas_t schemas; /* schemas of batches written before or after the handle's */
     fl_sbucket_t *slots; /* slot = part * bucket_count + bucket */
     size_t slot_count;
     fl_client_conn_t *conns; /* per tablet server */
@@ -129,6 +131,7 @@ int fluss_log_scanner_new(fluss_table_t *t, const int32_t *projection, size_t n,
             return fl_client_error_out(e, &err);
         }
     fl_parts_init(&s->parts, t);
+    fl_schemas_init(&s->schemas, t);
     s->conns = fl_calloc(t->node_count ? t->node_count : 1, sizeof(fl_client_conn_t));
     for (size_t i = 0; i < t->node_count; i++) s->conns[i].fd = -1;
     *out = s;
@@ -195,6 +198,7 @@ void fluss_log_scanner_destroy(fluss_log_scanner_t *s) {
     fl_free(s->conns);
     fl_free(s->slots);
     fl_parts_free(&s->parts);
+    fl_schemas_free(&s->schemas);
     fl_free(s->present);
     fl_free(s->sorted);
     fl_free(s->fetched);
@@ -327,10 +331,15 @@ static int fl_scanner_next_pending(fluss_log_scanner_t *s, fluss_record_batch_t 
         s->batches_fetched++;
         int64_t min = sb->offset;
         if (fl_batch_next_offset(&bv) <= min) continue; /* all below the position */
-        rc = fl_record_batch_decode_filtered(
-            s->t, bytes, size, sb->bucket, push ? s->fetched : s->all,
-            push ? s->fetched_count : s->t->desc.schema.column_count, s->present, s->present_count,
-            min, !push, &s->filter, out, err);
+        /* a batch of another schema: read with it, placed by column id */
+        fl_batch_schema_t evo = {NULL, NULL, !push};
+        if (bv.schema_id != s->t->schema_id && bv.record_count > 0)
+            rc = fl_schemas_get(&s->schemas, bv.schema_id, &evo.schema, &evo.map, err);
+        if (!rc)
+            rc = fl_record_batch_decode_filtered(
+                s->t, bytes, size, sb->bucket, push ? s->fetched : s->all,
+                push ? s->fetched_count : s->t->desc.schema.column_count, s->present,
+                s->present_count, min, !push, &s->filter, evo.schema ? &evo : NULL, out, err);
         if (rc) {
             char why[FL_ERROR_MSG_MAX];
             snprintf(why, sizeof(why), "%s", err->msg);

@@ -158,10 +158,13 @@ int fl_writer_put_kv(fluss_append_writer_t *w, size_t part, int32_t bucket, cons
                      size_t key_len, const uint8_t *value, size_t value_len, fl_error_t *err);
 
 /* The rows of a LIMIT_SCAN's DefaultValueRecordBatch p[0, len) (empty
- * bytes: no rows), each value decoded as a row of t (client_lookup.c;
- * fuzzed by fuzz_client_value_rows). */
-int fl_lookup_value_batch_rows(const fluss_table_t *t, const uint8_t *p, size_t len,
-                               fluss_row_t ***rows, size_t *count, fl_error_t *err);
+ * bytes: no rows), each value decoded as a row of t, values of other
+ * schema ids through schemas (NULL: refused) (client_lookup.c; fuzzed by
+ * fuzz_client_value_rows). */
+struct fl_schemas;
+int fl_lookup_value_batch_rows(const fluss_table_t *t, struct fl_schemas *schemas,
+                               const uint8_t *p, size_t len, fluss_row_t ***rows, size_t *count,
+                               fl_error_t *err);
 
 /* Text of a row's cell (fluss_row_value_text; client_value_text.c). */
 void fl_client_cell_text(const fl_datatype_t *t, fl_row_format_t fmt, const fl_row_t *row,
@@ -195,17 +198,35 @@ int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *batch, size_t 
                            int32_t bucket, const int32_t *msg_cols, size_t msg_count,
                            const int32_t *present, size_t present_count, int64_t min_offset,
                            bool check_crc, fluss_record_batch_t **out, fl_error_t *err);
+/* A batch written under another schema of the table than the handle's:
+ * that schema and its map into the handle's (client_schemas.h); whole:
+ * the Arrow message holds every column of that schema (no projection was
+ * pushed down), else those of msg_cols it has, in its column order. */
+struct fl_schema_map;
+typedef struct fl_batch_schema {
+    const fl_schema_t *schema;
+    const struct fl_schema_map *map;
+    bool whole;
+} fl_batch_schema_t;
+
 /* The same with a row filter (client_filter.h; NULL or empty: none):
  * only matching rows are presented, their columns taken into new arrays
  * (client_take.c); *out is NULL when no row matches. Every filtered
- * column must be among msg_cols. */
+ * column must be among msg_cols. With evo, the batch is of another
+ * schema: its columns are read as that schema types them and placed by
+ * column id, the handle's columns it lacks are NULL. */
 struct fl_cfilter;
 int fl_record_batch_decode_filtered(const fluss_table_t *t, const uint8_t *batch, size_t len,
                                     int32_t bucket, const int32_t *msg_cols, size_t msg_count,
                                     const int32_t *present, size_t present_count,
                                     int64_t min_offset, bool check_crc,
-                                    const struct fl_cfilter *filter, fluss_record_batch_t **out,
+                                    const struct fl_cfilter *filter,
+                                    const fl_batch_schema_t *evo, fluss_record_batch_t **out,
                                     fl_error_t *err);
+/* client_take.c: a column of length NULLs of type t (kind: t's root, or
+ * FL_ARROW_ARRAY_ENTRIES for a map's entries), laid out as a decoded one
+ * (what a batch of an older schema reads for a column added later). */
+void fl_arrow_null_array(const fl_datatype_t *t, int kind, int64_t length, fl_arrow_array_t *out);
 /* client_take.c: rows idx[0..n) of src (checked by arrow_decode) copied
  * into dst, which borrows src's type. */
 void fl_arrow_take(const fl_arrow_array_t *src, const int64_t *idx, size_t n,

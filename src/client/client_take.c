@@ -95,3 +95,61 @@ void fl_arrow_take(const fl_arrow_array_t *src, const int64_t *idx, size_t n,
     }
     }
 }
+
+void fl_arrow_null_array(const fl_datatype_t *t, int kind, int64_t length, fl_arrow_array_t *out) {
+    memset(out, 0, sizeof(*out));
+    out->kind = kind;
+    out->type = kind == FL_ARROW_ARRAY_ENTRIES ? NULL : t;
+    out->length = length;
+    fl_buf_init(&out->validity);
+    fl_buf_init(&out->values);
+    fl_buf_init(&out->data);
+    size_t bits = (size_t)(length + 7) / 8;
+    if (kind != FL_ARROW_ARRAY_ENTRIES && length > 0) {
+        memset(fl_buf_reserve(&out->validity, bits), 0, bits);
+        out->validity.len = bits;
+        out->null_count = length;
+    }
+    size_t n = 0;
+    switch (kind) {
+    case FL_TYPE_BOOLEAN: n = bits; break;
+    case FL_TYPE_CHAR:
+    case FL_TYPE_STRING:
+    case FL_TYPE_BYTES:
+    case FL_TYPE_ARRAY:
+    case FL_TYPE_MAP: n = (size_t)(length + 1) * 4; break;
+    case FL_ARROW_ARRAY_ENTRIES:
+    case FL_TYPE_ROW: n = 0; break;
+    default: n = (size_t)length * fl_arrow_value_width(t); break;
+    }
+    if (n) {
+        memset(fl_buf_reserve(&out->values, n), 0, n);
+        out->values.len = n;
+    }
+    switch (kind) {
+    case FL_TYPE_ARRAY:
+        out->child_count = 1;
+        out->children = fl_calloc(1, sizeof(fl_arrow_array_t));
+        fl_arrow_null_array(t->element, (int)t->element->root, 0, &out->children[0]);
+        return;
+    case FL_TYPE_MAP:
+        out->child_count = 1;
+        out->children = fl_calloc(1, sizeof(fl_arrow_array_t));
+        fl_arrow_null_array(t, FL_ARROW_ARRAY_ENTRIES, 0, &out->children[0]);
+        return;
+    case FL_ARROW_ARRAY_ENTRIES:
+        out->child_count = 2;
+        out->children = fl_calloc(2, sizeof(fl_arrow_array_t));
+        fl_arrow_null_array(t->key, (int)t->key->root, 0, &out->children[0]);
+        fl_arrow_null_array(t->value, (int)t->value->root, 0, &out->children[1]);
+        return;
+    case FL_TYPE_ROW:
+        out->child_count = t->field_count;
+        out->children = fl_calloc(t->field_count ? t->field_count : 1, sizeof(fl_arrow_array_t));
+        for (size_t k = 0; k < t->field_count; k++)
+            fl_arrow_null_array(t->fields[k].type, (int)t->fields[k].type->root, length,
+                                &out->children[k]);
+        return;
+    default: return;
+    }
+}

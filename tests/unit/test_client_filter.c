@@ -206,7 +206,8 @@ static size_t keep(fluss_table_t *t, const fl_buf_t *bytes, const char *text,
     int32_t all[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     fluss_record_batch_t *b = NULL;
     assert_int_equal(fl_record_batch_decode_filtered(t, bytes->data, bytes->len, 0, all, 9,
-                                                     present, np, min_offset, true, &f, &b, &err),
+                                                     present, np, min_offset, true, &f, NULL, &b,
+                                                     &err),
                      0);
     fl_cfilter_free(&f);
     if (!b) return 0;
