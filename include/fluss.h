@@ -266,8 +266,12 @@ int fluss_row_set_timestamp(fluss_row_t *row, size_t col, int64_t epoch_millis,
  * decimals; STRING/CHAR as is; BYTES/BINARY as hex ("0x" optional);
  * DATE YYYY-MM-DD; TIME HH:MM[:SS[.fff]]; TIMESTAMP "YYYY-MM-DD[ T]HH:MM[:SS[.f…]]"
  * (TIMESTAMP_LTZ also with a Z or ±HH:MM suffix) or epoch milliseconds.
- * text NULL sets NULL. ARRAY/MAP/ROW columns are not supported yet
- * (FLUSS_ERR__INVALID_ARG). */
+ * text NULL sets NULL. ARRAY/MAP/ROW: the JSON form scans print —
+ * [1, null, 3], {"key": 1} (keys as text: {"1": "a"} for MAP<INT, ...>),
+ * {"field": 1, ...} or [1, ...] by position for a ROW — elements read
+ * like their types above (quoted or bare), null for NULL; the value is
+ * encoded as Fluss keeps it in rows (BinaryArray / BinaryMap / a nested
+ * row in the table's kv format). */
 int fluss_row_set_text(fluss_row_t *row, size_t col, const char *text, fluss_error_t *err);
 
 /* The name ("v1$v2") of the partition a row of a partitioned table goes
@@ -447,7 +451,7 @@ int32_t fluss_row_get_nanos(const fluss_row_t *row, size_t col);
 /* STRING, CHAR, BYTES, BINARY: borrowed bytes valid until the row changes. */
 const void *fluss_row_get_bytes(const fluss_row_t *row, size_t col, size_t *len);
 /* Text of a value like fluss_record_batch_value_text (same forms and
- * flags); ARRAY/MAP/ROW are printed as "?" . */
+ * flags; ARRAY/MAP/ROW as JSON, which fluss_row_set_text reads back). */
 size_t fluss_row_value_text(const fluss_row_t *row, size_t col, int flags, char *buf,
                             size_t cap);
 
@@ -532,6 +536,8 @@ size_t fluss_record_batch_row_count(const fluss_record_batch_t *b);
 size_t fluss_record_batch_column_count(const fluss_record_batch_t *b);
 /* Borrowed; the projected column's name. */
 const char *fluss_record_batch_column_name(const fluss_record_batch_t *b, size_t col);
+/* Offset of row row (ascending; with a scanner filter rows may have gaps
+ * between them). */
 int64_t fluss_record_batch_offset(const fluss_record_batch_t *b, size_t row);
 /* Commit timestamp (ms) of the row. */
 int64_t fluss_record_batch_timestamp(const fluss_record_batch_t *b, size_t row);

@@ -29,7 +29,8 @@ static void usage_alter(FILE *f) {
             "\n"
             "Sends the changes in one ALTER_TABLE: --set changes a table option (the server\n"
             "decides which may change, e.g. table.datalake.freshness), --reset puts one back\n"
-            "to its default, --add-column adds a nullable column at the end.\n");
+            "to its default, --add-column adds a nullable column at the end. Options and\n"
+            "columns go in separate calls (the server refuses both at once).\n");
 }
 
 static int bad(const char *msg, void (*usage)(FILE *)) {
