@@ -360,63 +360,102 @@ static int32_t fl_scanner_leader(const fluss_log_scanner_t *s, size_t slot) {
 
 /* One FETCH_LOG round to every leader of a subscribed bucket, waiting at
  * most max_wait_ms on the server side. */
-static int fl_scanner_fetch(fluss_log_scanner_t *s, int max_wait_ms, fl_error_t *err) {
+/* Sends node's FETCH_LOG for the subscribed buckets it leads (*rid -1
+ * when it leads none). */
+static int fl_scanner_send_node(fluss_log_scanner_t *s, size_t node, int max_wait_ms,
+                                int32_t *rid, fl_error_t *err) {
     const fluss_table_t *t = s->t;
     bool push = s->projected && s->pushdown;
-    int32_t *rids = fl_malloc((t->node_count ? t->node_count : 1) * sizeof(int32_t));
-    int rc = 0;
-    for (size_t node = 0; node < t->node_count; node++) {
-        rids[node] = -1;
-        size_t nb = 0;
-        for (size_t i = 0; i < s->slot_count; i++)
-            if (s->slots[i].subscribed && fl_scanner_leader(s, i) == (int32_t)node) nb++;
-        if (nb == 0) continue;
-        Fluss__PbFetchLogReqForBucket *br = fl_calloc(nb, sizeof(*br));
-        Fluss__PbFetchLogReqForBucket **bp = fl_calloc(nb, sizeof(*bp));
-        size_t k = 0;
-        for (size_t i = 0; i < s->slot_count; i++) {
-            const fl_sbucket_t *sb = &s->slots[i];
-            if (!sb->subscribed || fl_scanner_leader(s, i) != (int32_t)node) continue;
-            fluss__pb_fetch_log_req_for_bucket__init(&br[k]);
-            int64_t pid = s->parts.items[sb->part].id;
-            br[k].has_partition_id = pid >= 0;
-            br[k].partition_id = pid;
-            br[k].bucket_id = sb->bucket;
-            br[k].fetch_offset = sb->offset;
-            br[k].max_fetch_bytes = FL_SCANNER_BUCKET_BYTES_MAX;
-            bp[k] = &br[k];
-            k++;
-        }
-        Fluss__PbFetchLogReqForTable tr = FLUSS__PB_FETCH_LOG_REQ_FOR_TABLE__INIT;
-        tr.table_id = t->table_id;
-        tr.projection_pushdown_enabled = push;
-        if (push) {
-            tr.n_projected_fields = s->fetched_count;
-            tr.projected_fields = s->fetched;
-        }
-        if (s->wire) {
-            tr.filter_predicate = &s->wire->root;
-            tr.has_filter_schema_id = 1;
-            tr.filter_schema_id = t->schema_id;
-        }
-        tr.n_buckets_req = nb;
-        tr.buckets_req = bp;
-        Fluss__PbFetchLogReqForTable *tp[1] = {&tr};
-        Fluss__FetchLogRequest req = FLUSS__FETCH_LOG_REQUEST__INIT;
-        req.follower_server_id = -1;
-        req.max_bytes = FL_SCANNER_FETCH_BYTES_MAX;
-        req.n_tables_req = 1;
-        req.tables_req = tp;
-        req.has_max_wait_ms = 1;
-        req.max_wait_ms = max_wait_ms;
-        req.has_min_bytes = 1;
-        req.min_bytes = 1;
-        if (s->conns[node].fd < 0) rc = fl_table_connect_node(t, (int)node, &s->conns[node], err);
-        if (!rc) rc = fl_client_conn_send(&s->conns[node], FL_API_FETCH_LOG, &req.base, &rids[node], err);
-        fl_free(br);
-        fl_free(bp);
-        if (rc) break;
+    *rid = -1;
+    size_t nb = 0;
+    for (size_t i = 0; i < s->slot_count; i++)
+        if (s->slots[i].subscribed && fl_scanner_leader(s, i) == (int32_t)node) nb++;
+    if (nb == 0) return 0;
+    Fluss__PbFetchLogReqForBucket *br = fl_calloc(nb, sizeof(*br));
+    Fluss__PbFetchLogReqForBucket **bp = fl_calloc(nb, sizeof(*bp));
+    size_t k = 0;
+    for (size_t i = 0; i < s->slot_count; i++) {
+        const fl_sbucket_t *sb = &s->slots[i];
+        if (!sb->subscribed || fl_scanner_leader(s, i) != (int32_t)node) continue;
+        fluss__pb_fetch_log_req_for_bucket__init(&br[k]);
+        int64_t pid = s->parts.items[sb->part].id;
+        br[k].has_partition_id = pid >= 0;
+        br[k].partition_id = pid;
+        br[k].bucket_id = sb->bucket;
+        br[k].fetch_offset = sb->offset;
+        br[k].max_fetch_bytes = FL_SCANNER_BUCKET_BYTES_MAX;
+        bp[k] = &br[k];
+        k++;
     }
+    Fluss__PbFetchLogReqForTable tr = FLUSS__PB_FETCH_LOG_REQ_FOR_TABLE__INIT;
+    tr.table_id = t->table_id;
+    tr.projection_pushdown_enabled = push;
+    if (push) {
+        tr.n_projected_fields = s->fetched_count;
+        tr.projected_fields = s->fetched;
+    }
+    if (s->wire) {
+        tr.filter_predicate = &s->wire->root;
+        tr.has_filter_schema_id = 1;
+        tr.filter_schema_id = t->schema_id;
+    }
+    tr.n_buckets_req = nb;
+    tr.buckets_req = bp;
+    Fluss__PbFetchLogReqForTable *tp[1] = {&tr};
+    Fluss__FetchLogRequest req = FLUSS__FETCH_LOG_REQUEST__INIT;
+    req.follower_server_id = -1;
+    req.max_bytes = FL_SCANNER_FETCH_BYTES_MAX;
+    req.n_tables_req = 1;
+    req.tables_req = tp;
+    req.has_max_wait_ms = 1;
+    req.max_wait_ms = max_wait_ms;
+    req.has_min_bytes = 1;
+    req.min_bytes = 1;
+    int rc = 0;
+    if (s->conns[node].fd < 0) rc = fl_table_connect_node(t, (int)node, &s->conns[node], err);
+    if (!rc) rc = fl_client_conn_send(&s->conns[node], FL_API_FETCH_LOG, &req.base, rid, err);
+    fl_free(br);
+    fl_free(bp);
+    return rc;
+}
+
+/* Queues the records of one bucket's answer (or its error into rc/err
+ * when rc is still 0). */
+static void fl_scanner_take_bucket(fluss_log_scanner_t *s, const Fluss__PbFetchLogRespForBucket *b,
+                                   int *rc, fl_error_t *err) {
+    bool push = s->projected && s->pushdown;
+    int64_t slot = fl_scanner_find(s, b->has_partition_id ? b->partition_id : -1, b->bucket_id);
+    if (slot < 0) return;
+    if (b->has_error_code && b->error_code != 0) {
+        if (*rc) return;
+        const char *msg = b->error_message ? b->error_message : fl_err_default_message(b->error_code);
+        if (b->error_code == FLUSS_ERR_INVALID_COLUMN_PROJECTION && push)
+            *rc = fl_err_set(err, b->error_code,
+                             "bucket %d: the server refused the projection pushdown: %s",
+                             b->bucket_id, msg);
+        else
+            *rc = fl_err_set(err, b->error_code, "bucket %d: %s", b->bucket_id, msg);
+        return;
+    }
+    bool skipped = b->has_filtered_end_offset && b->filtered_end_offset >= 0;
+    if ((!b->has_records || b->records.len == 0) && !skipped) return;
+    s->pending = fl_realloc(s->pending, (s->pending_count + 1) * sizeof(*s->pending));
+    fl_spending_t *p = &s->pending[s->pending_count++];
+    s->bytes_fetched += b->has_records ? (int64_t)b->records.len : 0;
+    p->slot = (int32_t)slot;
+    p->filtered_end = skipped ? b->filtered_end_offset : -1;
+    p->data = b->has_records ? b->records.data : NULL;
+    p->len = b->has_records ? b->records.len : 0;
+    p->pos = 0;
+}
+
+static int fl_scanner_fetch(fluss_log_scanner_t *s, int max_wait_ms, fl_error_t *err) {
+    const fluss_table_t *t = s->t;
+    int32_t *rids = fl_malloc((t->node_count ? t->node_count : 1) * sizeof(int32_t));
+    for (size_t node = 0; node < t->node_count; node++) rids[node] = -1;
+    int rc = 0;
+    for (size_t node = 0; node < t->node_count && !rc; node++)
+        rc = fl_scanner_send_node(s, node, max_wait_ms, &rids[node], err);
     /* read every answer (even after an error, to keep the streams in sync) */
     int64_t deadline = fl_time_mono_ms() + max_wait_ms + t->timeout_ms;
     for (size_t node = 0; node < t->node_count; node++) {
@@ -444,35 +483,8 @@ static int fl_scanner_fetch(fluss_log_scanner_t *s, int max_wait_ms, fl_error_t 
         for (size_t i = 0; i < resp->n_tables_resp; i++) {
             const Fluss__PbFetchLogRespForTable *tr = resp->tables_resp[i];
             if (tr->table_id != t->table_id) continue;
-            for (size_t j = 0; j < tr->n_buckets_resp; j++) {
-                const Fluss__PbFetchLogRespForBucket *b = tr->buckets_resp[j];
-                int64_t slot = fl_scanner_find(s, b->has_partition_id ? b->partition_id : -1,
-                                               b->bucket_id);
-                if (slot < 0) continue;
-                if (b->has_error_code && b->error_code != 0) {
-                    if (!rc) {
-                        const char *msg = b->error_message ? b->error_message
-                                                           : fl_err_default_message(b->error_code);
-                        if (b->error_code == FLUSS_ERR_INVALID_COLUMN_PROJECTION && push)
-                            rc = fl_err_set(err, b->error_code,
-                                            "bucket %d: the server refused the projection pushdown: %s",
-                                            b->bucket_id, msg);
-                        else
-                            rc = fl_err_set(err, b->error_code, "bucket %d: %s", b->bucket_id, msg);
-                    }
-                    continue;
-                }
-                bool skipped = b->has_filtered_end_offset && b->filtered_end_offset >= 0;
-                if ((!b->has_records || b->records.len == 0) && !skipped) continue;
-                s->pending = fl_realloc(s->pending, (s->pending_count + 1) * sizeof(*s->pending));
-                fl_spending_t *p = &s->pending[s->pending_count++];
-                s->bytes_fetched += b->has_records ? (int64_t)b->records.len : 0;
-                p->slot = (int32_t)slot;
-                p->filtered_end = skipped ? b->filtered_end_offset : -1;
-                p->data = b->has_records ? b->records.data : NULL;
-                p->len = b->has_records ? b->records.len : 0;
-                p->pos = 0;
-            }
+            for (size_t j = 0; j < tr->n_buckets_resp; j++)
+                fl_scanner_take_bucket(s, tr->buckets_resp[j], &rc, err);
         }
     }
     fl_free(rids);
