@@ -116,10 +116,25 @@ static int fl_tier_delete_local(fl_replica_t *r, const fl_tier_params_t *p,
     return rc;
 }
 
+/* Whether a rolled segment still waits for its fsync and index (a server
+ * defers them to the next flush, which the async mode may not run soon). */
+static bool fl_tier_needs_flush(fl_replica_t *r) {
+    pthread_mutex_lock(&r->lock);
+    bool need = false;
+    for (size_t i = 0; i + 1 < r->log->segment_count && !need; i++) {
+        const fl_log_segment_t *s = r->log->segments[i];
+        need = s->needs_index || s->synced_size < s->size;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return need;
+}
+
 int fl_replica_tier(fl_replica_t *r, const fl_tier_params_t *p, int64_t now_ms,
                     fl_tier_result_t *res, fl_error_t *err) {
     memset(res, 0, sizeof(*res));
     if (!r->remote || atomic_load(&r->deleted)) return 0;
+    /* rolled segments become durable first: only those are copied */
+    if (fl_tier_needs_flush(r) && fl_replica_flush(r, err)) return err->code;
     int rc = fl_tier_copy_and_expire(r, p, now_ms, res, err);
     /* what earlier rounds committed may go even when this one failed */
     fl_error_t de;

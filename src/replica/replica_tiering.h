@@ -13,7 +13,10 @@
  *     this round deletes segments of a tiered replica (its local TTL is
  *     off), so the uploads read it with no lock held: appends, reads and
  *     flushes go on meanwhile;
- *   - the deletion takes `bg_lock` then `lock`, like retention.
+ *   - the deletion takes `bg_lock` then `lock`, like retention;
+ *   - rolled segments still waiting for their deferred fsync and index are
+ *     flushed first (fl_replica_flush), as Fluss flushes a rolled segment
+ *     right after the roll.
  *
  * Thread rule: one round per replica at a time (the tablet server runs
  * them one after another on a worker); blocks on storage I/O.
