@@ -82,6 +82,7 @@ int fl_remote_manifest_append(fl_remote_manifest_t *m, const fl_remote_segment_t
 
 void fl_remote_manifest_drop_front(fl_remote_manifest_t *m, size_t n) {
     if (n > m->count) n = m->count;
+    if (n == 0) return;
     memmove(m->segments, m->segments + n, (m->count - n) * sizeof(*m->segments));
     m->count -= n;
 }

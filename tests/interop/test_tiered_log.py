@@ -191,6 +191,13 @@ async def test_tiered_segments_read_back(tiered_server):
             _, lo = list_offsets_raw(rc, info.table_id, [0], OFFSET_TIMESTAMP, timestamp=0)
             assert lo[0]["offset"] == 0, lo
             await read_exact(conn, admin, p, 0, 600)
+            # a projection: the server cannot prune remote segments, the
+            # client projects them itself
+            table = await conn.get_table(p)
+            got = await read_all(conn, admin, p, table.new_scan().project([1]))
+            assert got.column_names == ["name"]
+            assert sorted(got.column("name").to_pylist()) == \
+                sorted(f"n{i}" + "x" * PAD for i in range(600))
     finally:
         if rc:
             rc.close()
@@ -303,6 +310,57 @@ async def test_tiered_ttl_expires_remote_segments(start_server):
     assert fetch_bucket(rc, info.table_id, earliest)["records"]  # local again
     await read_exact(conn, admin, path, earliest, 400)
     rc.close()
+    await admin.drop_database(db, ignore_if_not_exists=True, cascade=True)
+    await conn.close()
+
+
+async def test_tiered_partition(start_server):
+    """A partition's remote log lives under {partition}-p{id} and its
+    manifest names the partition; pyfluss reads it whole."""
+    srv = start_server()
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = unique("tierpart")
+    await admin.create_database(db)
+    schema = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string()),
+                        pa.field("dt", pa.string())])
+    path = fluss.TablePath(db, "p")
+    await admin.create_table(path, fluss.TableDescriptor(fluss.Schema(schema),
+                                                         partition_keys=["dt"], bucket_count=1))
+    await admin.create_partition(path, {"dt": "2026-01-01"})
+    (part,) = await admin.list_partition_infos(path)
+    info = await admin.get_table_info(path)
+    writer = (await conn.get_table(path)).new_append().create_writer()
+    for i in range(0, 600, 20):
+        writer.write_arrow_batch(pa.RecordBatch.from_pylist(
+            [{"id": k, "name": f"n{k}" + "x" * PAD, "dt": "2026-01-01"} for k in range(i, i + 20)],
+            schema=schema))
+        await writer.flush()
+    tdir = (srv.data_dir / "remote" / "log" / db / f"p-{info.table_id}" /
+            f"2026-01-01-p{part.partition_id}" / "0")
+    ldir = (srv.data_dir / "tablet-server-0" / db / f"p-{info.table_id}" /
+            f"2026-01-01-p{part.partition_id}" / "log-0")
+    deadline = time.monotonic() + WAIT_S
+    while not ((tdir / "metadata" / "manifest-handle").exists() and
+               len(list(ldir.glob("*.log"))) == 2):
+        assert time.monotonic() < deadline, "the partition was not tiered"
+        await asyncio.sleep(0.1)
+    (manifest,) = (tdir / "metadata").glob("*.manifest")
+    m = json.loads(manifest.read_text())
+    assert (m["partition_name"], m["partition_id"]) == ("2026-01-01", part.partition_id)
+    table = await conn.get_table(path)
+    sc = await table.new_scan().create_record_batch_log_scanner()
+    sc.subscribe_partition_buckets({(part.partition_id, 0): fluss.EARLIEST_OFFSET})
+    ids = []
+    deadline = time.monotonic() + 30
+    while len(ids) < 600 and time.monotonic() < deadline:
+        ids.extend((await sc.poll_arrow(250)).column("id").to_pylist())
+    assert sorted(ids) == list(range(600))
+    await admin.drop_partition(path, {"dt": "2026-01-01"})
+    deadline = time.monotonic() + 10
+    while tdir.exists() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not tdir.exists(), "the dropped partition's remote log is still there"
     await admin.drop_database(db, ignore_if_not_exists=True, cascade=True)
     await conn.close()
 
