@@ -45,15 +45,19 @@ test-asan: build-asan venv
 
 # Code shared between threads under ThreadSanitizer: the core's stress
 # test, then flussd itself (2 network loops, 2 workers) under the
-# streaming, bucket, idempotence, partition and core interop tests.
+# streaming, bucket, idempotence, partition, PK, snapshot, auto-partition,
+# core and producer offsets interop tests.
 TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
                tests/interop/test_log_buckets.py tests/interop/test_log_idempotence.py \
                tests/interop/test_partition_data.py tests/interop/test_powerloss.py \
                tests/interop/test_pk_tables.py tests/interop/test_kv_snapshots.py \
-               tests/interop/test_table_stats_raw.py tests/interop/test_tiered_log.py
+               tests/interop/test_table_stats_raw.py \
+               tests/interop/test_producer_offsets_raw.py tests/interop/test_java_producer_offsets.py \
+               tests/interop/test_auto_partition.py tests/interop/test_alter_table.py \
+               tests/interop/test_tiered_log.py
 test-tsan: build-tsan venv
 	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease|kv_row_count'
+	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease|kv_row_count|producer_offsets|server_auto_partition'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" FLUSSD=$(BUILD_TSAN)/flussd \
 	    FLUSSD_ARGS="-D netty.server.num-network-threads=2 -D netty.server.num-worker-threads=2" \
 	    .venv/bin/python -m pytest $(TSAN_INTEROP) -q
@@ -80,10 +84,11 @@ test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-flink-core
 	$(MAKE) --no-print-directory test-tsan
 
-# libFuzzer binaries (clang): make fuzz FUZZ_SECONDS=60
+# libFuzzer binaries (clang, or FUZZ_CC=clang-14): make fuzz FUZZ_SECONDS=60
 FUZZ_SECONDS ?= 30
+FUZZ_CC ?= $(shell command -v clang || command -v clang-14 || echo clang)
 fuzz:
-	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DFLUSS_FUZZ=ON -DFLUSS_SANITIZE=ON >/dev/null
+	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC) -DFLUSS_FUZZ=ON -DFLUSS_SANITIZE=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS)
 	@for f in build-fuzz/fuzz_*[!y]; do \
 	  [ -x "$$f" ] || continue; n=$$(basename $$f); \

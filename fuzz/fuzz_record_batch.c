@@ -5,6 +5,7 @@
  * whole run (fl_record_project) with a fixed schema of several types and a
  * projection chosen by the first input byte. Invariants: parsed views stay
  * inside the input; a projected run parses again as whole batches.
+ * FUZZ_VERBOSE=1 prints what each batch and the projection came to.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t choice = data[0];
     data++;
     size--;
+    bool verbose = getenv("FUZZ_VERBOSE") != NULL;
     /* every batch header on its own */
     for (size_t pos = 0; pos < size;) {
         size_t bsize;
@@ -52,11 +54,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int rc = fl_batch_peek_size(data + pos, size - pos, size, &bsize, &err);
         if (rc != 0 || pos + bsize > size) break;
         fl_batch_view_t b;
-        if (fl_batch_parse(data + pos, bsize, &b, &err) == 0) {
+        int prc = fl_batch_parse(data + pos, bsize, &b, &err), crc = -1;
+        if (prc == 0) {
             FUZZ_CHECK(b.records_start <= b.size);
             FUZZ_CHECK(b.header_size <= b.size);
-            (void)fl_batch_check_crc(&b, &err);
+            crc = fl_batch_check_crc(&b, &err);
         }
+        if (verbose) /* to check what the seeds reach */
+            fprintf(stderr, "batch at %zu: %zu bytes, magic %d: parse %d, crc %d%s%s\n", pos,
+                    bsize, (int)(int8_t)data[pos + 12], prc, crc, prc || crc ? ": " : "",
+                    prc || crc ? err.msg : "");
         pos += bsize;
     }
     /* projection of the whole run */
@@ -65,11 +72,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < 6; i++)
         if (choice & (1u << i)) fields[n++] = i;
     if (n == 0) fields[n++] = 0;
-    fl_projection_t p = {fields, n};
+    fl_projection_t p = {.fields = fields, .field_count = n};
     fl_buf_t out;
     fl_buf_init(&out);
     fl_error_t err;
-    if (fl_record_project(data, size, &p, schema_types, NULL, &out, &err) == 0) {
+    int rc = fl_record_project(data, size, &p, schema_types, NULL, &out, &err);
+    if (verbose)
+        fprintf(stderr, "projection 0x%02x: %s %d %s\n", choice, rc ? "refused" : "projected", rc,
+                rc ? err.msg : "");
+    if (rc == 0) {
         for (size_t pos = 0; pos < out.len;) {
             size_t bsize;
             FUZZ_CHECK(fl_batch_peek_size(out.data + pos, out.len - pos, out.len, &bsize, &err) == 0);

@@ -8,6 +8,7 @@
  * ARROW, projects (fl_record_project) to whole batches again. The CRC of
  * every whole batch is recomputed before the check so that mutations reach
  * the body checks (fuzz_record_batch covers the CRC check itself).
+ * FUZZ_VERBOSE=1 prints whether each input was accepted.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fix_crcs(copy, size);
     fl_error_t err;
     int rc = fl_record_validate(data, size, format, schema_types, NULL, &err);
+    if (getenv("FUZZ_VERBOSE")) /* to check what the seeds reach */
+        fprintf(stderr, "format %d, %zu bytes: %s %d %s\n", (int)format, size,
+                rc ? "refused" : "accepted", rc, rc ? err.msg : "");
     if (rc) {
         free(copy);
         FUZZ_CHECK(err.code == rc && err.msg[0]);
@@ -102,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < FV_COLUMNS; i++)
         if (choice & (1u << i)) fields[n++] = i;
     if (n == 0) fields[n++] = 0;
-    fl_projection_t p = {fields, n};
+    fl_projection_t p = {.fields = fields, .field_count = n};
     fl_buf_t out;
     fl_buf_init(&out);
     rc = fl_record_project(data, size, &p, schema_types, NULL, &out, &err);

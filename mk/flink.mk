@@ -2,13 +2,14 @@
 #
 #   make test-flink        every script in tests/flink/sql against a fresh flussd
 #                          (FLUSS_SERVER=reference: against the reference server)
-#   make test-flink-core   the core subset make test runs: log and PK tables,
+#   make test-flink-core   the core subset make test runs: log and PK tables, ALTER TABLE,
 #                          against the ASan+UBSan flussd
 #
 # Needs Java 17 and Maven (the first run downloads Flink 1.20.3 and
 # fluss-flink-1.20 0.9.1 from Maven Central into ~/.m2).
 
-FLINK_CORE_SCRIPTS ?= tests/flink/sql/02_log_table.sql tests/flink/sql/03_pk_table.sql
+FLINK_CORE_SCRIPTS ?= tests/flink/sql/02_log_table.sql tests/flink/sql/03_pk_table.sql \
+                      tests/flink/sql/08_alter_table.sql
 
 .PHONY: test-flink test-flink-core
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "common_buf.h"
 #include "common_time.h"
 #include "types_table.h"
 
@@ -243,46 +244,87 @@ static const fl_ms_table_t *fl_catalog_partitioned_table(fl_catalog_t *cat, cons
     return t;
 }
 
+/* "k1=v1/k2=v2", the form the reference names a partition in its errors
+ * (ResolvedPartitionSpec#getPartitionQualifiedName). */
+static char *fl_catalog_qualified_name(const fl_strlist_t *keys, const fl_strlist_t *values) {
+    fl_buf_t b;
+    fl_buf_init(&b);
+    for (size_t i = 0; i < keys->count && i < values->count; i++) {
+        if (i) fl_buf_put_u8(&b, '/');
+        fl_buf_append(&b, keys->items[i], strlen(keys->items[i]));
+        fl_buf_put_u8(&b, '=');
+        fl_buf_append(&b, values->items[i], strlen(values->items[i]));
+    }
+    fl_buf_put_u8(&b, '\0');
+    return (char *)b.data;
+}
+
+/* The bucket count and replication factor every partition of t gets; the
+ * reference's assignment check (TableAssignmentUtils), before any other. */
+static int fl_catalog_partition_layout(fl_catalog_t *cat, const fl_ms_table_t *t,
+                                       int32_t *buckets, long *rf, fl_error_t *err) {
+    json_t *j = json_loads(t->table_json, 0, NULL);
+    *buckets = j ? (int32_t)json_integer_value(json_object_get(j, "bucket_count")) : 0;
+    const char *rfs = j ? json_string_value(json_object_get(json_object_get(j, "properties"),
+                                                           "table.replication.factor"))
+                        : NULL;
+    *rf = rfs ? strtol(rfs, NULL, 10) : 1;
+    if (j) json_decref(j);
+    if (*rf > (long)cat->tablet_count || *rf > FL_REPLICAS_MAX || *rf < 1 || *buckets < 1)
+        return fl_err_set(err, FLUSS_ERR_INVALID_REPLICATION_FACTOR,
+                          "Replication factor: %ld larger than available tablet servers: %zu.",
+                          *rf, cat->tablet_count);
+    return 0;
+}
+
+/* MetadataManager#createPartition's limits: max.partition.num partitions
+ * per table, max.bucket.num buckets over all of them. */
+static int fl_catalog_partition_limits(fl_catalog_t *cat, const fl_ms_table_t *t,
+                                       const char *name, int32_t buckets, fl_error_t *err) {
+    int64_t count = (int64_t)t->partition_count;
+    if (count + 1 > cat->defaults.max_partition_num)
+        return fl_err_set(err, FLUSS_ERR_PARTITION_MAX_NUM_EXCEPTION,
+                          "Exceed the maximum number of partitions for table %s.%s, only allow %d "
+                          "partitions.",
+                          t->database, t->name, cat->defaults.max_partition_num);
+    int64_t total = (int64_t)buckets * (count + 1);
+    if (total > cat->defaults.max_bucket_num)
+        return fl_err_set(err, FLUSS_ERR_BUCKET_MAX_NUM_EXCEPTION,
+                          "Adding partition '%s' would result in %lld total buckets for table "
+                          "%s.%s, exceeding the maximum of %d buckets.",
+                          name, (long long)total, t->database, t->name,
+                          cat->defaults.max_bucket_num);
+    return 0;
+}
+
 int fl_catalog_create_partition(fl_catalog_t *cat, const char *db, const char *table,
                                 const char *const *spec_keys, const char *const *spec_values,
                                 size_t spec_count, bool ignore_if_exists, fl_error_t *err) {
     fl_strlist_t keys, values;
     const fl_ms_table_t *t = fl_catalog_partitioned_table(cat, db, table, &keys, err);
     if (!t) return err->code;
-    char *name = NULL;
+    char *name = NULL, *qualified = NULL;
     int rc = fl_catalog_resolve_spec(t, &keys, spec_keys, spec_values, spec_count, true, &values,
                                      &name, err);
+    if (rc) {
+        fl_strlist_free(&keys);
+        return rc;
+    }
+    qualified = fl_catalog_qualified_name(&keys, &values);
     fl_strlist_free(&keys);
-    if (rc) return rc;
     fl_ms_partition_t p;
     memset(&p, 0, sizeof(p));
     int64_t table_id = t->table_id;
+    int32_t buckets;
+    long rf;
+    if ((rc = fl_catalog_partition_layout(cat, t, &buckets, &rf, err))) goto done;
     if (fl_ms_table_partition(t, 0, name)) {
         if (!ignore_if_exists)
             rc = fl_err_set(err, FLUSS_ERR_PARTITION_ALREADY_EXISTS,
-                            "Partition '%s' already exists for table %s.%s", name, db, table);
+                            "Partition '%s' already exists for table %s.%s", qualified, db, table);
         goto done;
     }
-    if (t->partition_count >= FL_CATALOG_PARTITIONS_MAX) {
-        rc = fl_err_set(err, FLUSS_ERR_PARTITION_MAX_NUM_EXCEPTION,
-                        "Exceed the maximum number of partitions for table %s.%s, only allow %d "
-                        "partitions.",
-                        db, table, FL_CATALOG_PARTITIONS_MAX);
-        goto done;
-    }
-    json_t *j = json_loads(t->table_json, 0, NULL);
-    int32_t buckets = j ? (int32_t)json_integer_value(json_object_get(j, "bucket_count")) : 0;
-    const char *rfs = j ? json_string_value(json_object_get(json_object_get(j, "properties"),
-                                                           "table.replication.factor"))
-                        : NULL;
-    long rf = rfs ? strtol(rfs, NULL, 10) : 1;
-    if (j) json_decref(j);
-    if (rf > (long)cat->tablet_count || rf > FL_REPLICAS_MAX || rf < 1 || buckets < 1) {
-        rc = fl_err_set(err, FLUSS_ERR_INVALID_REPLICATION_FACTOR,
-                        "Replication factor: %ld larger than available tablet servers: %zu.", rf,
-                        cat->tablet_count);
-        goto done;
-    }
+    if ((rc = fl_catalog_partition_limits(cat, t, name, buckets, err))) goto done;
     if ((rc = cat->ms->ops->next_id(cat->ms, FL_MS_COUNTER_PARTITION_ID, &p.partition_id, err)))
         goto done;
     p.name = name;
@@ -303,6 +345,7 @@ int fl_catalog_create_partition(fl_catalog_t *cat, const char *db, const char *t
     fl_free(p.buckets);
 done:
     fl_free(name);
+    fl_free(qualified);
     fl_strlist_free(&values);
     return rc;
 }
@@ -318,19 +361,25 @@ int fl_catalog_drop_partition(fl_catalog_t *cat, const char *db, const char *tab
     char *name = NULL;
     int rc = fl_catalog_resolve_spec(t, &keys, spec_keys, spec_values, spec_count, false, &values,
                                      &name, err);
-    fl_strlist_free(&keys);
-    if (rc) return rc;
-    fl_strlist_free(&values);
+    if (rc) {
+        fl_strlist_free(&keys);
+        return rc;
+    }
     const fl_ms_partition_t *p = fl_ms_table_partition(t, 0, name);
     if (!p) {
-        if (!ignore_if_not_exists)
+        if (!ignore_if_not_exists) {
+            char *qualified = fl_catalog_qualified_name(&keys, &values);
             rc = fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
-                            "Partition '%s' does not exist for table %s.%s", name, db, table);
+                            "Partition '%s' does not exist for table %s.%s", qualified, db, table);
+            fl_free(qualified);
+        }
     } else {
         int64_t id = p->partition_id;
         rc = cat->ms->ops->partition_drop(cat->ms, t->table_id, id, err);
         if (!rc) *dropped_id = id;
     }
+    fl_strlist_free(&keys);
+    fl_strlist_free(&values);
     fl_free(name);
     return rc;
 }

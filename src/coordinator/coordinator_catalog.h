@@ -48,8 +48,11 @@ int fl_catalog_drop_table(fl_catalog_t *cat, const char *db, const char *name,
 /* Partitions (CoordinatorService#createPartition/dropPartition): spec_keys
  * and spec_values are the request's key/value pairs in any order; they
  * must name exactly the table's partition keys. The partition name is the
- * values in partition-key order joined by '$'. */
-#define FL_CATALOG_PARTITIONS_MAX 1000 /* max.partition.num */
+ * values in partition-key order joined by '$'. Creation checks, in the
+ * reference's order: the spec, the replication factor, existence
+ * (PARTITION_ALREADY_EXISTS), defaults.max_partition_num
+ * (PARTITION_MAX_NUM_EXCEPTION) and defaults.max_bucket_num over the
+ * table's partitions with the new one (BUCKET_MAX_NUM_EXCEPTION). */
 int fl_catalog_create_partition(fl_catalog_t *cat, const char *db, const char *table,
                                 const char *const *spec_keys, const char *const *spec_values,
                                 size_t spec_count, bool ignore_if_exists, fl_error_t *err);

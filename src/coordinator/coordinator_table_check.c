@@ -50,6 +50,9 @@ static const fl_table_option_t fl_table_options[] = {
     {"table.delete.behavior", FL_OPT_ENUM, "ALLOW IGNORE DISABLE"},
     {"table.auto-increment.cache-size", FL_OPT_LONG, NULL},
     {"table.changelog.image", FL_OPT_ENUM, "FULL WAL"},
+    /* Fluss main (0.9.1 refuses it): per-batch column statistics, the
+     * server's filter pushdown (record_filter.h) */
+    {"table.statistics.columns", FL_OPT_STRING, NULL},
 };
 
 static const char *const fl_system_columns[] = {"__offset", "__timestamp", "__bucket",
@@ -92,42 +95,24 @@ static bool fl_duration_ok(const char *v) {
     return fl_duration_parse_ms(v, &ms, &e) == 0;
 }
 
+/* Every kind of option fails the same way in the reference: Configuration
+ * cannot convert the text, and the validation wraps that message. */
 static int fl_check_option_value(const fl_table_option_t *o, const char *v, fl_error_t *err) {
     long long n;
     bool ok = true;
-    const char *why = "";
     switch (o->kind) {
-    case FL_OPT_INT:
-        ok = fl_parse_long(v, &n) && n >= INT32_MIN && n <= INT32_MAX;
-        why = "Could not parse value as an integer";
-        break;
-    case FL_OPT_LONG:
-        ok = fl_parse_long(v, &n);
-        why = "Could not parse value as a long";
-        break;
-    case FL_OPT_BOOL:
-        ok = strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0;
-        why = "Unrecognized option for boolean";
-        break;
-    case FL_OPT_ENUM:
-        ok = fl_enum_has(o->enum_values, v);
-        why = "Value is not one of";
-        break;
-    case FL_OPT_DURATION:
-        ok = fl_duration_ok(v);
-        why = "Could not parse value as a duration";
-        break;
-    case FL_OPT_STRING:
-        break;
+    case FL_OPT_INT: ok = fl_parse_long(v, &n) && n >= INT32_MIN && n <= INT32_MAX; break;
+    case FL_OPT_LONG: ok = fl_parse_long(v, &n); break;
+    case FL_OPT_BOOL: ok = strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0; break;
+    case FL_OPT_ENUM: ok = fl_enum_has(o->enum_values, v); break;
+    case FL_OPT_DURATION: ok = fl_duration_ok(v); break;
+    case FL_OPT_STRING: break;
     }
     if (ok) return 0;
-    if (o->kind == FL_OPT_ENUM)
-        return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
-                          "Invalid value for config '%s'. Reason: Could not parse value '%s': "
-                          "value must be one of [%s]",
-                          o->key, v, o->enum_values);
     return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
-                      "Invalid value for config '%s'. Reason: %s: '%s'", o->key, why, v);
+                      "Invalid value for config '%s'. Reason: Could not parse value '%s' for key "
+                      "'%s'.",
+                      o->key, v, o->key);
 }
 
 static void fl_names_text(const fl_strlist_t *l, char *out, size_t cap) {
@@ -266,6 +251,57 @@ static bool fl_is_partition_type(const fl_datatype_t *t) {
     }
 }
 
+/* table.statistics.columns as Fluss main checks it: log tables only; "*"
+ * or a comma list of existing columns of the types statistics cover. */
+static int fl_check_statistics_columns(const fl_table_desc_t *d, fl_error_t *err) {
+    const char *v = fl_kvlist_get(&d->properties, "table.statistics.columns");
+    if (!v) return 0;
+    if (d->schema.has_primary_key)
+        return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
+                          "Statistics columns are not supported for primary key tables. "
+                          "Please remove the 'table.statistics.columns' property.");
+    const char *p = v;
+    while (isspace((unsigned char)*p)) p++;
+    size_t tl = strlen(p);
+    while (tl && isspace((unsigned char)p[tl - 1])) tl--;
+    if (tl == 1 && p[0] == '*') return 0;
+    size_t named = 0;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && isspace((unsigned char)*p)) p++, len--;
+        while (len && isspace((unsigned char)p[len - 1])) len--;
+        if (len) {
+            char name[256];
+            if (len >= sizeof(name)) len = sizeof(name) - 1;
+            memcpy(name, p, len);
+            name[len] = 0;
+            int idx = fl_schema_column_index(&d->schema, name);
+            if (idx < 0)
+                return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
+                                  "Column '%s' specified in statistics collection does not exist "
+                                  "in table schema",
+                                  name);
+            if (!fl_datatype_has_statistics(d->schema.columns[idx].type))
+                return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
+                                  "Column '%s' of type '%s' is not supported for statistics "
+                                  "collection. Supported types are: BOOLEAN, TINYINT, SMALLINT, "
+                                  "INTEGER, BIGINT, FLOAT, DOUBLE, STRING, CHAR, DECIMAL, DATE, "
+                                  "TIME, TIMESTAMP, and TIMESTAMP_LTZ.",
+                                  name, fl_type_root_json_name(d->schema.columns[idx].type->root));
+            named++;
+        }
+        if (!end) break;
+        p = end + 1;
+    }
+    if (!named)
+        return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
+                          "Statistics columns configuration cannot be empty. Use '*' to collect "
+                          "statistics for all supported columns, or remove the property to "
+                          "disable statistics collection.");
+    return 0;
+}
+
 static const char *fl_prop(const fl_table_desc_t *d, const char *key, const char *dflt) {
     const char *v = fl_kvlist_get(&d->properties, key);
     return v ? v : dflt;
@@ -298,6 +334,7 @@ int fl_table_validate(const fl_table_desc_t *d, const fl_table_defaults_t *defau
     const fl_schema_t *s = &d->schema;
     int rc = fl_validate_options(d, err);
     if (rc) return rc;
+    if ((rc = fl_check_statistics_columns(d, err))) return rc;
     if (s->column_count == 0)
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
                           "The schema must have at least one column.");

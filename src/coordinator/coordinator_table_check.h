@@ -16,8 +16,12 @@
 typedef struct fl_table_defaults {
     int32_t bucket_number;      /* default.bucket.number */
     int32_t replication_factor; /* default.replication.factor */
-    int32_t max_bucket_num;     /* max.bucket.num */
+    int32_t max_bucket_num;     /* max.bucket.num (a table's buckets, partitions' together) */
+    int32_t max_partition_num;  /* max.partition.num (per partitioned table) */
 } fl_table_defaults_t;
+
+#define FL_MAX_PARTITION_NUM_DEFAULT 1000
+#define FL_MAX_BUCKET_NUM_DEFAULT 128000
 
 /* Normalizes keys (step of the descriptor's own constructor). */
 int fl_table_normalize(fl_table_desc_t *d, fl_error_t *err);

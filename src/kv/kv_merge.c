@@ -42,6 +42,12 @@ void fl_kv_row_pad(fl_row_t *r, size_t n) {
     r->column_count = n;
 }
 
+void fl_kv_row_to_latest(const fl_kv_table_t *t, int16_t schema_id, fl_row_t *r) {
+    const fl_schema_map_t *m = t->latest_map ? t->latest_map(t->types_ctx, schema_id) : NULL;
+    if (m && !m->prefix) fl_schema_map_row(m, r);
+    else fl_kv_row_pad(r, t->latest->column_count);
+}
+
 static const char *fl_kv_engine_name(fl_kv_engine_t e) {
     switch (e) {
     case FL_KV_ENGINE_FIRST_ROW: return "first_row";

@@ -52,4 +52,9 @@ void fl_kv_cell_copy(fl_row_t *dst, size_t dc, const fl_row_t *src, size_t sc,
                      const fl_datatype_t *type);
 /* Grows r to n columns, the new ones NULL (rows of an older schema). */
 void fl_kv_row_pad(fl_row_t *r, size_t n);
+/* A row decoded under schema_id into the latest schema's layout: its
+ * cells moved by column id (t->latest_map), NULL for the columns that
+ * schema lacks; padded when the table gives no map or only columns were
+ * added since. */
+void fl_kv_row_to_latest(const fl_kv_table_t *t, int16_t schema_id, fl_row_t *r);
 #endif

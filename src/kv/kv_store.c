@@ -26,6 +26,7 @@ struct fl_kv_store {
     int64_t applied_offset;
     int64_t row_count;  /* FL_KV_ROW_COUNT_UNKNOWN: none stored */
     bool legacy_meta;   /* the empty key of the default family holds an offset */
+    bool wal;           /* writes go to RocksDB's own WAL */
 };
 
 struct fl_kv_write {
@@ -153,6 +154,7 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
     rocksdb_readoptions_set_read_tier(s->ropts_cached, 1 /* kBlockCacheTier */);
     s->wopts = rocksdb_writeoptions_create();
     rocksdb_writeoptions_disable_WAL(s->wopts, o && o->wal ? 0 : 1);
+    s->wal = o && o->wal;
     char *rerr = NULL;
     const char *names[2] = {"default", FL_KV_META_FAMILY};
     const rocksdb_options_t *cfo[2] = {s->opts, s->meta_opts};
@@ -355,6 +357,18 @@ int fl_kv_store_checkpoint(fl_kv_store_t *s, const char *dir, fl_error_t *err) {
     rocksdb_checkpoint_create(cp, dir, 0, &rerr);
     rocksdb_checkpoint_object_destroy(cp);
     if (rerr) return fl_kv_fail(err, "checkpoint", rerr);
+    return 0;
+}
+
+int fl_kv_store_keep_wal(fl_kv_store_t *s, fl_error_t *err) {
+    if (s->wal) return 0;
+    /* what the memtables hold without a WAL goes to SST files first: a
+     * crash must not replay later, logged writes (and their applied
+     * offset) over earlier, lost ones */
+    int rc = fl_kv_store_flush(s, err);
+    if (rc) return rc;
+    rocksdb_writeoptions_disable_WAL(s->wopts, 0);
+    s->wal = true;
     return 0;
 }
 

@@ -109,6 +109,11 @@ int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offse
 int fl_kv_store_flush(fl_kv_store_t *s, fl_error_t *err);
 /* A RocksDB checkpoint (hard-linked SSTs) in dir, which must not exist. */
 int fl_kv_store_checkpoint(fl_kv_store_t *s, const char *dir, fl_error_t *err);
+/* From now on writes go to RocksDB's WAL too (a table that gained a
+ * column the changelog cannot carry, kv_table.h has_nested); the
+ * memtables are flushed first. Once on, it stays on until the store
+ * closes. Called under the tablet's write lock (no write in between). */
+int fl_kv_store_keep_wal(fl_kv_store_t *s, fl_error_t *err);
 /* Changes the memtable size of an open store (RocksDB's dynamic option);
  * later memtables take it. */
 int fl_kv_store_set_write_buffer(fl_kv_store_t *s, size_t bytes, fl_error_t *err);

@@ -18,6 +18,7 @@
 #include "kv_agg.h"
 #include "types_row_format.h"
 #include "types_schema.h"
+#include "types_schema_map.h"
 
 #define FL_KV_PK_MAX 64
 
@@ -38,6 +39,9 @@ typedef enum fl_kv_delete {
 typedef const fl_datatype_t *const *(*fl_kv_types_fn)(const void *ctx, int16_t schema_id,
                                                      size_t *count);
 
+/* Schema id -> how its columns sit in the latest schema (NULL: unknown). */
+typedef const fl_schema_map_t *(*fl_kv_map_fn)(const void *ctx, int16_t schema_id);
+
 /* Reserves count values of table table_id's auto-increment counter with
  * one durable write; *first is the counter before them, the block is
  * first + 1 .. first + count (Fluss's ZK sequence, fetched per bucket in
@@ -54,6 +58,7 @@ typedef struct fl_kv_table {
     int16_t latest_schema_id;
     const fl_schema_t *latest;       /* borrowed: the latest schema */
     fl_kv_types_fn types;
+    fl_kv_map_fn latest_map;         /* with types_ctx; NULL: rows are padded */
     const void *types_ctx;
     size_t pk_count;                 /* every primary-key column, latest schema */
     int32_t pk_cols[FL_KV_PK_MAX];

@@ -35,8 +35,8 @@ static void fl_kv_value_begin(fl_buf_t *b, int16_t schema_id) {
     fl_buf_append(b, id, 2);
 }
 
-/* Decodes a stored value (or schema id + incoming row) into row, padded to
- * the latest schema. */
+/* Decodes a stored value (or schema id + incoming row) into row, in the
+ * latest schema's layout (columns matched by id). */
 static int fl_kv_decode_value(const fl_kv_table_t *t, int16_t schema_id, const uint8_t *row_bytes,
                               size_t len, fl_row_t *row, fl_error_t *err) {
     size_t n = 0;
@@ -46,7 +46,7 @@ static int fl_kv_decode_value(const fl_kv_table_t *t, int16_t schema_id, const u
                           schema_id);
     int rc = fl_row_decode(t->kv_format, row_bytes, len, types, n, row, err);
     if (rc) return rc;
-    fl_kv_row_pad(row, t->latest->column_count);
+    fl_kv_row_to_latest(t, schema_id, row);
     return 0;
 }
 
@@ -64,10 +64,12 @@ typedef struct fl_kv_replay {
     int64_t from;       /* records below this offset are in the store already */
     int64_t records;    /* applied to w */
     int64_t row_delta;  /* the row count's move: +I/+U add a row, -U/-D take one */
+    int16_t schema_id;  /* of the batch being replayed */
 } fl_kv_replay_t;
 
 /* One changelog record at offset: the row count follows its change type;
- * a row (decoded by fetch, under the latest schema) goes into the write. */
+ * a row (decoded by fetch under the batch's schema, then moved into the
+ * latest's layout) goes into the write. */
 static int fl_kv_replay_record(const fl_kv_table_t *t, fl_kv_replay_t *rp, int64_t offset,
                                fl_change_type_t ct,
                                int (*fetch)(void *arg, fl_row_t *row, fl_error_t *err),
@@ -80,7 +82,7 @@ static int fl_kv_replay_record(const fl_kv_table_t *t, fl_kv_replay_t *rp, int64
     if (rc) return rc;
     size_t latest_n = 0;
     const fl_datatype_t *const *latest = fl_kv_latest_types(t, &latest_n);
-    fl_kv_row_pad(&rp->row, latest_n);
+    fl_kv_row_to_latest(t, rp->schema_id, &rp->row);
     fl_buf_reset(&rp->key);
     rc = fl_compacted_key_encode(&rp->row, t->latest, t->phys_pk_cols, t->phys_pk_count, &rp->key,
                                  err);
@@ -151,6 +153,7 @@ static int fl_kv_replay_batch(const fl_kv_table_t *t, const fl_batch_view_t *b,
         return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
                           "The changelog batch at offset %lld has unknown schema id %d.",
                           (long long)b->base_offset, b->schema_id);
+    rp->schema_id = b->schema_id;
     size_t pos = b->records_start;
     size_t rows = (size_t)b->record_count;
     if (t->log_rows) return fl_kv_replay_rows(t, b, types, n, rp, err);
@@ -655,6 +658,9 @@ static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv
     if (kt->failed)
         rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                         "The kv store of this bucket failed earlier; it refuses writes.");
+    /* a nested column ALTER TABLE added since the store opened: its values
+     * are not in an ARROW changelog, so RocksDB's WAL keeps them */
+    if (!rc && t->has_nested) rc = fl_kv_store_keep_wal(kt->store, err);
     if (!rc) rc = sp->feed(&c, sp->arg, err);
     if (!rc && t->log_rows) fl_row_builder_finish(&c.rows, sp->writer_id, sp->sequence, &batch);
     else if (!rc) rc = fl_record_builder_finish(&c.builder, sp->writer_id, sp->sequence, &batch, err);
@@ -688,7 +694,7 @@ int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put
     if (rc) return rc;
     if (v.schema_id < 1 || v.schema_id > t->latest_schema_id)
         return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST,
-                          "The schema id %d of the KV batch is not in 1..%d.", v.schema_id,
+                          "Invalid schema id: %d, latest schema id: %d", v.schema_id,
                           t->latest_schema_id);
     fl_kv_put_spec_t sp = {.targets = p->targets, .n_targets = p->n_targets,
                            .overwrite = p->overwrite, .now_ms = p->now_ms,

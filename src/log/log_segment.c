@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common_alloc.h"
+#include "log_stats_file.h"
 #include "common_crc32c.h"
 #include "common_fs.h"
 
@@ -158,6 +159,7 @@ int fl_log_segment_open(const char *dir, int64_t base_offset, uint64_t index_int
 
 void fl_log_segment_close(fl_log_segment_t *s) {
     if (!s) return;
+    fl_stats_file_close(s->stats);
     if (s->fd >= 0) close(s->fd);
     fl_free(s->path);
     fl_free(s->index);
@@ -307,16 +309,51 @@ static char *fl_index_path(const char *dir, int64_t base_offset) {
 }
 
 /* The index path of a segment from its .log path. */
-static char *fl_segment_index_path(const fl_log_segment_t *s) {
-    size_t n = strlen(s->path);
-    char *p = fl_malloc(n + 3);
+/* The path of a file beside the segment: its ".log" replaced by ext. */
+static char *fl_segment_sibling_path(const fl_log_segment_t *s, const char *ext) {
+    size_t n = strlen(s->path), e = strlen(ext);
+    char *p = fl_malloc(n - 4 + e + 1);
     memcpy(p, s->path, n - 4); /* drop ".log" */
-    memcpy(p + n - 4, ".index", 7);
+    memcpy(p + n - 4, ext, e + 1);
     return p;
+}
+
+static char *fl_segment_index_path(const fl_log_segment_t *s) {
+    return fl_segment_sibling_path(s, ".index");
+}
+
+static char *fl_segment_stats_path(const fl_log_segment_t *s) {
+    return fl_segment_sibling_path(s, ".stats");
+}
+
+int fl_log_segment_put_stats(fl_log_segment_t *s, int64_t base_offset, uint32_t crc,
+                             const uint8_t *stats, size_t len, fl_error_t *err) {
+    if (!s->stats) {
+        char *sp = fl_segment_stats_path(s);
+        s->stats = fl_stats_file_open(sp, true);
+        fl_free(sp);
+        if (!s->stats) return fl_err_set(err, FLUSS_ERR__IO, "cannot open a statistics sidecar");
+        s->stats_missing = false;
+    }
+    return fl_stats_file_put(s->stats, base_offset, crc, stats, len, err);
+}
+
+bool fl_log_segment_get_stats(fl_log_segment_t *s, int64_t base_offset, uint32_t crc,
+                              fl_buf_t *out) {
+    if (!s->stats && !s->stats_missing) {
+        char *sp = fl_segment_stats_path(s);
+        s->stats = fl_stats_file_open(sp, false);
+        fl_free(sp);
+        s->stats_missing = s->stats == NULL;
+    }
+    return s->stats && fl_stats_file_get(s->stats, base_offset, crc, out);
 }
 
 int fl_log_segment_delete(fl_log_segment_t *s, fl_error_t *err) {
     char *ip = fl_segment_index_path(s);
+    unlink(ip);
+    fl_free(ip);
+    ip = fl_segment_stats_path(s);
     unlink(ip);
     fl_free(ip);
     if (unlink(s->path) != 0 && errno != ENOENT)

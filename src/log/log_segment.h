@@ -43,6 +43,8 @@ typedef struct fl_log_segment {
     fl_time_entry_t *time_index;
     uint64_t bytes_since_index;
     uint64_t index_interval;
+    struct fl_stats_file *stats; /* the statistics sidecar, opened on first use */
+    bool stats_missing;          /* looked for it, there is none */
 } fl_log_segment_t;
 
 /* Called for every whole valid batch found while scanning (recovery). */
@@ -74,6 +76,12 @@ int64_t fl_log_segment_offset_for_time(const fl_log_segment_t *s, int64_t ts, fl
 int fl_log_segment_sync(fl_log_segment_t *s, fl_error_t *err);
 /* Removes the file and its index file (after close). */
 int fl_log_segment_delete(fl_log_segment_t *s, fl_error_t *err);
+/* The segment's statistics sidecar (log_stats_file.h): put creates it;
+ * get answers false when there is none or it has no such batch. */
+int fl_log_segment_put_stats(fl_log_segment_t *s, int64_t base_offset, uint32_t crc,
+                             const uint8_t *stats, size_t len, fl_error_t *err);
+bool fl_log_segment_get_stats(fl_log_segment_t *s, int64_t base_offset, uint32_t crc,
+                              fl_buf_t *out);
 
 /* Index files. A segment that is no longer appended to (rolled) gets
  * <base>.index, written atomically, so a later open need not scan it:

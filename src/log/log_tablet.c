@@ -590,6 +590,24 @@ int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t
     return drop ? fl_log_tablet_drop_oldest(t, drop, err) : 0;
 }
 
+static size_t fl_tablet_segment_for(const fl_log_tablet_t *t, int64_t offset);
+
+int fl_log_tablet_put_stats(fl_log_tablet_t *t, int64_t base_offset, uint32_t crc,
+                            const uint8_t *stats, size_t len, fl_error_t *err) {
+    if (t->offline || base_offset < t->log_start_offset || base_offset >= t->log_end_offset)
+        return 0;
+    return fl_log_segment_put_stats(t->segments[fl_tablet_segment_for(t, base_offset)],
+                                    base_offset, crc, stats, len, err);
+}
+
+bool fl_log_tablet_get_stats(fl_log_tablet_t *t, int64_t base_offset, uint32_t crc,
+                             fl_buf_t *out) {
+    if (t->offline || base_offset < t->log_start_offset || base_offset >= t->log_end_offset)
+        return false;
+    return fl_log_segment_get_stats(t->segments[fl_tablet_segment_for(t, base_offset)],
+                                    base_offset, crc, out);
+}
+
 size_t fl_log_tablet_expire_writers(fl_log_tablet_t *t, int64_t now_ms, int64_t expiration_ms) {
     return fl_writer_state_expire(&t->writers, now_ms, expiration_ms);
 }

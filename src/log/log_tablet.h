@@ -123,6 +123,13 @@ int64_t fl_log_tablet_offset_for_time(fl_log_tablet_t *t, int64_t ts, fl_error_t
 int fl_log_tablet_drop_oldest(fl_log_tablet_t *t, size_t count, fl_error_t *err);
 /* Deletes whole segments older than the TTL (never the active one). */
 int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t *err);
+/* Statistics the server computed for the batch at base_offset (crc: the
+ * batch's), kept in its segment's sidecar; get appends them to out and
+ * answers false when there are none. */
+int fl_log_tablet_put_stats(fl_log_tablet_t *t, int64_t base_offset, uint32_t crc,
+                            const uint8_t *stats, size_t len, fl_error_t *err);
+bool fl_log_tablet_get_stats(fl_log_tablet_t *t, int64_t base_offset, uint32_t crc,
+                             fl_buf_t *out);
 /* Forgets idempotent writers idle longer than expiration_ms (their newest
  * batch's commit timestamp); returns how many. */
 size_t fl_log_tablet_expire_writers(fl_log_tablet_t *t, int64_t now_ms, int64_t expiration_ms);

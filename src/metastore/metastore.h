@@ -93,6 +93,12 @@ struct fl_metastore_ops {
                             fl_error_t *err);
     int (*partition_drop)(fl_metastore_t *ms, int64_t table_id, int64_t partition_id,
                           fl_error_t *err);
+    /* ALTER TABLE: replaces the table's descriptor JSON and, when
+     * new_schema_json is not NULL, appends it as schema id schema_id + 1
+     * (which becomes the latest); modified_ms is the new modification
+     * time. One durable write; on failure nothing changes. */
+    int (*table_alter)(fl_metastore_t *ms, int64_t table_id, const char *table_json,
+                       const char *new_schema_json, int64_t modified_ms, fl_error_t *err);
     /* Returns the next value of a counter (first is 0) in *out. */
     int (*next_id)(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out, fl_error_t *err);
     /* Reserves count consecutive values with one durable write; the first

@@ -454,6 +454,32 @@ static int fl_mse_partition_drop(fl_metastore_t *ms, int64_t table_id, int64_t p
                       (long long)partition_id);
 }
 
+static int fl_mse_table_alter(fl_metastore_t *ms, int64_t table_id, const char *table_json,
+                              const char *new_schema_json, int64_t modified_ms,
+                              fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    fl_ms_table_t *t = fl_mse_table_mut(m, table_id);
+    if (!t)
+        return fl_err_set(err, FLUSS_ERR_TABLE_NOT_EXIST, "Table %lld does not exist.",
+                          (long long)table_id);
+    if (new_schema_json && t->schema_id >= INT16_MAX)
+        return fl_err_set(err, FLUSS_ERR_INVALID_ALTER_TABLE_EXCEPTION,
+                          "Table %s.%s has %d schemas, the most a batch header can name.",
+                          t->database, t->name, t->schema_id);
+    fl_free(t->table_json);
+    t->table_json = fl_strdup(table_json);
+    t->modified_ms = modified_ms;
+    if (new_schema_json) {
+        t->schema_jsons = fl_realloc(t->schema_jsons, (t->schema_count + 1) * sizeof(char *));
+        t->schema_jsons[t->schema_count++] = fl_strdup(new_schema_json);
+        t->schema_id++;
+    }
+    /* a failed write reloads the last durable state (and latches) */
+    return fl_mse_persist(m, err);
+}
+
 static int fl_mse_reserve_ids(fl_metastore_t *ms, enum fl_ms_counter c, int64_t count,
                               int64_t *first, fl_error_t *err) {
     fl_ms_embedded_t *m = FL_MSE(ms);
@@ -516,6 +542,7 @@ static const struct fl_metastore_ops fl_mse_ops = {
     .table_drop = fl_mse_table_drop,
     .partition_create = fl_mse_partition_create,
     .partition_drop = fl_mse_partition_drop,
+    .table_alter = fl_mse_table_alter,
     .next_id = fl_mse_next_id,
     .reserve_ids = fl_mse_reserve_ids,
     .reserve_table_ids = fl_mse_reserve_table_ids,

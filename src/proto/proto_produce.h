@@ -3,7 +3,11 @@
  * view: the message and its buckets are built as protobuf-c structs, but
  * every bucket's `records` points into the request bytes instead of a copy
  * (the records are most of a request: copying them was a full pass over
- * the data). The bytes must outlive the view.
+ * the data). The bytes must outlive the view, and be writable although the
+ * frame is passed as const: the leader's append writes each batch's base
+ * offset and commit timestamp into them in place (log_tablet.c), so the
+ * rpc layer's read buffer is what the log writes; a caller that handles a
+ * frame from read-only memory copies it first (fuzz_server_dispatch.c).
  *
  * Stricter than protobuf-c, never looser: whatever the view accepts,
  * protobuf_c_message_unpack accepts with the same field values (proved by

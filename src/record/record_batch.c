@@ -4,6 +4,7 @@
 #include "record_batch.h"
 
 #include <assert.h>
+#include <string.h>
 
 #include "common_crc32c.h"
 
@@ -66,6 +67,31 @@ void fl_batch_write_header(uint8_t *p, size_t len, const fl_batch_header_t *h) {
     fl_put_le32(t + 19, (uint32_t)h->record_count);
     if (h->magic >= 1) fl_put_le32(p + hs - 4, h->stats_size);
     fl_batch_refresh_crc(p, len);
+}
+
+void fl_batch_append_v0(const fl_batch_view_t *b, fl_buf_t *out) {
+    if (b->magic == 0) {
+        fl_buf_append(out, b->data, b->size);
+        return;
+    }
+    size_t records = b->size - b->records_start;
+    size_t len = FL_BATCH_HEADER_V0 + records;
+    uint8_t *p = fl_buf_reserve(out, len);
+    memcpy(p + FL_BATCH_HEADER_V0, b->data + b->records_start, records);
+    fl_batch_header_t h = {
+        .magic = 0,
+        .base_offset = b->base_offset,
+        .commit_timestamp = b->commit_timestamp,
+        .leader_epoch = -1,
+        .schema_id = b->schema_id,
+        .attributes = b->attributes,
+        .last_offset_delta = b->last_offset_delta,
+        .writer_id = b->writer_id,
+        .batch_sequence = b->batch_sequence,
+        .record_count = b->record_count,
+    };
+    fl_batch_write_header(p, len, &h);
+    out->len += len;
 }
 
 void fl_batch_refresh_crc(uint8_t *p, size_t len) {

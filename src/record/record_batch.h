@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common_buf.h"
 #include "common_error.h"
 
 #define FL_BATCH_LOG_OVERHEAD 12
@@ -158,6 +159,12 @@ void fl_batch_write_header(uint8_t *p, size_t len, const fl_batch_header_t *h);
 /* Recomputes and stores the CRC of the batch p[0, len) (magic from its
  * header), after covered bytes changed. */
 void fl_batch_refresh_crc(uint8_t *p, size_t len);
+
+/* Appends batch b to out as magic 0 — the layout every client reads —
+ * without its statistics (magic 1 and 2 of Fluss main are not what a 0.9.1
+ * reader takes magic 1 for): the V0 header from b's fields, the records
+ * bytes unchanged, a new CRC. A magic 0 batch is appended as it is. */
+void fl_batch_append_v0(const fl_batch_view_t *b, fl_buf_t *out);
 
 /* Leader-assigned fields, written in place. */
 void fl_batch_set_base_offset(uint8_t *p, int64_t base_offset);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arrow_ipc.h"
+#include "common_alloc.h"
 #include "record_batch.h"
 
 int fl_projection_check(const int32_t *fields, size_t n, size_t column_count, fl_error_t *err) {
@@ -40,19 +41,33 @@ static int fl_project_batch(const fl_batch_view_t *b, const fl_projection_t *p,
     if (!types)
         return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST, "Unknown schema id %d in a log batch.",
                           b->schema_id);
-    int rc = fl_projection_check(p->fields, p->field_count, columns, err);
-    if (rc) return rc;
+    const int32_t *fields = p->fields;
+    int32_t *mapped = NULL;
+    int rc = 0;
+    if (p->positions) {
+        mapped = fl_calloc(p->field_count ? p->field_count : 1, sizeof(int32_t));
+        rc = p->positions(ctx, b->schema_id, p->fields, p->field_count, mapped, err);
+        fields = mapped;
+    }
+    if (!rc) rc = fl_projection_check(fields, p->field_count, columns, err);
+    if (rc) {
+        fl_free(mapped);
+        return rc;
+    }
     size_t vector = (b->attributes & FL_BATCH_ATTR_APPEND_ONLY) ? 0 : (size_t)b->record_count;
     size_t body = b->records_start + vector;
-    if (body > b->size)
+    if (body > b->size) {
+        fl_free(mapped);
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
                           "the change-type vector runs past the batch");
+    }
     size_t start = out->len;
     fl_buf_append(out, b->data, b->header_size); /* statistics dropped below */
     if (b->magic >= 1) fl_put_le32(out->data + start + b->header_size - 4, 0);
     fl_buf_append(out, b->data + b->records_start, vector);
-    rc = fl_arrow_project(b->data + body, b->size - body, types, columns, p->fields,
+    rc = fl_arrow_project(b->data + body, b->size - body, types, columns, fields,
                           p->field_count, out, err);
+    fl_free(mapped);
     if (rc) {
         out->len = start;
         return rc;

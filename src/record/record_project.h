@@ -19,10 +19,20 @@
 #include "common_error.h"
 #include "types_datatype.h"
 
-/* The projection requested for one table: positions strictly ascending. */
+/* Positions of the latest schema's columns as positions in schema
+ * schema_id's (out has n entries); an error when a column is not there.
+ * Batches keep the schema they were written with, and a dropped column
+ * shifts the ones after it. */
+typedef int (*fl_schema_positions_fn)(void *ctx, int16_t schema_id, const int32_t *fields,
+                                      size_t n, int32_t *out, fl_error_t *err);
+
+/* The projection requested for one table: positions strictly ascending.
+ * With `positions` they are the latest schema's, translated per batch;
+ * without, every batch is projected at them as they are. */
 typedef struct fl_projection {
     const int32_t *fields;
     size_t field_count;
+    fl_schema_positions_fn positions; /* NULL: as they are */
 } fl_projection_t;
 
 /* Checks a requested projection against a schema of column_count columns:

@@ -182,6 +182,21 @@ int fl_replica_flush(fl_replica_t *r, fl_error_t *err) {
     return rc;
 }
 
+int fl_replica_put_stats(fl_replica_t *r, int64_t base_offset, uint32_t crc, const uint8_t *stats,
+                         size_t len, fl_error_t *err) {
+    pthread_mutex_lock(&r->lock);
+    int rc = r->log ? fl_log_tablet_put_stats(r->log, base_offset, crc, stats, len, err) : 0;
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+bool fl_replica_get_stats(fl_replica_t *r, int64_t base_offset, uint32_t crc, fl_buf_t *out) {
+    pthread_mutex_lock(&r->lock);
+    bool got = r->log && fl_log_tablet_get_stats(r->log, base_offset, crc, out);
+    pthread_mutex_unlock(&r->lock);
+    return got;
+}
+
 size_t fl_replica_expire_writers(fl_replica_t *r, int64_t now_ms, int64_t expiration_ms) {
     pthread_mutex_lock(&r->lock);
     size_t n = fl_log_tablet_expire_writers(r->log, now_ms, expiration_ms);

@@ -119,6 +119,10 @@ void fl_replica_schedule_flush(fl_replica_t *r);
 int fl_replica_flush(fl_replica_t *r, fl_error_t *err);
 /* Deletes whole segments past the table's TTL (blocks; for workers). */
 int fl_replica_apply_retention(fl_replica_t *r, int64_t now_ms, fl_error_t *err);
+/* The statistics sidecar of the replica's log (fl_log_tablet_put_stats). */
+int fl_replica_put_stats(fl_replica_t *r, int64_t base_offset, uint32_t crc, const uint8_t *stats,
+                         size_t len, fl_error_t *err);
+bool fl_replica_get_stats(fl_replica_t *r, int64_t base_offset, uint32_t crc, fl_buf_t *out);
 /* Forgets idempotent writers idle past expiration_ms; returns how many. */
 size_t fl_replica_expire_writers(fl_replica_t *r, int64_t now_ms, int64_t expiration_ms);
 

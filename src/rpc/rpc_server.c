@@ -48,6 +48,7 @@ struct fl_rpc_conn {
     bool reading;
     atomic_int refs;    /* the open handle + deferred responses */
     int64_t last_active_ms;
+    atomic_uint flags;  /* fl_rpc_conn_set_flags */
 };
 
 struct fl_rpc_shard {
@@ -182,6 +183,12 @@ bool fl_rpc_conn_is_open(const fl_rpc_conn_t *c) {
 }
 
 fl_rpc_loop_t *fl_rpc_conn_loop(const fl_rpc_conn_t *c) { return c->shard->loop; }
+
+void fl_rpc_conn_set_flags(fl_rpc_conn_t *c, uint32_t flags) { atomic_store(&c->flags, flags); }
+
+uint32_t fl_rpc_conn_flags(const fl_rpc_conn_t *c) {
+    return atomic_load(&((fl_rpc_conn_t *)c)->flags);
+}
 
 static void fl_rpc_on_conn_closed(uv_handle_t *h) {
     fl_rpc_conn_t *c = h->data;

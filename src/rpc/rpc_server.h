@@ -106,5 +106,9 @@ void fl_rpc_conn_send(fl_rpc_conn_t *conn, const uint8_t *frames, size_t len);
 void fl_rpc_conn_send_out(fl_rpc_conn_t *conn, fl_rpc_out_t *out);
 /* The loop the connection lives on. */
 fl_rpc_loop_t *fl_rpc_conn_loop(const fl_rpc_conn_t *conn);
+/* What the server learned about the peer (e.g. from API_VERSIONS): bits
+ * the server layer defines, 0 for a new connection; any thread. */
+void fl_rpc_conn_set_flags(fl_rpc_conn_t *conn, uint32_t flags);
+uint32_t fl_rpc_conn_flags(const fl_rpc_conn_t *conn);
 
 #endif

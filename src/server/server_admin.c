@@ -152,12 +152,17 @@ FL_API_HANDLER(fl_api_create_table) {
     int32_t rid = ctx->request_id;
     const Fluss__CreateTableRequest *req = (const Fluss__CreateTableRequest *)m;
     int rc = fl_require_path(req->table_path, err);
-    if (!rc)
-        rc = fl_catalog_create_table(FL_CATALOG(ctx), req->table_path->database_name,
-                                     req->table_path->table_name, req->table_json.data,
-                                     req->table_json.len, req->ignore_if_exists, err);
     if (rc) return rc;
-    fl_table_changed(ctx, req->table_path->database_name, req->table_path->table_name);
+    const char *db = req->table_path->database_name, *name = req->table_path->table_name;
+    bool existed = FL_MS(ctx)->ops->table_get(FL_MS(ctx), db, name) != NULL;
+    rc = fl_catalog_create_table(FL_CATALOG(ctx), db, name, req->table_json.data,
+                                 req->table_json.len, req->ignore_if_exists, err);
+    if (rc) return rc;
+    fl_table_changed(ctx, db, name);
+    /* an auto-partitioned table gets its first partitions before the
+     * answer (the reference schedules that pass at once, asynchronously) */
+    const fl_ms_table_t *t = FL_MS(ctx)->ops->table_get(FL_MS(ctx), db, name);
+    if (!existed && t) fl_auto_partitioner_table_created(ctx->cs->auto_partitioner, t->table_id);
     Fluss__CreateTableResponse resp = FLUSS__CREATE_TABLE_RESPONSE__INIT;
     fl_server_reply(out, rid, &resp.base);
     return 0;

@@ -1,7 +1,8 @@
 /*
  * server_coordinator.c — the coordinator server object
  * (server_coordinator.h): lifecycle, tablet registry, pushes of metadata
- * changes to the tablet servers, writer-id blocks.
+ * changes to the tablet servers, writer-id blocks, the producer offsets
+ * sweep.
  */
 #include "server_coordinator.h"
 
@@ -11,6 +12,7 @@
 #include "common_alloc.h"
 #include "common_fs.h"
 #include "common_log.h"
+#include "common_time.h"
 #include "proto_api.h"
 #include "server_tablet.h"
 
@@ -19,6 +21,10 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     fl_coordinator_server_t *cs = fl_calloc(1, sizeof(*cs));
     cs->cfg = *cfg;
     if (cs->cfg.writer_id_block < 1) cs->cfg.writer_id_block = FL_WRITER_ID_BLOCK_DEFAULT;
+    if (cs->cfg.producer_offsets_ttl_ms == 0)
+        cs->cfg.producer_offsets_ttl_ms = FL_PRODUCER_OFFSETS_TTL_MS_DEFAULT;
+    if (cs->cfg.producer_offsets_cleanup_ms <= 0)
+        cs->cfg.producer_offsets_cleanup_ms = FL_PRODUCER_OFFSETS_CLEANUP_MS_DEFAULT;
     pthread_mutex_init(&cs->lock, NULL);
     int rc = fl_metastore_embedded_open(cfg->meta_dir, &cs->ms, err);
     if (!rc)
@@ -34,7 +40,14 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
         snprintf(path, sizeof(path), "%s/lease/kv-snapshot-leases.json", cs->cfg.remote_dir);
         if (!rc) rc = fl_kv_leases_open(path, &cs->leases, err);
     }
+    if (!rc) {
+        /* coordinator state beside the metadata (Fluss keeps it in ZooKeeper) */
+        char path[4200];
+        snprintf(path, sizeof(path), "%.4000s/producer-offsets", cfg->meta_dir);
+        rc = fl_producer_offsets_open(path, &cs->producers, err);
+    }
     if (rc) {
+        fl_kv_leases_close(cs->leases);
         if (cs->ms) cs->ms->ops->close(cs->ms);
         pthread_mutex_destroy(&cs->lock);
         fl_free(cs);
@@ -42,6 +55,10 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     }
     cs->self = cfg->advertised;
     cs->self.id = 0;
+    fl_auto_partitioner_config_t apc = {cfg->auto_partition_interval_ms,
+                                        cs->cfg.auto_partition_clock_file, NULL,
+                                        cs->cfg.default_time_zone};
+    cs->auto_partitioner = fl_auto_partitioner_new(cs, &apc);
     cs->loop = fl_rpc_loop_new("cs-net");
     cs->rpc = fl_rpc_server_new(&cs->loop, 1, &cfg->limits, fl_server_handle);
     cs->workers = fl_workq_new(1, "cs-work");
@@ -62,22 +79,56 @@ void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, fl_tablet_ser
     pthread_mutex_unlock(&cs->lock);
 }
 
+/* ---- the producer offsets sweep (timer on the loop, work on the worker) ---- */
+
+static void fl_producer_sweep_job(void *arg) {
+    fl_coordinator_server_t *cs = arg;
+    fl_producer_offsets_expire(cs->producers, fl_time_wall_ms());
+    atomic_store(&cs->producer_sweep_queued, false);
+}
+
+static void fl_on_producer_sweep_timer(uv_timer_t *t) {
+    fl_coordinator_server_t *cs = t->data;
+    if (!atomic_exchange(&cs->producer_sweep_queued, true))
+        fl_workq_submit(cs->workers, fl_producer_sweep_job, cs);
+}
+
+static void fl_producer_sweep_start(void *arg) {
+    fl_coordinator_server_t *cs = arg;
+    uv_timer_init(fl_rpc_loop_uv(cs->loop), &cs->producer_sweep_timer);
+    cs->producer_sweep_timer.data = cs;
+    uint64_t every = (uint64_t)cs->cfg.producer_offsets_cleanup_ms;
+    uv_timer_start(&cs->producer_sweep_timer, fl_on_producer_sweep_timer, every, every);
+}
+
+/* Runs before the listener's close on the same loop: once that close is
+ * done, no sweep is submitted any more (the loop closes the handle). */
+static void fl_producer_sweep_stop(void *arg) {
+    fl_coordinator_server_t *cs = arg;
+    uv_timer_stop(&cs->producer_sweep_timer);
+}
+
 int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
     int port = 0;
     int rc = fl_rpc_server_listen(cs->rpc, cs->cfg.bind_host, cs->cfg.bind_port, &cs->role, &port,
                                   err);
     if (rc) return rc;
     if (cs->self.port == 0) cs->self.port = port;
+    fl_rpc_loop_post(cs->loop, fl_producer_sweep_start, cs);
     if (fl_rpc_loop_start(cs->loop))
         return fl_err_set(err, FLUSS_ERR__STATE, "cannot start the coordinator's network thread");
     cs->started = true;
+    fl_auto_partitioner_start(cs->auto_partitioner);
     return 0;
 }
 
 void fl_coordinator_server_stop(fl_coordinator_server_t *cs) {
     if (!cs->started) return;
     cs->started = false;
+    fl_rpc_loop_post(cs->loop, fl_producer_sweep_stop, cs);
     fl_rpc_server_close(cs->rpc);
+    /* a pass under way finishes (its drops reach the tablet servers) */
+    fl_auto_partitioner_stop(cs->auto_partitioner);
     /* no request comes in now: finish the DDL jobs queued, whose pushes
      * still reach the tablet servers, before those are torn down */
     fl_workq_destroy(cs->workers);
@@ -90,8 +141,10 @@ void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
     fl_rpc_loop_destroy(cs->loop);
     fl_rpc_server_destroy(cs->rpc);
     if (cs->workers) fl_workq_destroy(cs->workers);
+    fl_auto_partitioner_destroy(cs->auto_partitioner);
     cs->ms->ops->close(cs->ms);
     fl_kv_leases_close(cs->leases);
+    fl_producer_offsets_close(cs->producers);
     pthread_mutex_destroy(&cs->lock);
     fl_free(cs);
 }

@@ -1,13 +1,17 @@
 /*
  * server_coordinator.h — the coordinator server (Fluss CoordinatorServer):
  * the metadata store and catalog, the registry of tablet servers, writer-id
- * blocks, its listener on one network loop, and a worker thread for the
- * APIs that write metadata (so no network loop waits on an fsync).
+ * blocks, KV snapshot leases and producer offsets (with a timer that sweeps
+ * out the expired ones), its listener on one network loop, and a worker
+ * thread for the APIs that write metadata (so no network loop waits on an
+ * fsync).
  *
  * The catalog and every metastore view are guarded by `lock`; handlers of
  * catalog APIs run with it held (server_dispatch.c). After a DDL the
  * coordinator pushes the change to every registered tablet server (a
- * direct call: they share the process).
+ * direct call: they share the process). Its auto-partition scheduler
+ * (server_auto_partition.h) creates and drops partitions of
+ * auto-partitioned tables on a thread of its own, under the same lock.
  *
  * Thread rule: safe from any thread unless noted.
  */
@@ -15,13 +19,16 @@
 #define FL_SERVER_COORDINATOR_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "common_workq.h"
 #include "kv_lease.h"
 #include "coordinator_catalog.h"
+#include "coordinator_producer_offsets.h"
 #include "metastore.h"
 #include "rpc_loop.h"
 #include "rpc_server.h"
+#include "server_auto_partition.h"
 #include "server_node.h"
 
 #define FL_WRITER_ID_BLOCK_DEFAULT 1000
@@ -37,6 +44,11 @@ typedef struct fl_coordinator_config {
     fl_rpc_limits_t limits;
     int64_t writer_id_block;       /* writer ids reserved per durable write */
     char remote_dir[4096];         /* remote.data.dir (KV snapshots, leases); "" = data dir's */
+    int64_t producer_offsets_ttl_ms;     /* coordinator.producer-offsets.ttl; 0 = 24 h */
+    int64_t producer_offsets_cleanup_ms; /* ….cleanup-interval; 0 = 1 h */
+    int64_t auto_partition_interval_ms; /* auto-partition.check.interval; 0 = 10 min */
+    char auto_partition_clock_file[4096]; /* auto-partition.test.clock-file; "" = system clock */
+    char default_time_zone[128];   /* zone of tables without one; "" = the process's */
 } fl_coordinator_config_t;
 
 struct fl_coordinator_server {
@@ -53,6 +65,10 @@ struct fl_coordinator_server {
     fl_server_role_t role;
     int64_t writer_next, writer_limit; /* (lock) the current block of writer ids */
     fl_kv_leases_t *leases;            /* KV snapshot leases (own lock) */
+    fl_producer_offsets_t *producers;  /* producer offsets (own locks) */
+    uv_timer_t producer_sweep_timer;   /* on loop: expired producer offsets go */
+    atomic_bool producer_sweep_queued;
+    fl_auto_partitioner_t *auto_partitioner; /* its thread takes `lock` per pass */
     bool started;
 };
 

@@ -17,6 +17,7 @@
 #include "proto_api.h"
 #include "proto_produce.h"
 #include "server_coordinator.h"
+#include "server_filter.h"
 #include "server_node.h"
 #include "server_tablet.h"
 
@@ -48,6 +49,7 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_GET_DATABASE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_database_info_request__descriptor, fl_api_get_database_info, FL_API_CATALOG},
     {FL_API_CREATE_TABLE, FL_ROLE_CS, &fluss__create_table_request__descriptor, fl_api_create_table, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_DROP_TABLE, FL_ROLE_CS, &fluss__drop_table_request__descriptor, fl_api_drop_table, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_ALTER_TABLE, FL_ROLE_CS, &fluss__alter_table_request__descriptor, fl_api_alter_table, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_GET_TABLE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_info_request__descriptor, fl_api_get_table_info, FL_API_CATALOG},
     {FL_API_LIST_TABLES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_tables_request__descriptor, fl_api_list_tables, FL_API_CATALOG},
     {FL_API_TABLE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__table_exists_request__descriptor, fl_api_table_exists, FL_API_CATALOG},
@@ -62,6 +64,9 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_ACQUIRE_KV_SNAPSHOT_LEASE, FL_ROLE_CS, &fluss__acquire_kv_snapshot_lease_request__descriptor, fl_api_acquire_kv_snapshot_lease, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_RELEASE_KV_SNAPSHOT_LEASE, FL_ROLE_CS, &fluss__release_kv_snapshot_lease_request__descriptor, fl_api_release_kv_snapshot_lease, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_DROP_KV_SNAPSHOT_LEASE, FL_ROLE_CS, &fluss__drop_kv_snapshot_lease_request__descriptor, fl_api_drop_kv_snapshot_lease, FL_API_WORKER},
+    {FL_API_REGISTER_PRODUCER_OFFSETS, FL_ROLE_CS, &fluss__register_producer_offsets_request__descriptor, fl_api_register_producer_offsets, FL_API_WORKER},
+    {FL_API_GET_PRODUCER_OFFSETS, FL_ROLE_CS, &fluss__get_producer_offsets_request__descriptor, fl_api_get_producer_offsets, 0},
+    {FL_API_DELETE_PRODUCER_OFFSETS, FL_ROLE_CS, &fluss__delete_producer_offsets_request__descriptor, fl_api_delete_producer_offsets, FL_API_WORKER},
     {FL_API_INIT_WRITER, FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer, FL_API_WORKER},
     {FL_API_PRODUCE_LOG, FL_ROLE_TS, &fluss__produce_log_request__descriptor, fl_api_produce_log, 0},
     {FL_API_FETCH_LOG, FL_ROLE_TS, &fluss__fetch_log_request__descriptor, fl_api_fetch_log, 0},
@@ -111,8 +116,11 @@ void fl_server_reply_error(fl_buf_t *out, int32_t request_id, int code, const ch
 }
 
 static FL_API_HANDLER(fl_api_versions) {
-    (void)m;
     (void)err;
+    const Fluss__ApiVersionsRequest *vreq = (const Fluss__ApiVersionsRequest *)m;
+    if (ctx->conn && fl_client_reads_statistics(vreq->client_software_name,
+                                                vreq->client_software_version))
+        fl_rpc_conn_set_flags(ctx->conn, fl_rpc_conn_flags(ctx->conn) | FL_CONN_READS_STATISTICS);
     const fl_server_role_t *role = ctx->role;
     int32_t request_id = ctx->request_id;
     Fluss__PbApiVersion items[FL_API_ENTRY_COUNT];

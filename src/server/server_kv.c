@@ -38,6 +38,10 @@ static const fl_datatype_t *const *fl_kv_hosted_types(const void *ctx, int16_t s
     return fl_hosted_table_schema_types(ctx, schema_id, count);
 }
 
+static const fl_schema_map_t *fl_kv_hosted_map(const void *ctx, int16_t schema_id) {
+    return fl_hosted_table_latest_map(ctx, schema_id);
+}
+
 static const char *fl_kv_prop(const json_t *props, const char *key) {
     return json_string_value(json_object_get(props, key));
 }
@@ -54,6 +58,7 @@ fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *
     kv->latest = s;
     kv->latest_schema_id = (int16_t)t->schema_id;
     kv->types = fl_kv_hosted_types;
+    kv->latest_map = fl_kv_hosted_map;
     kv->types_ctx = t;
     kv->version_col = -1;
     const char *f = fl_kv_prop(props, "table.kv.format");

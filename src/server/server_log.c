@@ -34,6 +34,8 @@
 #include "record_validate.h"
 #include "server_ackwait.h"
 #include "server_coordinator.h"
+#include "record_stats_build.h"
+#include "server_filter.h"
 #include "server_node.h"
 #include "server_tablet.h"
 #include "server_tiering.h"
@@ -62,6 +64,15 @@ FL_API_HANDLER(fl_api_init_writer) {
 static const fl_datatype_t *const *fl_proj_schema_types(void *vctx, int16_t schema_id,
                                                         size_t *column_count) {
     return fl_hosted_table_schema_types(vctx, schema_id, column_count);
+}
+
+static int fl_proj_positions(void *vctx, int16_t schema_id, const int32_t *fields, size_t n,
+                             int32_t *out, fl_error_t *err) {
+    const fl_schema_map_t *m = fl_hosted_table_latest_map(vctx, schema_id);
+    if (!m)
+        return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST, "Unknown schema id %d in a log batch.",
+                          schema_id);
+    return fl_schema_map_positions(m, fields, n, out, err);
 }
 
 /* Checks that a table can be projected as requested (ARROW log format,
@@ -191,6 +202,13 @@ static int fl_fetch_bucket(fl_replica_t *r, int64_t offset, size_t limit, fl_buf
     return rc;
 }
 
+#define FL_STATS_COLUMNS_MAX 256
+
+/* Statistics the server computed at append for a batch without them. */
+static bool fl_sidecar_lookup(void *ctx, const fl_batch_view_t *b, fl_buf_t *out) {
+    return fl_replica_get_stats(ctx, b->base_offset, b->crc, out);
+}
+
 /* Builds the whole fetch answer — spliced into rout when set (on the
  * connection's loop), else copied into frame when that is set — and
  * returns the record bytes, or SIZE_MAX when a bucket failed or is
@@ -198,7 +216,7 @@ static int fl_fetch_bucket(fl_replica_t *r, int64_t offset, size_t limit, fl_buf
  * watch set, records the buckets for parking. */
 static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogRequest *req,
                              int32_t request_id, fl_buf_t *frame, fl_rpc_out_t *rout,
-                             fl_fetch_watch_t *watch) {
+                             fl_fetch_watch_t *watch, bool to_v0, bool *progress) {
     bool failed = false;
     size_t nt = req->n_tables_req, total = 0;
     size_t request_max = req->max_bytes > 0 ? (size_t)req->max_bytes : 0;
@@ -226,6 +244,17 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
         fl_error_t proj_err;
         fl_err_clear(&proj_err);
         int proj_rc = tr->projection_pushdown_enabled ? fl_proj_prepare(table, tr, &proj_err) : 0;
+        /* filter pushdown: against the schema the filter names */
+        fl_filter_node_t filter_tree;
+        const fl_filter_node_t *filter = NULL;
+        int32_t filter_sid = tr->has_filter_schema_id ? tr->filter_schema_id
+                                                      : (table ? table->schema_id : 0);
+        if (tr->filter_predicate && table && filter_sid >= 1 &&
+            (size_t)filter_sid <= table->schema_count && table->schema_ok[filter_sid - 1]) {
+            fl_filter_from_wire(tr->filter_predicate, &table->schemas[filter_sid - 1],
+                                &filter_tree);
+            filter = &filter_tree;
+        }
         blocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket));
         block_ptrs[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket *));
         datas[i] = fl_calloc(nb ? nb : 1, sizeof(fl_buf_t));
@@ -258,10 +287,27 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
                 if (limit == 0 && total == 0) limit = 1;
                 rc = fl_fetch_bucket(r, offset, limit, data, &remotes[i][k], &err);
                 if (remotes[i][k]) failed = true; /* answered now: the client reads remotely */
+                int64_t filtered_end = -1;
+                if (!rc && data->len > 0 &&
+                    (filter || (to_v0 && fl_records_have_new_layout(data->data, data->len)))) {
+                    fl_buf_t kept;
+                    fl_buf_init(&kept);
+                    rc = fl_fetch_filter(data->data, data->len, filter, filter_sid, to_v0,
+                                         table->stats_columns ? fl_sidecar_lookup : NULL, r,
+                                         &kept, &filtered_end, &err);
+                    fl_buf_free(data);
+                    *data = kept;
+                }
+                if (!rc && filtered_end >= 0) {
+                    b.has_filtered_end_offset = 1;
+                    b.filtered_end_offset = filtered_end;
+                    if (progress) *progress = true;
+                }
                 if (!rc && tr->projection_pushdown_enabled && data->len > 0) {
                     fl_buf_t projected;
                     fl_buf_init(&projected);
-                    fl_projection_t p = {tr->projected_fields, tr->n_projected_fields};
+                    fl_projection_t p = {tr->projected_fields, tr->n_projected_fields,
+                                         fl_proj_positions};
                     rc = fl_record_project(data->data, data->len, &p, fl_proj_schema_types,
                                            table, &projected, &err);
                     fl_buf_free(data);
@@ -300,6 +346,7 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
             blocks[i][k] = b;
             block_ptrs[i][k] = &blocks[i][k];
         }
+        if (filter) fl_filter_node_clear(&filter_tree);
         fl_hosted_table_unref(table);
         t.n_buckets_resp = nb;
         t.buckets_resp = block_ptrs[i];
@@ -332,6 +379,11 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
     return failed ? SIZE_MAX : total;
 }
 
+/* Batches go out as magic 0 unless the client reads main's layout. */
+static bool fl_fetch_to_v0(const fl_rpc_conn_t *conn) {
+    return !conn || !(fl_rpc_conn_flags(conn) & FL_CONN_READS_STATISTICS);
+}
+
 typedef struct fl_fetch_op {
     fl_delayed_op_t op; /* first: the purgatory's view */
     fl_tablet_server_t *ts;
@@ -359,7 +411,7 @@ static void fl_fetch_answer_task(void *arg) {
         fl_rpc_out_t o;
         fl_rpc_out_init(&o);
         fl_fetch_build(f->ts, (const Fluss__FetchLogRequest *)f->req->body, f->req->request_id,
-                       NULL, &o, NULL);
+                       NULL, &o, NULL, fl_fetch_to_v0(f->req->conn), NULL);
         fl_rpc_conn_send_out(f->req->conn, &o); /* on its loop: no copy */
         fl_rpc_out_free(&o);
     }
@@ -398,9 +450,11 @@ FL_API_HANDLER(fl_api_fetch_log) {
     bool spliced = ctx->rout && out == &ctx->rout->buf;
     size_t mark = out->len, mark_ext = spliced ? ctx->rout->ext_count : 0;
     fl_fetch_watch_t watch = {0};
+    bool progress = false;
     size_t got = fl_fetch_build(ts, req, rid, out, spliced ? ctx->rout : NULL,
-                                may_park ? &watch : NULL);
-    if (got >= min || !may_park) {
+                                may_park ? &watch : NULL, fl_fetch_to_v0(ctx->conn), &progress);
+    /* a filtered_end_offset moves the reader on: answer it at once */
+    if (got >= min || !may_park || progress) {
         fl_fetch_watch_free(&watch);
         return 0;
     }
@@ -484,6 +538,36 @@ static int fl_produce_table_check(const fl_hosted_table_t *t, int *format, fl_er
     return 0;
 }
 
+/* fluss-c beyond Fluss: for a table with table.statistics.columns, the
+ * statistics of each appended batch that came without them (magic 0, the
+ * Java client 0.9.1) go to its segment's sidecar, so filters skip those
+ * batches too. Offsets are in the batches now (assigned in place). A
+ * failure only costs the skipping: logged, never the append. */
+static void fl_produce_keep_stats(const fl_hosted_table_t *t, fl_replica_t *r,
+                                  const uint8_t *records, size_t len) {
+    size_t pos = 0;
+    fl_batch_view_t b;
+    fl_error_t err;
+    fl_buf_t stats;
+    fl_buf_init(&stats);
+    while (fl_batch_parse_next(records, len, &pos, &b, &err) == 0) {
+        size_t n = 0;
+        const fl_datatype_t *const *types = fl_hosted_table_schema_types(t, b.schema_id, &n);
+        if (b.magic != 0 || !types || b.record_count <= 0) continue;
+        int cols[FL_STATS_COLUMNS_MAX];
+        size_t nc = fl_stats_columns_resolve(t->stats_columns, &t->schemas[b.schema_id - 1], cols,
+                                             FL_STATS_COLUMNS_MAX);
+        stats.len = 0;
+        if (fl_stats_build(&b, types, n, cols, nc, &stats, &err) != 0) {
+            FL_WARN("statistics of the batch at %lld: %s", (long long)b.base_offset, err.msg);
+            continue;
+        }
+        if (stats.len && fl_replica_put_stats(r, b.base_offset, b.crc, stats.data, stats.len, &err))
+            FL_WARN("statistics of the batch at %lld: %s", (long long)b.base_offset, err.msg);
+    }
+    fl_buf_free(&stats);
+}
+
 FL_API_HANDLER(fl_api_produce_log) {
     const Fluss__ProduceLogRequest *req = (const Fluss__ProduceLogRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
@@ -518,6 +602,8 @@ FL_API_HANDLER(fl_api_produce_log) {
             rc = fl_record_validate(br->records.data, br->records.len, (fl_log_format_t)format,
                                     fl_proj_schema_types, table, &e);
         if (!rc) rc = fl_replica_append(r, br->records.data, br->records.len, now, &res, &e);
+        if (!rc && !res.duplicate && table && table->stats_columns && format == FL_LOG_FORMAT_ARROW)
+            fl_produce_keep_stats(table, r, br->records.data, br->records.len);
         if (rc) {
             b.has_error_code = 1;
             b.error_code = fl_server_wire_code(rc);

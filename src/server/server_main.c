@@ -58,7 +58,12 @@ static void fl_usage(FILE *f) {
             "      remote.data.dir (default <data.dir>/remote: KV snapshots, leases),\n"
             "      kv.snapshot.interval (default 10 min), kv.snapshot.num-retained (default 2),\n"
             "      kv.rocksdb.write-buffer-budget (default 256mb, fluss-c key: all memtables\n"
-            "      of a tablet server together; 0 = no budget)\n",
+            "      of a tablet server together; 0 = no budget),\n"
+            "      coordinator.producer-offsets.ttl (default 24 h),\n"
+            "      coordinator.producer-offsets.cleanup-interval (default 1 h),\n"
+            "      max.partition.num (default 1000 per table), auto-partition.check.interval\n"
+            "      (default 10 min), auto-partition.test.clock-file (fluss-c test facility:\n"
+            "      auto-partitioning's \"now\" is the epoch ms in that file; off by default)\n",
             FL_DEFAULT_COORDINATOR_LISTENER, FL_DEFAULT_TABLET_LISTENER);
 }
 
@@ -130,13 +135,18 @@ int main(int argc, char **argv) {
     int64_t t0 = fl_time_mono_ms();
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t net_default = cores < 1 ? 1 : cores > 4 ? 4 : cores;
-    int64_t bucket_number, replication_factor, max_bucket, frame_max, idle_ms, tablet_id;
+    int64_t bucket_number, replication_factor, max_bucket, max_partition, frame_max, idle_ms,
+        tablet_id;
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
     int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget, snap_interval, snap_retained;
     int64_t retention_check_ms, writer_expiration_ms, writer_check_ms, tiering_ms;
+    int64_t producer_ttl, producer_cleanup;
+    int64_t auto_partition_ms;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
-        fl_config_int(&cfg, "max.bucket.num", 128000, &max_bucket, &err) ||
+        fl_config_int(&cfg, "max.bucket.num", FL_MAX_BUCKET_NUM_DEFAULT, &max_bucket, &err) ||
+        fl_config_int(&cfg, "max.partition.num", FL_MAX_PARTITION_NUM_DEFAULT, &max_partition,
+                      &err) ||
         fl_config_int(&cfg, "tablet-server.id", 0, &tablet_id, &err) ||
         fl_config_bytes(&cfg, "netty.server.max-request-size", 100LL * 1024 * 1024, &frame_max,
                         &err) ||
@@ -165,8 +175,18 @@ int main(int argc, char **argv) {
         fl_config_duration_ms(&cfg, "server.writer-id.expiration-time", 7LL * 24 * 3600 * 1000,
                               &writer_expiration_ms, &err) ||
         fl_config_duration_ms(&cfg, "server.writer-id.expiration-check-interval",
-                              10LL * 60 * 1000, &writer_check_ms, &err))
+                              10LL * 60 * 1000, &writer_check_ms, &err) ||
+        fl_config_duration_ms(&cfg, "coordinator.producer-offsets.ttl",
+                              FL_PRODUCER_OFFSETS_TTL_MS_DEFAULT, &producer_ttl, &err) ||
+        fl_config_duration_ms(&cfg, "coordinator.producer-offsets.cleanup-interval",
+                              FL_PRODUCER_OFFSETS_CLEANUP_MS_DEFAULT, &producer_cleanup, &err) ||
+        fl_config_duration_ms(&cfg, "auto-partition.check.interval",
+                              FL_AUTO_PARTITION_INTERVAL_MS_DEFAULT, &auto_partition_ms, &err))
         goto fatal;
+    if (auto_partition_ms < 1) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "auto-partition.check.interval must be positive");
+        goto fatal;
+    }
     if (retention_check_ms < 1 || writer_expiration_ms < 1 || writer_check_ms < 1) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
                    "log.retention.check-interval, server.writer-id.expiration-time and "
@@ -176,6 +196,11 @@ int main(int argc, char **argv) {
     if (tiering_ms < 0) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
                    "remote.log.task-interval-duration must not be negative (0 turns tiering off)");
+        goto fatal;
+    }
+    if (producer_ttl < 1 || producer_cleanup < 1) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "coordinator.producer-offsets.ttl and .cleanup-interval must be positive");
         goto fatal;
     }
     if (snap_interval < 1 || snap_retained < 1 || snap_retained > 1000) {
@@ -191,9 +216,11 @@ int main(int argc, char **argv) {
         goto fatal;
     }
     if (bucket_number < 1 || replication_factor < 1 || max_bucket < 1 || frame_max < 16 ||
-        flush_messages < 1) {
+        flush_messages < 1 || max_bucket > INT32_MAX || max_partition < 0 ||
+        max_partition > INT32_MAX) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
-                   "bucket, replication, size and flush settings must be positive");
+                   "bucket, replication, size and flush settings must be positive "
+                   "(max.partition.num: 0..2147483647)");
         goto fatal;
     }
     if (net_threads < 1 || net_threads > FL_TABLET_LOOPS_MAX || worker_threads < 1 ||
@@ -244,7 +271,7 @@ int main(int argc, char **argv) {
     snprintf(meta_dir, sizeof(meta_dir), "%s/coordinator", data_dir);
     ccfg.meta_dir = meta_dir;
     ccfg.defaults = (fl_table_defaults_t){(int32_t)bucket_number, (int32_t)replication_factor,
-                                          (int32_t)max_bucket};
+                                          (int32_t)max_bucket, (int32_t)max_partition};
     ccfg.tablet_count = (size_t)tablet_servers;
     for (long i = 0; i < tablet_servers; i++) ccfg.tablet_ids[i] = (int32_t)(tablet_id + i);
     snprintf(ccfg.bind_host, sizeof(ccfg.bind_host), "%s", cs_bind.host);
@@ -255,6 +282,16 @@ int main(int argc, char **argv) {
     ccfg.limits = limits;
     ccfg.writer_id_block = FL_WRITER_ID_BLOCK_DEFAULT;
     snprintf(ccfg.remote_dir, sizeof(ccfg.remote_dir), "%s", remote_dir);
+    ccfg.producer_offsets_ttl_ms = producer_ttl;
+    ccfg.producer_offsets_cleanup_ms = producer_cleanup;
+    ccfg.auto_partition_interval_ms = auto_partition_ms;
+    const char *clock_file = fl_config_string(&cfg, "auto-partition.test.clock-file", "");
+    if (strlen(clock_file) >= sizeof(ccfg.auto_partition_clock_file)) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "auto-partition.test.clock-file is too long");
+        goto fatal;
+    }
+    snprintf(ccfg.auto_partition_clock_file, sizeof(ccfg.auto_partition_clock_file), "%s",
+             clock_file);
 
     /* signals go to sigwait below, never to a server thread */
     sigset_t sigs;

@@ -35,6 +35,9 @@
 #include "rpc_server.h"
 
 #define FL_SERVER_HOST_MAX 256
+/* fl_rpc_conn_flags bits: the client announced (API_VERSIONS) that it
+ * reads Fluss main's magic 1/2 batches with statistics (server_filter.h). */
+#define FL_CONN_READS_STATISTICS 1u
 
 typedef struct fl_endpoint {
     int32_t id;
@@ -121,6 +124,8 @@ FL_API_HANDLER(fl_api_get_table_schema);
 FL_API_HANDLER(fl_api_create_partition);
 FL_API_HANDLER(fl_api_drop_partition);
 FL_API_HANDLER(fl_api_list_partition_infos);
+/* server_alter.c: */
+FL_API_HANDLER(fl_api_alter_table);
 /* server_log.c: */
 FL_API_HANDLER(fl_api_init_writer);
 FL_API_HANDLER(fl_api_produce_log);
@@ -133,6 +138,10 @@ FL_API_HANDLER(fl_api_get_kv_snapshot_metadata);
 FL_API_HANDLER(fl_api_acquire_kv_snapshot_lease);
 FL_API_HANDLER(fl_api_release_kv_snapshot_lease);
 FL_API_HANDLER(fl_api_drop_kv_snapshot_lease);
+/* server_producer.c: */
+FL_API_HANDLER(fl_api_register_producer_offsets);
+FL_API_HANDLER(fl_api_get_producer_offsets);
+FL_API_HANDLER(fl_api_delete_producer_offsets);
 /* server_kv.c: */
 /* LOOKUP answered on the calling loop when that needs no I/O (see
  * server_kv.c); false: not answered, queue it as usual. */

@@ -32,7 +32,9 @@ static void fl_hosted_table_free(fl_hosted_table_t *t) {
     for (size_t i = 0; i < t->schema_count; i++) {
         if (t->schema_ok[i]) fl_schema_free(&t->schemas[i]);
         fl_free(t->schema_types[i]);
+        fl_schema_map_free(&t->latest_maps[i]);
     }
+    fl_free(t->latest_maps);
     fl_free(t->schemas);
     fl_free(t->schema_ok);
     fl_free(t->schema_types);
@@ -45,6 +47,7 @@ static void fl_hosted_table_free(fl_hosted_table_t *t) {
     fl_free(t->database);
     fl_free(t->name);
     fl_free(t->log_format);
+    fl_free(t->stats_columns);
     fl_hosted_kv_table_free(t->kv);
     fl_free(t);
 }
@@ -85,6 +88,8 @@ static fl_hosted_table_t *fl_hosted_table_from(const fl_ms_table_t *m) {
     if (t->tiered_local_segments < 1) t->tiered_local_segments = 2;
     const char *fmt = json_string_value(json_object_get(props, "table.log.format"));
     t->log_format = fl_strdup(fmt ? fmt : "ARROW");
+    const char *sc = json_string_value(json_object_get(props, "table.statistics.columns"));
+    t->stats_columns = sc ? fl_strdup(sc) : NULL;
     json_t *pk = j ? json_object_get(json_object_get(j, "schema"), "primary_key") : NULL;
     t->has_primary_key = pk && json_array_size(pk) > 0;
     t->schema_count = m->schema_count;
@@ -105,6 +110,14 @@ static fl_hosted_table_t *fl_hosted_table_from(const fl_ms_table_t *m) {
         }
         if (sj) json_decref(sj);
     }
+    /* every schema's columns in the latest one; a schema that does not
+     * parse (or an unparsed latest) gets no map */
+    t->latest_maps = fl_calloc(n, sizeof(*t->latest_maps));
+    bool latest_ok = m->schema_count > 0 && t->schema_ok[m->schema_count - 1];
+    for (size_t i = 0; latest_ok && i < m->schema_count; i++)
+        if (t->schema_ok[i])
+            fl_schema_map_init(&t->latest_maps[i], &t->schemas[i],
+                               &t->schemas[m->schema_count - 1]);
     t->bucket_count = m->bucket_count;
     t->buckets = fl_buckets_copy(m->buckets, m->bucket_count);
     t->partitioned = m->partition_count > 0 || m->bucket_count == 0;
@@ -128,6 +141,13 @@ const fl_datatype_t *const *fl_hosted_table_schema_types(const fl_hosted_table_t
         return NULL;
     *count = t->schemas[schema_id - 1].column_count;
     return t->schema_types[schema_id - 1];
+}
+
+const fl_schema_map_t *fl_hosted_table_latest_map(const fl_hosted_table_t *t, int16_t schema_id) {
+    if (schema_id < 1 || (size_t)schema_id > t->schema_count ||
+        !t->latest_maps[schema_id - 1].source)
+        return NULL;
+    return &t->latest_maps[schema_id - 1];
 }
 
 /* Under the write lock: index of table_id or -1. */

@@ -26,6 +26,7 @@
 #include "kv_table.h"
 #include "kv_tablet.h"
 #include "types_schema.h"
+#include "types_schema_map.h"
 
 #define FL_TABLET_LOOPS_MAX 16
 #define FL_TABLET_SCHEMAS_MAX 64
@@ -70,6 +71,7 @@ typedef struct fl_hosted_table {
     int64_t ttl_ms;             /* table.log.ttl */
     int32_t tiered_local_segments; /* table.log.tiered.local-segments (2) */
     char *log_format;           /* table.log.format: ARROW, INDEXED, COMPACTED */
+    char *stats_columns;        /* table.statistics.columns, NULL when unset */
     bool has_primary_key;
     bool partitioned;
     int32_t schema_id;          /* latest */
@@ -77,6 +79,7 @@ typedef struct fl_hosted_table {
     fl_schema_t *schemas;
     bool *schema_ok;
     const fl_datatype_t ***schema_types;
+    fl_schema_map_t *latest_maps; /* [i]: schema id i + 1's columns in the latest */
     int32_t bucket_count;
     fl_ms_bucket_t *buckets;
     size_t partition_count;
@@ -140,6 +143,10 @@ void fl_hosted_table_unref(fl_hosted_table_t *t);
 /* Column types of a schema id of the table, or NULL (unknown id). */
 const fl_datatype_t *const *fl_hosted_table_schema_types(const fl_hosted_table_t *t,
                                                          int16_t schema_id, size_t *count);
+
+/* How the columns of a schema id of the table sit in its latest schema
+ * (by column id), or NULL (unknown id). */
+const fl_schema_map_t *fl_hosted_table_latest_map(const fl_hosted_table_t *t, int16_t schema_id);
 
 /* The replica of a bucket this server leads (referenced), or a per-bucket
  * error; t is the hosted table of table_id, or NULL when it has none.

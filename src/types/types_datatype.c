@@ -599,3 +599,15 @@ void fl_datatype_reassign_field_ids(fl_datatype_t *t, int32_t *highest) {
         fl_datatype_reassign_field_ids(t->fields[i].type, highest);
     }
 }
+
+bool fl_datatype_has_statistics(const fl_datatype_t *t) {
+    switch (t->root) {
+    case FL_TYPE_BOOLEAN: case FL_TYPE_TINYINT: case FL_TYPE_SMALLINT: case FL_TYPE_INTEGER:
+    case FL_TYPE_BIGINT: case FL_TYPE_FLOAT: case FL_TYPE_DOUBLE: case FL_TYPE_STRING:
+    case FL_TYPE_CHAR: case FL_TYPE_DECIMAL: case FL_TYPE_DATE: case FL_TYPE_TIME:
+    case FL_TYPE_TIMESTAMP: case FL_TYPE_TIMESTAMP_LTZ:
+        return true;
+    default:
+        return false;
+    }
+}

@@ -77,6 +77,9 @@ fl_datatype_t *fl_datatype_clone(const fl_datatype_t *t);
 bool fl_datatype_equal(const fl_datatype_t *a, const fl_datatype_t *b);
 
 const char *fl_type_root_json_name(fl_type_root_t root);
+/* Whether per-batch column statistics cover the type (Fluss main's list:
+ * BOOLEAN … DOUBLE, STRING, CHAR, DECIMAL, DATE, TIME, TIMESTAMP(_LTZ)). */
+bool fl_datatype_has_statistics(const fl_datatype_t *t);
 
 /* JSON (DataTypeJsonSerde). from_json validates ranges and nesting and
  * returns FLUSS_ERR_INVALID_TABLE_EXCEPTION with a message on bad input. */

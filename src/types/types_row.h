@@ -49,9 +49,11 @@ void fl_row_reset(fl_row_t *r, size_t column_count);
 void fl_row_set_bytes(fl_row_t *r, size_t col, const void *p, size_t n);
 
 /* The bytes of a CHAR/STRING/BINARY/BYTES cell of r, valid until the
- * arena grows or the row is cleared. */
+ * arena grows or the row is cleared. Never NULL: an arena that only ever
+ * got empty values has no memory, and NULL + 0 is undefined (clang's
+ * UBSan, fuzz_server_dispatch: a PUT_KV row of empty strings). */
 static inline const uint8_t *fl_row_cell_bytes(const fl_row_t *r, const fl_cell_t *c) {
-    return r->arena.data + c->off;
+    return r->arena.data ? r->arena.data + c->off : (const uint8_t *)"";
 }
 
 #endif

@@ -196,38 +196,43 @@ char *fl_database_desc_dumps(const fl_database_desc_t *d) {
     return s;
 }
 
-int fl_name_check(const char *name, const char *what, int code, fl_error_t *err) {
+bool fl_name_invalid(const char *name, char *why, size_t why_len) {
     size_t n = strlen(name), chars = 0;
     for (size_t i = 0; i < n; i++)
         if (((unsigned char)name[i] & 0xC0) != 0x80) chars++;
-    const char *why = NULL;
-    char buf[FL_ERROR_MSG_MAX];
     if (n == 0) {
-        why = "the empty string is not allowed";
+        snprintf(why, why_len, "the empty string is not allowed");
     } else if (strcmp(name, ".") == 0) {
-        why = "'.' is not allowed";
+        snprintf(why, why_len, "'.' is not allowed");
     } else if (strcmp(name, "..") == 0) {
-        why = "'..' is not allowed";
+        snprintf(why, why_len, "'..' is not allowed");
     } else if (chars > FL_NAME_LEN_MAX) {
-        snprintf(buf, sizeof(buf), "the length of '%s' is longer than the max allowed length %d",
+        snprintf(why, why_len, "the length of '%s' is longer than the max allowed length %d",
                  name, FL_NAME_LEN_MAX);
-        why = buf;
     } else {
-        for (size_t i = 0; i < n && !why; i++) {
+        for (size_t i = 0; i < n; i++) {
             char c = name[i];
             if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == '_' || c == '-')) {
-                snprintf(buf, sizeof(buf),
+                snprintf(why, why_len,
                          "'%s' contains one or more characters other than ASCII alphanumerics, "
                          "'_' and '-'",
                          name);
-                why = buf;
+                return true;
             }
         }
+        return false;
     }
-    if (!why && n >= 2 && name[0] == '_' && name[1] == '_')
-        why = "'__' is not allowed as prefix, since it is reserved for internal "
-              "databases/internal tables/internal partitions in Fluss server";
-    if (!why) return 0;
+    return true;
+}
+
+int fl_name_check(const char *name, const char *what, int code, fl_error_t *err) {
+    char why[FL_ERROR_MSG_MAX];
+    if (!fl_name_invalid(name, why, sizeof(why))) {
+        if (!(name[0] == '_' && name[1] == '_')) return 0;
+        snprintf(why, sizeof(why),
+                 "'__' is not allowed as prefix, since it is reserved for internal "
+                 "databases/internal tables/internal partitions in Fluss server");
+    }
     return fl_err_set(err, code, "%s name %s is invalid: %s", what, name, why);
 }

@@ -49,6 +49,10 @@ int fl_database_desc_from_bytes(const void *data, size_t len, fl_database_desc_t
                                 fl_error_t *err);
 char *fl_database_desc_dumps(const fl_database_desc_t *d);
 
+/* TablePath's character rules (Fluss's detectInvalidName: non-empty, at
+ * most 200 chars of [A-Za-z0-9_-], not "." or ".."): true when name breaks
+ * one, with the reference's reason in why. */
+bool fl_name_invalid(const char *name, char *why, size_t why_len);
 /* TablePath rules: non-empty, at most 200 chars, [A-Za-z0-9_-], not "." or
  * "..", no "__" prefix. what is "Database" or "Table"; code the error.
  * Messages are the reference's ("Table name x is invalid: ..."). */

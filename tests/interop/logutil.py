@@ -198,8 +198,10 @@ def build_batch(rows: "pa.RecordBatch | None", schema_id: int, writer_id: int = 
     return head + tail
 
 
-def parse_batches(records: bytes) -> list:
-    """Headers of the concatenated batches in a FETCH_LOG `records` field."""
+def parse_batches(records: bytes, new_layout: bool = False) -> list:
+    """Headers of the concatenated batches in a FETCH_LOG `records` field
+    (magic 0; with new_layout also Fluss main's magic 1, whose first 48
+    header bytes are the same)."""
     out, pos = [], 0
     while pos + 12 <= len(records):
         base, length = struct.unpack_from("<qi", records, pos)
@@ -207,14 +209,14 @@ def parse_batches(records: bytes) -> list:
         if end > len(records):
             break  # incomplete trailing batch
         magic = records[pos + 12]
-        assert magic == 0, f"unexpected magic {magic}"
+        assert magic == 0 or (new_layout and magic == 1), f"unexpected magic {magic}"
         (commit_ts, crc, schema_id, attrs, lod, wid, seq, count) = struct.unpack_from(
             "<qIhbiqii", records, pos + 13)
         out.append(dict(base_offset=base, length=length, commit_ts=commit_ts, crc=crc,
                         schema_id=schema_id, attributes=attrs, last_offset_delta=lod,
                         writer_id=wid, seq=seq, record_count=count,
                         crc_ok=crc32c(records[pos + 25:end]) == crc,
-                        raw=records[pos:end]))
+                        magic=magic, raw=records[pos:end]))
         pos = end
     return out
 
@@ -223,9 +225,9 @@ def parse_batches(records: bytes) -> list:
 # raw RPCs on the tablet server
 # --------------------------------------------------------------------------
 
-async def raw_tablet(admin):
+async def raw_tablet(admin, software=("fluss-c-interop", "0.0.1")):
     host, port = await tablet_address(admin)
-    return handshake(host, port)
+    return handshake(host, port, software=software)
 
 
 def produce_log(rc, table_id: int, bucket_records: dict, acks: int = -1,
@@ -250,7 +252,8 @@ def produce_log(rc, table_id: int, bucket_records: dict, acks: int = -1,
 
 def fetch_log(rc, table_id: int, bucket_offsets: dict, max_wait_ms: int = 0,
               min_bytes: int = 1, max_bytes: int = 16 << 20,
-              bucket_max_bytes: int = 1 << 20, projection=None):
+              bucket_max_bytes: int = 1 << 20, projection=None, predicate: bytes = None,
+              filter_schema_id: int = None):
     """FETCH_LOG as a client (follower id -1); -> (response_type, [ {bucket,
     error_code, error_message, high_watermark, log_start_offset, remote (the
     PbRemoteLogFetchInfo bytes, tiered storage), records} ])."""
@@ -260,6 +263,10 @@ def fetch_log(rc, table_id: int, bucket_offsets: dict, max_wait_ms: int = 0,
     for bucket, offset in bucket_offsets.items():
         tbl += f_bytes(4, f_varint(2, bucket) + f_varint(3, offset)
                        + f_varint(4, bucket_max_bytes))
+    if predicate is not None:
+        tbl += f_bytes(5, predicate)
+    if filter_schema_id is not None:
+        tbl += f_varint(6, filter_schema_id)
     body = (f_varint(1, -1) + f_varint(2, max_bytes) + f_bytes(3, tbl)
             + f_varint(4, max_wait_ms) + f_varint(5, min_bytes))
     rtype, resp = rc.call(FETCH_LOG, body)
@@ -276,6 +283,7 @@ def fetch_log(rc, table_id: int, bucket_offsets: dict, max_wait_ms: int = 0,
                             high_watermark=as_int64(f[5][0]) if 5 in f else None,
                             log_start_offset=as_int64(f[6][0]) if 6 in f else None,
                             remote=f[7][0] if 7 in f else None,
+                            filtered_end_offset=as_int64(f[9][0]) if 9 in f else None,
                             records=f[8][0] if 8 in f else None))
     return rtype, out
 

@@ -252,9 +252,9 @@ class RawConnection:
                 f"(received {bytes(data)!r})")
 
     # ---- typed helpers ----
-    def api_versions(self):
+    def api_versions(self, software=("fluss-c-interop", "0.0.1")):
         """-> (server_type or None, {api_key: (min, max)})."""
-        body = f_bytes(1, "fluss-c-interop") + f_bytes(2, "0.0.1")
+        body = f_bytes(1, software[0]) + f_bytes(2, software[1])
         rtype, resp = self.call(API_VERSIONS, body)
         assert rtype == RESPONSE_SUCCESS, (rtype, resp)
         f = decode(resp)
@@ -292,8 +292,10 @@ class RawConnection:
         }
 
 
-def handshake(host: str, port: int, timeout: float = 5.0) -> RawConnection:
-    """Open a raw connection and do the API_VERSIONS exchange like a client."""
+def handshake(host: str, port: int, timeout: float = 5.0,
+              software=("fluss-c-interop", "0.0.1")) -> RawConnection:
+    """Open a raw connection and do the API_VERSIONS exchange like a client
+    (software: the client_software_name and _version it announces)."""
     conn = RawConnection(host, port, timeout)
-    conn.api_versions()
+    conn.api_versions(software)
     return conn

@@ -27,7 +27,8 @@ typedef struct fixture {
 } fixture_t;
 
 static const fl_table_defaults_t defaults = {
-    .bucket_number = 4, .replication_factor = 1, .max_bucket_num = 100};
+    .bucket_number = 4, .replication_factor = 1, .max_bucket_num = 100,
+    .max_partition_num = FL_MAX_PARTITION_NUM_DEFAULT};
 static const int32_t tablets[] = {7};
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
@@ -291,6 +292,55 @@ static void test_drop_and_recreate_table(void **state) {
     free(t);
 }
 
+static int add_partition(fixture_t *f, const char *table, const char *dt, fl_error_t *err) {
+    const char *keys[] = {"dt"}, *values[] = {dt};
+    fl_err_clear(err);
+    return fl_catalog_create_partition(&f->cat, "fluss", table, keys, values, 1, false, err);
+}
+
+/* max.partition.num and max.bucket.num (MetadataManager#createPartition):
+ * the partition count with the new one, then the buckets of all of them;
+ * errors name partitions as the reference does ("dt=..."). */
+static void test_partition_limits(void **state) {
+    fixture_t *f = *state;
+    fl_error_t err;
+    f->cat.defaults.max_partition_num = 3;
+    f->cat.defaults.max_bucket_num = 100;
+    char *t = table_json(COLS(C("id", "INTEGER") "," C("dt", "STRING")),
+                         "\"partition_key\":[\"dt\"],\"bucket_key\":[],\"bucket_count\":30,"
+                         "\"properties\":{},\"custom_properties\":{}");
+    assert_int_equal(create(f, "fluss", "p", t, false, &err), 0);
+    assert_int_equal(create(f, "fluss", "q", t, false, &err), 0);
+    free(t);
+    assert_int_equal(add_partition(f, "p", "a", &err), 0);
+    assert_int_equal(add_partition(f, "p", "a", &err), FLUSS_ERR_PARTITION_ALREADY_EXISTS);
+    assert_string_equal(err.msg, "Partition 'dt=a' already exists for table fluss.p");
+    assert_int_equal(add_partition(f, "p", "b", &err), 0);
+    assert_int_equal(add_partition(f, "p", "c", &err), 0);
+    assert_int_equal(add_partition(f, "p", "d", &err), FLUSS_ERR_PARTITION_MAX_NUM_EXCEPTION);
+    assert_string_equal(err.msg, "Exceed the maximum number of partitions for table fluss.p, "
+                                 "only allow 3 partitions.");
+    /* 3 x 30 buckets fit in 100, a fourth partition would not */
+    f->cat.defaults.max_partition_num = 10;
+    assert_int_equal(add_partition(f, "p", "d", &err), FLUSS_ERR_BUCKET_MAX_NUM_EXCEPTION);
+    assert_string_equal(err.msg, "Adding partition 'd' would result in 120 total buckets for "
+                                 "table fluss.p, exceeding the maximum of 100 buckets.");
+    /* the limits are per table */
+    assert_int_equal(add_partition(f, "q", "d", &err), 0);
+    const fl_ms_table_t *p = fl_catalog_get_table(&f->cat, "fluss", "p", &err);
+    assert_int_equal(p->partition_count, 3);
+    /* a dropped partition makes room again */
+    const char *keys[] = {"dt"}, *values[] = {"a"};
+    int64_t dropped;
+    assert_int_equal(fl_catalog_drop_partition(&f->cat, "fluss", "p", keys, values, 1, false,
+                                               &dropped, &err), 0);
+    assert_true(dropped >= 0);
+    assert_int_equal(fl_catalog_drop_partition(&f->cat, "fluss", "p", keys, values, 1, false,
+                                               &dropped, &err), FLUSS_ERR_PARTITION_NOT_EXISTS);
+    assert_string_equal(err.msg, "Partition 'dt=a' does not exist for table fluss.p");
+    assert_int_equal(add_partition(f, "p", "d", &err), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_init_creates_default_database, setup, teardown),
@@ -299,6 +349,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_create_pk_table_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_validation_codes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drop_and_recreate_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partition_limits, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -526,7 +526,7 @@ static void test_changelog_batch(void **state) {
     assert_int_equal(fl_record_validate(out.data, out.len, FL_LOG_FORMAT_ARROW, types_of, NULL,
                                         &err), 0);
     const int32_t f1[] = {1};
-    fl_projection_t p = {f1, 1};
+    fl_projection_t p = {.fields = f1, .field_count = 1};
     fl_buf_t proj;
     fl_buf_init(&proj);
     assert_int_equal(fl_record_project(out.data, out.len, &p, types_of, NULL, &proj, &err), 0);

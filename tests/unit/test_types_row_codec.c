@@ -439,6 +439,34 @@ static void test_nan_bits_survive(void **state) {
     test_types_free(types, 1);
 }
 
+/* A row whose byte values are all empty has an arena with no memory; its
+ * cells' bytes are still a pointer one may add 0 to and memcpy 0 bytes
+ * from (found by fuzz_server_dispatch under clang's UBSan, a PUT_KV of
+ * empty strings going into the changelog builder). */
+static void test_empty_bytes_without_arena(void **state) {
+    (void)state;
+    static const char *const t[] = {"STRING", "BYTES"};
+    fl_datatype_t *types[2];
+    test_types_of(types, t, 2);
+    const fl_datatype_t *const *ct = (const fl_datatype_t *const *)types;
+    fl_row_t r;
+    fl_row_init(&r, 2);
+    assert_int_equal(fl_compacted_row_decode((const uint8_t *)"\x00\x00\x00", 3, ct, 2, &r, NULL), 0);
+    assert_null(r.arena.data);
+    for (size_t k = 0; k < 2; k++) {
+        assert_false(r.cells[k].is_null);
+        assert_int_equal(r.cells[k].len, 0);
+        assert_non_null(fl_row_cell_bytes(&r, &r.cells[k]));
+    }
+    fl_buf_t b;
+    fl_buf_init(&b);
+    assert_int_equal(fl_compacted_row_encode(&r, ct, 2, &b, NULL), 0);
+    assert_int_equal(b.len, 3);
+    fl_buf_free(&b);
+    fl_row_free(&r);
+    test_types_free(types, 2);
+}
+
 static void test_format_names(void **state) {
     (void)state;
     fl_row_format_t f = FL_ROW_INDEXED;
@@ -465,6 +493,7 @@ int main(void) {
         cmocka_unit_test(test_indexed_padding_and_limits),
         cmocka_unit_test(test_row_reuse),
         cmocka_unit_test(test_nan_bits_survive),
+        cmocka_unit_test(test_empty_bytes_without_arena),
         cmocka_unit_test(test_format_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

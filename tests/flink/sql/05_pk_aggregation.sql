@@ -22,3 +22,14 @@ SELECT * FROM agg;
 --> +I[1, 16, 9, 2, c, 3, x,y,z]
 --> +I[2, 7, 7, 7, q, 1, w]
 
+
+-- A sink with a fixed producer id: its offsets are registered for undo
+-- recovery; a second job with the same id writes on top.
+CREATE TABLE agg2 (id INT NOT NULL, total BIGINT, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('bucket.num' = '2', 'table.merge-engine' = 'aggregation', 'fields.total.agg' = 'sum');
+INSERT INTO agg2 /*+ OPTIONS('sink.producer-id' = 'flink-${db}') */ VALUES (1, 1), (2, 2), (1, 10);
+INSERT INTO agg2 /*+ OPTIONS('sink.producer-id' = 'flink-${db}') */ VALUES (2, 20);
+--! final
+SELECT * FROM agg2;
+--> +I[1, 11]
+--> +I[2, 22]

@@ -62,3 +62,21 @@ SELECT * FROM kv_part;
 --! mode batch
 SELECT * FROM kv_part WHERE id = 1 AND dt = 'b';
 --> +I[1, b, y]
+
+--! mode streaming
+-- An auto-partitioned table: the server pre-creates today's and tomorrow's
+-- partitions (UTC days) at CREATE.
+CREATE TABLE auto_days (id INT, dt STRING) PARTITIONED BY (dt) WITH (
+  'bucket.num' = '1',
+  'table.auto-partition.enabled' = 'true',
+  'table.auto-partition.time-unit' = 'DAY',
+  'table.auto-partition.time-zone' = 'UTC',
+  'table.auto-partition.num-precreate' = '2');
+SHOW PARTITIONS auto_days;
+--> +I[dt=${today_utc}]
+--> +I[dt=${tomorrow_utc}]
+INSERT INTO auto_days VALUES (1, '${today_utc}'), (2, '${tomorrow_utc}');
+--! final
+SELECT * FROM auto_days;
+--> +I[1, ${today_utc}]
+--> +I[2, ${tomorrow_utc}]

@@ -82,6 +82,10 @@ final class ScriptRun {
         vars.put("db", "fl_" + script.name.replaceAll("[^A-Za-z0-9]", "_") + "_" + suffix);
         savepoints = Files.createTempDirectory("flink-sp-");
         vars.put("savepoints", savepoints.toUri().toString());
+        java.time.LocalDate today = java.time.LocalDate.now(java.time.ZoneOffset.UTC);
+        java.time.format.DateTimeFormatter day = java.time.format.DateTimeFormatter.BASIC_ISO_DATE;
+        vars.put("today_utc", today.format(day));
+        vars.put("tomorrow_utc", today.plusDays(1).format(day));
         tEnv = newEnv(false);
     }
 
