@@ -53,7 +53,8 @@ TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
                tests/interop/test_pk_tables.py tests/interop/test_kv_snapshots.py \
                tests/interop/test_table_stats_raw.py \
                tests/interop/test_producer_offsets_raw.py tests/interop/test_java_producer_offsets.py \
-               tests/interop/test_auto_partition.py tests/interop/test_alter_table.py
+               tests/interop/test_auto_partition.py tests/interop/test_alter_table.py \
+               tests/interop/test_tiered_log.py
 test-tsan: build-tsan venv
 	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease|kv_row_count|producer_offsets|server_auto_partition'

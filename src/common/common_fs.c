@@ -153,3 +153,38 @@ int fl_fs_remove_tree(const char *path, fl_error_t *err) {
         return fl_err_set(err, FLUSS_ERR__IO, "unlink %s: %s", path, strerror(errno));
     return 0;
 }
+
+int fl_fs_copy(const char *src, const char *dst, fl_error_t *err) {
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0) return fl_err_set(err, FLUSS_ERR__IO, "open %s: %s", src, strerror(errno));
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+        int e = errno;
+        close(in);
+        return fl_err_set(err, FLUSS_ERR__IO, "create %s: %s", dst, strerror(e));
+    }
+    static const size_t chunk = 1u << 20;
+    uint8_t *buf = fl_malloc(chunk);
+    int rc = 0;
+    for (;;) {
+        ssize_t n = read(in, buf, chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            rc = fl_err_set(err, FLUSS_ERR__IO, "read %s: %s", src, strerror(errno));
+            break;
+        }
+        if (n == 0) break;
+        if (fl_fs_write_full(out, buf, (size_t)n) != 0) {
+            rc = fl_err_set(err, FLUSS_ERR__IO, "write %s: %s", dst, strerror(errno));
+            break;
+        }
+    }
+    fl_free(buf);
+    if (!rc && fsync(out) != 0)
+        rc = fl_err_set(err, FLUSS_ERR__IO, "fsync %s: %s", dst, strerror(errno));
+    close(in);
+    if (close(out) != 0 && !rc)
+        rc = fl_err_set(err, FLUSS_ERR__IO, "close %s: %s", dst, strerror(errno));
+    if (rc) unlink(dst);
+    return rc;
+}

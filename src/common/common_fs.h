@@ -23,5 +23,8 @@ int fl_fs_read_all(const char *path, size_t max_bytes, fl_buf_t *out,
 int fl_fs_fsync_dir(const char *dir, fl_error_t *err);
 /* Removes a directory tree (no symlinks followed); a missing path is fine. */
 int fl_fs_remove_tree(const char *path, fl_error_t *err);
+/* Copies src into dst (created or truncated) and fsyncs dst; a failed copy
+ * leaves no dst behind. */
+int fl_fs_copy(const char *src, const char *dst, fl_error_t *err);
 
 #endif

@@ -43,41 +43,9 @@ static int fl_snap_io(fl_error_t *err, const char *what, const char *path) {
 
 /* Copies src to dst (created; fsynced). */
 static int fl_snap_copy(const char *src, const char *dst, fl_error_t *err) {
-    int in = open(src, O_RDONLY | O_CLOEXEC);
-    if (in < 0) return fl_snap_io(err, "open", src);
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out < 0) {
-        close(in);
-        return fl_snap_io(err, "create", dst);
-    }
-    static const size_t chunk = 1u << 20;
-    char *buf = fl_malloc(chunk);
-    int rc = 0;
-    for (;;) {
-        ssize_t n = read(in, buf, chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            rc = fl_snap_io(err, "read", src);
-            break;
-        }
-        if (n == 0) break;
-        for (ssize_t w = 0; w < n;) {
-            ssize_t k = write(out, buf + w, (size_t)(n - w));
-            if (k < 0 && errno == EINTR) continue;
-            if (k < 0) {
-                rc = fl_snap_io(err, "write", dst);
-                break;
-            }
-            w += k;
-        }
-        if (rc) break;
-    }
-    fl_free(buf);
-    if (!rc && fsync(out) != 0) rc = fl_snap_io(err, "fsync", dst);
-    close(in);
-    if (close(out) != 0 && !rc) rc = fl_snap_io(err, "close", dst);
-    if (rc) unlink(dst);
-    return rc;
+    fl_error_t e;
+    if (fl_fs_copy(src, dst, &e) == 0) return 0;
+    return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION, "KV snapshot: %s", e.msg);
 }
 
 /* dst gets src's content: a hard link where the file system allows it

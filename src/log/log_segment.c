@@ -297,6 +297,7 @@ int fl_log_segment_sync(fl_log_segment_t *s, fl_error_t *err) {
     if (fsync(s->fd) != 0)
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "fsync %s: %s", s->path,
                           strerror(errno));
+    s->synced_size = s->size;
     return 0;
 }
 

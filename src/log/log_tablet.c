@@ -559,6 +559,26 @@ int64_t fl_log_tablet_offset_for_time(fl_log_tablet_t *t, int64_t ts, fl_error_t
     return t->log_end_offset;
 }
 
+int fl_log_tablet_drop_oldest(fl_log_tablet_t *t, size_t count, fl_error_t *err) {
+    if (t->offline) return fl_offline(t, err);
+    if (count >= t->segment_count) count = t->segment_count - 1; /* never the active one */
+    size_t done = 0;
+    int rc = 0;
+    while (done < count) {
+        fl_log_segment_t *s = t->segments[done];
+        rc = fl_log_segment_delete(s, err);
+        fl_log_segment_close(s);
+        done++;
+        if (rc) break;
+    }
+    if (done) {
+        memmove(t->segments, t->segments + done, (t->segment_count - done) * sizeof(*t->segments));
+        t->segment_count -= done;
+        t->log_start_offset = t->segments[0]->base_offset;
+    }
+    return rc;
+}
+
 int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t *err) {
     if (t->cfg.ttl_ms <= 0 || t->offline) return 0;
     size_t drop = 0;
@@ -567,23 +587,7 @@ int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t
         if (s->max_timestamp < 0 || now_ms - s->max_timestamp <= t->cfg.ttl_ms) break;
         drop++;
     }
-    for (size_t i = 0; i < drop; i++) {
-        fl_log_segment_t *s = t->segments[i];
-        int rc = fl_log_segment_delete(s, err);
-        fl_log_segment_close(s);
-        if (rc) {
-            memmove(t->segments, t->segments + i + 1, (t->segment_count - i - 1) * sizeof(*t->segments));
-            t->segment_count -= i + 1;
-            t->log_start_offset = t->segments[0]->base_offset;
-            return rc;
-        }
-    }
-    if (drop) {
-        memmove(t->segments, t->segments + drop, (t->segment_count - drop) * sizeof(*t->segments));
-        t->segment_count -= drop;
-        t->log_start_offset = t->segments[0]->base_offset;
-    }
-    return 0;
+    return drop ? fl_log_tablet_drop_oldest(t, drop, err) : 0;
 }
 
 static size_t fl_tablet_segment_for(const fl_log_tablet_t *t, int64_t offset);

@@ -118,6 +118,9 @@ int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
                        int64_t upper_offset, fl_buf_t *out, fl_error_t *err);
 /* First offset whose batch commit timestamp >= ts, or the log end offset. */
 int64_t fl_log_tablet_offset_for_time(fl_log_tablet_t *t, int64_t ts, fl_error_t *err);
+/* Deletes the oldest `count` segments (never the active one) and moves the
+ * log start to the first one left. */
+int fl_log_tablet_drop_oldest(fl_log_tablet_t *t, size_t count, fl_error_t *err);
 /* Deletes whole segments older than the TTL (never the active one). */
 int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t *err);
 /* Statistics the server computed for the batch at base_offset (crc: the

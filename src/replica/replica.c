@@ -10,11 +10,14 @@
 #include "common_alloc.h"
 #include "common_log.h"
 #include "common_time.h"
+#include "log_remote_log.h"
 #include "replica_manager.h"
 
 static void fl_replica_destroy(fl_replica_t *r) {
     void *kv = atomic_load(&r->kv);
     if (kv && r->kv_close) r->kv_close(kv, atomic_load(&r->deleted));
+    /* a dropped bucket's remote files go with it */
+    fl_remote_log_close(r->remote, atomic_load(&r->deleted));
     if (r->log) {
         if (atomic_load(&r->deleted)) {
             fl_error_t e;
@@ -202,6 +205,9 @@ size_t fl_replica_expire_writers(fl_replica_t *r, int64_t now_ms, int64_t expira
 }
 
 int fl_replica_apply_retention(fl_replica_t *r, int64_t now_ms, fl_error_t *err) {
+    /* a tiered replica's segments go by tiering only (replica_tiering.h):
+     * its TTL applies to its remote segments */
+    if (r->remote) return 0;
     pthread_mutex_lock(&r->bg_lock);
     pthread_mutex_lock(&r->lock);
     int rc = fl_log_tablet_apply_retention(r->log, now_ms, err);

@@ -33,6 +33,7 @@
 #include "log_tablet.h"
 
 typedef struct fl_replica_manager fl_replica_manager_t;
+struct fl_remote_log;
 
 typedef struct fl_replica {
     int64_t table_id;
@@ -60,6 +61,12 @@ typedef struct fl_replica {
      * above and closed here with the replica: opaque to this layer. */
     _Atomic(void *) kv;
     void (*kv_close)(void *kv, bool deleted);
+    /* Tiered storage (replica_tiering.h): the bucket's remote log, set at
+     * open before the replica is published (NULL: not tiered), and the
+     * offsets its committed manifest covers, [start, end). */
+    struct fl_remote_log *remote;
+    atomic_int_fast64_t remote_start_offset; /* INT64_MAX: nothing remote */
+    atomic_int_fast64_t remote_end_offset;   /* -1: nothing remote */
 } fl_replica_t;
 
 typedef struct fl_replica_append {
@@ -89,8 +96,15 @@ int64_t fl_replica_offset_for_time(fl_replica_t *r, int64_t ts, fl_error_t *err)
 static inline int64_t fl_replica_high_watermark(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->high_watermark);
 }
+/* The local log's first offset. */
 static inline int64_t fl_replica_log_start(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->log_start_offset);
+}
+/* The first offset a client can read: in remote storage or local. */
+static inline int64_t fl_replica_earliest(const fl_replica_t *r) {
+    int64_t local = fl_replica_log_start(r);
+    int64_t remote = atomic_load(&((fl_replica_t *)r)->remote_start_offset);
+    return remote < local ? remote : local;
 }
 static inline int64_t fl_replica_log_end(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->log_end_offset);

@@ -14,6 +14,7 @@
 #include "common_alloc.h"
 #include "common_fs.h"
 #include "common_log.h"
+#include "log_remote_log.h"
 
 void fl_replica_manager_init(fl_replica_manager_t *rm, const char *data_dir,
                              const fl_log_config_t *log_defaults, const fl_durability_t *durability,
@@ -143,6 +144,24 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
     atomic_init(&r->high_watermark, log->log_end_offset);
     atomic_init(&r->flushed_offset, log->log_end_offset);
     atomic_init(&r->refs, 2); /* the table's and the caller's */
+    atomic_init(&r->remote_start_offset, INT64_MAX);
+    atomic_init(&r->remote_end_offset, -1);
+    if (rm->remote_storage) {
+        /* before anyone reads: a log whose start was tiered away must
+         * answer with its remote part from the first fetch on */
+        fl_remote_bucket_t rb = {db, table, partition_id >= 0 ? (partition_name ? partition_name : "") : NULL,
+                                 table_id, partition_id, bucket};
+        fl_error_t re;
+        if (fl_remote_log_open(rm->remote_storage, &rb, &r->remote, &re) == 0) {
+            int64_t rs, rend;
+            fl_remote_log_bounds(r->remote, &rs, &rend);
+            atomic_store(&r->remote_start_offset, rs);
+            atomic_store(&r->remote_end_offset, rend);
+        } else {
+            FL_WARN("bucket %d of table %lld: its remote log is unavailable, not tiering it: %s",
+                    bucket, (long long)table_id, re.msg);
+        }
+    }
     if (rm->count == rm->cap) {
         rm->cap = rm->cap ? rm->cap * 2 : 16;
         rm->replicas = fl_realloc(rm->replicas, rm->cap * sizeof(*rm->replicas));
@@ -202,8 +221,7 @@ int fl_replica_manager_drop_partition(fl_replica_manager_t *rm, const char *db, 
     return rc;
 }
 
-/* A referenced copy of the replica list. */
-static fl_replica_t **fl_rm_snapshot(fl_replica_manager_t *rm, size_t *n) {
+fl_replica_t **fl_replica_manager_list(fl_replica_manager_t *rm, size_t *n) {
     pthread_mutex_lock(&rm->lock);
     *n = rm->count;
     fl_replica_t **all = fl_calloc(rm->count ? rm->count : 1, sizeof(*all));
@@ -218,7 +236,7 @@ static fl_replica_t **fl_rm_snapshot(fl_replica_manager_t *rm, size_t *n) {
 void fl_replica_manager_retention(fl_replica_manager_t *rm, int64_t now_ms) {
     if (!rm->data_dir) return;
     size_t n;
-    fl_replica_t **all = fl_rm_snapshot(rm, &n);
+    fl_replica_t **all = fl_replica_manager_list(rm, &n);
     for (size_t i = 0; i < n; i++) {
         fl_error_t err;
         if (fl_replica_apply_retention(all[i], now_ms, &err)) FL_WARN("retention: %s", err.msg);
@@ -230,7 +248,7 @@ void fl_replica_manager_retention(fl_replica_manager_t *rm, int64_t now_ms) {
 void fl_replica_manager_expire_writers(fl_replica_manager_t *rm, int64_t now_ms,
                                        int64_t expiration_ms) {
     size_t n, expired = 0;
-    fl_replica_t **all = fl_rm_snapshot(rm, &n);
+    fl_replica_t **all = fl_replica_manager_list(rm, &n);
     for (size_t i = 0; i < n; i++) {
         if (all[i]->log) expired += fl_replica_expire_writers(all[i], now_ms, expiration_ms);
         fl_replica_unref(all[i]);
@@ -242,7 +260,7 @@ void fl_replica_manager_expire_writers(fl_replica_manager_t *rm, int64_t now_ms,
 void fl_replica_manager_flush_dirty(fl_replica_manager_t *rm) {
     if (!rm->data_dir) return;
     size_t n;
-    fl_replica_t **all = fl_rm_snapshot(rm, &n);
+    fl_replica_t **all = fl_replica_manager_list(rm, &n);
     for (size_t i = 0; i < n; i++) {
         if (fl_replica_flushed(all[i]) < fl_replica_log_end(all[i])) fl_replica_schedule_flush(all[i]);
         fl_replica_unref(all[i]);

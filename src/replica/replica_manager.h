@@ -21,6 +21,7 @@
 
 #include "common_error.h"
 #include "common_workq.h"
+#include "log_remote_storage.h"
 #include "log_tablet.h"
 #include "replica.h"
 
@@ -37,6 +38,10 @@ struct fl_replica_manager {
     fl_log_config_t log_defaults;
     fl_durability_t durability;
     fl_workq_t *workers;         /* NULL: flushes run inline */
+    /* Tiered storage: when set, every replica opens its remote log
+     * (log_remote_log.h) before it is published; the tiering rounds
+     * themselves are replica_tiering.h's. Set before the first open. */
+    fl_remote_storage_t *remote_storage;
     fl_watermark_fn on_watermark;
     void *on_watermark_ctx;
     pthread_mutex_t lock;
@@ -67,6 +72,8 @@ int fl_replica_manager_drop_table(fl_replica_manager_t *rm, const char *db, cons
 int fl_replica_manager_drop_partition(fl_replica_manager_t *rm, const char *db, const char *table,
                                       int64_t table_id, const char *partition_name,
                                       int64_t partition_id, fl_error_t *err);
+/* Every open replica, referenced (the caller unrefs each, frees the array). */
+fl_replica_t **fl_replica_manager_list(fl_replica_manager_t *rm, size_t *count);
 /* Applies retention to every open replica (blocks: run it on a worker). */
 void fl_replica_manager_retention(fl_replica_manager_t *rm, int64_t now_ms);
 /* Writer-id expiry on every replica (server.writer-id.expiration-time). */

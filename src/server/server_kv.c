@@ -792,7 +792,7 @@ static int fl_table_stats_bucket(fl_tablet_server_t *ts, int64_t table_id,
     } else {
         rc = fl_tablet_server_replica(ts, table_id, t, br->has_partition_id, br->partition_id,
                                       br->bucket_id, &r, err);
-        if (!rc) *rows = fl_replica_high_watermark(r) - fl_replica_log_start(r);
+        if (!rc) *rows = fl_replica_high_watermark(r) - fl_replica_earliest(r);
     }
     fl_replica_unref(r);
     return rc;

@@ -18,7 +18,11 @@
  *
  * Per-bucket failures travel inside a SUCCESS response, as Fluss does;
  * success answers always carry high_watermark, log_start_offset and
- * records (the Java client reads them unconditionally).
+ * records (the Java client reads them unconditionally) — except for an
+ * offset below the local log that remote storage holds (tiered storage):
+ * then remote_log_fetch_info instead of records, as the reference answers,
+ * and the clients download the segments themselves; such an answer is
+ * never parked.
  */
 #include <string.h>
 #include <strings.h>
@@ -34,6 +38,7 @@
 #include "server_filter.h"
 #include "server_node.h"
 #include "server_tablet.h"
+#include "server_tiering.h"
 #include "types_row_compacted.h" /* base-128 varints, as protobuf writes them */
 
 #define FL_FETCH_WAIT_MAX_MS 30000
@@ -177,6 +182,26 @@ static void fl_fetch_reply_spliced(fl_rpc_out_t *o, int32_t request_id,
     fl_free(tlen);
 }
 
+/* Reads one bucket: into data, or — offset below the local log and held
+ * remotely — the remote fetch info into *remote. A read that lost a race
+ * with the deletion of the segments it wanted tries the remote log again. */
+static int fl_fetch_bucket(fl_replica_t *r, int64_t offset, size_t limit, fl_buf_t *data,
+                           fl_remote_fetch_pb_t **remote, fl_error_t *err) {
+    if (offset < fl_replica_log_start(r) && (*remote = fl_tablet_remote_fetch(r, offset)))
+        return 0;
+    int rc = 0;
+    if (limit > 0)
+        rc = fl_replica_read(r, offset, limit, data, err);
+    else if (offset < fl_replica_log_start(r) || offset > fl_replica_log_end(r))
+        rc = fl_replica_read(r, offset, 1, data, err);
+    if (rc == FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION && offset < fl_replica_log_start(r) &&
+        (*remote = fl_tablet_remote_fetch(r, offset))) {
+        fl_err_clear(err);
+        rc = 0;
+    }
+    return rc;
+}
+
 #define FL_STATS_COLUMNS_MAX 256
 
 /* Statistics the server computed at append for a batch without them. */
@@ -186,9 +211,9 @@ static bool fl_sidecar_lookup(void *ctx, const fl_batch_view_t *b, fl_buf_t *out
 
 /* Builds the whole fetch answer — spliced into rout when set (on the
  * connection's loop), else copied into frame when that is set — and
- * returns the record bytes, or SIZE_MAX when a bucket failed (an error is
- * answered at once, never parked). With watch set, records the buckets for
- * parking. */
+ * returns the record bytes, or SIZE_MAX when a bucket failed or is
+ * answered from remote storage (answered at once, never parked). With
+ * watch set, records the buckets for parking. */
 static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogRequest *req,
                              int32_t request_id, fl_buf_t *frame, fl_rpc_out_t *rout,
                              fl_fetch_watch_t *watch, bool to_v0, bool *progress) {
@@ -200,6 +225,7 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
     Fluss__PbFetchLogRespForBucket **blocks = fl_calloc(nt ? nt : 1, sizeof(*blocks));
     Fluss__PbFetchLogRespForBucket ***block_ptrs = fl_calloc(nt ? nt : 1, sizeof(*block_ptrs));
     fl_buf_t **datas = fl_calloc(nt ? nt : 1, sizeof(*datas));
+    fl_remote_fetch_pb_t ***remotes = fl_calloc(nt ? nt : 1, sizeof(*remotes));
     char **messages = NULL;
     size_t message_count = 0;
     if (watch) {
@@ -232,6 +258,7 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
         blocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket));
         block_ptrs[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbFetchLogRespForBucket *));
         datas[i] = fl_calloc(nb ? nb : 1, sizeof(fl_buf_t));
+        remotes[i] = fl_calloc(nb ? nb : 1, sizeof(fl_remote_fetch_pb_t *));
         for (size_t k = 0; k < nb; k++) {
             const Fluss__PbFetchLogReqForBucket *br = tr->buckets_req[k];
             Fluss__PbFetchLogRespForBucket b = FLUSS__PB_FETCH_LOG_RESP_FOR_BUCKET__INIT;
@@ -250,7 +277,7 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
                 /* read the offsets first: data read below never passes this HW */
                 uint64_t hw_bytes = atomic_load(&r->hw_bytes);
                 hw = fl_replica_high_watermark(r);
-                start = fl_replica_log_start(r);
+                start = fl_replica_earliest(r); /* remote storage included */
                 int64_t offset = br->fetch_offset == FL_OFFSET_EARLIEST ? start : br->fetch_offset;
                 size_t bucket_max = br->max_fetch_bytes > 0 ? (size_t)br->max_fetch_bytes : 0;
                 size_t left = request_max > total ? request_max - total : 0;
@@ -258,10 +285,8 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
                 /* at least one batch per answer (never an empty answer
                  * because of a small limit) */
                 if (limit == 0 && total == 0) limit = 1;
-                if (limit > 0)
-                    rc = fl_replica_read(r, offset, limit, data, &err);
-                else if (offset < start || offset > fl_replica_log_end(r))
-                    rc = fl_replica_read(r, offset, 1, data, &err);
+                rc = fl_fetch_bucket(r, offset, limit, data, &remotes[i][k], &err);
+                if (remotes[i][k]) failed = true; /* answered now: the client reads remotely */
                 int64_t filtered_end = -1;
                 if (!rc && data->len > 0 &&
                     (filter || (to_v0 && fl_records_have_new_layout(data->data, data->len)))) {
@@ -308,10 +333,14 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
                 b.high_watermark = hw;
                 b.has_log_start_offset = 1;
                 b.log_start_offset = start;
-                b.has_records = 1;
-                b.records.data = data->data;
-                b.records.len = data->len;
-                total += data->len;
+                if (remotes[i][k]) {
+                    b.remote_log_fetch_info = &remotes[i][k]->info;
+                } else {
+                    b.has_records = 1;
+                    b.records.data = data->data;
+                    b.records.len = data->len;
+                    total += data->len;
+                }
             }
             fl_replica_unref(r);
             blocks[i][k] = b;
@@ -330,7 +359,11 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
     if (rout) fl_fetch_reply_spliced(rout, request_id, &resp, datas);
     else if (frame) fl_server_reply(frame, request_id, &resp.base);
     for (size_t i = 0; i < nt; i++) {
-        for (size_t k = 0; k < req->tables_req[i]->n_buckets_req; k++) fl_buf_free(&datas[i][k]);
+        for (size_t k = 0; k < req->tables_req[i]->n_buckets_req; k++) {
+            fl_buf_free(&datas[i][k]);
+            fl_remote_fetch_pb_free(remotes[i][k]);
+        }
+        fl_free(remotes[i]);
         fl_free(datas[i]);
         fl_free(blocks[i]);
         fl_free(block_ptrs[i]);
@@ -338,6 +371,7 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
     for (size_t i = 0; i < message_count; i++) fl_free(messages[i]);
     fl_free(messages);
     fl_free(datas);
+    fl_free(remotes);
     fl_free(blocks);
     fl_free(block_ptrs);
     fl_free(tables);
@@ -612,8 +646,9 @@ FL_API_HANDLER(fl_api_list_offsets) {
         int64_t offset = 0;
         if (!rc) {
             switch (req->offset_type) {
-            case FL_OFFSETS_EARLIEST:
-                offset = fl_replica_log_start(r);
+            case FL_OFFSETS_EARLIEST: /* for clients, remote storage included */
+                offset = req->follower_server_id >= 0 ? fl_replica_log_start(r)
+                                                      : fl_replica_earliest(r);
                 break;
             case FL_OFFSETS_LATEST: /* what readers can see */
                 offset = fl_replica_high_watermark(r);
@@ -629,7 +664,9 @@ FL_API_HANDLER(fl_api_list_offsets) {
                     rc = fl_err_set(&e, FLUSS_ERR_INVALID_TIMESTAMP_EXCEPTION,
                                     "Invalid timestamp %lld: it is later than the current time %lld.",
                                     (long long)req->starttimestamp, (long long)now);
-                } else {
+                } else if (!r->remote || fl_remote_log_offset_for_time(
+                                             r->remote, req->starttimestamp, &offset, &e) != 0) {
+                    /* remote storage first: it holds the older records */
                     offset = fl_replica_offset_for_time(r, req->starttimestamp, &e);
                 }
                 break;

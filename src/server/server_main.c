@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
         tablet_id;
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
     int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget, snap_interval, snap_retained;
-    int64_t retention_check_ms, writer_expiration_ms, writer_check_ms;
+    int64_t retention_check_ms, writer_expiration_ms, writer_check_ms, tiering_ms;
     int64_t producer_ttl, producer_cleanup;
     int64_t auto_partition_ms;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
@@ -170,6 +170,8 @@ int main(int argc, char **argv) {
         fl_config_int(&cfg, "kv.snapshot.num-retained", 2, &snap_retained, &err) ||
         fl_config_duration_ms(&cfg, "log.retention.check-interval", 5LL * 60 * 1000,
                               &retention_check_ms, &err) ||
+        fl_config_duration_ms(&cfg, "remote.log.task-interval-duration", 60LL * 1000,
+                              &tiering_ms, &err) ||
         fl_config_duration_ms(&cfg, "server.writer-id.expiration-time", 7LL * 24 * 3600 * 1000,
                               &writer_expiration_ms, &err) ||
         fl_config_duration_ms(&cfg, "server.writer-id.expiration-check-interval",
@@ -189,6 +191,11 @@ int main(int argc, char **argv) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
                    "log.retention.check-interval, server.writer-id.expiration-time and "
                    "server.writer-id.expiration-check-interval must be greater than 0");
+        goto fatal;
+    }
+    if (tiering_ms < 0) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "remote.log.task-interval-duration must not be negative (0 turns tiering off)");
         goto fatal;
     }
     if (producer_ttl < 1 || producer_cleanup < 1) {
@@ -232,8 +239,9 @@ int main(int argc, char **argv) {
     }
 
     const char *data_dir = fl_config_string(&cfg, "data.dir", "./data");
-    /* remote.data.dir: KV snapshots (and their leases); a folder of the
-     * data dir unless set. Absolute: clients open these paths themselves. */
+    /* remote.data.dir: KV snapshots (and their leases), tiered log
+     * segments; a folder of the data dir unless set. Absolute: clients
+     * open these paths themselves. */
     static char remote_dir[4096];
     const char *remote = fl_config_string(&cfg, "remote.data.dir", NULL);
     char cwd[2048] = "";
@@ -321,6 +329,7 @@ int main(int argc, char **argv) {
         tcfg.kv_snapshot_interval_ms = snap_interval;
         tcfg.kv_snapshot_retained = (int)snap_retained;
         tcfg.retention_check_ms = retention_check_ms;
+        tcfg.remote_log_interval_ms = tiering_ms;
         tcfg.writer_expiration_ms = writer_expiration_ms;
         tcfg.writer_expiration_check_ms = writer_check_ms;
         tcfgs[i] = tcfg;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include "kv_snapshot.h"
 #include "proto_api.h"
 #include "server_coordinator.h"
+#include "server_tiering.h"
 
 #define FL_RETENTION_CHECK_MS_DEFAULT (5 * 60 * 1000)
 
@@ -80,6 +82,10 @@ static fl_hosted_table_t *fl_hosted_table_from(const fl_ms_table_t *m) {
     json_t *props = j ? json_object_get(j, "properties") : NULL;
     t->ttl_ms = fl_parse_ttl_ms(json_string_value(json_object_get(props, "table.log.ttl")),
                                 7LL * 24 * 3600 * 1000);
+    /* validated at CREATE TABLE (> 0) */
+    const char *ls = json_string_value(json_object_get(props, "table.log.tiered.local-segments"));
+    t->tiered_local_segments = ls ? (int32_t)strtol(ls, NULL, 10) : 2;
+    if (t->tiered_local_segments < 1) t->tiered_local_segments = 2;
     const char *fmt = json_string_value(json_object_get(props, "table.log.format"));
     t->log_format = fl_strdup(fmt ? fmt : "ARROW");
     const char *sc = json_string_value(json_object_get(props, "table.statistics.columns"));
@@ -235,6 +241,8 @@ void fl_tablet_server_drop_table(fl_tablet_server_t *ts, const char *db, const c
     fl_hosted_table_unref(old);
     fl_error_t e;
     fl_replica_manager_drop_table(&ts->replicas, db, name, table_id, &e);
+    /* its tiered log too, as the reference's RemoteStorageCleaner does */
+    fl_tablet_tiering_drop(ts, db, name, table_id, NULL, -1);
     /* the table's KV snapshots go with it */
     char remote[8400];
     snprintf(remote, sizeof(remote), "%s/kv/%s/%s-%lld", ts->cfg.remote_dir, db, name,
@@ -248,6 +256,7 @@ void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, con
     fl_error_t e;
     fl_replica_manager_drop_partition(&ts->replicas, db, name, table_id, partition_name,
                                       partition_id, &e);
+    fl_tablet_tiering_drop(ts, db, name, table_id, partition_name, partition_id);
 }
 
 fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id) {
@@ -297,8 +306,10 @@ int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_
         *out = r;
         return 0;
     }
+    /* a tiered log's TTL is for its remote segments (server_tiering.h) */
     return fl_replica_manager_open(&ts->replicas, t->database, t->name, t->table_id, pid,
-                                   part ? part->name : NULL, bucket, t->ttl_ms, out, err);
+                                   part ? part->name : NULL, bucket,
+                                   ts->remote_storage ? 0 : t->ttl_ms, out, err);
 }
 
 static void fl_kv_close_cb(void *kv, bool deleted) {
@@ -535,6 +546,7 @@ static void fl_tablet_timers_start(void *arg) {
     ts->snapshot_timer.data = ts;
     uint64_t s = (uint64_t)ts->cfg.kv_snapshot_interval_ms;
     uv_timer_start(&ts->snapshot_timer, fl_on_snapshot_timer, s, s);
+    fl_tablet_tiering_timer_start(ts);
 }
 
 /* ---- lifecycle ---- */
@@ -571,6 +583,10 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     log.crc_checked = true;
     fl_replica_manager_init(&ts->replicas, cfg->data_dir, &log, &cfg->durability, ts->workers);
     fl_replica_manager_set_watermark_hook(&ts->replicas, fl_tablet_on_watermark, ts);
+    if (fl_tablet_tiering_init(ts, err)) {
+        FL_WARN("tablet server %d: tiered log storage is off: %s", cfg->id, err->msg);
+        fl_err_clear(err);
+    }
     ts->loop_count = ts->cfg.network_threads;
     for (size_t i = 0; i < ts->loop_count; i++) {
         snprintf(name, sizeof(name), "ts%d-net%zu", cfg->id, i);
@@ -618,6 +634,7 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     fl_workq_destroy(ts->workers);
     ts->replicas.workers = NULL;
     fl_replica_manager_close(&ts->replicas);
+    fl_tablet_tiering_destroy(ts); /* after the replicas' remote logs closed */
     fl_purgatory_destroy(ts->purgatory); /* last: flushes above still reported moves */
     for (size_t i = 0; i < ts->table_count; i++) fl_hosted_table_unref(ts->tables[i]);
     fl_free(ts->tables);

@@ -49,7 +49,8 @@ typedef struct fl_tablet_config {
     size_t kv_write_buffer_bytes;  /* per kv tablet memtable */
     int kv_write_buffer_count;
     size_t kv_write_buffer_budget; /* all memtables of the server together; 0 = none */
-    char remote_dir[4096];         /* remote.data.dir: KV snapshots; "" = <data_dir>/../remote */
+    char remote_dir[4096];         /* remote.data.dir: KV snapshots, tiered logs; "" = <data_dir>/../remote */
+    int64_t remote_log_interval_ms; /* remote.log.task-interval-duration; <= 0: no tiering */
     int64_t kv_snapshot_interval_ms; /* kv.snapshot.interval; 0 = 10 min */
     int kv_snapshot_retained;      /* kv.snapshot.num-retained; 0 = 2 */
 } fl_tablet_config_t;
@@ -68,6 +69,7 @@ typedef struct fl_hosted_table {
     int64_t table_id;
     char *database, *name;
     int64_t ttl_ms;             /* table.log.ttl */
+    int32_t tiered_local_segments; /* table.log.tiered.local-segments (2) */
     char *log_format;           /* table.log.format: ARROW, INDEXED, COMPACTED */
     char *stats_columns;        /* table.statistics.columns, NULL when unset */
     bool has_primary_key;
@@ -101,6 +103,10 @@ struct fl_tablet_server {
     fl_hosted_table_t **tables;
     uv_timer_t retention_timer, flush_timer, snapshot_timer, writer_expiry_timer;
     atomic_bool snapshot_queued;   /* a snapshot round is queued or running */
+    /* tiered log storage (server_tiering.h): NULL when off */
+    fl_remote_storage_t *remote_storage;
+    uv_timer_t tiering_timer;
+    atomic_bool tiering_queued;    /* a tiering round is queued or running */
     /* PUT_KV runs here, one request at a time, so that the writes of a
      * connection keep their order; lookups run on `workers` */
     fl_workq_t *kv_writer;

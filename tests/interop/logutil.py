@@ -255,7 +255,8 @@ def fetch_log(rc, table_id: int, bucket_offsets: dict, max_wait_ms: int = 0,
               bucket_max_bytes: int = 1 << 20, projection=None, predicate: bytes = None,
               filter_schema_id: int = None):
     """FETCH_LOG as a client (follower id -1); -> (response_type, [ {bucket,
-    error_code, error_message, high_watermark, log_start_offset, records} ])."""
+    error_code, error_message, high_watermark, log_start_offset, remote (the
+    PbRemoteLogFetchInfo bytes, tiered storage), records} ])."""
     tbl = f_varint(1, table_id) + f_varint(2, 1 if projection is not None else 0)
     for p in projection or []:
         tbl += f_varint(3, p)
@@ -281,6 +282,7 @@ def fetch_log(rc, table_id: int, bucket_offsets: dict, max_wait_ms: int = 0,
                             error_message=f[4][0].decode() if 4 in f else None,
                             high_watermark=as_int64(f[5][0]) if 5 in f else None,
                             log_start_offset=as_int64(f[6][0]) if 6 in f else None,
+                            remote=f[7][0] if 7 in f else None,
                             filtered_end_offset=as_int64(f[9][0]) if 9 in f else None,
                             records=f[8][0] if 8 in f else None))
     return rtype, out

@@ -5,9 +5,10 @@ the security-token test, which also runs against the reference).
 * a long-poll fetch is answered within milliseconds of the append that
   satisfies it (measured over many rounds), and min_bytes > 1 keeps it
   parked until that many bytes are there;
-* retention through the server: table.log.ttl parsed, the check timer at
-  log.retention.check-interval, the earliest offset moves for the table
-  with a short TTL while another table keeps everything;
+* retention through the server without tiered storage: table.log.ttl
+  parsed, the check timer at log.retention.check-interval, the earliest
+  offset moves for the table with a short TTL while another table keeps
+  everything;
 * dropping a table or a partition removes its files;
 * GET_FILESYSTEM_SECURITY_TOKEN for a local remote directory.
 """
@@ -143,8 +144,11 @@ async def test_min_bytes_keeps_the_fetch_parked(start_server):
 
 
 async def test_retention_through_the_server(start_server):
+    # the local TTL expiry applies without tiered storage (with it, the TTL
+    # is for remote segments: test_tiered_log.py)
     srv = start_server("-D", "log.retention.check-interval=200 ms",
-                       "-D", "log.segment.file-size=4kb")
+                       "-D", "log.segment.file-size=4kb",
+                       "-D", "remote.log.task-interval-duration=0")
     conn = await connect(srv.bootstrap)
     admin = conn.get_admin()
     db = unique("ttl")

@@ -46,6 +46,8 @@ import org.apache.flink.util.CloseableIterator;
  *   <li>{@code grace MS} — after the expected rows, wait MS for unexpected extras
  *       (default 1500; bounded queries are read to their end);</li>
  *   <li>{@code timeout S} — seconds to wait for the rows (default 90);</li>
+ *   <li>{@code retry S} — run the statement again (every 0.5 s, up to S seconds)
+ *       while its rows differ: for state the server settles just after an answer;</li>
  *   <li>{@code detach NAME} — start an INSERT job and go on, its client kept as NAME;</li>
  *   <li>{@code server-bytes-below N} / {@code server-bytes-above N} — the server
  *       ports (--ports) sent fewer / more than N bytes on the wire while the
@@ -143,7 +145,19 @@ final class ScriptRun {
         socketsBefore = measure ? serverSockets() : null;
         moved = -1;
         try {
-            execute(step, sql);
+            String retry = step.directive("retry");
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.parseLong(orDefault(retry, "0")));
+            while (true) {
+                try {
+                    execute(step, sql);
+                    break;
+                } catch (AssertionError e) {
+                    if (retry == null || System.nanoTime() > until) {
+                        throw e;
+                    }
+                    Thread.sleep(500);
+                }
+            }
         } catch (Throwable e) {
             if (error != null && causeChainHas(e, subst(error))) {
                 System.out.println("[flink]     failed as expected: " + rootMessage(e));

@@ -1,0 +1,102 @@
+/*
+ * log_remote_log.h — a bucket's log in remote storage (Fluss RemoteLogTablet
+ * with DefaultRemoteLogStorage's layout): its committed manifest, the upload
+ * of rolled segments, the commit of a new manifest, and the reads the
+ * request path makes (which segments a fetch below the local log needs,
+ * where to start in the first; offsets by timestamp).
+ *
+ * Layout under the storage root, as the reference writes it and as both
+ * official clients read it ({tablet} = log/{db}/{table}-{table id}
+ * [/{partition}-p{partition id}]/{bucket}):
+ *
+ *   {tablet}/{segment uuid}/{base offset, 20 digits}.log       the segment
+ *   {tablet}/{segment uuid}/{base}.index, {base}.timeindex     its indexes
+ *   {tablet}/{segment uuid}/{end offset}.writer_snapshot       writer state
+ *                                                              (when kept)
+ *   {tablet}/metadata/{manifest uuid}.manifest                 the manifest
+ *   {tablet}/metadata/manifest-handle                          the commit
+ *
+ * A commit writes segment files first, then a new manifest under a new
+ * name, then — atomically, last — the handle naming it: our in-process
+ * stand-in for the reference's COMMIT_REMOTE_LOG_MANIFEST, whose
+ * coordinator keeps the same record (RemoteLogManifestHandle) in
+ * ZooKeeper. A segment is remote once a committed manifest lists it; a
+ * crash anywhere before the handle leaves files no manifest names, and
+ * open removes them (and manifests the handle does not name). If the handle
+ * or its manifest cannot be read, open fails and deletes nothing.
+ *
+ * Thread rule: one writer at a time (upload, commit, close — the bucket's
+ * tiering task); the reads may run alongside from any thread: the
+ * committed manifest is swapped under `lock`, files are read outside it. A
+ * read racing the expiry of a segment may name files that are gone when
+ * the client comes for them, as in the reference.
+ */
+#ifndef FL_LOG_REMOTE_LOG_H
+#define FL_LOG_REMOTE_LOG_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common_error.h"
+#include "log_remote_manifest.h"
+#include "log_remote_storage.h"
+#include "log_segment.h"
+
+#define FL_REMOTE_PATH_MAX 4096
+
+typedef struct fl_remote_log {
+    fl_remote_storage_t *storage; /* borrowed */
+    char *dir;                    /* the tablet dir, relative to the storage root */
+    pthread_mutex_t lock;
+    fl_remote_manifest_t manifest; /* (lock) the committed one */
+    char *manifest_file;           /* (lock) its file name under metadata/, NULL: none */
+} fl_remote_log_t;
+
+/* {tablet} of bucket b into out. */
+void fl_remote_log_tablet_dir(char *out, size_t cap, const fl_remote_bucket_t *b);
+
+/* Loads the bucket's committed manifest and removes what no commit names. */
+int fl_remote_log_open(fl_remote_storage_t *storage, const fl_remote_bucket_t *b,
+                       fl_remote_log_t **out, fl_error_t *err);
+/* deleted: the bucket is dropped: its remote files go too. */
+void fl_remote_log_close(fl_remote_log_t *rl, bool deleted);
+
+/* The committed manifest's first offset (INT64_MAX: none) and end (-1). */
+void fl_remote_log_bounds(fl_remote_log_t *rl, int64_t *start, int64_t *end);
+/* A copy of the committed manifest. */
+void fl_remote_log_manifest(fl_remote_log_t *rl, fl_remote_manifest_t *out);
+
+/* Uploads rolled segment s of the local log in local_dir, whose records
+ * end at end_offset, under a new segment id (not yet part of the log). */
+int fl_remote_log_upload(fl_remote_log_t *rl, const fl_log_segment_t *s, const char *local_dir,
+                         int64_t end_offset, fl_remote_segment_t *out, fl_error_t *err);
+/* Removes the files of an uploaded segment no manifest names. */
+void fl_remote_log_discard(fl_remote_log_t *rl, const fl_remote_segment_t *s);
+/* Commits the manifest without its first `expired` segments and with
+ * `added` after the rest; then removes the old manifest and the expired
+ * segments' files. Nothing changes when it fails. */
+int fl_remote_log_commit(fl_remote_log_t *rl, size_t expired, const fl_remote_segment_t *added,
+                         size_t n_added, fl_error_t *err);
+
+/* What a fetch from offset is told (PbRemoteLogFetchInfo). */
+typedef struct fl_remote_fetch {
+    char tablet_url[FL_REMOTE_PATH_MAX];
+    const char *partition_name; /* NULL or into name_buf */
+    char name_buf[FL_REMOTE_NAME_MAX + 1];
+    size_t count;
+    fl_remote_segment_t *segments;
+    int32_t first_start_pos;
+} fl_remote_fetch_t;
+
+/* Returns 1 when no remote segment holds offset or anything after it. */
+int fl_remote_log_fetch(fl_remote_log_t *rl, int64_t offset, fl_remote_fetch_t *out,
+                        fl_error_t *err);
+void fl_remote_fetch_free(fl_remote_fetch_t *f);
+
+/* The first remote offset whose commit timestamp is >= ts; 1 when no
+ * remote segment reaches ts. */
+int fl_remote_log_offset_for_time(fl_remote_log_t *rl, int64_t ts, int64_t *offset,
+                                  fl_error_t *err);
+
+#endif

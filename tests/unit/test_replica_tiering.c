@@ -1,0 +1,212 @@
+/*
+ * test_replica_tiering.c — tiering rounds of a bucket replica
+ * (replica_tiering.h) through a replica manager with remote storage:
+ * nothing goes before a rolled segment is durable, rolled segments go up
+ * and local ones beyond table.log.tiered.local-segments are deleted only
+ * once committed, the earliest offset stays the remote start, a restart
+ * reloads the remote log, the local TTL leaves a tiered replica alone,
+ * the retain offset (a KV snapshot's) bounds deletion, remote expiry by
+ * TTL, and a dropped table takes its remote files.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_tmpdir.h"
+
+#include "batch_builder.h"
+#include "common_alloc.h"
+#include "common_workq.h"
+#include "log_remote_log.h"
+#include "replica_manager.h"
+#include "replica_tiering.h"
+
+typedef struct env {
+    char data[512], remote[512];
+    fl_workq_t *workers;
+    fl_remote_storage_t *storage;
+    fl_replica_manager_t rm;
+    fl_replica_t *r;
+} env_t;
+
+static void env_start(env_t *e, const char *tmp, bool deferred) {
+    snprintf(e->data, sizeof(e->data), "%s/data", tmp);
+    snprintf(e->remote, sizeof(e->remote), "%s/remote", tmp);
+    fl_error_t err;
+    assert_int_equal(fl_remote_storage_fs_new(e->remote, &e->storage, &err), 0);
+    fl_log_config_t lc = {700, 150, 7LL * 24 * 3600 * 1000, 1 << 20, false, false, false};
+    fl_durability_t d = {INT64_MAX, 0, false};
+    e->workers = deferred ? fl_workq_new(1, "t-work") : NULL;
+    fl_replica_manager_init(&e->rm, e->data, &lc, &d, e->workers);
+    e->rm.remote_storage = e->storage;
+    assert_int_equal(fl_replica_manager_open(&e->rm, "db", "t", 9, -1, NULL, 0,
+                                             7LL * 24 * 3600 * 1000, &e->r, &err),
+                     0);
+}
+
+static void env_stop(env_t *e) {
+    fl_replica_unref(e->r);
+    if (e->workers) fl_workq_destroy(e->workers);
+    e->rm.workers = NULL;
+    fl_replica_manager_close(&e->rm);
+    fl_remote_storage_destroy(e->storage);
+}
+
+static void append(fl_replica_t *r, int from, int count, int64_t now) {
+    for (int i = from; i < from + count; i++) {
+        bb_spec_t s = bb_spec(-1, -1, 3, 150, (uint8_t)i);
+        size_t len = 0;
+        uint8_t *req = bb_append(NULL, &len, &s);
+        fl_replica_append_t res;
+        fl_error_t err;
+        if (fl_replica_append(r, req, len, now, &res, &err)) fail_msg("append: %s", err.msg);
+        free(req);
+    }
+}
+
+static size_t local_segments(const env_t *e) {
+    char dir[600];
+    snprintf(dir, sizeof(dir), "%s/db/t-9/log-0", e->data);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) n += strlen(de->d_name) == 24 && strstr(de->d_name, ".log");
+    closedir(d);
+    return n;
+}
+
+static fl_tier_result_t tier(env_t *e, size_t keep, int64_t ttl, int64_t retain, int64_t now) {
+    fl_tier_params_t p = {keep, ttl, retain};
+    fl_tier_result_t res;
+    fl_error_t err;
+    if (fl_replica_tier(e->r, &p, now, &res, &err)) fail_msg("tier: %s", err.msg);
+    return res;
+}
+
+static void test_round_copies_then_deletes(void **state) {
+    env_t e;
+    env_start(&e, *state, false);
+    assert_non_null(e.r->remote);
+    append(e.r, 0, 30, 1000);
+    size_t segs = e.r->log->segment_count;
+    assert_true(segs >= 6);
+    assert_int_equal(local_segments(&e), segs);
+    fl_tier_result_t res = tier(&e, 2, 0, INT64_MAX, 2000);
+    assert_int_equal(res.copied, segs - 1);  /* every rolled segment */
+    assert_int_equal(res.deleted, segs - 2); /* two kept, the active one among them */
+    assert_int_equal(local_segments(&e), 2);
+    assert_int_equal(fl_replica_earliest(e.r), 0);
+    assert_int_equal(fl_replica_log_start(e.r), e.r->log->segments[0]->base_offset);
+    assert_int_equal(atomic_load(&e.r->remote_end_offset), e.r->log->segments[1]->base_offset);
+    /* below the local start, the local log has nothing: the remote log does */
+    fl_buf_t b;
+    fl_buf_init(&b);
+    fl_error_t err;
+    assert_int_equal(fl_replica_read(e.r, 0, 1 << 20, &b, &err),
+                     FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION);
+    fl_remote_fetch_t f;
+    assert_int_equal(fl_remote_log_fetch(e.r->remote, 0, &f, &err), 0);
+    assert_int_equal(f.count, segs - 1);
+    fl_remote_fetch_free(&f);
+    fl_buf_free(&b);
+    /* nothing new: the round changes nothing */
+    res = tier(&e, 2, 0, INT64_MAX, 2000);
+    assert_int_equal(res.copied + res.deleted + res.expired, 0);
+    /* more data: only the new rolled segments go */
+    size_t before = e.r->log->segment_count;
+    append(e.r, 30, 9, 3000);
+    size_t rolled = e.r->log->segment_count - before;
+    assert_true(rolled >= 1);
+    res = tier(&e, 2, 0, INT64_MAX, 4000);
+    assert_int_equal(res.copied, rolled);
+    assert_int_equal(local_segments(&e), 2);
+    /* the local TTL leaves a tiered replica to tiering */
+    assert_int_equal(fl_replica_apply_retention(e.r, INT64_MAX / 2, &err), 0);
+    assert_int_equal(local_segments(&e), 2);
+    int64_t remote_end = atomic_load(&e.r->remote_end_offset);
+    env_stop(&e);
+
+    /* a restart: the remote log is there before the first read */
+    env_start(&e, *state, false);
+    assert_int_equal(fl_replica_earliest(e.r), 0);
+    assert_int_equal(atomic_load(&e.r->remote_end_offset), remote_end);
+    assert_true(fl_replica_log_start(e.r) > 0);
+    assert_int_equal(local_segments(&e), 2);
+    env_stop(&e);
+}
+
+static void test_durable_before_copied(void **state) {
+    env_t e;
+    env_start(&e, *state, true); /* server mode: a roll defers its fsync and index */
+    append(e.r, 0, 12, 1000);
+    size_t segs = e.r->log->segment_count;
+    assert_true(segs >= 3);
+    assert_true(e.r->log->segments[0]->needs_index);
+    /* the round finalises them first (index written, fsynced), then copies */
+    uint64_t flushes = atomic_load(&e.r->flushes);
+    fl_tier_result_t res = tier(&e, 1, 0, INT64_MAX, 2000);
+    assert_true(atomic_load(&e.r->flushes) > flushes);
+    assert_int_equal(res.copied, segs - 1);
+    assert_int_equal(res.deleted, segs - 1);
+    assert_int_equal(e.r->log->segment_count, 1);
+    env_stop(&e);
+}
+
+static void test_retain_offset_and_expiry(void **state) {
+    env_t e;
+    env_start(&e, *state, false);
+    append(e.r, 0, 30, 1000);
+    size_t segs = e.r->log->segment_count;
+    int64_t retain = e.r->log->segments[2]->base_offset; /* a KV snapshot's offset */
+    fl_tier_result_t res = tier(&e, 1, 0, retain, 2000);
+    assert_int_equal(res.copied, segs - 1);
+    assert_int_equal(res.deleted, 2); /* the two wholly below the retain offset */
+    assert_int_equal(fl_replica_log_start(e.r), retain);
+    /* every remote segment is past a 1 s TTL a minute later; the local
+     * ones stay, and the earliest offset is local again */
+    res = tier(&e, 1, 1000, retain, 60000);
+    assert_int_equal(res.expired, segs - 1);
+    assert_int_equal(atomic_load(&e.r->remote_start_offset), INT64_MAX);
+    assert_int_equal(fl_replica_earliest(e.r), retain);
+    env_stop(&e);
+}
+
+static void test_drop_takes_remote_files(void **state) {
+    env_t e;
+    env_start(&e, *state, false);
+    append(e.r, 0, 12, 1000);
+    tier(&e, 1, 0, INT64_MAX, 2000);
+    char tdir[700];
+    char *canon = realpath(e.remote, NULL);
+    snprintf(tdir, sizeof(tdir), "%s/log/db/t-9/0", canon);
+    free(canon);
+    assert_int_equal(access(tdir, F_OK), 0);
+    fl_error_t err;
+    fl_replica_unref(e.r);
+    e.r = NULL;
+    assert_int_equal(fl_replica_manager_drop_table(&e.rm, "db", "t", 9, &err), 0);
+    assert_int_not_equal(access(tdir, F_OK), 0);
+    e.rm.workers = NULL;
+    fl_replica_manager_close(&e.rm);
+    fl_remote_storage_destroy(e.storage);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_round_copies_then_deletes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_durable_before_copied, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retain_offset_and_expiry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drop_takes_remote_files, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
