@@ -14,15 +14,13 @@
 * writes and reads spread over 4 network loops and several connections.
 """
 
-import os
 import threading
 import time
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
-from conftest import REPO, OurServer, connect, unique
+from conftest import connect, unique
 from logutil import (build_batch, create_log_table, fetch_log, list_offsets_raw,
                      OFFSET_LATEST, parse_batches, produce_log, raw_tablet, read_all,
                      wait_ready)
@@ -38,22 +36,6 @@ def rows(lo, hi):
                                       schema=SCHEMA)
 
 
-@pytest.fixture
-def start_server(tmp_path):
-    started = []
-
-    def start(*args, tablet_servers=1):
-        binary = Path(os.environ.get("FLUSSD", REPO / "build" / "flussd"))
-        base = tmp_path / f"srv{len(started)}"
-        (base / "data").mkdir(parents=True)
-        srv = OurServer(binary, base / "data", base, list(args), tablet_servers=tablet_servers)
-        srv.start()
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        assert srv.stop() == 0, srv.stderr_tail()
 
 
 async def test_three_tablet_servers_in_one_process(start_server):

@@ -13,17 +13,15 @@ the security-token test, which also runs against the reference).
 * GET_FILESYSTEM_SECURITY_TOKEN for a local remote directory.
 """
 
-import os
 import statistics
 import threading
 import time
 from pathlib import Path
 
 import pyarrow as pa
-import pytest
 
 import fluss
-from conftest import IS_OURS, REPO, OurServer, connect, unique
+from conftest import connect, unique
 from logutil import (OUT_OF_ORDER_SEQUENCE, build_batch, create_log_table, fetch_log,
                      init_writer, parse_batches, produce_log,
                      raw_tablet, read_all, wait_ready)
@@ -38,24 +36,6 @@ def rows(lo, hi, pad=0):
         [{"id": i, "name": f"n{i}" + "x" * pad} for i in range(lo, hi)], schema=SCHEMA)
 
 
-@pytest.fixture
-def start_server(tmp_path):
-    if not IS_OURS:
-        pytest.skip("needs FLUSS_SERVER=ours (the test starts its own flussd)")
-    started = []
-
-    def start(*args):
-        binary = Path(os.environ.get("FLUSSD", REPO / "build" / "flussd"))
-        base = tmp_path / f"srv{len(started)}"
-        (base / "data").mkdir(parents=True)
-        srv = OurServer(binary, base / "data", base, list(args))
-        srv.start()
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        assert srv.stop() == 0, srv.stderr_tail()
 
 
 async def one_table(srv, name="t", buckets=1):

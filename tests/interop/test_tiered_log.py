@@ -16,7 +16,6 @@ have been started with the same settings:
 
 import asyncio
 import json
-import os
 import subprocess
 import time
 import uuid
@@ -26,7 +25,7 @@ import pyarrow as pa
 import pytest
 
 import fluss
-from conftest import IS_OURS, IS_REFERENCE, REPO, OurServer, connect, unique
+from conftest import IS_OURS, IS_REFERENCE, REPO, connect, unique
 from logutil import (OFFSET_TIMESTAMP, create_log_table, fetch_log, list_offsets_raw,
                      parse_batches, raw_tablet, read_all, wait_ready)
 from rawwire import as_int32, as_int64, decode
@@ -39,24 +38,9 @@ WAIT_S = 60 if IS_REFERENCE else 20
 
 
 @pytest.fixture
-def start_server(tmp_path):
-    if not IS_OURS:
-        pytest.skip("needs FLUSS_SERVER=ours (the test starts its own flussd)")
-    started = []
-
-    def start(*args):
-        binary = Path(os.environ.get("FLUSSD", REPO / "build" / "flussd"))
-        base = tmp_path / f"srv{len(started)}"
-        (base / "data").mkdir(parents=True)
-        srv = OurServer(binary, base / "data", base, list(TIERED_ARGS) + list(args))
-        srv.start()
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        if srv.is_running():
-            assert srv.stop() == 0, srv.stderr_tail()
+def start_server(start_server):
+    """conftest's, with small segments and a 200 ms tiering interval."""
+    return lambda *args: start_server(*TIERED_ARGS, *args)
 
 
 @pytest.fixture
