@@ -46,7 +46,8 @@ test-asan: build-asan venv
 # Code shared between threads under ThreadSanitizer: the core's stress
 # test, then flussd itself (2 network loops, 2 workers) under the
 # streaming, bucket, idempotence, partition, PK, snapshot, auto-partition,
-# core and producer offsets interop tests.
+# core, producer offsets, ALTER, tiered, filter pushdown (statistics
+# sidecars, connection flags) and log-gap (writer expiry) interop tests.
 TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
                tests/interop/test_log_buckets.py tests/interop/test_log_idempotence.py \
                tests/interop/test_partition_data.py tests/interop/test_powerloss.py \
@@ -54,7 +55,8 @@ TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
                tests/interop/test_table_stats_raw.py \
                tests/interop/test_producer_offsets_raw.py tests/interop/test_java_producer_offsets.py \
                tests/interop/test_auto_partition.py tests/interop/test_alter_table.py \
-               tests/interop/test_tiered_log.py
+               tests/interop/test_tiered_log.py tests/interop/test_filter_pushdown.py \
+               tests/interop/test_log_gaps.py
 test-tsan: build-tsan venv
 	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease|kv_row_count|producer_offsets|server_auto_partition'

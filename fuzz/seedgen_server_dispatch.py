@@ -59,14 +59,33 @@ def produce(table_id, buckets, acks=-1, timeout_ms=30000) -> bytes:
 
 
 def fetch(table_id, bucket_offsets, projection=None, max_wait_ms=0, min_bytes=1,
-          follower=-1, max_bytes=16 << 20, bucket_max=1 << 20) -> bytes:
+          follower=-1, max_bytes=16 << 20, bucket_max=1 << 20, predicate=None,
+          filter_schema_id=None) -> bytes:
     tbl = f_varint(1, table_id) + f_varint(2, 1 if projection is not None else 0)
     if projection:
         tbl += f_bytes(3, b"".join(enc_varint(p) for p in projection))
     for bucket, offset in bucket_offsets.items():
         tbl += f_bytes(4, f_varint(2, bucket) + f_varint(3, offset) + f_varint(4, bucket_max))
+    if predicate is not None:
+        tbl += f_bytes(5, predicate)
+    if filter_schema_id is not None:
+        tbl += f_varint(6, filter_schema_id)
     return (f_varint(1, follower) + f_varint(2, max_bytes) + f_bytes(3, tbl)
             + f_varint(4, max_wait_ms) + f_varint(5, min_bytes))
+
+
+def leaf(fn, field_id, *literals) -> bytes:
+    """Fluss main's PbPredicate leaf; literals are (literal_type, field, bytes)."""
+    body = f_varint(1, fn) + f_varint(2, field_id)
+    for lt, field, value in literals:
+        body += f_bytes(3, f_varint(1, lt) + f_varint(2, 0) + f_bytes(field, value)
+                        if field in (8, 9, 13) else
+                        f_varint(1, lt) + f_varint(2, 0) + f_varint(field, value))
+    return f_varint(1, 0) + f_bytes(2, body)
+
+
+def compound(fn, *children) -> bytes:
+    return f_varint(1, 1) + f_bytes(3, f_varint(1, fn) + b"".join(f_bytes(2, c) for c in children))
 
 
 def list_offsets(table_id, buckets, offset_type, timestamp=None) -> bytes:
@@ -198,6 +217,19 @@ def seeds():
     f.add(FETCH_LOG, fetch(LOG_ARROW, {0: 0, 1: 0}))
     f.add(FETCH_LOG, fetch(LOG_ARROW, {0: 0, 1: 0}, projection=[0, 2]))
     f.add(FETCH_LOG, fetch(LOG_ARROW, {0: 1}, projection=[1, 3]))
+    # filter pushdown: statistics-carrying batches, then filters the server
+    # decides (a leaf, AND/OR of leaves with a string and a null literal) and
+    # ones it cannot (unknown function and field id, a stray schema id)
+    g = Frames().add(PRODUCE_LOG, produce(LOG_ARROW, {
+        0: arrow_batch(1, 2, 3, magic=1, stats=stats) + arrow_batch(7, 8)}))
+    both = compound(0, leaf(5, 0, (3, 4, 2)), compound(1, leaf(8, 1, (8, 8, b"n")),
+                                                      leaf(6, 2), leaf(0, 0, (3, 4, 9))))
+    g.add(FETCH_LOG, fetch(LOG_ARROW, {0: 0}, predicate=leaf(4, 0, (3, 4, 5)),
+                           filter_schema_id=1))
+    g.add(FETCH_LOG, fetch(LOG_ARROW, {0: 0}, predicate=both, projection=[0]))
+    g.add(FETCH_LOG, fetch(LOG_ARROW, {0: 0}, predicate=leaf(99, 77, (3, 4, 1)),
+                           filter_schema_id=9))
+    out["fetch_filtered"] = g
     out["fetch_arrow"] = f
 
     # a long poll that finds less than min_bytes; an offset past the end
