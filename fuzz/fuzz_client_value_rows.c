@@ -15,40 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_table.h"
-#include "fuzz_common.h"
+#include "fuzz_client_table.h"
 #include "record_value.h"
 
 #define FUZZ_SCHEMA                                                                      \
     "id INT NOT NULL, b BOOLEAN, s STRING, v BIGINT, d DOUBLE, f FLOAT, dc DECIMAL(20, 2), " \
     "dc2 DECIMAL(9, 3), ts TIMESTAMP(6), ltz TIMESTAMP_LTZ(3), dt DATE, tm TIME, by BYTES"
 
-static fluss_table_t *fuzz_table(const char *format) {
-    char prop[64];
-    snprintf(prop, sizeof(prop), "table.kv.format=%s", format);
-    const char *props[] = {prop, NULL};
-    fluss_table_spec_t spec = {0};
-    spec.schema = FUZZ_SCHEMA;
-    spec.primary_key = "id";
-    spec.bucket_count = 1;
-    spec.properties = props;
-    fluss_error_t e;
-    char *json = fluss_table_spec_to_json(&spec, &e);
-    FUZZ_CHECK(json != NULL);
-    fl_table_desc_t d;
-    fl_error_t err;
-    FUZZ_CHECK(fl_table_desc_from_bytes(json, strlen(json), &d, &err) == 0);
-    free(json);
-    fluss_table_t *t = fl_table_new_local("db", "t", 1, 1, &d, &err);
-    FUZZ_CHECK(t != NULL);
-    return t;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static fluss_table_t *tables[2];
     if (!tables[0]) {
-        tables[0] = fuzz_table("COMPACTED");
-        tables[1] = fuzz_table("INDEXED");
+        tables[0] = fuzz_local_table(FUZZ_SCHEMA, "id", "COMPACTED");
+        tables[1] = fuzz_local_table(FUZZ_SCHEMA, "id", "INDEXED");
     }
     if (size < 1) return 0;
     const fluss_table_t *t = tables[data[0] & 1];
