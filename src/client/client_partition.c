@@ -156,14 +156,52 @@ static int fl_parts_fetch(fl_parts_t *p, const char *name, int64_t id, bool wait
     }
 }
 
+/* A partition spec (keys and values) with its wire form. */
+typedef struct fl_wire_spec {
+    fl_kvlist_t spec;
+    Fluss__PbKeyValue *kv;
+    Fluss__PbKeyValue **kvp;
+    Fluss__PbPartitionSpec pb; /* points into the above */
+} fl_wire_spec_t;
+
+/* Fills the wire form of w->spec. */
+static void fl_wire_spec_build(fl_wire_spec_t *w) {
+    size_t n = w->spec.count;
+    w->kv = fl_calloc(n ? n : 1, sizeof(*w->kv));
+    w->kvp = fl_calloc(n ? n : 1, sizeof(*w->kvp));
+    fluss__pb_partition_spec__init(&w->pb);
+    for (size_t i = 0; i < n; i++) {
+        fluss__pb_key_value__init(&w->kv[i]);
+        w->kv[i].key = w->spec.items[i].key;
+        w->kv[i].value = w->spec.items[i].value;
+        w->kvp[i] = &w->kv[i];
+    }
+    w->pb.n_partition_key_values = n;
+    w->pb.partition_key_values = w->kvp;
+}
+
+/* ... of a spec text ("k1=v1,k2=v2"). */
+static int fl_wire_spec_parse(const char *text, fl_wire_spec_t *w, fl_error_t *err) {
+    memset(w, 0, sizeof(*w));
+    if (fl_partition_spec_parse(text ? text : "", &w->spec, err)) return -1;
+    fl_wire_spec_build(w);
+    return 0;
+}
+
+static void fl_wire_spec_free(fl_wire_spec_t *w) {
+    fl_free(w->kv);
+    fl_free(w->kvp);
+    fl_kvlist_free(&w->spec);
+}
+
 /* CREATE_PARTITION of the partition called name (values split on '$' in
  * partition-key order, ResolvedPartitionSpec#fromPartitionName), an
  * existing one ignored. */
 static int fl_parts_create(fl_parts_t *p, const char *name, fl_error_t *err) {
     const fluss_table_t *t = p->t;
     const fl_strlist_t *keys = &t->desc.partition_keys;
-    Fluss__PbKeyValue *kv = fl_calloc(keys->count, sizeof(*kv));
-    Fluss__PbKeyValue **kvp = fl_calloc(keys->count, sizeof(*kvp));
+    fl_wire_spec_t ws;
+    memset(&ws, 0, sizeof(ws));
     char *copy = fl_strdup(name), *cur = copy;
     int rc = 0;
     for (size_t i = 0; i < keys->count; i++) {
@@ -174,22 +212,17 @@ static int fl_parts_create(fl_parts_t *p, const char *name, fl_error_t *err) {
             break;
         }
         if (dollar) *dollar = '\0';
-        fluss__pb_key_value__init(&kv[i]);
-        kv[i].key = keys->items[i];
-        kv[i].value = cur;
-        kvp[i] = &kv[i];
+        fl_kvlist_set(&ws.spec, keys->items[i], cur);
         if (dollar) cur = dollar + 1;
     }
     if (!rc) {
+        fl_wire_spec_build(&ws);
         Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
         path.database_name = t->database;
         path.table_name = t->name;
-        Fluss__PbPartitionSpec spec = FLUSS__PB_PARTITION_SPEC__INIT;
-        spec.n_partition_key_values = keys->count;
-        spec.partition_key_values = kvp;
         Fluss__CreatePartitionRequest req = FLUSS__CREATE_PARTITION_REQUEST__INIT;
         req.table_path = &path;
-        req.partition_spec = &spec;
+        req.partition_spec = &ws.pb;
         req.ignore_if_not_exists = true; /* the field means "ignore if it exists" */
         fl_client_conn_t conn;
         rc = fl_table_connect_coordinator(t, &conn, err);
@@ -202,8 +235,7 @@ static int fl_parts_create(fl_parts_t *p, const char *name, fl_error_t *err) {
         if (resp) protobuf_c_message_free_unpacked(resp, NULL);
     }
     fl_free(copy);
-    fl_free(kv);
-    fl_free(kvp);
+    fl_wire_spec_free(&ws);
     return rc;
 }
 
@@ -323,32 +355,13 @@ int fluss_row_partition_name(const fluss_row_t *row, char *buf, size_t cap, flus
 
 /* ---- public: partition admin ---- */
 
-/* The PbPartitionSpec of a parsed spec (pointers into spec). */
-static void fl_pb_spec(const fl_kvlist_t *spec, Fluss__PbPartitionSpec *out,
-                       Fluss__PbKeyValue **kvp, Fluss__PbKeyValue *kv) {
-    fluss__pb_partition_spec__init(out);
-    for (size_t i = 0; i < spec->count; i++) {
-        fluss__pb_key_value__init(&kv[i]);
-        kv[i].key = spec->items[i].key;
-        kv[i].value = spec->items[i].value;
-        kvp[i] = &kv[i];
-    }
-    out->n_partition_key_values = spec->count;
-    out->partition_key_values = kvp;
-}
-
 /* CREATE_PARTITION / DROP_PARTITION of a spec text. */
 static int fl_partition_ddl(fluss_client_t *c, const char *db, const char *table,
                             const char *spec_text, bool ignore, bool create, fluss_error_t *e) {
     fl_error_t err;
     fl_err_clear(&err);
-    fl_kvlist_t spec;
-    if (fl_partition_spec_parse(spec_text ? spec_text : "", &spec, &err))
-        return fl_client_error_out(e, &err);
-    Fluss__PbKeyValue *kv = fl_calloc(spec.count ? spec.count : 1, sizeof(*kv));
-    Fluss__PbKeyValue **kvp = fl_calloc(spec.count ? spec.count : 1, sizeof(*kvp));
-    Fluss__PbPartitionSpec pbs;
-    fl_pb_spec(&spec, &pbs, kvp, kv);
+    fl_wire_spec_t ws;
+    if (fl_wire_spec_parse(spec_text, &ws, &err)) return fl_client_error_out(e, &err);
     Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
     path.database_name = (char *)db;
     path.table_name = (char *)table;
@@ -359,22 +372,20 @@ static int fl_partition_ddl(fluss_client_t *c, const char *db, const char *table
     if (create) {
         Fluss__CreatePartitionRequest req = FLUSS__CREATE_PARTITION_REQUEST__INIT;
         req.table_path = &path;
-        req.partition_spec = &pbs;
+        req.partition_spec = &ws.pb;
         req.ignore_if_not_exists = ignore; /* means "ignore if it exists" (protocol.md §3.14) */
         rc = fl_client_conn_call(coord, FL_API_CREATE_PARTITION, &req.base,
                                  &fluss__create_partition_response__descriptor, &resp, &err);
     } else {
         Fluss__DropPartitionRequest req = FLUSS__DROP_PARTITION_REQUEST__INIT;
         req.table_path = &path;
-        req.partition_spec = &pbs;
+        req.partition_spec = &ws.pb;
         req.ignore_if_not_exists = ignore;
         rc = fl_client_conn_call(coord, FL_API_DROP_PARTITION, &req.base,
                                  &fluss__drop_partition_response__descriptor, &resp, &err);
     }
     if (resp) protobuf_c_message_free_unpacked(resp, NULL);
-    fl_free(kv);
-    fl_free(kvp);
-    fl_kvlist_free(&spec);
+    fl_wire_spec_free(&ws);
     return rc ? fl_client_error_out(e, &err) : 0;
 }
 
@@ -417,28 +428,21 @@ int fluss_partition_list(fluss_client_t *c, const char *database, const char *ta
     fl_err_clear(&err);
     *out = NULL;
     *count = 0;
-    fl_kvlist_t spec;
-    if (fl_partition_spec_parse(partial_spec ? partial_spec : "", &spec, &err))
-        return fl_client_error_out(e, &err);
-    Fluss__PbKeyValue *kv = fl_calloc(spec.count ? spec.count : 1, sizeof(*kv));
-    Fluss__PbKeyValue **kvp = fl_calloc(spec.count ? spec.count : 1, sizeof(*kvp));
-    Fluss__PbPartitionSpec pbs;
-    fl_pb_spec(&spec, &pbs, kvp, kv);
+    fl_wire_spec_t ws;
+    if (fl_wire_spec_parse(partial_spec, &ws, &err)) return fl_client_error_out(e, &err);
     Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
     path.database_name = (char *)database;
     path.table_name = (char *)table;
     Fluss__ListPartitionInfosRequest req = FLUSS__LIST_PARTITION_INFOS_REQUEST__INIT;
     req.table_path = &path;
-    if (spec.count) req.partial_partition_spec = &pbs;
+    if (ws.spec.count) req.partial_partition_spec = &ws.pb;
     int timeout_ms;
     fl_client_conn_t *coord = fl_client_coordinator(c, &timeout_ms);
     Fluss__ListPartitionInfosResponse *resp = NULL;
     int rc = fl_client_conn_call(coord, FL_API_LIST_PARTITION_INFOS, &req.base,
                                  &fluss__list_partition_infos_response__descriptor,
                                  (ProtobufCMessage **)&resp, &err);
-    fl_free(kv);
-    fl_free(kvp);
-    fl_kvlist_free(&spec);
+    fl_wire_spec_free(&ws);
     if (rc) return fl_client_error_out(e, &err);
     size_t n = resp->n_partitions_info;
     fluss_partition_info_t *infos = fl_calloc(n ? n : 1, sizeof(*infos));
