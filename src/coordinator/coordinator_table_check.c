@@ -260,46 +260,8 @@ static int fl_check_statistics_columns(const fl_table_desc_t *d, fl_error_t *err
         return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
                           "Statistics columns are not supported for primary key tables. "
                           "Please remove the 'table.statistics.columns' property.");
-    const char *p = v;
-    while (isspace((unsigned char)*p)) p++;
-    size_t tl = strlen(p);
-    while (tl && isspace((unsigned char)p[tl - 1])) tl--;
-    if (tl == 1 && p[0] == '*') return 0;
-    size_t named = 0;
-    while (*p) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len && isspace((unsigned char)*p)) p++, len--;
-        while (len && isspace((unsigned char)p[len - 1])) len--;
-        if (len) {
-            char name[256];
-            if (len >= sizeof(name)) len = sizeof(name) - 1;
-            memcpy(name, p, len);
-            name[len] = 0;
-            int idx = fl_schema_column_index(&d->schema, name);
-            if (idx < 0)
-                return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
-                                  "Column '%s' specified in statistics collection does not exist "
-                                  "in table schema",
-                                  name);
-            if (!fl_datatype_has_statistics(d->schema.columns[idx].type))
-                return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
-                                  "Column '%s' of type '%s' is not supported for statistics "
-                                  "collection. Supported types are: BOOLEAN, TINYINT, SMALLINT, "
-                                  "INTEGER, BIGINT, FLOAT, DOUBLE, STRING, CHAR, DECIMAL, DATE, "
-                                  "TIME, TIMESTAMP, and TIMESTAMP_LTZ.",
-                                  name, fl_type_root_json_name(d->schema.columns[idx].type->root));
-            named++;
-        }
-        if (!end) break;
-        p = end + 1;
-    }
-    if (!named)
-        return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
-                          "Statistics columns configuration cannot be empty. Use '*' to collect "
-                          "statistics for all supported columns, or remove the property to "
-                          "disable statistics collection.");
-    return 0;
+    size_t n;
+    return fl_schema_statistics_columns(&d->schema, v, NULL, 0, &n, err);
 }
 
 static const char *fl_prop(const fl_table_desc_t *d, const char *key, const char *dflt) {

@@ -115,30 +115,6 @@ bool fl_records_have_new_layout(const uint8_t *p, size_t len) {
     return false;
 }
 
-size_t fl_stats_columns_resolve(const char *spec, const fl_schema_t *schema, int *out, size_t cap) {
-    size_t n = 0;
-    const char *p = spec;
-    while (*p == ' ' || *p == '\t') p++;
-    bool all = p[0] == '*' && p[1 + strspn(p + 1, " \t")] == 0;
-    for (size_t i = 0; i < schema->column_count && n < cap; i++) {
-        const fl_column_t *c = &schema->columns[i];
-        if (!fl_datatype_has_statistics(c->type)) continue;
-        bool listed = all;
-        for (const char *q = spec; !listed && *q;) {
-            const char *end = strchr(q, ',');
-            size_t len = end ? (size_t)(end - q) : strlen(q);
-            const char *a = q;
-            while (len && (*a == ' ' || *a == '\t')) a++, len--;
-            while (len && (a[len - 1] == ' ' || a[len - 1] == '\t')) len--;
-            listed = len == strlen(c->name) && strncmp(a, c->name, len) == 0;
-            if (!end) break;
-            q = end + 1;
-        }
-        if (listed) out[n++] = (int)i;
-    }
-    return n;
-}
-
 int fl_fetch_filter(const uint8_t *in, size_t len, const fl_filter_node_t *filter,
                     int32_t filter_schema_id, bool to_v0, fl_stats_lookup_fn lookup,
                     void *lookup_ctx, fl_buf_t *out, int64_t *filtered_end, fl_error_t *err) {

@@ -40,11 +40,6 @@ void fl_filter_from_wire(const Fluss__PbPredicate *p, const fl_schema_t *schema,
  * layout (pyfluss / fluss-rust 1.0 and later). */
 bool fl_client_reads_statistics(const char *software_name, const char *software_version);
 
-/* The positions (ascending) of the columns `table.statistics.columns`
- * (spec: "*" or a comma list of names) names in schema that statistics
- * cover; returns how many (at most cap). */
-size_t fl_stats_columns_resolve(const char *spec, const fl_schema_t *schema, int *out, size_t cap);
-
 /* Where fl_fetch_filter finds the statistics the server computed for a
  * batch that came without (the segment sidecars); NULL: none kept. */
 typedef bool (*fl_stats_lookup_fn)(void *ctx, const fl_batch_view_t *b, fl_buf_t *out);

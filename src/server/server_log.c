@@ -555,8 +555,11 @@ static void fl_produce_keep_stats(const fl_hosted_table_t *t, fl_replica_t *r,
         const fl_datatype_t *const *types = fl_hosted_table_schema_types(t, b.schema_id, &n);
         if (b.magic != 0 || !types || b.record_count <= 0) continue;
         int cols[FL_STATS_COLUMNS_MAX];
-        size_t nc = fl_stats_columns_resolve(t->stats_columns, &t->schemas[b.schema_id - 1], cols,
-                                             FL_STATS_COLUMNS_MAX);
+        size_t nc = 0;
+        fl_error_t ignored; /* checked at CREATE; a renamed or dropped column just goes */
+        (void)fl_schema_statistics_columns(&t->schemas[b.schema_id - 1], t->stats_columns, cols,
+                                           FL_STATS_COLUMNS_MAX, &nc, &ignored);
+        if (nc > FL_STATS_COLUMNS_MAX) nc = FL_STATS_COLUMNS_MAX;
         stats.len = 0;
         if (fl_stats_build(&b, types, n, cols, nc, &stats, &err) != 0) {
             FL_WARN("statistics of the batch at %lld: %s", (long long)b.base_offset, err.msg);

@@ -337,3 +337,58 @@ json_t *fl_schema_to_json(const fl_schema_t *s) {
     json_object_set_new(j, "highest_field_id", json_integer(s->highest_field_id));
     return j;
 }
+
+int fl_schema_statistics_columns(const fl_schema_t *s, const char *spec, int *out, size_t cap,
+                                 size_t *count, fl_error_t *err) {
+    *count = 0;
+    const char *p = spec;
+    while (*p == ' ' || *p == '\t') p++;
+    size_t tl = strlen(p);
+    while (tl && (p[tl - 1] == ' ' || p[tl - 1] == '\t')) tl--;
+    bool all = tl == 1 && p[0] == '*';
+    bool *chosen = fl_calloc(s->column_count ? s->column_count : 1, sizeof(bool));
+    size_t named = 0;
+    int rc = 0;
+    for (; !all && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && (*p == ' ' || *p == '\t')) p++, len--;
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
+        if (len) {
+            char name[256];
+            if (len >= sizeof(name)) len = sizeof(name) - 1;
+            memcpy(name, p, len);
+            name[len] = 0;
+            int idx = fl_schema_column_index(s, name);
+            if (idx >= 0 && fl_datatype_has_statistics(s->columns[idx].type))
+                chosen[idx] = true;
+            else if (!rc && idx < 0)
+                rc = fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
+                                "Column '%s' specified in statistics collection does not exist "
+                                "in table schema",
+                                name);
+            else if (!rc)
+                rc = fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
+                                "Column '%s' of type '%s' is not supported for statistics "
+                                "collection. Supported types are: BOOLEAN, TINYINT, SMALLINT, "
+                                "INTEGER, BIGINT, FLOAT, DOUBLE, STRING, CHAR, DECIMAL, DATE, "
+                                "TIME, TIMESTAMP, and TIMESTAMP_LTZ.",
+                                name, fl_type_root_json_name(s->columns[idx].type->root));
+            named++;
+        }
+        if (!end) break;
+        p = end + 1;
+    }
+    if (!rc && !all && !named)
+        rc = fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
+                        "Statistics columns configuration cannot be empty. Use '*' to collect "
+                        "statistics for all supported columns, or remove the property to "
+                        "disable statistics collection.");
+    for (size_t i = 0; i < s->column_count; i++) {
+        if (!(all ? fl_datatype_has_statistics(s->columns[i].type) : chosen[i])) continue;
+        if (out && *count < cap) out[*count] = (int)i;
+        (*count)++;
+    }
+    fl_free(chosen);
+    return rc;
+}

@@ -36,6 +36,15 @@ void fl_schema_free(fl_schema_t *s);
 void fl_schema_copy(fl_schema_t *dst, const fl_schema_t *src);
 /* Index of the named column, or -1. */
 int fl_schema_column_index(const fl_schema_t *s, const char *name);
+/* The columns `table.statistics.columns` (spec) selects in s, as Fluss
+ * main reads it: "*" every column of a type statistics cover
+ * (fl_datatype_has_statistics), else a comma list of names. Their
+ * positions go to out[0..*count) in ascending order (out may be NULL: a
+ * check only; at most cap are stored). INVALID_CONFIG_EXCEPTION with main's
+ * words for the first unknown name or type statistics do not cover, or a
+ * list naming none; the columns that do qualify are given all the same. */
+int fl_schema_statistics_columns(const fl_schema_t *s, const char *spec, int *out, size_t cap,
+                                 size_t *count, fl_error_t *err);
 /* Appends a column without an id (the caller then calls _assign_ids). */
 void fl_schema_add_column(fl_schema_t *s, const char *name, fl_datatype_t *type,
                           const char *comment);
