@@ -12,16 +12,17 @@
 #include <unistd.h>
 
 #include "common_alloc.h"
+#include "common_vfs.h"
 
 int fl_fs_mkdirs(const char *path, fl_error_t *err) {
     char *p = fl_strdup(path);
     for (char *s = p + 1; *s; s++) {
         if (*s != '/') continue;
         *s = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) goto fail;
+        if (fl_vfs_mkdir(p, 0755) != 0 && errno != EEXIST) goto fail;
         *s = '/';
     }
-    if (mkdir(p, 0755) != 0 && errno != EEXIST) goto fail;
+    if (fl_vfs_mkdir(p, 0755) != 0 && errno != EEXIST) goto fail;
     fl_free(p);
     return 0;
 fail:
@@ -31,25 +32,8 @@ fail:
 }
 
 int fl_fs_fsync_dir(const char *dir, fl_error_t *err) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return fl_err_set(err, FLUSS_ERR__IO, "open %s: %s", dir, strerror(errno));
-    int rc = fsync(fd);
-    int e = errno;
-    close(fd);
-    if (rc != 0) return fl_err_set(err, FLUSS_ERR__IO, "fsync %s: %s", dir, strerror(e));
-    return 0;
-}
-
-static int fl_fs_write_full(int fd, const uint8_t *p, size_t len) {
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
+    if (fl_vfs_fsync_dir(dir) != 0)
+        return fl_err_set(err, FLUSS_ERR__IO, "fsync %s: %s", dir, strerror(errno));
     return 0;
 }
 
@@ -66,23 +50,23 @@ int fl_fs_write_atomic(const char *path, const void *data, size_t len,
     else strcpy(dir, ".");
 
     int rc = FLUSS_ERR__IO;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = fl_vfs_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         fl_err_set(err, rc, "open %s: %s", tmp, strerror(errno));
         goto done;
     }
-    if (fl_fs_write_full(fd, data, len) != 0) {
+    if (fl_vfs_pwrite_full(fd, data, len, 0) != 0) {
         fl_err_set(err, rc, "write %s: %s", tmp, strerror(errno));
-        close(fd);
+        fl_vfs_close(fd);
         goto done;
     }
-    if (fsync(fd) != 0) {
+    if (fl_vfs_fsync(fd) != 0) {
         fl_err_set(err, rc, "fsync %s: %s", tmp, strerror(errno));
-        close(fd);
+        fl_vfs_close(fd);
         goto done;
     }
-    close(fd);
-    if (rename(tmp, path) != 0) {
+    fl_vfs_close(fd);
+    if (fl_vfs_rename(tmp, path) != 0) {
         fl_err_set(err, rc, "rename %s: %s", tmp, strerror(errno));
         goto done;
     }
@@ -96,7 +80,7 @@ done:
 int fl_fs_read_all(const char *path, size_t max_bytes, fl_buf_t *out,
                    int *missing, fl_error_t *err) {
     if (missing) *missing = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fl_vfs_open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) {
         if (errno == ENOENT && missing) *missing = 1;
         return fl_err_set(err, FLUSS_ERR__IO, "open %s: %s", path, strerror(errno));
@@ -104,23 +88,22 @@ int fl_fs_read_all(const char *path, size_t max_bytes, fl_buf_t *out,
     size_t total = 0;
     for (;;) {
         uint8_t *dst = fl_buf_reserve(out, 65536);
-        ssize_t n = read(fd, dst, 65536);
+        ssize_t n = fl_vfs_pread(fd, dst, 65536, (off_t)total);
         if (n < 0) {
-            if (errno == EINTR) continue;
             int e = errno;
-            close(fd);
+            fl_vfs_close(fd);
             return fl_err_set(err, FLUSS_ERR__IO, "read %s: %s", path, strerror(e));
         }
         if (n == 0) break;
         out->len += (size_t)n;
         total += (size_t)n;
         if (total > max_bytes) {
-            close(fd);
+            fl_vfs_close(fd);
             return fl_err_set(err, FLUSS_ERR__IO, "%s is larger than %zu bytes", path,
                               max_bytes);
         }
     }
-    close(fd);
+    fl_vfs_close(fd);
     return 0;
 }
 
@@ -145,46 +128,47 @@ int fl_fs_remove_tree(const char *path, fl_error_t *err) {
         }
         closedir(d);
         if (rc) return rc;
-        if (rmdir(path) != 0)
+        if (fl_vfs_rmdir(path) != 0)
             return fl_err_set(err, FLUSS_ERR__IO, "rmdir %s: %s", path, strerror(errno));
         return 0;
     }
-    if (unlink(path) != 0)
+    if (fl_vfs_unlink(path) != 0)
         return fl_err_set(err, FLUSS_ERR__IO, "unlink %s: %s", path, strerror(errno));
     return 0;
 }
 
 int fl_fs_copy(const char *src, const char *dst, fl_error_t *err) {
-    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int in = fl_vfs_open(src, O_RDONLY | O_CLOEXEC, 0);
     if (in < 0) return fl_err_set(err, FLUSS_ERR__IO, "open %s: %s", src, strerror(errno));
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int out = fl_vfs_open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out < 0) {
         int e = errno;
-        close(in);
+        fl_vfs_close(in);
         return fl_err_set(err, FLUSS_ERR__IO, "create %s: %s", dst, strerror(e));
     }
     static const size_t chunk = 1u << 20;
     uint8_t *buf = fl_malloc(chunk);
     int rc = 0;
+    off_t pos = 0;
     for (;;) {
-        ssize_t n = read(in, buf, chunk);
-        if (n < 0 && errno == EINTR) continue;
+        ssize_t n = fl_vfs_pread(in, buf, chunk, pos);
         if (n < 0) {
             rc = fl_err_set(err, FLUSS_ERR__IO, "read %s: %s", src, strerror(errno));
             break;
         }
         if (n == 0) break;
-        if (fl_fs_write_full(out, buf, (size_t)n) != 0) {
+        if (fl_vfs_pwrite_full(out, buf, (size_t)n, pos) != 0) {
             rc = fl_err_set(err, FLUSS_ERR__IO, "write %s: %s", dst, strerror(errno));
             break;
         }
+        pos += n;
     }
     fl_free(buf);
-    if (!rc && fsync(out) != 0)
+    if (!rc && fl_vfs_fsync(out) != 0)
         rc = fl_err_set(err, FLUSS_ERR__IO, "fsync %s: %s", dst, strerror(errno));
-    close(in);
-    if (close(out) != 0 && !rc)
+    fl_vfs_close(in);
+    if (fl_vfs_close(out) != 0 && !rc)
         rc = fl_err_set(err, FLUSS_ERR__IO, "close %s: %s", dst, strerror(errno));
-    if (rc) unlink(dst);
+    if (rc) fl_vfs_unlink(dst);
     return rc;
 }

@@ -18,6 +18,7 @@
 
 #include "common_alloc.h"
 #include "common_fs.h"
+#include "common_vfs.h"
 #include "common_log.h"
 #include "types_table.h"
 
@@ -129,7 +130,7 @@ static int fl_producer_file_remove(fl_producer_offsets_t *p, const char *id, fl_
     if (!p->dir) return 0;
     char *path = fl_producer_path(p, id, FL_PRODUCER_FILE_SUFFIX);
     int rc = 0;
-    if (unlink(path) != 0 && errno != ENOENT)
+    if (fl_vfs_unlink(path) != 0 && errno != ENOENT)
         rc = fl_err_set(err, FLUSS_ERR__IO, "unlink %s: %s", path, strerror(errno));
     fl_free(path);
     return rc;
@@ -370,7 +371,7 @@ static int fl_producer_load_dir(fl_producer_offsets_t *p, fl_error_t *err) {
         if (fl_ends_with(name, FL_PRODUCER_TMP_SUFFIX)) {
             /* an interrupted write: never renamed, so never acknowledged */
             char *path = fl_producer_path(p, name, "");
-            if (unlink(path) != 0) FL_WARN("producer offsets: unlink %s: %s", path, strerror(errno));
+            if (fl_vfs_unlink(path) != 0) FL_WARN("producer offsets: unlink %s: %s", path, strerror(errno));
             fl_free(path);
         } else if (fl_ends_with(name, FL_PRODUCER_FILE_SUFFIX)) {
             fl_producer_load_file(p, name);

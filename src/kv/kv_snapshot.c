@@ -19,6 +19,7 @@
 #include "common_alloc.h"
 #include "common_buf.h"
 #include "common_fs.h"
+#include "common_vfs.h"
 
 #define FL_SNAP_PREFIX "snap-"
 #define FL_SNAP_META "_METADATA"
@@ -53,14 +54,14 @@ static int fl_snap_copy(const char *src, const char *dst, fl_error_t *err) {
 static int fl_snap_place(const char *src, const char *dst, bool linkable, fl_error_t *err) {
     char tmp[FL_SNAP_PATH_MAX * 2 + 8];
     snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
-    unlink(tmp);
-    if (!(linkable && link(src, tmp) == 0)) {
+    fl_vfs_unlink(tmp);
+    if (!(linkable && fl_vfs_link(src, tmp) == 0)) {
         int rc = fl_snap_copy(src, tmp, err);
         if (rc) return rc;
     }
-    if (rename(tmp, dst) != 0) {
+    if (fl_vfs_rename(tmp, dst) != 0) {
         int rc = fl_snap_io(err, "rename", dst);
-        unlink(tmp);
+        fl_vfs_unlink(tmp);
         return rc;
     }
     return 0;
@@ -322,7 +323,7 @@ int fl_kv_snapshot_retain(const char *bucket_dir, size_t keep, fl_kv_snapshot_pi
             /* _METADATA first: the snapshot stops existing before its files go */
             char meta[sizeof(path) + 16];
             snprintf(meta, sizeof(meta), "%s/" FL_SNAP_META, path);
-            if (unlink(meta) != 0 && errno != ENOENT) rc = fl_snap_io(err, "remove", meta);
+            if (fl_vfs_unlink(meta) != 0 && errno != ENOENT) rc = fl_snap_io(err, "remove", meta);
             else rc = fl_fs_remove_tree(path, err);
             continue;
         }
@@ -350,7 +351,7 @@ int fl_kv_snapshot_retain(const char *bucket_dir, size_t keep, fl_kv_snapshot_pi
             if (de->d_name[0] == '.' || fl_snap_names_has(&used, de->d_name)) continue;
             char f[sizeof(path) + 256];
             snprintf(f, sizeof(f), "%s/%s", path, de->d_name);
-            unlink(f);
+            fl_vfs_unlink(f);
         }
         if (d) closedir(d);
     }
@@ -378,7 +379,7 @@ int fl_kv_snapshot_restore(const char *bucket_dir, int64_t id, const char *local
         rc = fl_snap_copy(s.files[i].path, dst, err);
     }
     if (!rc) rc = fl_fs_fsync_dir(tmp, err);
-    if (!rc && rename(tmp, local_dir) != 0) rc = fl_snap_io(err, "rename", local_dir);
+    if (!rc && fl_vfs_rename(tmp, local_dir) != 0) rc = fl_snap_io(err, "rename", local_dir);
     if (!rc) {
         char parent[FL_SNAP_PATH_MAX];
         snprintf(parent, sizeof(parent), "%s", local_dir);

@@ -17,6 +17,7 @@
 
 #include "common_alloc.h"
 #include "common_fs.h"
+#include "common_vfs.h"
 #include "log_remote_storage.h"
 
 #define FL_RS_PATH_MAX 8192
@@ -47,7 +48,7 @@ static int fl_rs_mkdirs(const fl_fs_storage_t *s, const char *rel, fl_error_t *e
         if (*p != '/' && *p != '\0') continue;
         char saved = *p;
         *p = '\0';
-        if (mkdir(path, 0755) == 0) {
+        if (fl_vfs_mkdir(path, 0755) == 0) {
             char *slash = strrchr(path, '/');
             *slash = '\0';
             rc = fl_fs_fsync_dir(path, err);
@@ -72,10 +73,11 @@ static int fl_rs_fsync_parent(const char *path, fl_error_t *err) {
 }
 
 static int fl_rs_fsync_file(const char *path, fl_error_t *err) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fl_vfs_open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return fl_err_set(err, FLUSS_ERR__IO, "open %s: %s", path, strerror(errno));
-    int rc = fsync(fd) == 0 ? 0 : fl_err_set(err, FLUSS_ERR__IO, "fsync %s: %s", path, strerror(errno));
-    close(fd);
+    int rc = fl_vfs_fsync(fd) == 0 ? 0
+                                    : fl_err_set(err, FLUSS_ERR__IO, "fsync %s: %s", path, strerror(errno));
+    fl_vfs_close(fd);
     return rc;
 }
 
@@ -87,16 +89,16 @@ static int fl_rs_put_file(fl_remote_storage_t *base, const char *src, const char
     if (!rc) rc = fl_rs_mkdirs(s, rel, err);
     if (rc) return rc;
     snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
-    unlink(tmp);
+    fl_vfs_unlink(tmp);
     /* a tiered file never changes again: share its inode when we can (the
      * source was fsynced before it was offered; the fsync below is then
      * cheap), else copy */
-    if (link(src, tmp) == 0) rc = fl_rs_fsync_file(tmp, err);
+    if (fl_vfs_link(src, tmp) == 0) rc = fl_rs_fsync_file(tmp, err);
     else rc = fl_fs_copy(src, tmp, err);
-    if (!rc && rename(tmp, dst) != 0)
+    if (!rc && fl_vfs_rename(tmp, dst) != 0)
         rc = fl_err_set(err, FLUSS_ERR__IO, "rename %s: %s", tmp, strerror(errno));
     if (!rc) rc = fl_rs_fsync_parent(dst, err);
-    if (rc) unlink(tmp);
+    if (rc) fl_vfs_unlink(tmp);
     return rc;
 }
 
@@ -126,19 +128,11 @@ static int fl_rs_read_range(fl_remote_storage_t *base, const char *rel, uint64_t
     *got = 0;
     int rc = fl_rs_path(s, rel, path, err);
     if (rc) return rc;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fl_vfs_open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return fl_err_set(err, FLUSS_ERR__IO, "open %s: %s", path, strerror(errno));
-    while (*got < len) {
-        ssize_t n = pread(fd, dst + *got, len - *got, (off_t)(pos + *got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            rc = fl_err_set(err, FLUSS_ERR__IO, "read %s: %s", path, strerror(errno));
-            break;
-        }
-        if (n == 0) break;
-        *got += (size_t)n;
-    }
-    close(fd);
+    if (fl_vfs_pread_full(fd, dst, len, (off_t)pos, got) != 0)
+        rc = fl_err_set(err, FLUSS_ERR__IO, "read %s: %s", path, strerror(errno));
+    fl_vfs_close(fd);
     return rc;
 }
 

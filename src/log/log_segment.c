@@ -18,23 +18,13 @@
 #include "log_stats_file.h"
 #include "common_crc32c.h"
 #include "common_fs.h"
+#include "common_vfs.h"
 
 #define FL_SEGMENT_SCAN_CHUNK (64u * 1024)
 #define FL_SEGMENT_BATCH_MAX (1u << 30)
 
 static int fl_pread_full(int fd, uint8_t *buf, size_t len, uint64_t pos, size_t *got) {
-    size_t n = 0;
-    while (n < len) {
-        ssize_t r = pread(fd, buf + n, len - n, (off_t)(pos + n));
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
-    *got = n;
-    return 0;
+    return fl_vfs_pread_full(fd, buf, len, (off_t)pos, got);
 }
 
 static void fl_index_add(fl_log_segment_t *s, int64_t offset, uint64_t position) {
@@ -131,7 +121,7 @@ int fl_log_segment_open(const char *dir, int64_t base_offset, uint64_t index_int
     size_t n = strlen(dir) + 32;
     s->path = fl_malloc(n);
     snprintf(s->path, n, "%s/%020" PRId64 ".log", dir, base_offset);
-    s->fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    s->fd = fl_vfs_open(s->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (s->fd < 0) {
         int rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "open %s: %s", s->path,
                             strerror(errno));
@@ -143,7 +133,7 @@ int fl_log_segment_open(const char *dir, int64_t base_offset, uint64_t index_int
     uint64_t valid = 0;
     int rc = fl_segment_scan(s, (uint64_t)st.st_size, fn, ctx, &valid, err);
     if (!rc && valid < (uint64_t)st.st_size && truncate_tail) {
-        if (ftruncate(s->fd, (off_t)valid) != 0 || fsync(s->fd) != 0)
+        if (fl_vfs_ftruncate(s->fd, (off_t)valid) != 0 || fl_vfs_fsync(s->fd) != 0)
             rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "truncate %s: %s", s->path,
                             strerror(errno));
     }
@@ -160,7 +150,7 @@ int fl_log_segment_open(const char *dir, int64_t base_offset, uint64_t index_int
 void fl_log_segment_close(fl_log_segment_t *s) {
     if (!s) return;
     fl_stats_file_close(s->stats);
-    if (s->fd >= 0) close(s->fd);
+    if (s->fd >= 0) fl_vfs_close(s->fd);
     fl_free(s->path);
     fl_free(s->index);
     fl_free(s->time_index);
@@ -169,19 +159,13 @@ void fl_log_segment_close(fl_log_segment_t *s) {
 
 int fl_log_segment_append(fl_log_segment_t *s, const uint8_t *data, size_t len,
                           const fl_batch_view_t *batches, size_t batch_count, fl_error_t *err) {
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = pwrite(s->fd, data + done, len - done, (off_t)(s->size + done));
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            /* a failed write is not retried: cut back to the last whole batch */
-            int e = errno;
-            if (ftruncate(s->fd, (off_t)s->size) != 0) { /* nothing more to do */
-            }
-            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "write %s: %s", s->path,
-                              strerror(e));
+    if (fl_vfs_pwrite_full(s->fd, data, len, (off_t)s->size) != 0) {
+        /* a failed write is not retried: cut back to the last whole batch */
+        int e = errno;
+        if (fl_vfs_ftruncate(s->fd, (off_t)s->size) != 0) { /* nothing more to do */
         }
-        done += (size_t)w;
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "write %s: %s", s->path,
+                          strerror(e));
     }
     uint64_t pos = s->size;
     for (size_t i = 0; i < batch_count; i++) {
@@ -294,7 +278,7 @@ int64_t fl_log_segment_offset_for_time(const fl_log_segment_t *s, int64_t ts, fl
 }
 
 int fl_log_segment_sync(fl_log_segment_t *s, fl_error_t *err) {
-    if (fsync(s->fd) != 0)
+    if (fl_vfs_fsync(s->fd) != 0)
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "fsync %s: %s", s->path,
                           strerror(errno));
     s->synced_size = s->size;
@@ -351,12 +335,12 @@ bool fl_log_segment_get_stats(fl_log_segment_t *s, int64_t base_offset, uint32_t
 
 int fl_log_segment_delete(fl_log_segment_t *s, fl_error_t *err) {
     char *ip = fl_segment_index_path(s);
-    unlink(ip);
+    fl_vfs_unlink(ip);
     fl_free(ip);
     ip = fl_segment_stats_path(s);
-    unlink(ip);
+    fl_vfs_unlink(ip);
     fl_free(ip);
-    if (unlink(s->path) != 0 && errno != ENOENT)
+    if (fl_vfs_unlink(s->path) != 0 && errno != ENOENT)
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "unlink %s: %s", s->path,
                           strerror(errno));
     return 0;
@@ -432,7 +416,7 @@ int fl_log_segment_open_indexed(const char *dir, int64_t base_offset, uint64_t i
     size_t plen = strlen(dir) + 32;
     s->path = fl_malloc(plen);
     snprintf(s->path, plen, "%s/%020" PRId64 ".log", dir, base_offset);
-    s->fd = open(s->path, O_RDWR | O_CLOEXEC);
+    s->fd = fl_vfs_open(s->path, O_RDWR | O_CLOEXEC, 0);
     struct stat st;
     if (s->fd < 0 || fstat(s->fd, &st) != 0 || (uint64_t)st.st_size != size) {
         fl_log_segment_close(s);

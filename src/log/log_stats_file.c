@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common_alloc.h"
+#include "common_vfs.h"
 #include "common_crc32c.h"
 #include "record_batch.h"
 
@@ -95,11 +96,11 @@ static void fl_stats_load_one(int64_t base, uint32_t crc, const uint8_t *stats, 
 }
 
 fl_stats_file_t *fl_stats_file_open(const char *path, bool create) {
-    int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+    int fd = fl_vfs_open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
     if (fd < 0) return NULL;
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        close(fd);
+        fl_vfs_close(fd);
         return NULL;
     }
     fl_stats_file_t *f = fl_calloc(1, sizeof(*f));
@@ -107,12 +108,13 @@ fl_stats_file_t *fl_stats_file_open(const char *path, bool create) {
     fl_stats_grow(f);
     if (st.st_size > 0) {
         uint8_t *buf = fl_malloc((size_t)st.st_size);
-        ssize_t got = pread(fd, buf, (size_t)st.st_size, 0);
-        size_t valid = got > 0 ? fl_stats_file_parse(buf, (size_t)got, fl_stats_load_one, f) : 0;
+        size_t got = 0;
+        if (fl_vfs_pread_full(fd, buf, (size_t)st.st_size, 0, &got) != 0) got = 0;
+        size_t valid = got > 0 ? fl_stats_file_parse(buf, got, fl_stats_load_one, f) : 0;
         fl_free(buf);
         /* appends go after the valid records (a torn tail is overwritten) */
         f->size = valid;
-        if (valid < (uint64_t)st.st_size && ftruncate(fd, (off_t)valid) != 0) f->size = valid;
+        if (valid < (uint64_t)st.st_size && fl_vfs_ftruncate(fd, (off_t)valid) != 0) f->size = valid;
     }
     return f;
 }
@@ -122,7 +124,7 @@ void fl_stats_file_close(fl_stats_file_t *f) {
     for (size_t i = 0; i < f->cap; i++)
         if (f->slots[i].base_offset != INT64_MIN) fl_free(f->slots[i].stats);
     fl_free(f->slots);
-    close(f->fd);
+    fl_vfs_close(f->fd);
     fl_free(f);
 }
 
@@ -136,11 +138,10 @@ int fl_stats_file_put(fl_stats_file_t *f, int64_t base_offset, uint32_t crc, con
     fl_put_le32(rec + 12, (uint32_t)len);
     memcpy(rec + FL_STATS_RECORD_HEAD, stats, len);
     fl_put_le32(rec + body, fl_crc32c(0, rec, body));
-    ssize_t w = pwrite(f->fd, rec, body + 4, (off_t)f->size);
+    int w = fl_vfs_pwrite_full(f->fd, rec, body + 4, (off_t)f->size);
+    int e = errno;
     fl_free(rec);
-    if (w != (ssize_t)(body + 4))
-        return fl_err_set(err, FLUSS_ERR__IO, "statistics sidecar write: %s",
-                          w < 0 ? strerror(errno) : "short write");
+    if (w != 0) return fl_err_set(err, FLUSS_ERR__IO, "statistics sidecar write: %s", strerror(e));
     f->size += body + 4;
     fl_stats_insert(f, base_offset, crc, stats, len);
     return 0;

@@ -13,6 +13,7 @@
 
 #include "common_alloc.h"
 #include "common_fs.h"
+#include "common_vfs.h"
 #include "common_log.h"
 
 #define FL_BATCHES_PER_APPEND_MAX 4096
@@ -82,7 +83,7 @@ static void fl_tablet_prune_snapshots(const char *dir) {
     size_t n = fl_list_snapshots(dir, &offs);
     for (size_t i = 0; i + FL_SNAPSHOTS_KEPT < n; i++) {
         char *old = fl_snapshot_path(dir, offs[i]);
-        unlink(old);
+        fl_vfs_unlink(old);
         fl_free(old);
     }
     fl_free(offs);
@@ -137,7 +138,7 @@ int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_table
         size_t n = fl_list_snapshots(dir, &offs);
         for (size_t i = 0; i < n; i++) {
             char *p = fl_snapshot_path(dir, offs[i]);
-            unlink(p);
+            fl_vfs_unlink(p);
             fl_free(p);
         }
         fl_free(offs);
@@ -195,9 +196,9 @@ static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, 
                 size_t plen = strlen(dir) + 32;
                 char *path = fl_malloc(plen);
                 snprintf(path, plen, "%s/%020" PRId64 ".log", dir, bases[k]);
-                unlink(path);
+                fl_vfs_unlink(path);
                 snprintf(path, plen, "%s/%020" PRId64 ".index", dir, bases[k]);
-                unlink(path);
+                fl_vfs_unlink(path);
                 fl_free(path);
             }
             break;
@@ -324,7 +325,7 @@ bool fl_log_tablet_flush_begin(fl_log_tablet_t *t, fl_log_flush_t *f) {
     for (size_t i = 0; i < t->segment_count && f->count < FL_LOG_FLUSH_SEGMENTS_MAX; i++) {
         fl_log_segment_t *s = t->segments[i];
         if (s->synced_size >= s->size && !s->needs_index) continue;
-        int fd = dup(s->fd);
+        int fd = fl_vfs_dup(s->fd);
         if (fd < 0) {
             /* no descriptor left: sync on the original under the lock */
             fl_error_t e;
@@ -354,7 +355,7 @@ int fl_log_tablet_flush_run(fl_log_flush_t *f) {
     fl_error_t *err = &f->err;
     int rc = 0;
     for (size_t i = 0; i < f->count && !rc; i++) {
-        if (f->segments[i]->synced_size < f->sizes[i] && fdatasync(f->fds[i]) != 0)
+        if (f->segments[i]->synced_size < f->sizes[i] && fl_vfs_fdatasync(f->fds[i]) != 0)
             rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "fsync %s: %s",
                             f->segments[i]->path, strerror(errno));
         /* a rolled segment's index arrays no longer change */
@@ -379,7 +380,7 @@ int fl_log_tablet_flush_run(fl_log_flush_t *f) {
 
 void fl_log_tablet_flush_end(fl_log_tablet_t *t, fl_log_flush_t *f) {
     for (size_t i = 0; i < f->count; i++) {
-        close(f->fds[i]);
+        fl_vfs_close(f->fds[i]);
         if (f->rc) continue;
         fl_log_segment_t *s = f->segments[i];
         if (s->synced_size < f->sizes[i]) s->synced_size = f->sizes[i];
