@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 .PHONY: all build build-asan build-tsan deps venv run test test-unit test-asan test-tsan \
-        test-interop test-interop-loops fuzz clean
+        test-interop test-interop-loops fuzz clean test-crash test-crash-mutants
 
 all: build
 
@@ -95,6 +95,27 @@ fuzz:
 	@for f in build-fuzz/fuzz_*[!y]; do \
 	  [ -x "$$f" ] || continue; n=$$(basename $$f); \
 	  echo "== $$n"; $$f -max_total_time=$(FUZZ_SECONDS) fuzz/corpus/$$n || exit 1; done
+
+# Storage faults, gate tier. Crash-state enumeration (F1): >= 10,000 crash
+# states per run, both directory models, figures appended to the results
+# ledger; then the mutants, each of which the enumeration must catch.
+CRASH_SEED ?= 1
+RESULTS_LEDGER ?= tests/fault/RESULTS.jsonl
+test-crash: build
+	@c=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown); \
+	for m in "" --unordered; do \
+	  $(BUILD)/crash_enum --size gate --seed $(CRASH_SEED) $$m > $(BUILD)/crash.json; rc=$$?; \
+	  cat $(BUILD)/crash.json; \
+	  sed "s/^{/{\"commit\":\"$$c\",\"date\":\"$$(date -u +%FT%TZ)\",/" $(BUILD)/crash.json >> $(RESULTS_LEDGER); \
+	  [ $$rc -eq 0 ] || exit 1; done
+	@$(MAKE) --no-print-directory test-crash-mutants
+
+# Each mutant build (one safety rule removed) must make the enumeration fail.
+test-crash-mutants: build
+	@for t in "crash_enum --mutation nodirsync" crash_enum_mut_trust_tail crash_enum_mut_ack_before_fsync; do \
+	  if $(BUILD)/$$t > $(BUILD)/mutant.json 2>/dev/null; then \
+	    echo "mutant $$t was NOT caught"; cat $(BUILD)/mutant.json; exit 1; fi; \
+	  echo "caught: $$(cat $(BUILD)/mutant.json)"; done
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) build-fuzz

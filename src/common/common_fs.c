@@ -14,15 +14,29 @@
 #include "common_alloc.h"
 #include "common_vfs.h"
 
+/* Creates directory p (a missing one); a new directory's name is made
+ * durable by an fsync of its parent, so files fsynced inside it later
+ * cannot vanish with it after a power cut. */
+static int fl_fs_mkdir_durable(char *p) {
+    if (fl_vfs_mkdir(p, 0755) != 0) return errno == EEXIST ? 0 : -1;
+    char *slash = strrchr(p, '/');
+    if (!slash) return fl_vfs_fsync_dir(".");
+    if (slash == p) return fl_vfs_fsync_dir("/");
+    *slash = '\0';
+    int rc = fl_vfs_fsync_dir(p);
+    *slash = '/';
+    return rc;
+}
+
 int fl_fs_mkdirs(const char *path, fl_error_t *err) {
     char *p = fl_strdup(path);
     for (char *s = p + 1; *s; s++) {
         if (*s != '/') continue;
         *s = '\0';
-        if (fl_vfs_mkdir(p, 0755) != 0 && errno != EEXIST) goto fail;
+        if (fl_fs_mkdir_durable(p) != 0) goto fail;
         *s = '/';
     }
-    if (fl_vfs_mkdir(p, 0755) != 0 && errno != EEXIST) goto fail;
+    if (fl_fs_mkdir_durable(p) != 0) goto fail;
     fl_free(p);
     return 0;
 fail:

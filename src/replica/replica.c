@@ -93,9 +93,14 @@ int fl_replica_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t now
         r->end_bytes += len;
         r->unflushed_messages += end - ar.base_offset;
         atomic_store(&r->log_end_offset, end);
+        /* (FL_MUTATION_ACK_BEFORE_FSYNC: a mutant for the storage fault
+         * tests that acknowledges sync-mode appends before their fsync) */
+#ifndef FL_MUTATION_ACK_BEFORE_FSYNC
         if (d->sync) {
             flush = true;
-        } else {
+        } else
+#endif
+        {
             atomic_store(&r->high_watermark, end);
             atomic_store(&r->hw_bytes, r->end_bytes);
             moved = true;

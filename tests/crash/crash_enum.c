@@ -1,0 +1,658 @@
+/*
+ * crash_enum.c — crash-state enumeration of flussd's storage (F1 of the
+ * storage-fault suite). Each workload runs the server's own storage code
+ * (replica manager, log tablets with their segments, index files, writer
+ * snapshots, leader-epoch checkpoints; the embedded metastore) through the
+ * recording file-system seam (crash_model.h); then every crash state of
+ * the recorded operations — each prefix × {kept, dropped} × torn variants
+ * of the last write — is written out and the real recovery code is run on
+ * it in a child process, and the result is checked:
+ *
+ *   recovery_failures      the child crashed, or recovery refused a state a
+ *                          crash can leave (the server must start)
+ *   prefix_violations      recovered batches are not a contiguous run of
+ *                          the written batches, byte for byte, ending in a
+ *                          prefix of them
+ *   crc_failures_served    a batch read back has a bad CRC
+ *   fsynced_batches_lost   a batch a completed flush made durable (dropped
+ *                          states), or whose write completed (kept states:
+ *                          a process crash keeps the page cache), is gone
+ *   index_inconsistencies  a read at an offset inside a recovered batch,
+ *                          or a timestamp lookup, does not find that batch;
+ *                          or the log end is not one past the last batch
+ *   writer_state_violations after recovery a writer's last batch is not
+ *                          recognised as a duplicate, or its next one not
+ *                          accepted (idempotence state vs. the log)
+ *   metastore_violations   the metadata store does not open, or holds a
+ *                          state that was never written, or lost a change
+ *                          that was acknowledged before the crash
+ *
+ * Output: one JSON line with the figures and the number of states. Exit 1
+ * when any figure is not 0 or fewer states than --min-states were checked.
+ *
+ *   crash_enum [--size ci|gate] [--min-states N] [--torn-max N] [--seed N]
+ *              [--mutation nodirsync] [--ledger FILE] [--verbose]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../unit/batch_builder.h"
+#include "common_error.h"
+#include "common_fs.h"
+#include "common_log.h"
+#include "crash_model.h"
+#include "metastore.h"
+#include "record_batch.h"
+#include "replica_manager.h"
+
+/* A mutant build (CMake's crash_enum_mut_*) names its mutation. */
+#if defined(FL_MUTATION_TRUST_TAIL)
+#define FL_CRASH_MUTATION_NAME(nodirsync) "trust-tail"
+#elif defined(FL_MUTATION_ACK_BEFORE_FSYNC)
+#define FL_CRASH_MUTATION_NAME(nodirsync) "ack-before-fsync"
+#else
+#define FL_CRASH_MUTATION_NAME(nodirsync) ((nodirsync) ? "nodirsync" : "none")
+#endif
+
+/* ---- what the workload wrote and when ---- */
+
+typedef struct written {
+    int64_t base, next;  /* offsets */
+    int64_t timestamp;
+    int64_t writer_id;
+    int32_t sequence;
+    size_t len;
+    uint8_t *bytes;      /* as stored (offsets and timestamp assigned) */
+} written_t;
+
+/* After operation `ops`, batches below `offset` are owed: `written` (the
+ * write returned) and `durable` (a flush returned). log_start: the first
+ * offset retention had removed up to by then. Metastore: `meta` mutations
+ * had returned. */
+typedef struct mark {
+    size_t ops;
+    int64_t written, durable, log_start;
+    int meta;
+} mark_t;
+
+typedef struct workload {
+    const char *name;
+    bool sync_mode; /* log.flush.mode: sync */
+    size_t nw, capw;
+    written_t *w;
+    size_t nm, capm;
+    mark_t *marks;
+    int meta_done;
+    char **meta_digests; /* digest after mutation i (0: empty store) */
+    int meta_cap;
+} workload_t;
+
+static void wl_mark(workload_t *wl, const crash_log_t *log, int64_t written, int64_t durable,
+                    int64_t log_start) {
+    if (wl->nm == wl->capm) {
+        wl->capm = wl->capm ? wl->capm * 2 : 256;
+        wl->marks = realloc(wl->marks, wl->capm * sizeof(mark_t));
+    }
+    wl->marks[wl->nm++] = (mark_t){log->count, written, durable, log_start, wl->meta_done};
+}
+
+/* What is owed at a prefix: the last mark at or before it. */
+static mark_t wl_owed(const workload_t *wl, size_t prefix) {
+    mark_t m = {0, 0, 0, 0, 0};
+    for (size_t i = 0; i < wl->nm && wl->marks[i].ops <= prefix; i++) m = wl->marks[i];
+    return m;
+}
+
+static void wl_free(workload_t *wl) {
+    for (size_t i = 0; i < wl->nw; i++) free(wl->w[i].bytes);
+    free(wl->w);
+    free(wl->marks);
+    for (int i = 0; i < wl->meta_cap; i++) free(wl->meta_digests[i]);
+    free(wl->meta_digests);
+}
+
+/* ---- the log workload ---- */
+
+typedef struct cfg {
+    int appends;
+    uint64_t segment_bytes;
+    int flush_every;
+    int torn_max;
+    int min_states;
+    unsigned seed;
+    bool verbose;
+    bool mut_nodirsync;
+    bool unordered;
+} cfg_t;
+
+#define CE_DB "db"
+#define CE_TABLE "t"
+#define CE_TABLE_ID 7
+
+static void ce_log_config(const workload_t *wl, const cfg_t *c, fl_log_config_t *lc,
+                          fl_durability_t *d) {
+    memset(lc, 0, sizeof(*lc));
+    lc->segment_bytes = c->segment_bytes;
+    lc->index_interval = 256;
+    lc->batch_bytes_max = 1 << 20;
+    memset(d, 0, sizeof(*d));
+    /* sync mode flushes for every append by itself */
+    d->flush_interval_messages = wl->sync_mode ? INT64_MAX : c->flush_every;
+    d->sync = wl->sync_mode;
+}
+
+static void ce_rm_open(fl_replica_manager_t *rm, const char *dir, const workload_t *wl,
+                       const cfg_t *c) {
+    fl_log_config_t lc;
+    fl_durability_t d;
+    ce_log_config(wl, c, &lc, &d);
+    fl_replica_manager_init(rm, dir, &lc, &d, NULL);
+    rm->log_defaults.defer_sync = true; /* as flussd runs it: flushes do the fsyncs */
+}
+
+/* One request: 1-3 batches; some of idempotent writers 1..3. */
+static size_t ce_build_request(unsigned *rnd, int32_t *seqs, uint8_t *buf, size_t cap,
+                               bb_spec_t *specs, size_t *nspec) {
+    size_t n = 1 + (size_t)(rand_r(rnd) % 3), pos = 0;
+    int64_t writer = (int64_t)(rand_r(rnd) % 4); /* 0: not idempotent */
+    for (size_t i = 0; i < n; i++) {
+        bb_spec_t s = bb_spec(writer ? writer : -1, writer ? seqs[writer]++ : -1,
+                              1 + rand_r(rnd) % 5, 40 + (size_t)(rand_r(rnd) % 700),
+                              (uint8_t)rand_r(rnd));
+        if (pos + bb_size(&s) > cap) break;
+        pos += bb_write(buf + pos, &s);
+        specs[i] = s;
+    }
+    *nspec = n;
+    return pos;
+}
+
+static int ce_log_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t *log) {
+    fl_replica_manager_t rm;
+    crash_record_start(log, dir);
+    log->drop_rename_syncs = c->mut_nodirsync;
+    log->unordered = c->unordered;
+    ce_rm_open(&rm, dir, wl, c);
+    fl_replica_t *r;
+    fl_error_t err;
+    if (fl_replica_manager_open(&rm, CE_DB, CE_TABLE, CE_TABLE_ID, -1, NULL, 0, 0, &r, &err)) {
+        fprintf(stderr, "crash_enum: open: %s\n", err.msg);
+        crash_record_stop();
+        return -1;
+    }
+    unsigned rnd = c->seed;
+    int32_t seqs[4] = {0, 0, 0, 0};
+    uint8_t buf[8192];
+    int64_t log_start = 0;
+    for (int i = 0; i < c->appends; i++) {
+        bb_spec_t specs[3];
+        size_t nspec;
+        size_t len = ce_build_request(&rnd, seqs, buf, sizeof(buf), specs, &nspec);
+        fl_replica_append_t res;
+        int64_t now = 1000 + i * 10;
+        if (fl_replica_append(r, buf, len, now, &res, &err)) {
+            fprintf(stderr, "crash_enum: append: %s\n", err.msg);
+            break;
+        }
+        /* the stored bytes: offsets and timestamps assigned in place */
+        size_t pos = 0;
+        fl_batch_view_t b;
+        while (pos < len && fl_batch_parse_next(buf, len, &pos, &b, &err) == 0) {
+            if (wl->nw == wl->capw) {
+                wl->capw = wl->capw ? wl->capw * 2 : 256;
+                wl->w = realloc(wl->w, wl->capw * sizeof(written_t));
+            }
+            written_t *w = &wl->w[wl->nw++];
+            w->base = b.base_offset;
+            w->next = fl_batch_next_offset(&b);
+            w->timestamp = b.commit_timestamp;
+            w->writer_id = b.writer_id;
+            w->sequence = b.batch_sequence;
+            w->len = b.size;
+            w->bytes = malloc(b.size);
+            memcpy(w->bytes, b.data, b.size);
+        }
+        /* in sync mode an append is owed once its flush returned (the high
+         * watermark moves then); otherwise once its write returned */
+        int64_t owed = wl->sync_mode ? fl_replica_high_watermark(r) : fl_replica_log_end(r);
+        wl_mark(wl, log, owed, fl_replica_flushed(r), log_start);
+        if (i == c->appends / 2) { /* retention drops the oldest segment */
+            pthread_mutex_lock(&r->lock);
+            if (fl_log_tablet_drop_oldest(r->log, 1, &err) == 0)
+                log_start = r->log->log_start_offset;
+            pthread_mutex_unlock(&r->lock);
+            wl_mark(wl, log, owed, fl_replica_flushed(r), log_start);
+        }
+    }
+    fl_replica_unref(r);
+    fl_replica_manager_close(&rm); /* clean shutdown: final fsync, snapshot */
+    int64_t end = wl->nw ? wl->w[wl->nw - 1].next : 0;
+    wl_mark(wl, log, end, end, log_start);
+    crash_record_stop();
+    return 0;
+}
+
+/* ---- checks ---- */
+
+typedef struct result {
+    int refused, prefix, crc, lost, index, writer, meta;
+    char msg[200];
+} result_t;
+
+static const written_t *ce_find(const workload_t *wl, int64_t base, size_t *idx) {
+    for (size_t i = 0; i < wl->nw; i++)
+        if (wl->w[i].base == base) {
+            *idx = i;
+            return &wl->w[i];
+        }
+    return NULL;
+}
+
+static void ce_note(result_t *res, int *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void ce_note(result_t *res, int *field, const char *fmt, ...) {
+    if (*field == 0 && res->msg[0] == '\0') {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
+        va_end(ap);
+    }
+    (*field)++;
+}
+
+static void ce_check_log(const workload_t *wl, const cfg_t *c, const char *dir, mark_t owed,
+                         crash_mode_t mode, result_t *res) {
+    fl_replica_manager_t rm;
+    ce_rm_open(&rm, dir, wl, c);
+    fl_replica_t *r;
+    fl_error_t err;
+    if (fl_replica_manager_open(&rm, CE_DB, CE_TABLE, CE_TABLE_ID, -1, NULL, 0, 0, &r, &err)) {
+        ce_note(res, &res->refused, "recovery refused: %s", err.msg);
+        fl_replica_manager_close(&rm);
+        return;
+    }
+    /* read everything back */
+    int64_t start = fl_replica_log_start(r), end = fl_replica_log_end(r);
+    int64_t off = start;
+    size_t first_idx = SIZE_MAX, expect_idx = 0, got = 0;
+    int64_t last_ts = -1;
+    int32_t last_seq[4] = {-1, -1, -1, -1};
+    int64_t last_base[4] = {-1, -1, -1, -1};
+    while (off < end) {
+        fl_buf_t out;
+        fl_buf_init(&out);
+        if (fl_replica_read(r, off, 1 << 20, &out, &err) || out.len == 0) {
+            ce_note(res, &res->index, "read at %" PRId64 " (log %" PRId64 "..%" PRId64 "): %s",
+                    off, start, end, out.len ? err.msg : "nothing");
+            fl_buf_free(&out);
+            break;
+        }
+        size_t pos = 0;
+        fl_batch_view_t b;
+        bool stop = false;
+        while (pos < out.len && !stop) {
+            if (fl_batch_parse_next(out.data, out.len, &pos, &b, &err) != 0) {
+                ce_note(res, &res->crc, "unparsable batch served at %" PRId64 ": %s", off, err.msg);
+                stop = true;
+                break;
+            }
+            if (fl_batch_check_crc(&b, &err) != 0) {
+                ce_note(res, &res->crc, "bad CRC served at %" PRId64, b.base_offset);
+                stop = true;
+                break;
+            }
+            size_t idx;
+            const written_t *w = ce_find(wl, b.base_offset, &idx);
+            if (!w || w->len != b.size || memcmp(w->bytes, b.data, b.size) != 0) {
+                ce_note(res, &res->prefix, "batch at %" PRId64 " was never written so",
+                        b.base_offset);
+                stop = true;
+                break;
+            }
+            if (first_idx == SIZE_MAX) {
+                first_idx = expect_idx = idx;
+            } else if (idx != expect_idx) {
+                ce_note(res, &res->prefix, "batch %zu follows %zu", idx, expect_idx - 1);
+                stop = true;
+                break;
+            }
+            expect_idx = idx + 1;
+            got++;
+            if (w->writer_id > 0 && w->writer_id < 4) {
+                last_seq[w->writer_id] = w->sequence;
+                last_base[w->writer_id] = w->base;
+            }
+            /* the index: a read inside the batch and a time lookup find it */
+            int64_t mid = w->base + (w->next - w->base) / 2;
+            fl_buf_t one;
+            fl_buf_init(&one);
+            fl_batch_view_t ob;
+            size_t op = 0;
+            if (fl_replica_read(r, mid, 1, &one, &err) != 0 ||
+                fl_batch_parse_next(one.data, one.len, &op, &ob, &err) != 0 ||
+                ob.base_offset != w->base)
+                ce_note(res, &res->index, "read at %" PRId64 " does not start with batch %" PRId64,
+                        mid, w->base);
+            fl_buf_free(&one);
+            if (w->timestamp > last_ts) {
+                int64_t t = fl_replica_offset_for_time(r, w->timestamp, &err);
+                if (t != w->base)
+                    ce_note(res, &res->index, "time %" PRId64 " -> %" PRId64 ", not %" PRId64,
+                            w->timestamp, t, w->base);
+                last_ts = w->timestamp;
+            }
+            off = w->next;
+        }
+        fl_buf_free(&out);
+        if (stop) break;
+    }
+    if (!res->prefix && !res->crc && off != end)
+        ce_note(res, &res->index, "read stopped at %" PRId64 ", log end %" PRId64, off, end);
+    /* nothing owed is missing; nothing before the retention point lost */
+    /* kept: every completed write; dropped: what a flush made durable, and
+     * in sync mode everything acknowledged (acks wait for the fsync) */
+    int64_t owed_end = mode == CRASH_KEPT || wl->sync_mode ? owed.written : owed.durable;
+    int64_t have_end = got ? wl->w[expect_idx - 1].next : end;
+    if (have_end < owed_end)
+        ce_note(res, &res->lost, "log ends at %" PRId64 ", %" PRId64 " was owed (%s)", have_end,
+                owed_end, mode == CRASH_KEPT ? "written" : "fsynced");
+    int64_t have_start = got ? wl->w[first_idx].base : start;
+    if (have_start > owed.log_start && have_start < have_end)
+        ce_note(res, &res->lost, "log starts at %" PRId64 ", retention only reached %" PRId64,
+                have_start, owed.log_start);
+    /* idempotence: each writer's last batch is a duplicate, its next is new */
+    for (int wid = 1; wid < 4 && !res->prefix && !res->crc; wid++) {
+        if (last_seq[wid] < 0) continue;
+        uint8_t buf[2048];
+        bb_spec_t s = bb_spec(wid, last_seq[wid], 1, 32, 1);
+        size_t n = bb_write(buf, &s);
+        fl_replica_append_t ar;
+        if (fl_replica_append(r, buf, n, 1, &ar, &err) != 0 || !ar.duplicate ||
+            ar.base_offset != last_base[wid]) {
+            ce_note(res, &res->writer, "writer %d seq %d not a duplicate of %" PRId64, wid,
+                    last_seq[wid], last_base[wid]);
+            continue;
+        }
+        s = bb_spec(wid, last_seq[wid] + 1, 1, 32, 2);
+        n = bb_write(buf, &s);
+        if (fl_replica_append(r, buf, n, 1, &ar, &err) != 0 || ar.duplicate)
+            ce_note(res, &res->writer, "writer %d seq %d refused after recovery: %s", wid,
+                    last_seq[wid] + 1, err.msg);
+    }
+    fl_replica_unref(r);
+    fl_replica_manager_close(&rm);
+}
+
+/* ---- the metastore workload ---- */
+
+static char *ce_meta_digest(fl_metastore_t *ms) {
+    size_t cap = 4096, len = 0;
+    char *d = malloc(cap);
+    d[0] = '\0';
+    for (size_t i = 0; i < ms->ops->db_count(ms); i++)
+        len += (size_t)snprintf(d + len, cap - len, "db:%s;", ms->ops->db_at(ms, i)->name);
+    for (size_t i = 0; i < ms->ops->table_count(ms) && len < cap - 100; i++) {
+        const fl_ms_table_t *t = ms->ops->table_at(ms, i);
+        len += (size_t)snprintf(d + len, cap - len, "t:%s.%s/%" PRId64 "/%zu;", t->database,
+                                t->name, t->table_id, t->partition_count);
+    }
+    return d;
+}
+
+static int ce_meta_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t *log) {
+    crash_record_start(log, dir);
+    log->drop_rename_syncs = c->mut_nodirsync;
+    log->unordered = c->unordered;
+    fl_metastore_t *ms;
+    fl_error_t err;
+    wl->meta_cap = 64;
+    wl->meta_digests = calloc((size_t)wl->meta_cap, sizeof(char *));
+    if (fl_metastore_embedded_open(dir, &ms, &err)) {
+        fprintf(stderr, "crash_enum: metastore: %s\n", err.msg);
+        crash_record_stop();
+        return -1;
+    }
+    wl->meta_digests[0] = ce_meta_digest(ms);
+    wl_mark(wl, log, 0, 0, 0);
+    int steps = c->appends / 6 < 4 ? 4 : c->appends / 6;
+    if (steps > wl->meta_cap - 2) steps = wl->meta_cap - 2;
+    for (int i = 0; i < steps; i++) {
+        int rc;
+        char name[32];
+        if (i == 0) {
+            fl_ms_database_t db = {.name = "db", .json = "{}", .created_ms = 1, .modified_ms = 1};
+            rc = ms->ops->db_create(ms, &db, &err);
+        } else if (i % 3 == 0) {
+            snprintf(name, sizeof(name), "t%d", i - 2);
+            rc = ms->ops->table_drop(ms, "db", name, &err);
+        } else {
+            snprintf(name, sizeof(name), "t%d", i);
+            fl_ms_bucket_t buckets[2] = {{0, 0, 1, {0}}, {0, 0, 1, {0}}};
+            fl_ms_table_t t = {.database = "db", .name = name, .table_id = 100 + i,
+                               .schema_id = 1, .table_json = "{\"x\":1}", .created_ms = i,
+                               .modified_ms = i, .bucket_count = 2, .buckets = buckets};
+            char *schemas[1] = {"{\"columns\":[]}"};
+            t.schema_count = 1;
+            t.schema_jsons = schemas;
+            rc = ms->ops->table_create(ms, &t, &err);
+        }
+        if (rc) {
+            fprintf(stderr, "crash_enum: metastore step %d: %s\n", i, err.msg);
+            break;
+        }
+        wl->meta_done++;
+        wl->meta_digests[wl->meta_done] = ce_meta_digest(ms);
+        wl_mark(wl, log, 0, 0, 0);
+    }
+    ms->ops->close(ms);
+    crash_record_stop();
+    return 0;
+}
+
+static void ce_check_meta(const workload_t *wl, const char *dir, mark_t owed, result_t *res) {
+    fl_metastore_t *ms;
+    fl_error_t err;
+    if (fl_metastore_embedded_open(dir, &ms, &err)) {
+        ce_note(res, &res->refused, "metastore refused: %s", err.msg);
+        return;
+    }
+    char *d = ce_meta_digest(ms);
+    ms->ops->close(ms);
+    /* the state after mutation `owed.meta` or a later one (one in flight) */
+    int match = -1;
+    for (int i = 0; i <= wl->meta_done; i++)
+        if (wl->meta_digests[i] && strcmp(wl->meta_digests[i], d) == 0) match = i;
+    if (match < 0) ce_note(res, &res->meta, "metastore holds a state never written: %s", d);
+    else if (match < owed.meta)
+        ce_note(res, &res->meta, "metastore lost mutation %d (has %d)", owed.meta, match);
+    else if (match > owed.meta + 1)
+        ce_note(res, &res->meta, "metastore is ahead: %d of %d", match, owed.meta);
+    free(d);
+}
+
+/* ---- enumeration ---- */
+
+typedef struct totals {
+    long states, failures, refused, prefix, crc, lost, index, writer, meta;
+} totals_t;
+
+static int ce_rmrf(const char *path) {
+    fl_error_t e;
+    return fl_fs_remove_tree(path, &e);
+}
+
+static void ce_run_state(const workload_t *wl, const cfg_t *c, const crash_log_t *log,
+                         const crash_state_t *st, const char *scratch, totals_t *t) {
+    ce_rmrf(scratch);
+    if (crash_model_build(log, st, scratch) != 0) {
+        fprintf(stderr, "crash_enum: cannot build state: %s\n", strerror(errno));
+        t->failures++;
+        return;
+    }
+    /* a torn last operation did not complete: nothing it promised is owed */
+    mark_t owed = wl_owed(wl, st->torn_at >= 0 ? st->prefix - 1 : st->prefix);
+    int fds[2];
+    if (pipe(fds) != 0) abort();
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        result_t res;
+        memset(&res, 0, sizeof(res));
+        fl_log_set_level((enum fl_log_level)(FL_LOG_ERROR + 1)); /* recovery warnings are expected */
+        if (wl->meta_digests) ce_check_meta(wl, scratch, owed, &res);
+        else ce_check_log(wl, c, scratch, owed, st->mode, &res);
+        ssize_t w = write(fds[1], &res, sizeof(res));
+        _exit(w == (ssize_t)sizeof(res) ? 0 : 3);
+    }
+    close(fds[1]);
+    result_t res;
+    memset(&res, 0, sizeof(res));
+    ssize_t n = read(fds[0], &res, sizeof(res));
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    t->states++;
+    bool crashed = n != (ssize_t)sizeof(res) || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    if (crashed) {
+        t->failures++;
+        snprintf(res.msg, sizeof(res.msg), "recovery crashed (status %d)", status);
+    }
+    t->refused += res.refused;
+    t->failures += res.refused;
+    t->prefix += res.prefix;
+    t->crc += res.crc;
+    t->lost += res.lost;
+    t->index += res.index;
+    t->writer += res.writer;
+    t->meta += res.meta;
+    bool bad = crashed || res.refused || res.prefix || res.crc || res.lost || res.index ||
+               res.writer || res.meta;
+    if (bad && (c->verbose || t->failures + t->prefix + t->crc + t->lost + t->index + t->writer +
+                                      t->meta <= 5)) {
+        const crash_op_t *op = st->prefix ? &log->ops[st->prefix - 1] : NULL;
+        fprintf(stderr,
+                "crash_enum: %s prefix %zu/%zu (last op %d %s) %s torn %" PRId64 "%s: %s\n",
+                wl->name, st->prefix, log->count, op ? (int)op->kind : -1,
+                op && op->path ? op->path : "", st->mode == CRASH_KEPT ? "kept" : "dropped",
+                st->torn_at, st->zero_fill ? " zero-filled" : "", res.msg);
+    }
+}
+
+static void ce_enumerate(const workload_t *wl, const cfg_t *c, const crash_log_t *log,
+                         const char *scratch, totals_t *t) {
+    int64_t *tears = malloc(sizeof(int64_t) * (size_t)(c->torn_max > 0 ? c->torn_max : 1));
+    for (size_t k = 0; k <= log->count; k++) {
+        for (int mode = CRASH_KEPT; mode <= CRASH_DROPPED; mode++) {
+            crash_state_t st = {k, (crash_mode_t)mode, -1, false};
+            ce_run_state(wl, c, log, &st, scratch, t);
+            size_t n = crash_tear_points(log, &st, tears, (size_t)c->torn_max);
+            for (size_t i = 0; i < n; i++)
+                for (int z = 0; z < 2; z++) {
+                    crash_state_t ts = {k, (crash_mode_t)mode, tears[i], z == 1};
+                    ce_run_state(wl, c, log, &ts, scratch, t);
+                }
+        }
+    }
+    free(tears);
+}
+
+static int ce_workload(workload_t *wl, const cfg_t *c, const char *base, totals_t *t, bool meta) {
+    char rec[4096], scratch[4096];
+    snprintf(rec, sizeof(rec), "%s/%s-rec", base, wl->name);
+    snprintf(scratch, sizeof(scratch), "%s/%s-state", base, wl->name);
+    if (mkdir(rec, 0755) != 0) return -1;
+    crash_log_t log;
+    int rc = meta ? ce_meta_workload(wl, c, rec, &log) : ce_log_workload(wl, c, rec, &log);
+    if (rc == 0) {
+        if (c->verbose) fprintf(stderr, "crash_enum: %s: %zu operations\n", wl->name, log.count);
+        ce_enumerate(wl, c, &log, scratch, t);
+    }
+    crash_log_free(&log);
+    ce_rmrf(rec);
+    ce_rmrf(scratch);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    cfg_t c = {.appends = 40, .segment_bytes = 3000, .flush_every = 5, .torn_max = 3,
+               .min_states = 500, .seed = 1};
+    const char *ledger = NULL, *size = "ci";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--size") && i + 1 < argc) size = argv[++i];
+        else if (!strcmp(argv[i], "--min-states") && i + 1 < argc) c.min_states = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--torn-max") && i + 1 < argc) c.torn_max = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) c.seed = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--ledger") && i + 1 < argc) ledger = argv[++i];
+        else if (!strcmp(argv[i], "--mutation") && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "nodirsync")) c.mut_nodirsync = true;
+            else {
+                fprintf(stderr, "crash_enum: unknown mutation %s\n", m);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--unordered")) c.unordered = true;
+        else if (!strcmp(argv[i], "--verbose")) c.verbose = true;
+        else {
+            fprintf(stderr, "usage: crash_enum [--size ci|gate] [--min-states N] [--torn-max N] "
+                            "[--seed N] [--mutation nodirsync] [--unordered] [--ledger FILE] [--verbose]\n");
+            return 2;
+        }
+    }
+    if (!strcmp(size, "gate")) {
+        c.appends = 200;
+        c.torn_max = 16;
+        if (c.min_states < 10000) c.min_states = 10000;
+    }
+    /* states are small and many: memory-backed /dev/shm when there is one */
+    struct stat shm;
+    char base[64];
+    snprintf(base, sizeof(base), "%s/fl-crash-XXXXXX",
+             stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode) && access("/dev/shm", W_OK) == 0
+                 ? "/dev/shm"
+                 : "/tmp");
+    if (!mkdtemp(base)) return 2;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fl_log_set_level((enum fl_log_level)(FL_LOG_ERROR + 1));
+    totals_t t = {0};
+    workload_t wls[3] = {{.name = "log"}, {.name = "log-sync", .sync_mode = true}, {.name = "meta"}};
+    int rc = 0;
+    for (int i = 0; i < 3 && !rc; i++) rc = ce_workload(&wls[i], &c, base, &t, i == 2);
+    for (int i = 0; i < 3; i++) wl_free(&wls[i]);
+    ce_rmrf(base);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    char line[1024];
+    snprintf(line, sizeof(line),
+             "{\"test\":\"F1\",\"size\":\"%s\",\"seed\":%u,\"mutation\":\"%s\","
+             "\"dir_model\":\"%s\",\"states\":%ld,"
+             "\"recovery_failures\":%ld,\"recovery_refusals\":%ld,\"prefix_violations\":%ld,"
+             "\"crc_failures_served\":%ld,\"fsynced_batches_lost\":%ld,"
+             "\"index_inconsistencies\":%ld,\"writer_state_violations\":%ld,"
+             "\"metastore_violations\":%ld,\"seconds\":%.1f}",
+             size, c.seed, FL_CRASH_MUTATION_NAME(c.mut_nodirsync),
+             c.unordered ? "unordered" : "ordered-journal", t.states, t.failures,
+             t.refused, t.prefix, t.crc, t.lost, t.index, t.writer, t.meta, secs);
+    printf("%s\n", line);
+    if (ledger) {
+        FILE *f = fopen(ledger, "a");
+        if (f) {
+            fprintf(f, "%s\n", line);
+            fclose(f);
+        }
+    }
+    bool ok = rc == 0 && t.states >= c.min_states && !t.failures && !t.prefix && !t.crc &&
+              !t.lost && !t.index && !t.writer && !t.meta;
+    return ok ? 0 : 1;
+}
