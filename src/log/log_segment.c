@@ -18,6 +18,7 @@
 #include "log_stats_file.h"
 #include "common_crc32c.h"
 #include "common_fs.h"
+#include "common_log.h"
 #include "common_vfs.h"
 
 #define FL_SEGMENT_SCAN_CHUNK (64u * 1024)
@@ -70,6 +71,49 @@ static bool fl_segment_crc_ok(const fl_batch_view_t *b) {
 #endif
 }
 
+static void fl_segment_add_damage(fl_log_segment_t *s, int64_t start, int64_t end,
+                                  uint64_t position, uint64_t size) {
+    s->damaged = fl_realloc(s->damaged, (s->damaged_count + 1) * sizeof(*s->damaged));
+    s->damaged[s->damaged_count++] = (fl_damaged_range_t){start, end, position, size};
+}
+
+/* The bad batch buf (bsize bytes at pos) is damage at rest when its
+ * header still names the offsets expected here and the next batch in the
+ * file is whole, CRC-clean and starts right after them; *after is then
+ * that next batch's base offset. A crash leaves no whole batch behind a
+ * torn one, so this never mistakes a torn tail for damage. */
+static bool fl_segment_damage_at_rest(fl_log_segment_t *s, const uint8_t *buf, size_t bsize,
+                                      uint64_t pos, uint64_t file_size, int64_t *after) {
+    fl_batch_peek_t pk;
+    fl_error_t ignored;
+    int64_t expect = s->size == 0 ? s->base_offset : s->next_offset;
+    if (bsize < FL_BATCH_HEADER_V0 || fl_batch_peek_header(buf, bsize, &pk, &ignored) != 0 ||
+        pk.base_offset != expect || pk.last_offset_delta < 0 || pos + bsize >= file_size)
+        return false;
+    int64_t next = (int64_t)((uint64_t)pk.base_offset + (uint64_t)pk.last_offset_delta + 1);
+    uint8_t head[FL_BATCH_LOG_OVERHEAD];
+    size_t got, nsize;
+    uint64_t npos = pos + bsize;
+    if (fl_pread_full(s->fd, head, sizeof(head), npos, &got) != 0 || got < sizeof(head) ||
+        fl_batch_peek_size(head, got, FL_SEGMENT_BATCH_MAX, &nsize, &ignored) != 0 ||
+        npos + nsize > file_size)
+        return false;
+    uint8_t *nb = fl_try_malloc(nsize);
+    if (!nb) return false;
+    fl_batch_view_t v;
+    bool ok = fl_pread_full(s->fd, nb, nsize, npos, &got) == 0 && got == nsize &&
+              fl_batch_parse(nb, nsize, &v, &ignored) == 0 && fl_segment_crc_ok(&v) &&
+              v.base_offset == next;
+    fl_free(nb);
+    if (ok) {
+        *after = next;
+        FL_ERROR("segment %s: the batch at position %llu (offsets %lld..%lld) fails its CRC "
+                 "check; those offsets are damaged and will not be served",
+                 s->path, (unsigned long long)pos, (long long)expect, (long long)(next - 1));
+    }
+    return ok;
+}
+
 /* Scans the file from 0; returns the length of the valid prefix. */
 static int fl_segment_scan(fl_log_segment_t *s, uint64_t file_size, fl_segment_batch_fn fn,
                            void *ctx, uint64_t *valid, fl_error_t *err) {
@@ -109,8 +153,18 @@ static int fl_segment_scan(fl_log_segment_t *s, uint64_t file_size, fl_segment_b
         }
         if (got != bsize) break; /* torn tail */
         fl_batch_view_t b;
-        if (fl_batch_parse(buf, bsize, &b, &ignored) != 0 || !fl_segment_crc_ok(&b))
-            break; /* corrupt: stop here */
+        if (fl_batch_parse(buf, bsize, &b, &ignored) != 0 || !fl_segment_crc_ok(&b)) {
+            /* corrupt: a torn tail ends the valid prefix here, damage at
+             * rest in the middle is stepped over */
+            int64_t after;
+            if (!fl_segment_damage_at_rest(s, buf, bsize, pos, file_size, &after)) break;
+            fl_segment_add_damage(s, s->size == 0 ? s->base_offset : s->next_offset, after, pos,
+                                  bsize);
+            s->next_offset = after;
+            pos += bsize;
+            s->size = pos;
+            continue;
+        }
         /* offsets start at the segment's base and only grow */
         if (s->size == 0 ? b.base_offset != s->base_offset : b.base_offset < s->next_offset) break;
         fl_segment_track(s, &b, pos);
@@ -160,6 +214,18 @@ int fl_log_segment_open(const char *dir, int64_t base_offset, uint64_t index_int
     return 0;
 }
 
+int fl_log_segment_cut_tail(fl_log_segment_t *s, fl_error_t *err) {
+    struct stat st;
+    if (fstat(s->fd, &st) != 0)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "stat %s: %s", s->path,
+                          strerror(errno));
+    if ((uint64_t)st.st_size <= s->size) return 0;
+    if (fl_vfs_ftruncate(s->fd, (off_t)s->size) != 0 || fl_vfs_fsync(s->fd) != 0)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "truncate %s: %s", s->path,
+                          strerror(errno));
+    return 0;
+}
+
 void fl_log_segment_close(fl_log_segment_t *s) {
     if (!s) return;
     fl_stats_file_close(s->stats);
@@ -167,6 +233,7 @@ void fl_log_segment_close(fl_log_segment_t *s) {
     fl_free(s->path);
     fl_free(s->index);
     fl_free(s->time_index);
+    fl_free(s->damaged);
     fl_free(s);
 }
 
@@ -273,7 +340,28 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
     size_t got;
     if (fl_pread_full(s->fd, dst, total, position, &got) != 0 || got != total)
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
-    out->len += total;
+    /* never serve a batch that changed on disk since it was written */
+    size_t good = 0;
+    while (good < total) {
+        fl_batch_view_t b;
+        size_t at = good;
+        fl_error_t pe;
+        if (fl_batch_parse_next(dst, total, &at, &b, &pe) != 0 || !fl_segment_crc_ok(&b)) {
+            if (good > 0) break;
+            fl_batch_peek_t pk;
+            bool named = fl_batch_peek_header(dst, total, &pk, &pe) == 0;
+            FL_ERROR("segment %s: the batch at position %llu fails its CRC check",
+                     s->path, (unsigned long long)position);
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                              "the batch at offset %lld is damaged on disk (%s, position %llu "
+                              "fails its CRC check)",
+                              named ? (long long)pk.base_offset : -1LL, s->path,
+                              (unsigned long long)position);
+        }
+        good = at;
+    }
+    *read_bytes = good;
+    out->len += good;
     return 0;
 }
 

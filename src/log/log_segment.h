@@ -4,8 +4,12 @@
  * back, with a sparse in-memory offset index (an entry every
  * index_interval bytes: offset → file position) and time index (largest
  * commit timestamp so far → offset), both rebuilt by scanning the file when
- * the segment is opened. Scanning stops at the first torn or CRC-bad batch;
- * the caller decides to truncate there. One bucket, one thread.
+ * the segment is opened. Scanning stops at the first torn or CRC-bad batch
+ * (the caller decides to truncate there) — unless the bad batch is followed
+ * by a whole batch that continues its offsets exactly: that is damage at
+ * rest, not a torn tail, so the batch is recorded as a damaged range and
+ * the scan goes on. Reads check the CRC of every batch they return and
+ * never return a bad one. One bucket, one thread.
  */
 #ifndef FL_LOG_SEGMENT_H
 #define FL_LOG_SEGMENT_H
@@ -28,6 +32,13 @@ typedef struct fl_time_entry {
     int64_t offset;    /* its base offset */
 } fl_time_entry_t;
 
+/* A batch found damaged at rest (its CRC fails) with whole batches after
+ * it: its bytes stay where they are, its offsets are never served. */
+typedef struct fl_damaged_range {
+    int64_t start_offset, end_offset; /* [start, end) */
+    uint64_t position, size;          /* bytes in the file */
+} fl_damaged_range_t;
+
 typedef struct fl_log_segment {
     int64_t base_offset;
     int64_t next_offset; /* one past the last offset in the segment */
@@ -43,6 +54,8 @@ typedef struct fl_log_segment {
     fl_time_entry_t *time_index;
     uint64_t bytes_since_index;
     uint64_t index_interval;
+    size_t damaged_count;
+    fl_damaged_range_t *damaged; /* ascending, found by the recovery scan */
     struct fl_stats_file *stats; /* the statistics sidecar, opened on first use */
     bool stats_missing;          /* looked for it, there is none */
 } fl_log_segment_t;
@@ -58,6 +71,9 @@ int fl_log_segment_open(const char *dir, int64_t base_offset, uint64_t index_int
                         bool truncate_tail, fl_segment_batch_fn fn, void *ctx,
                         fl_log_segment_t **out, fl_error_t *err);
 void fl_log_segment_close(fl_log_segment_t *s);
+/* Cuts the file back to the valid prefix the scan found (a torn tail),
+ * durably; nothing to do when there is none. */
+int fl_log_segment_cut_tail(fl_log_segment_t *s, fl_error_t *err);
 /* Appends whole batches (already offset-assigned) in one write. */
 int fl_log_segment_append(fl_log_segment_t *s, const uint8_t *data, size_t len,
                           const fl_batch_view_t *batches, size_t batch_count, fl_error_t *err);
@@ -67,7 +83,9 @@ int fl_log_segment_append(fl_log_segment_t *s, const uint8_t *data, size_t len,
 int fl_log_segment_find(const fl_log_segment_t *s, int64_t offset, uint64_t *position,
                         fl_error_t *err);
 /* Appends to out whole batches from position: at least one batch, then
- * more while the total stays within max_bytes and below end_offset. */
+ * more while the total stays within max_bytes and below end_offset. A
+ * batch whose CRC fails is not returned: the read ends before it, or, when
+ * it is the first, fails with LOG_STORAGE_EXCEPTION naming it. */
 int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max_bytes,
                         int64_t end_offset, bool at_least_one, fl_buf_t *out, size_t *read_bytes,
                         fl_error_t *err);

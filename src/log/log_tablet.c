@@ -147,6 +147,45 @@ int fl_log_tablet_open(const char *dir, const fl_log_config_t *cfg, fl_log_table
     return rc;
 }
 
+/* After the scan: a segment must start where the previous one ends. When
+ * one does not, and no later segment holds a whole batch, the log ended
+ * there (a crash cut the tail before a roll's new segment got data): the
+ * later files go. When a later segment does hold batches, the hole is
+ * damage at rest: everything is kept, the missing offsets are recorded as
+ * a damaged range (never served, reported), and the rest is served. The
+ * last segment, the one appended to, loses its torn tail. */
+static int fl_tablet_settle_segments(fl_log_tablet_t *t, fl_error_t *err) {
+    size_t first_gap = 0;
+    for (size_t i = 1; i < t->segment_count && !first_gap; i++)
+        if (t->segments[i]->base_offset != t->segments[i - 1]->next_offset) first_gap = i;
+    if (first_gap) {
+        bool later_data = false;
+        for (size_t i = first_gap; i < t->segment_count; i++)
+            later_data |= t->segments[i]->size > 0;
+        if (!later_data) {
+            FL_WARN("log %s: segments from offset %lld on hold no batch after offset %lld; "
+                    "removing them", t->dir, (long long)t->segments[first_gap]->base_offset,
+                    (long long)t->segments[first_gap - 1]->next_offset);
+            for (size_t i = first_gap; i < t->segment_count; i++) {
+                fl_error_t e;
+                if (fl_log_segment_delete(t->segments[i], &e) != 0)
+                    FL_WARN("log %s: %s", t->dir, e.msg);
+                fl_log_segment_close(t->segments[i]);
+            }
+            t->segment_count = first_gap;
+        } else {
+            for (size_t i = first_gap; i < t->segment_count; i++) {
+                int64_t from = t->segments[i - 1]->next_offset, to = t->segments[i]->base_offset;
+                if (from == to) continue;
+                FL_ERROR("log %s: offsets %lld..%lld are missing (a damaged segment); they "
+                         "will not be served, the log goes on at %lld", t->dir, (long long)from,
+                         (long long)(to - 1), (long long)to);
+            }
+        }
+    }
+    return fl_log_segment_cut_tail(t->segments[t->segment_count - 1], err);
+}
+
 static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, bool use_snapshot,
                                    fl_log_tablet_t **out, fl_error_t *err) {
 
@@ -185,24 +224,6 @@ static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, 
     if (n == 0) bases[n++] = 0;
 
     for (size_t i = 0; i < n; i++) {
-        /* a segment must start where the previous one ends; after a damaged
-         * one (its tail cut off) the later segments cannot follow and are
-         * dropped before they are scanned, so none of their batches counts */
-        if (t->segment_count > 0 && t->segments[t->segment_count - 1]->next_offset != bases[i]) {
-            FL_WARN("log %s: segment %lld does not follow offset %lld; dropping it and later ones",
-                    dir, (long long)bases[i],
-                    (long long)t->segments[t->segment_count - 1]->next_offset);
-            for (size_t k = i; k < n; k++) {
-                size_t plen = strlen(dir) + 32;
-                char *path = fl_malloc(plen);
-                snprintf(path, plen, "%s/%020" PRId64 ".log", dir, bases[k]);
-                fl_vfs_unlink(path);
-                snprintf(path, plen, "%s/%020" PRId64 ".index", dir, bases[k]);
-                fl_vfs_unlink(path);
-                fl_free(path);
-            }
-            break;
-        }
         fl_log_segment_t *s = NULL;
         /* a rolled segment with a valid index file is not scanned, unless
          * the writer state needs its batches (they follow the snapshot) */
@@ -216,14 +237,16 @@ static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, 
         } else {
             s = NULL;
         }
-        /* otherwise scanned; a torn or corrupt tail is cut off */
+        /* otherwise scanned; a torn or corrupt tail is cut off below, once
+         * it is known which segment is the last */
         if (!s) {
-            rc = fl_log_segment_open(dir, bases[i], cfg->index_interval, true,
+            rc = fl_log_segment_open(dir, bases[i], cfg->index_interval, false,
                                      fl_tablet_recover_batch, t, &s, err);
             if (rc) break;
         }
         fl_tablet_add_segment(t, s);
     }
+    if (!rc) rc = fl_tablet_settle_segments(t, err);
     fl_free(bases);
     if (rc) {
         fl_log_tablet_close(t);
@@ -537,6 +560,14 @@ int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
     size_t total = 0;
     for (size_t i = fl_tablet_segment_for(t, offset); i < t->segment_count; i++) {
         fl_log_segment_t *s = t->segments[i];
+        if (offset < s->base_offset) { /* a hole the recovery found */
+            if (total > 0) break;
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                              "offsets %lld..%lld of this bucket are damaged on disk and cannot "
+                              "be served; the log goes on at %lld",
+                              (long long)t->segments[i - 1]->next_offset,
+                              (long long)s->base_offset - 1, (long long)s->base_offset);
+        }
         uint64_t pos;
         int rc = fl_log_segment_find(s, offset, &pos, err);
         if (rc == 1) continue;
@@ -544,7 +575,10 @@ int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
         size_t got = 0;
         rc = fl_log_segment_read(s, pos, max_bytes - (total < max_bytes ? total : max_bytes),
                                  upper_offset, total == 0, out, &got, err);
-        if (rc) return rc;
+        if (rc) { /* a damaged batch: answer what comes before it first */
+            if (total > 0) break;
+            return rc;
+        }
         total += got;
         if (total >= max_bytes || got == 0) break;
         offset = s->next_offset;

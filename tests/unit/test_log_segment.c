@@ -491,12 +491,34 @@ static void test_recovery_corrupt_middle_keeps_prefix(void **state) {
     c ^= 0x40;
     assert_int_equal(pwrite(fd, &c, 1, (off_t)pos[3] + 60), 1);
     close(fd);
+    /* whole batches follow it: damage at rest, not a torn tail. It stays
+     * in the file as a damaged range, the batches after it are kept */
     s = seg_open(dir, 0, 1, true);
-    assert_int_equal(scanned, 3);
-    assert_int_equal(s->next_offset, 6);
-    assert_int_equal(s->size, pos[3]);
-    assert_int_equal(file_size(path), pos[3]);
-    assert_int_equal(s->max_timestamp, 3);
+    assert_int_equal(scanned, 5);
+    assert_int_equal(s->next_offset, 12);
+    assert_int_equal(s->size, pos[6]);
+    assert_int_equal(file_size(path), pos[6]);
+    assert_int_equal(s->max_timestamp, 6);
+    assert_int_equal(s->damaged_count, 1);
+    assert_int_equal(s->damaged[0].start_offset, 6);
+    assert_int_equal(s->damaged[0].end_offset, 8);
+    assert_int_equal(s->damaged[0].position, pos[3]);
+    /* a read from before it stops in front of it; a read of it fails */
+    uint64_t at;
+    fl_error_t err;
+    fl_buf_t out;
+    fl_buf_init(&out);
+    size_t got;
+    assert_int_equal(fl_log_segment_find(s, 0, &at, &err), 0);
+    assert_int_equal(fl_log_segment_read(s, at, 1 << 20, INT64_MAX, true, &out, &got, &err), 0);
+    assert_int_equal(got, pos[3]);
+    assert_int_equal(fl_log_segment_find(s, 7, &at, &err), 0);
+    assert_int_equal(at, pos[3]);
+    assert_int_equal(fl_log_segment_read(s, at, 1 << 20, INT64_MAX, true, &out, &got, &err),
+                     FLUSS_ERR_LOG_STORAGE_EXCEPTION);
+    assert_int_equal(fl_log_segment_find(s, 8, &at, &err), 0);
+    assert_int_equal(at, pos[4]);
+    fl_buf_free(&out);
     fl_log_segment_close(s);
     free(path);
 }

@@ -921,9 +921,11 @@ static void test_one_writer_two_batches_in_a_request(void **state) {
     fl_log_tablet_close(t);
 }
 
-/* Regression: a segment dropped by recovery (it no longer follows the
- * previous one) contributes nothing to the writer state. */
-static void test_dropped_segment_leaves_no_writer_state(void **state) {
+/* A segment cut short with later segments holding batches is damage at
+ * rest, not a crash: the later segments are kept and served, the missing
+ * offsets are reported and never served, and the writer state follows
+ * the batches that are there. */
+static void test_hole_between_segments_is_kept_and_reported(void **state) {
     fl_log_config_t cfg = cfg_default();
     cfg.segment_bytes = 1; /* one request per segment */
     fl_log_tablet_t *t = tab_open(*state, &cfg);
@@ -931,17 +933,59 @@ static void test_dropped_segment_leaves_no_writer_state(void **state) {
     fl_log_tablet_close(t);
     char path[512];
     snprintf(path, sizeof(path), "%s/%020d.log", (char *)*state, 1);
-    assert_int_equal(truncate(path, 20), 0); /* segment 1 torn: 2 and 3 cannot follow */
+    assert_int_equal(truncate(path, 20), 0); /* segment 1 damaged */
+    snprintf(path, sizeof(path), "%s/%020d.index", (char *)*state, 1);
+    unlink(path);
+    t = tab_open(*state, &cfg);
+    assert_int_equal(t->log_end_offset, 4);
+    assert_int_equal(t->last_commit_timestamp, 1003);
+    got_batch_t g[8];
+    assert_int_equal(read_from(t, 0, g, 8), 1); /* stops before the hole */
+    assert_int_equal(g[0].tag, 0);
+    fl_buf_t b;
+    fl_buf_init(&b);
+    fl_error_t err;
+    assert_int_equal(fl_log_tablet_read(t, 1, 1 << 20, INT64_MAX, &b, &err),
+                     FLUSS_ERR_LOG_STORAGE_EXCEPTION);
+    assert_non_null(strstr(err.msg, "offsets 1..1"));
+    fl_buf_free(&b);
+    assert_int_equal(read_from(t, 2, g, 8), 2);
+    assert_int_equal(g[0].tag, 2);
+    /* seq 3 is a duplicate; seq 4 follows */
+    fl_append_result_t r;
+    assert_int_equal(append1(t, 9, 3, 1, 10, 33, 2000, &r, &err), 0);
+    assert_true(r.duplicate);
+    assert_int_equal(append1(t, 9, 4, 1, 10, 44, 2000, &r, &err), 0);
+    assert_false(r.duplicate);
+    assert_int_equal(r.base_offset, 4);
+    fl_log_tablet_close(t);
+    /* and after one more restart the same */
+    t = tab_open(*state, &cfg);
+    assert_int_equal(t->log_end_offset, 5);
+    fl_log_tablet_close(t);
+}
+
+/* A segment whose file ends early while the later ones are empty is a
+ * crash's cut tail: the empty later segments go, the log ends there. */
+static void test_empty_segments_after_cut_tail_removed(void **state) {
+    fl_log_config_t cfg = cfg_default();
+    cfg.segment_bytes = 1;
+    fl_log_tablet_t *t = tab_open(*state, &cfg);
+    for (int32_t seq = 0; seq < 3; seq++) append1_ok(t, 9, seq, 1, 10, (uint32_t)seq, 1000 + seq);
+    fl_log_tablet_close(t);
+    char path[512];
+    for (int base = 1; base <= 2; base++) {
+        snprintf(path, sizeof(path), "%s/%020d.log", (char *)*state, base);
+        assert_int_equal(truncate(path, base == 1 ? 20 : 0), 0);
+        snprintf(path, sizeof(path), "%s/%020d.index", (char *)*state, base);
+        unlink(path);
+    }
     t = tab_open(*state, &cfg);
     assert_int_equal(t->log_end_offset, 1);
-    assert_int_equal(t->last_commit_timestamp, 1000);
-    fl_append_result_t r;
+    assert_int_equal(count_segment_files(*state), 2);
     fl_error_t err;
-    /* seq 1 is the true next one; 2 and 3 are not duplicates any more */
-    assert_int_equal(append1(t, 9, 3, 1, 10, 33, 2000, &r, &err),
-                     FLUSS_ERR_OUT_OF_ORDER_SEQUENCE_EXCEPTION);
+    fl_append_result_t r;
     assert_int_equal(append1(t, 9, 1, 1, 10, 11, 2000, &r, &err), 0);
-    assert_false(r.duplicate);
     assert_int_equal(r.base_offset, 1);
     fl_log_tablet_close(t);
 }
@@ -1027,12 +1071,28 @@ static void test_index_files(void **state) {
     got_batch_t g[N];
     assert_int_equal(read_from(t, bases[4], g, N), 2);
     assert_int_equal(g[0].tag, 1004);
+    /* ... but its batches' CRCs are checked when read: the damaged one is
+     * never served */
+    fl_buf_t b;
+    fl_buf_init(&b);
+    assert_int_equal(fl_log_tablet_read(t, bases[1], 1 << 20, INT64_MAX, &b, &err),
+                     FLUSS_ERR_LOG_STORAGE_EXCEPTION);
+    assert_non_null(strstr(err.msg, "damaged"));
+    assert_int_equal(read_from(t, bases[0], g, N), 1); /* stops before it */
+    fl_buf_free(&b);
     fl_log_tablet_close(t);
 
-    /* without the index file the damaged segment is scanned and cut */
+    /* without the index file the damaged segment is scanned: its offsets
+     * are a reported hole, the later segments stay */
     assert_int_equal(unlink(path), 0);
     t = tab_open(dir, &cfg);
-    assert_int_equal(t->log_end_offset, bases[1]);
+    assert_int_equal(t->log_end_offset, end);
+    fl_buf_init(&b);
+    assert_int_equal(fl_log_tablet_read(t, bases[1], 1 << 20, INT64_MAX, &b, &err),
+                     FLUSS_ERR_LOG_STORAGE_EXCEPTION);
+    fl_buf_free(&b);
+    assert_true(read_from(t, bases[2], g, N) >= 2);
+    assert_int_equal(g[0].tag, 1002);
     fl_log_tablet_close(t);
 }
 
@@ -1054,7 +1114,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_failed_sync_takes_offline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sigkill_while_appending, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_writer_two_batches_in_a_request, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dropped_segment_leaves_no_writer_state, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hole_between_segments_is_kept_and_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty_segments_after_cut_tail_removed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_snapshot_survives_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_snapshot_ahead_of_log, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_files, setup, teardown),
