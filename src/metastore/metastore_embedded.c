@@ -6,13 +6,17 @@
  * rename, fsync dir). Metadata changes are rare (DDL, id blocks), so one
  * small file rewritten per change is simpler and safer than a log. File:
  *
- *   {"version":1,"counters":[next table id, next partition id, next writer id],
+ *   {"version":2,"counters":[next table id, next partition id, next writer id],
  *    "databases":[{"name","json","created","modified"}...],
  *    "tables":[{"database","name","id","schema_id","table_json","schemas":[..],
  *               "created","modified","buckets":[{"leader","epoch","replicas":[..]}],
  *               "autoinc_next" (only when not 0)}]}
+ *   followed by "\ncrc32c <8 hex digits of the CRC-32C of the document>\n".
  *
- * A failed write latches the store: memory is reloaded from the file and
+ * A file whose checksum is missing or does not match is refused with a
+ * clear error (version 1 files, from before the checksum, have none and
+ * are read as they are). A
+ * failed write latches the store: memory is reloaded from the file and
  * every later mutation fails with STORAGE_EXCEPTION (no retry of a failed
  * fsync). Thread rule: one thread, see metastore.h.
  */
@@ -24,9 +28,15 @@
 #include <unistd.h>
 
 #include "common_alloc.h"
+#include "common_crc32c.h"
 #include "common_fs.h"
 #include "common_log.h"
 #include "metastore.h"
+
+/* The file is the JSON document followed by one line with its CRC-32C:
+ * "\ncrc32c 0123abcd\n", so damage at rest is found, not loaded. */
+#define FL_MS_TRAILER_FMT "\ncrc32c %08x\n"
+#define FL_MS_TRAILER_LEN 17
 
 #define FL_MS_FILE "metadata.json"
 #define FL_MS_FILE_MAX (256u * 1024 * 1024)
@@ -81,7 +91,7 @@ static json_t *fl_mse_partitions_json(const fl_ms_table_t *t) {
 
 static json_t *fl_mse_to_json(const fl_ms_embedded_t *m) {
     json_t *root = json_object();
-    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "version", json_integer(2));
     json_t *counters = json_array();
     for (int i = 0; i < FL_MS_COUNTER_COUNT; i++)
         json_array_append_new(counters, json_integer(m->counters[i]));
@@ -220,14 +230,38 @@ static int fl_mse_load(fl_ms_embedded_t *m, fl_error_t *err) {
         return rc;
     }
     json_error_t jerr;
-    json_t *root = json_loadb((const char *)buf.data, buf.len, 0, &jerr);
+    json_t *root = json_loadb((const char *)buf.data, buf.len, JSON_DISABLE_EOF_CHECK, &jerr);
+    if (!root) {
+        fl_buf_free(&buf);
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: %s", m->path, jerr.text);
+    }
+    /* after the document: nothing (a file from before checksums), or the
+     * checksum line over it; anything else is damage */
+    size_t body = (size_t)jerr.position;
+    int64_t version = json_integer_value(json_object_get(root, "version"));
+    bool intact = version == 1 && body == buf.len;
+    if (version == 2 && buf.len - body == FL_MS_TRAILER_LEN) {
+        char want[FL_MS_TRAILER_LEN + 1];
+        snprintf(want, sizeof(want), FL_MS_TRAILER_FMT, fl_crc32c(0, buf.data, body));
+        intact = memcmp(buf.data + body, want, FL_MS_TRAILER_LEN) == 0;
+    }
     fl_buf_free(&buf);
-    if (!root) return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: %s", m->path, jerr.text);
+    if (!intact) {
+        json_decref(root);
+        return fl_err_set(err, FLUSS_ERR__CORRUPT,
+                          "%s is damaged: its checksum does not match its content; the server "
+                          "will not start on it (restore the file from a backup)",
+                          m->path);
+    }
     rc = 0;
     const json_t *counters = json_object_get(root, "counters");
     const json_t *dbs = json_object_get(root, "databases");
     const json_t *tables = json_object_get(root, "tables");
-    if (json_integer_value(json_object_get(root, "version")) != 1 || !json_is_array(counters) ||
+    if (version != 1 && version != 2) {
+        rc = fl_mse_bad(err, m->path, "version");
+        goto done;
+    }
+    if (!json_is_array(counters) ||
         json_array_size(counters) != FL_MS_COUNTER_COUNT || !json_is_array(dbs) ||
         !json_is_array(tables)) {
         rc = fl_mse_bad(err, m->path, "top level");
@@ -269,8 +303,14 @@ static int fl_mse_persist(fl_ms_embedded_t *m, fl_error_t *err) {
     json_t *root = fl_mse_to_json(m);
     char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(root);
-    int rc = fl_fs_write_atomic(m->path, text, strlen(text), err);
+    size_t len = strlen(text);
+    char *file = fl_malloc(len + FL_MS_TRAILER_LEN + 1);
+    memcpy(file, text, len);
+    snprintf(file + len, FL_MS_TRAILER_LEN + 1, FL_MS_TRAILER_FMT,
+             fl_crc32c(0, (const uint8_t *)text, len));
     free(text);
+    int rc = fl_fs_write_atomic(m->path, file, len + FL_MS_TRAILER_LEN, err);
+    fl_free(file);
     if (rc) {
         char cause[FL_ERROR_MSG_MAX];
         snprintf(cause, sizeof(cause), "%s", err ? err->msg : "");

@@ -224,8 +224,25 @@ static void test_corrupt_store_fails_to_open(void **state) {
     char *good = read_file(dir, "metadata.json", &len);
     assert_true(len > 100);
 
+    /* every flipped bit is found by the checksum line */
+    char *flipped = malloc(len);
+    for (size_t at = 0; at < len; at += 3) {
+        memcpy(flipped, good, len);
+        flipped[at] ^= (char)(1u << (at % 8));
+        expect_corrupt(dir, flipped, len);
+    }
+    free(flipped);
     /* every proper prefix of a good file is rejected, none half-loads */
     for (size_t cut = 0; cut < len; cut += (cut < 40 ? 1 : 37)) expect_corrupt(dir, good, cut);
+    expect_corrupt(dir, good, len - 17); /* exactly without its checksum line */
+    /* a version 1 file, from before the checksum line, still loads */
+    const char *v1 = "{\"version\":1,\"counters\":[3,0,0],\"databases\":[],\"tables\":[]}";
+    write_file(dir, "metadata.json", v1, strlen(v1));
+    fl_metastore_t *old_store = open_ok(dir);
+    int64_t next;
+    assert_int_equal(old_store->ops->next_id(old_store, FL_MS_COUNTER_TABLE_ID, &next, &err), 0);
+    assert_int_equal(next, 3);
+    old_store->ops->close(old_store);
     expect_corrupt(dir, "garbage", 7);
     expect_corrupt(dir, "[]", 2);
     expect_corrupt(dir, "{\"version\":2,\"counters\":[0,0,0],\"databases\":[],\"tables\":[]}", 58);
