@@ -97,8 +97,9 @@ fuzz:
 	  echo "== $$n"; $$f -max_total_time=$(FUZZ_SECONDS) fuzz/corpus/$$n || exit 1; done
 
 # Storage faults, gate tier. Crash-state enumeration (F1): >= 10,000 crash
-# states per run, both directory models, figures appended to the results
-# ledger; then the mutants, each of which the enumeration must catch.
+# states per run, both directory models; corruption at rest (F2): 3,000
+# damaged data directories; figures appended to the results ledger; then
+# the mutants, each of which the enumeration must catch.
 CRASH_SEED ?= 1
 RESULTS_LEDGER ?= tests/fault/RESULTS.jsonl
 test-crash: build
@@ -108,6 +109,11 @@ test-crash: build
 	  cat $(BUILD)/crash.json; \
 	  sed "s/^{/{\"commit\":\"$$c\",\"date\":\"$$(date -u +%FT%TZ)\",/" $(BUILD)/crash.json >> $(RESULTS_LEDGER); \
 	  [ $$rc -eq 0 ] || exit 1; done
+	@c=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown); \
+	  $(BUILD)/corrupt_enum --cases 3000 --seed $(CRASH_SEED) > $(BUILD)/corrupt.json; rc=$$?; \
+	  cat $(BUILD)/corrupt.json; \
+	  sed "s/^{/{\"commit\":\"$$c\",\"date\":\"$$(date -u +%FT%TZ)\",/" $(BUILD)/corrupt.json >> $(RESULTS_LEDGER); \
+	  [ $$rc -eq 0 ]
 	@$(MAKE) --no-print-directory test-crash-mutants
 
 # Each mutant build (one safety rule removed) must make the enumeration fail.

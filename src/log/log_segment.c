@@ -316,20 +316,39 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
      * one pread. */
     uint64_t pos = position;
     size_t total = 0;
+    bool cut = false;
+    int64_t walk_expect = -1;
     while (pos < s->size) {
         fl_batch_peek_t pk;
-        int rc = fl_segment_peek(s, pos, &pk, err);
-        if (rc) return rc;
+        fl_error_t pe;
+        int rc = fl_segment_peek(s, pos, &pk, &pe);
         int64_t base = pk.base_offset;
         int32_t length = pk.length;
-        if (length < FL_BATCH_HEADER_V0 - FL_BATCH_LOG_OVERHEAD || pos + (uint64_t)length > s->size)
+        /* a header that cannot be right here (offsets and length are
+         * outside the CRC): the batches before it are answered */
+        bool sane = rc == 0 && length >= FL_BATCH_HEADER_V0 - FL_BATCH_LOG_OVERHEAD &&
+                    pos + (uint64_t)length + FL_BATCH_LOG_OVERHEAD <= s->size &&
+                    pk.last_offset_delta >= 0 && base >= s->base_offset &&
+                    base < s->next_offset &&
+                    (int64_t)((uint64_t)base + (uint64_t)pk.last_offset_delta) < s->next_offset &&
+                    (walk_expect < 0 || base == walk_expect);
+        if (!sane) {
+            if (total > 0) {
+                cut = true;
+                break;
+            }
+            FL_ERROR("segment %s: the batch header at position %llu is damaged", s->path,
+                     (unsigned long long)pos);
             return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
-                              "%s is corrupt at position %llu", s->path, (unsigned long long)pos);
+                              "%s is damaged at position %llu (a batch header that cannot be "
+                              "right)", s->path, (unsigned long long)pos);
+        }
         size_t bsize = (size_t)length + FL_BATCH_LOG_OVERHEAD;
         if (base >= end_offset) break;
         if (total + bsize > max_bytes && !(at_least_one && total == 0)) break;
         total += bsize;
         pos += bsize;
+        walk_expect = (int64_t)((uint64_t)base + (uint64_t)pk.last_offset_delta + 1);
     }
     *read_bytes = total;
     if (total == 0) return 0;
@@ -340,14 +359,23 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
     size_t got;
     if (fl_pread_full(s->fd, dst, total, position, &got) != 0 || got != total)
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
-    /* never serve a batch that changed on disk since it was written */
+    /* never serve a batch that changed on disk since it was written: its
+     * CRC (which covers neither its offsets nor its length) must hold, and
+     * its offsets must follow the batch before it inside this segment */
     size_t good = 0;
+    int64_t expect = -1;
     while (good < total) {
         fl_batch_view_t b;
         size_t at = good;
         fl_error_t pe;
-        if (fl_batch_parse_next(dst, total, &at, &b, &pe) != 0 || !fl_segment_crc_ok(&b)) {
-            if (good > 0) break;
+        bool ok = fl_batch_parse_next(dst, total, &at, &b, &pe) == 0 && fl_segment_crc_ok(&b) &&
+                  b.base_offset >= s->base_offset && fl_batch_next_offset(&b) <= s->next_offset &&
+                  (expect < 0 || b.base_offset == expect);
+        if (!ok) {
+            if (good > 0) {
+                cut = true;
+                break;
+            }
             fl_batch_peek_t pk;
             bool named = fl_batch_peek_header(dst, total, &pk, &pe) == 0;
             FL_ERROR("segment %s: the batch at position %llu fails its CRC check",
@@ -359,10 +387,11 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
                               (unsigned long long)position);
         }
         good = at;
+        expect = fl_batch_next_offset(&b);
     }
     *read_bytes = good;
     out->len += good;
-    return 0;
+    return cut ? 2 : 0;
 }
 
 int64_t fl_log_segment_offset_for_time(const fl_log_segment_t *s, int64_t ts, fl_error_t *err) {

@@ -572,14 +572,30 @@ int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
         int rc = fl_log_segment_find(s, offset, &pos, err);
         if (rc == 1) continue;
         if (rc) return rc;
-        size_t got = 0;
+        size_t got = 0, had = out->len;
         rc = fl_log_segment_read(s, pos, max_bytes - (total < max_bytes ? total : max_bytes),
                                  upper_offset, total == 0, out, &got, err);
-        if (rc) { /* a damaged batch: answer what comes before it first */
+        if (rc == 1 || rc < 0 || rc > 2) { /* a damaged batch: answer what comes before it */
             if (total > 0) break;
             return rc;
         }
+        /* the first batch must hold the offset asked for (its header's
+         * offsets are outside the CRC) */
+        if (got > 0) {
+            fl_batch_peek_t pk;
+            fl_error_t pe;
+            if (fl_batch_peek_header(out->data + had, got, &pk, &pe) != 0 ||
+                pk.base_offset > offset ||
+                (int64_t)((uint64_t)pk.base_offset + (uint64_t)pk.last_offset_delta) < offset) {
+                out->len = had;
+                if (total > 0) break;
+                return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                                  "the batch holding offset %lld is damaged on disk (%s)",
+                                  (long long)offset, s->path);
+            }
+        }
         total += got;
+        if (rc == 2) break; /* stopped in front of a damaged batch */
         if (total >= max_bytes || got == 0) break;
         offset = s->next_offset;
     }
