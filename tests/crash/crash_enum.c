@@ -3,7 +3,8 @@
  * storage-fault suite). Each workload runs the server's own storage code
  * (replica manager, log tablets with their segments, index files, writer
  * snapshots, leader-epoch checkpoints; the embedded metastore) through the
- * recording file-system seam (crash_model.h); then every crash state of
+ * recording file-system seam (crash_model.h) — and a primary-key bucket
+ * with KV snapshots (crash_kv.c); then every crash state of
  * the recorded operations — each prefix × {kept, dropped} × torn variants
  * of the last write — is written out and the real recovery code is run on
  * it in a child process, and the result is checked:
@@ -23,6 +24,9 @@
  *   writer_state_violations after recovery a writer's last batch is not
  *                          recognised as a duplicate, or its next one not
  *                          accepted (idempotence state vs. the log)
+ *   kv_state_violations    a primary-key bucket restored from its newest
+ *                          snapshot and its log does not hold, for every
+ *                          key, the value it had at the recovered log end
  *   metastore_violations   the metadata store does not open, or holds a
  *                          state that was never written, or lost a change
  *                          that was acknowledged before the crash
@@ -31,7 +35,8 @@
  * when any figure is not 0 or fewer states than --min-states were checked.
  *
  *   crash_enum [--size ci|gate] [--min-states N] [--torn-max N] [--seed N]
- *              [--mutation nodirsync] [--ledger FILE] [--verbose]
+ *              [--mutation nodirsync] [--unordered] [--no-kv] [--ledger FILE]
+ *              [--verbose]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,7 +73,7 @@
 /* ---- checks ---- */
 
 typedef struct result {
-    int refused, prefix, crc, lost, index, writer, meta;
+    int refused, prefix, crc, lost, index, writer, meta, kv;
     char msg[200];
 } result_t;
 
@@ -240,7 +245,7 @@ static void ce_check_meta(const workload_t *wl, const char *dir, mark_t owed, re
 /* ---- enumeration ---- */
 
 typedef struct totals {
-    long states, failures, refused, prefix, crc, lost, index, writer, meta;
+    long states, failures, refused, prefix, crc, lost, index, writer, meta, kv;
 } totals_t;
 
 static int ce_rmrf(const char *path) {
@@ -261,13 +266,30 @@ static void ce_run_state(const workload_t *wl, const cfg_t *c, const crash_log_t
     int fds[2];
     if (pipe(fds) != 0) abort();
     fflush(stderr);
+    char args[6][32];
+    snprintf(args[0], 32, "%d", wl->sync_mode);
+    snprintf(args[1], 32, "%d", (int)st->mode);
+    snprintf(args[2], 32, "%" PRId64, owed.written);
+    snprintf(args[3], 32, "%" PRId64, owed.durable);
+    snprintf(args[4], 32, "%" PRIu64, c->segment_bytes);
+    snprintf(args[5], 32, "%d", c->flush_every);
     pid_t pid = fork();
+    if (pid == 0 && wl->kv_models) { /* a fresh process: RocksDB needs its threads */
+        close(fds[0]);
+        if (dup2(fds[1], STDOUT_FILENO) < 0) _exit(4);
+        execl("/proc/self/exe", "crash_enum", "--kv-check", scratch, wl->kv_expect, args[0],
+              args[1], args[2], args[3], args[4], args[5], (char *)NULL);
+        _exit(127);
+    }
     if (pid == 0) {
         close(fds[0]);
         result_t res;
         memset(&res, 0, sizeof(res));
         fl_log_set_level((enum fl_log_level)(FL_LOG_ERROR + 1)); /* recovery warnings are expected */
         if (wl->meta_digests) ce_check_meta(wl, scratch, owed, &res);
+        else if (wl->kv_models)
+            ce_check_kv(wl, c, scratch, owed, st->mode, &res.refused, &res.lost, &res.kv, res.msg,
+                        sizeof(res.msg));
         else ce_check_log(wl, c, scratch, owed, st->mode, &res);
         ssize_t w = write(fds[1], &res, sizeof(res));
         _exit(w == (ssize_t)sizeof(res) ? 0 : 3);
@@ -293,10 +315,11 @@ static void ce_run_state(const workload_t *wl, const cfg_t *c, const crash_log_t
     t->index += res.index;
     t->writer += res.writer;
     t->meta += res.meta;
+    t->kv += res.kv;
     bool bad = crashed || res.refused || res.prefix || res.crc || res.lost || res.index ||
-               res.writer || res.meta;
+               res.writer || res.meta || res.kv;
     if (bad && (c->verbose || t->failures + t->prefix + t->crc + t->lost + t->index + t->writer +
-                                      t->meta <= 5)) {
+                                      t->meta + t->kv <= 5)) {
         const crash_op_t *op = st->prefix ? &log->ops[st->prefix - 1] : NULL;
         fprintf(stderr,
                 "crash_enum: %s prefix %zu/%zu (last op %d %s) %s torn %" PRId64 "%s: %s\n",
@@ -324,16 +347,28 @@ static void ce_enumerate(const workload_t *wl, const cfg_t *c, const crash_log_t
     free(tears);
 }
 
-static int ce_workload(workload_t *wl, const cfg_t *c, const char *base, totals_t *t, bool meta) {
+enum { CE_LOG, CE_META, CE_KV };
+
+static int ce_workload(workload_t *wl, const cfg_t *c, const char *base, totals_t *t, int kind) {
     char rec[4096], scratch[4096];
     snprintf(rec, sizeof(rec), "%s/%s-rec", base, wl->name);
     snprintf(scratch, sizeof(scratch), "%s/%s-state", base, wl->name);
     if (mkdir(rec, 0755) != 0) return -1;
     crash_log_t log;
-    int rc = meta ? cw_meta_workload(wl, c, rec, &log) : cw_log_workload(wl, c, rec, &log);
+    /* the kv workload is slower per state (a RocksDB restore and open):
+     * a third of the puts */
+    cfg_t kc = *c;
+    kc.appends = c->appends / 3;
+    int rc = kind == CE_META ? cw_meta_workload(wl, c, rec, &log)
+             : kind == CE_KV ? cw_kv_workload(wl, &kc, rec, &log)
+                             : cw_log_workload(wl, c, rec, &log);
+    if (rc == 0 && kind == CE_KV) {
+        snprintf(wl->kv_expect, sizeof(wl->kv_expect), "%s/%s.expect", base, wl->name);
+        rc = cw_kv_save(wl, wl->kv_expect);
+    }
     if (rc == 0) {
         if (c->verbose) fprintf(stderr, "crash_enum: %s: %zu operations\n", wl->name, log.count);
-        ce_enumerate(wl, c, &log, scratch, t);
+        ce_enumerate(wl, kind == CE_KV ? &kc : c, &log, scratch, t);
     }
     crash_log_free(&log);
     ce_rmrf(rec);
@@ -341,10 +376,28 @@ static int ce_workload(workload_t *wl, const cfg_t *c, const char *base, totals_
     return rc;
 }
 
+/* crash_enum --kv-check DIR EXPECT SYNC MODE WRITTEN DURABLE SEGMENT_BYTES
+ * FLUSH_EVERY: checks one kv crash state, the result_t on stdout. */
+static int ce_kv_check_main(char **argv) {
+    workload_t wl = {.name = "kv", .sync_mode = atoi(argv[4]) != 0};
+    cfg_t c = {.segment_bytes = strtoull(argv[8], NULL, 10), .flush_every = atoi(argv[9])};
+    mark_t owed = {0, strtoll(argv[6], NULL, 10), strtoll(argv[7], NULL, 10), 0, 0};
+    result_t res;
+    memset(&res, 0, sizeof(res));
+    fl_log_set_level((enum fl_log_level)(FL_LOG_ERROR + 1));
+    if (cw_kv_load(&wl, argv[3]) != 0) return 5;
+    ce_check_kv(&wl, &c, argv[2], owed, (crash_mode_t)atoi(argv[5]), &res.refused, &res.lost,
+                &res.kv, res.msg, sizeof(res.msg));
+    wl_free(&wl);
+    return write(STDOUT_FILENO, &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 3;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 10 && !strcmp(argv[1], "--kv-check")) return ce_kv_check_main(argv);
     cfg_t c = {.appends = 40, .segment_bytes = 3000, .flush_every = 5, .torn_max = 3,
                .min_states = 500, .seed = 1};
     const char *ledger = NULL, *size = "ci";
+    bool no_kv = false; /* the kv workloads are the slow ones */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc) size = argv[++i];
         else if (!strcmp(argv[i], "--min-states") && i + 1 < argc) c.min_states = atoi(argv[++i]);
@@ -359,10 +412,11 @@ int main(int argc, char **argv) {
                 return 2;
             }
         } else if (!strcmp(argv[i], "--unordered")) c.unordered = true;
+        else if (!strcmp(argv[i], "--no-kv")) no_kv = true;
         else if (!strcmp(argv[i], "--verbose")) c.verbose = true;
         else {
             fprintf(stderr, "usage: crash_enum [--size ci|gate] [--min-states N] [--torn-max N] "
-                            "[--seed N] [--mutation nodirsync] [--unordered] [--ledger FILE] [--verbose]\n");
+                            "[--seed N] [--mutation nodirsync] [--unordered] [--no-kv] [--ledger FILE] [--verbose]\n");
             return 2;
         }
     }
@@ -383,10 +437,12 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fl_log_set_level((enum fl_log_level)(FL_LOG_ERROR + 1));
     totals_t t = {0};
-    workload_t wls[3] = {{.name = "log"}, {.name = "log-sync", .sync_mode = true}, {.name = "meta"}};
+    workload_t wls[5] = {{.name = "log"}, {.name = "log-sync", .sync_mode = true}, {.name = "meta"},
+                         {.name = "kv"}, {.name = "kv-sync", .sync_mode = true}};
+    int kinds[5] = {CE_LOG, CE_LOG, CE_META, CE_KV, CE_KV};
     int rc = 0;
-    for (int i = 0; i < 3 && !rc; i++) rc = ce_workload(&wls[i], &c, base, &t, i == 2);
-    for (int i = 0; i < 3; i++) wl_free(&wls[i]);
+    for (int i = 0; i < (no_kv ? 3 : 5) && !rc; i++) rc = ce_workload(&wls[i], &c, base, &t, kinds[i]);
+    for (int i = 0; i < 5; i++) wl_free(&wls[i]);
     ce_rmrf(base);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -397,10 +453,10 @@ int main(int argc, char **argv) {
              "\"recovery_failures\":%ld,\"recovery_refusals\":%ld,\"prefix_violations\":%ld,"
              "\"crc_failures_served\":%ld,\"fsynced_batches_lost\":%ld,"
              "\"index_inconsistencies\":%ld,\"writer_state_violations\":%ld,"
-             "\"metastore_violations\":%ld,\"seconds\":%.1f}",
+             "\"metastore_violations\":%ld,\"kv_state_violations\":%ld,\"seconds\":%.1f}",
              size, c.seed, FL_CRASH_MUTATION_NAME(c.mut_nodirsync),
              c.unordered ? "unordered" : "ordered-journal", t.states, t.failures,
-             t.refused, t.prefix, t.crc, t.lost, t.index, t.writer, t.meta, secs);
+             t.refused, t.prefix, t.crc, t.lost, t.index, t.writer, t.meta, t.kv, secs);
     printf("%s\n", line);
     if (ledger) {
         FILE *f = fopen(ledger, "a");
@@ -410,6 +466,6 @@ int main(int argc, char **argv) {
         }
     }
     bool ok = rc == 0 && t.states >= c.min_states && !t.failures && !t.prefix && !t.crc &&
-              !t.lost && !t.index && !t.writer && !t.meta;
+              !t.lost && !t.index && !t.writer && !t.meta && !t.kv;
     return ok ? 0 : 1;
 }

@@ -237,13 +237,31 @@ static int rec_link(void *ctx, const char *from, const char *to) {
     const char *rf = rec_rel(from), *rt = rec_rel(to);
     if (rc == 0 && rt) {
         int ino = rf ? ns_find(&rec.ns, rf) : -1;
-        if (ino < 0) { /* a file from outside: model it as a new file with its bytes */
+        if (ino < 0) {
+            /* a file made outside the seam (RocksDB's checkpoint): a new
+             * file with its bytes, durable as its maker synced them */
             ino = rec_new_ino(false);
             crash_op_t *op = rec_add(CRASH_OP_CREATE);
             op->ino = ino;
             op->path = strdup(rt);
             op->parent = rec_parent(rt);
             ns_put(&rec.ns, rt, ino);
+            FILE *f = fopen(to, "rb");
+            if (f) {
+                uint8_t chunk[65536];
+                size_t n, off = 0;
+                while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+                    crash_op_t *w = rec_add(CRASH_OP_WRITE);
+                    w->ino = ino;
+                    w->off = off;
+                    w->len = n;
+                    w->data = malloc(n);
+                    memcpy(w->data, chunk, n);
+                    off += n;
+                }
+                fclose(f);
+            }
+            rec_add(CRASH_OP_FSYNC)->ino = ino;
             return rc;
         }
         crash_op_t *op = rec_add(CRASH_OP_LINK);

@@ -40,6 +40,8 @@ void wl_free(workload_t *wl) {
     free(wl->marks);
     for (int i = 0; i < wl->meta_cap; i++) free(wl->meta_digests[i]);
     free(wl->meta_digests);
+    free(wl->kv_models);
+    free(wl->kv_ends);
 }
 
 /* ---- the log workload ---- */

@@ -18,6 +18,8 @@
 #include "metastore.h"
 #include "replica_manager.h"
 
+#define CW_KV_KEYS 64
+
 typedef struct written {
     int64_t base, next;  /* offsets */
     int64_t timestamp;
@@ -47,6 +49,14 @@ typedef struct workload {
     int meta_done;
     char **meta_digests; /* digest after mutation i (0: empty store) */
     int meta_cap;
+    /* kv: the table after put i (score per key, -1: no row) and the log
+     * end then; entry 0 is the empty table */
+    size_t kv_count;
+    int64_t (*kv_models)[CW_KV_KEYS];
+    int64_t *kv_ends;
+    /* RocksDB's threads do not survive fork(): each kv state is checked by
+     * a fresh exec of the tool, which reads the models from this file */
+    char kv_expect[256];
 } workload_t;
 
 typedef struct cfg {
@@ -77,5 +87,15 @@ int cw_log_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t
 int cw_meta_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t *log);
 /* The metastore's databases and tables as one comparable string. */
 char *cw_meta_digest(fl_metastore_t *ms);
+/* The primary-key workload (crash_kv.c) and its check of a crash state:
+ * counts a refused recovery, an owed change lost, a key whose value is
+ * not the table's at the recovered log end. */
+int cw_kv_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t *log);
+/* The models to a file and back (the exec'd checker's copy). */
+int cw_kv_save(const workload_t *wl, const char *path);
+int cw_kv_load(workload_t *wl, const char *path);
+void ce_check_kv(const workload_t *wl, const cfg_t *c, const char *dir, mark_t owed,
+                 crash_mode_t mode, int *refused, int *lost, int *state_bad, char *msg,
+                 size_t cap);
 
 #endif
