@@ -94,7 +94,7 @@ FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.c)))
 fuzz-build:
 	@FUZZ_CC=$(FUZZ_CC) scripts/install-deps --fuzz
 	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC) -DFLUSS_FUZZ=ON -DFLUSS_SANITIZE=ON >/dev/null
-	@cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS)
+	@cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS) >/dev/null
 
 fuzz: fuzz-build
 	@for n in $(FUZZ_TARGETS); do \
