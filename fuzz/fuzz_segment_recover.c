@@ -2,9 +2,10 @@
  * fuzz_segment_recover.c — a bucket's <base>.log segment files are scanned
  * from disk when a log opens (recovery): arbitrary bytes as segment 0,
  * then fl_log_segment_open with tail truncation. The scan keeps a prefix
- * of whole batches whose offsets start at the base and ascend, truncates
- * the file to it, and afterwards every batch it reported is found at the
- * position it was scanned at and reads back whole.
+ * of whole batches — the good ones it reports, whose offsets start at the
+ * base and ascend, and CRC-bad ones with good batches after them (damaged
+ * ranges) — and truncates the file to it. Afterwards every good batch is
+ * found at its position and reads back whole, a damaged one never reads.
  * Seeds: fuzz/seedgen_segment_recover.py.
  */
 #include <fcntl.h>
@@ -22,8 +23,7 @@
 
 typedef struct {
     size_t n;
-    uint64_t pos;
-    int64_t base[FUZZ_BATCHES_MAX];
+    int64_t base[FUZZ_BATCHES_MAX], next[FUZZ_BATCHES_MAX];
     uint64_t at[FUZZ_BATCHES_MAX];
     size_t size[FUZZ_BATCHES_MAX];
 } fuzz_scan_t;
@@ -32,11 +32,10 @@ static void fuzz_batch(const fl_batch_view_t *b, void *ctx) {
     fuzz_scan_t *c = ctx;
     if (c->n < FUZZ_BATCHES_MAX) {
         c->base[c->n] = b->base_offset;
-        c->at[c->n] = c->pos;
+        c->next[c->n] = fl_batch_next_offset(b);
         c->size[c->n] = b->size;
         c->n++;
     }
-    c->pos += b->size;
 }
 
 static char g_dir[64];
@@ -62,9 +61,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (fl_log_segment_open(g_dir, 0, 64, true, fuzz_batch, &scan, &s, &err) == 0) {
         struct stat st;
         FUZZ_CHECK(stat(path, &st) == 0 && (uint64_t)st.st_size == s->size);
-        FUZZ_CHECK(s->size == scan.pos && s->size <= size);
-        FUZZ_CHECK(scan.n == 0 || scan.base[0] == 0);
-        for (size_t i = 0; i < scan.n; i++) {
+        FUZZ_CHECK(s->size <= size);
+        /* the kept prefix is the good batches and the damaged ranges in
+         * file order, offsets from the base on, ascending */
+        uint64_t at = 0;
+        int64_t next = 0;
+        size_t d = 0;
+        for (size_t i = 0; i <= scan.n && scan.n < FUZZ_BATCHES_MAX; i++) {
+            for (; d < s->damaged_count && s->damaged[d].position == at; d++) {
+                FUZZ_CHECK(s->damaged[d].start_offset == next);
+                FUZZ_CHECK(s->damaged[d].end_offset > next);
+                next = s->damaged[d].end_offset;
+                at += s->damaged[d].size;
+            }
+            if (i == scan.n) break;
+            FUZZ_CHECK(i == 0 && d == 0 ? scan.base[i] == 0 : scan.base[i] >= next);
+            scan.at[i] = at;
+            at += scan.size[i];
+            next = scan.next[i];
+        }
+        if (scan.n < FUZZ_BATCHES_MAX) FUZZ_CHECK(d == s->damaged_count && at == s->size);
+        for (size_t i = 0; i < scan.n && scan.n < FUZZ_BATCHES_MAX; i++) {
             uint64_t pos = UINT64_MAX;
             int rc = fl_log_segment_find(s, scan.base[i], &pos, &err);
             FUZZ_CHECK(rc == 0 && pos == scan.at[i]);
@@ -74,6 +91,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FUZZ_CHECK(fl_log_segment_read(s, pos, 1, INT64_MAX, true, &out, &got, &err) == 0);
             FUZZ_CHECK(got == scan.size[i] && out.len == got &&
                        memcmp(out.data, data + pos, got) == 0);
+            fl_buf_free(&out);
+        }
+        for (size_t k = 0; k < s->damaged_count; k++) {
+            fl_buf_t out;
+            fl_buf_init(&out);
+            size_t got = 0;
+            FUZZ_CHECK(fl_log_segment_read(s, s->damaged[k].position, 1, INT64_MAX, true, &out,
+                                           &got, &err) == FLUSS_ERR_LOG_STORAGE_EXCEPTION);
             fl_buf_free(&out);
         }
         uint64_t pos;

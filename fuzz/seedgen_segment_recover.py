@@ -7,7 +7,9 @@ damage recovery must cut at:
 * v0_ascending   magic-0 batches (ARROW, INDEXED, COMPACTED) back to back
 * v2_torn_tail   magic-2 batches, the last one cut in the middle
 * v1_gap         magic-1 batches with a gap between offsets (allowed)
-* v0_bad_crc     the second batch's CRC flipped: the scan keeps the first
+* v0_bad_crc     the last batch's CRC flipped: a torn tail, cut
+* v0_damaged_mid the middle batch's CRC flipped, a good batch after it:
+                 damage at rest, kept as a damaged range, never served
 * v0_offsets_back the second batch's base offset below the first's end
 * v1_091_mixed   a magic-0 batch, then 0.9.1's magic 1 (not ours: cut)
 
@@ -70,6 +72,12 @@ def main():
     renumber(bad)
     bad[1][21] ^= 0xFF
     write_seed(TARGET, "seed_v0_bad_crc", b"".join(bytes(b) for b in bad))
+
+    mid = batches("seed_indexed_41.bin") + batches("seed_compacted_81.bin") + \
+        batches("seed_indexed_41.bin")
+    renumber(mid)
+    mid[1][21] ^= 0xFF
+    write_seed(TARGET, "seed_v0_damaged_mid", b"".join(bytes(b) for b in mid))
 
     back = batches("seed_indexed_41.bin") + batches("seed_compacted_81.bin")
     renumber(back)
