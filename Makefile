@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 .PHONY: all build build-asan build-tsan deps venv run test test-unit test-asan test-tsan \
-        test-interop test-interop-loops fuzz clean test-crash test-crash-mutants
+        test-interop test-interop-loops fuzz fuzz-build fuzz-campaign clean test-crash test-crash-mutants
 
 all: build
 
@@ -86,15 +86,29 @@ test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-flink-core
 	$(MAKE) --no-print-directory test-tsan
 
-# libFuzzer binaries (clang, or FUZZ_CC=clang-14): make fuzz FUZZ_SECONDS=60
+# libFuzzer binaries (clang, or FUZZ_CC=clang-14; installed when missing):
+# make fuzz FUZZ_SECONDS=60 runs each target over its committed corpus.
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= $(shell command -v clang || command -v clang-14 || echo clang)
-fuzz:
+FUZZ_TARGETS = $(basename $(notdir $(wildcard fuzz/fuzz_*.c)))
+fuzz-build:
+	@FUZZ_CC=$(FUZZ_CC) scripts/install-deps --fuzz
 	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=$(FUZZ_CC) -DFLUSS_FUZZ=ON -DFLUSS_SANITIZE=ON >/dev/null
-	@cmake --build build-fuzz -j $(JOBS)
-	@for f in build-fuzz/fuzz_*[!y]; do \
-	  [ -x "$$f" ] || continue; n=$$(basename $$f); \
-	  echo "== $$n"; $$f -max_total_time=$(FUZZ_SECONDS) fuzz/corpus/$$n || exit 1; done
+	@cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS) >/dev/null
+
+fuzz: fuzz-build
+	@for n in $(FUZZ_TARGETS); do \
+	  echo "== $$n"; build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) fuzz/corpus/$$n || exit 1; done
+
+# A campaign (scripts/fuzz-campaign): the targets with the least CPU time
+# in fuzz/LEDGER.tsv first, FUZZ_CAMPAIGN_SECONDS each (one process at a
+# time), within FUZZ_CAMPAIGN_MINUTES of wall time in all (0: no limit);
+# new coverage is merged into fuzz/corpus, crashes saved to fuzz/regressions.
+FUZZ_CAMPAIGN_SECONDS ?=
+FUZZ_CAMPAIGN_MINUTES ?= 30
+fuzz-campaign: fuzz-build
+	scripts/fuzz-campaign --build build-fuzz --minutes $(FUZZ_CAMPAIGN_MINUTES) \
+	    $(if $(FUZZ_CAMPAIGN_SECONDS),--seconds $(FUZZ_CAMPAIGN_SECONDS))
 
 # Storage faults, gate tier. Crash-state enumeration (F1): >= 10,000 crash
 # states per run, both directory models; corruption at rest (F2): 3,000

@@ -51,6 +51,9 @@ int fl_remote_index_position(fl_remote_index_read_fn read, void *ctx, uint64_t f
     *position = 0;
     uint64_t n = file_bytes / FL_REMOTE_OFFSET_ENTRY;
     if (n == 0 || target <= base) return 0;
+    /* Offsets are compared relative to base: a manifest may put base
+     * anywhere below INT64_MAX, where base + an entry overflows. Both
+     * target - base and end - base are in range (0 <= base < target, end). */
     /* the last entry whose offset <= target */
     uint64_t lo = 0, hi = n;
     uint8_t e[FL_REMOTE_OFFSET_ENTRY];
@@ -59,8 +62,8 @@ int fl_remote_index_position(fl_remote_index_read_fn read, void *ctx, uint64_t f
         int rc = fl_index_entry(read, ctx, sizeof(e), mid, e, err);
         if (rc == 1) return 0;
         if (rc) return rc;
-        int64_t off = base + (int32_t)fl_get_be32(e);
-        if (off <= target) lo = mid + 1;
+        int64_t rel = (int32_t)fl_get_be32(e);
+        if (rel <= target - base) lo = mid + 1;
         else hi = mid;
     }
     if (lo == 0) return 0;
@@ -68,7 +71,7 @@ int fl_remote_index_position(fl_remote_index_read_fn read, void *ctx, uint64_t f
     if (rc == 1) return 0;
     if (rc) return rc;
     int32_t rel = (int32_t)fl_get_be32(e), pos = (int32_t)fl_get_be32(e + 4);
-    if (rel < 0 || base + rel >= end || base + rel > target || pos < 0 || pos >= segment_bytes)
+    if (rel < 0 || rel >= end - base || rel > target - base || pos < 0 || pos >= segment_bytes)
         return 0;
     *position = (uint64_t)pos;
     return 0;
@@ -95,6 +98,6 @@ int fl_remote_index_offset_for_time(fl_remote_index_read_fn read, void *ctx, uin
     if (rc == 1) return 0;
     if (rc) return rc;
     int32_t rel = (int32_t)fl_get_be32(e + 8);
-    if (rel >= 0 && base + rel < end) *offset = base + rel;
+    if (rel >= 0 && rel < end - base) *offset = base + rel; /* end > base >= 0 */
     return 0;
 }

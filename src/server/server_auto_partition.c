@@ -52,11 +52,12 @@ int fl_auto_partition_clock_parse(const char *text, size_t len, int64_t *now_ms,
     size_t digits = i - start;
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
         i++;
-    if (digits == 0 || i != len)
+    /* 19 digits reach 10^19 - 1, past INT64_MAX: refused, not wrapped */
+    if (digits == 0 || i != len || v > (uint64_t)INT64_MAX)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
                           "the auto-partition test clock holds no epoch milliseconds: '%.*s'",
                           (int)(len < 64 ? len : 64), text);
-    *now_ms = neg ? -(int64_t)v : (int64_t)v; /* 19 digits < 2^63 */
+    *now_ms = neg ? -(int64_t)v : (int64_t)v;
     return 0;
 }
 

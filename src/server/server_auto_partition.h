@@ -50,7 +50,8 @@ void fl_auto_partitioner_destroy(fl_auto_partitioner_t *ap);
 void fl_auto_partitioner_table_created(fl_auto_partitioner_t *ap, int64_t table_id);
 
 /* The test clock file: optional whitespace, an optional '-', at most 19
- * digits, optional whitespace; FLUSS_ERR__INVALID_ARG otherwise. */
+ * digits of a value up to INT64_MAX, optional whitespace;
+ * FLUSS_ERR__INVALID_ARG otherwise. */
 int fl_auto_partition_clock_parse(const char *text, size_t len, int64_t *now_ms, fl_error_t *err);
 
 #endif

@@ -40,6 +40,9 @@ static void test_clock_parse(void **state) {
         {"12a", 0, 0},                           {"1 2", 0, 0},
         {"+5", 0, 0},                            {"92233720368547758070", 0, 0},
         {"0x10", 0, 0},
+        /* 19 digits past INT64_MAX: refused, not wrapped (fuzz_auto_partition_clock) */
+        {"9223372036854775808", 0, 0},           {"9999999999999999999", 0, 0},
+        {"-9223372036854775808", 0, 0},          {"-9223372036854775807", 1, -INT64_MAX},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         int64_t ms = -1;
