@@ -569,8 +569,10 @@ int crash_model_build(const crash_log_t *log, const crash_state_t *st, const cha
     }
     const ns_t *names = st->mode == CRASH_KEPT ? &m.names : &m.durable;
     ns_entry_t *order = malloc((names->n + 1) * sizeof(*order));
-    memcpy(order, names->e, names->n * sizeof(*order));
-    qsort(order, names->n, sizeof(*order), cmp_depth);
+    if (names->n) {
+        memcpy(order, names->e, names->n * sizeof(*order));
+        qsort(order, names->n, sizeof(*order), cmp_depth);
+    }
     int rc = mkdir(dir, 0755);
     size_t dl = strlen(dir);
     for (size_t i = 0; i < names->n && rc == 0; i++) {
