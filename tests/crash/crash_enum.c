@@ -398,6 +398,7 @@ int main(int argc, char **argv) {
                .min_states = 500, .seed = 1};
     const char *ledger = NULL, *size = "ci";
     bool no_kv = false; /* the kv workloads are the slow ones */
+    int appends = 0;    /* overrides the size's */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc) size = argv[++i];
         else if (!strcmp(argv[i], "--min-states") && i + 1 < argc) c.min_states = atoi(argv[++i]);
@@ -413,10 +414,12 @@ int main(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--unordered")) c.unordered = true;
         else if (!strcmp(argv[i], "--no-kv")) no_kv = true;
+        else if (!strcmp(argv[i], "--appends") && i + 1 < argc) appends = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--verbose")) c.verbose = true;
         else {
             fprintf(stderr, "usage: crash_enum [--size ci|gate] [--min-states N] [--torn-max N] "
-                            "[--seed N] [--mutation nodirsync] [--unordered] [--no-kv] [--ledger FILE] [--verbose]\n");
+                            "[--seed N] [--mutation nodirsync] [--unordered] [--no-kv] [--appends N] [--ledger FILE] "
+                            "[--verbose]\n");
             return 2;
         }
     }
@@ -425,6 +428,7 @@ int main(int argc, char **argv) {
         c.torn_max = 16;
         if (c.min_states < 10000) c.min_states = 10000;
     }
+    if (appends > 0) c.appends = appends;
     /* states are small and many: memory-backed /dev/shm when there is one */
     struct stat shm;
     char base[64];

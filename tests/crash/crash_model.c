@@ -365,6 +365,11 @@ typedef struct model {
     size_t npending;
 } model_t;
 
+/* memcpy that allows empty copies from or to NULL */
+static void copy_bytes(void *dst, const void *src, size_t n) {
+    if (n) memcpy(dst, src, n);
+}
+
 static void blob_set_len(blob_t *b, size_t len) {
     if (len > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
@@ -432,7 +437,7 @@ static void model_apply(model_t *m, const crash_log_t *log, size_t i) {
     case CRASH_OP_WRITE: {
         blob_t *b = &m->cur[op->ino];
         if (b->len < op->off + op->len) blob_set_len(b, (size_t)(op->off + op->len));
-        memcpy(b->p + op->off, op->data, (size_t)op->len);
+        copy_bytes(b->p + op->off, op->data, (size_t)op->len);
         break;
     }
     case CRASH_OP_FSYNC: blob_copy(&m->dur[op->ino], &m->cur[op->ino]); break;
@@ -544,11 +549,11 @@ int crash_model_build(const crash_log_t *log, const crash_state_t *st, const cha
             uint64_t end = op->off + op->len;
             if (st->zero_fill) {
                 if (torn.len < end) blob_set_len(&torn, (size_t)end);
-                memcpy(torn.p + op->off, op->data, (size_t)(cut - op->off));
-                memset(torn.p + cut, 0, (size_t)(end - cut));
+                copy_bytes(torn.p + op->off, op->data, (size_t)(cut - op->off));
+                if (end > cut) memset(torn.p + cut, 0, (size_t)(end - cut));
             } else {
                 if (torn.len < cut) blob_set_len(&torn, (size_t)cut);
-                memcpy(torn.p + op->off, op->data, (size_t)(cut - op->off));
+                copy_bytes(torn.p + op->off, op->data, (size_t)(cut - op->off));
             }
         } else {
             /* durable: the old synced content overwritten up to the tear */
@@ -562,8 +567,8 @@ int crash_model_build(const crash_log_t *log, const crash_state_t *st, const cha
             size_t len = o->len > cut ? o->len : cut;
             if (st->zero_fill && n->len > len) len = n->len;
             blob_set_len(&torn, len); /* zero-extends */
-            memcpy(torn.p, n->p, cut);
-            if (o->len > cut) memcpy(torn.p + cut, o->p + cut, o->len - cut);
+            copy_bytes(torn.p, n->p, cut);
+            if (o->len > cut) copy_bytes(torn.p + cut, o->p + cut, o->len - cut);
             model_free(&before);
         }
     }
