@@ -58,6 +58,11 @@ static int posix_rmdir(void *ctx, const char *path) {
     return rmdir(path);
 }
 
+static int posix_statvfs(void *ctx, const char *path, struct statvfs *out) {
+    (void)ctx;
+    return statvfs(path, out);
+}
+
 static const fl_vfs_ops_t fl_posix_ops = {
     .open = posix_open,
     .close = posix_close,
@@ -71,6 +76,7 @@ static const fl_vfs_ops_t fl_posix_ops = {
     .unlink = posix_unlink,
     .mkdir = posix_mkdir,
     .rmdir = posix_rmdir,
+    .statvfs = posix_statvfs,
 };
 
 static const fl_vfs_ops_t *fl_vfs_ops = &fl_posix_ops;
@@ -113,6 +119,10 @@ int fl_vfs_link(const char *from, const char *to) { return fl_vfs_ops->link(fl_v
 int fl_vfs_unlink(const char *path) { return fl_vfs_ops->unlink(fl_vfs_ctx, path); }
 int fl_vfs_mkdir(const char *path, mode_t mode) { return fl_vfs_ops->mkdir(fl_vfs_ctx, path, mode); }
 int fl_vfs_rmdir(const char *path) { return fl_vfs_ops->rmdir(fl_vfs_ctx, path); }
+int fl_vfs_statvfs(const char *path, struct statvfs *out) {
+    if (!fl_vfs_ops->statvfs) return statvfs(path, out);
+    return fl_vfs_ops->statvfs(fl_vfs_ctx, path, out);
+}
 
 int fl_vfs_pread_full(int fd, void *buf, size_t len, off_t pos, size_t *got) {
     size_t n = 0;

@@ -6,6 +6,9 @@
  * fail them without touching the code it tests, as SQLite's VFS allows.
  * Production uses the plain POSIX calls (fl_vfs_posix). Listing a
  * directory and stat-ing a path stay plain calls: they change nothing.
+ * statvfs goes through the seam so that a test can make a file system
+ * look full (the disk-usage watermark reads it); a table without it
+ * (NULL) answers with the real statvfs.
  *
  * The calls answer like their POSIX namesakes (-1 with errno set); pread
  * and pwrite retry EINTR themselves.
@@ -18,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 
 typedef struct fl_vfs_ops {
@@ -34,6 +38,7 @@ typedef struct fl_vfs_ops {
     int (*unlink)(void *ctx, const char *path);
     int (*mkdir)(void *ctx, const char *path, mode_t mode);
     int (*rmdir)(void *ctx, const char *path);
+    int (*statvfs)(void *ctx, const char *path, struct statvfs *out); /* may be NULL */
 } fl_vfs_ops_t;
 
 /* The plain POSIX table (ctx unused). */
@@ -54,6 +59,7 @@ int fl_vfs_link(const char *from, const char *to);
 int fl_vfs_unlink(const char *path);
 int fl_vfs_mkdir(const char *path, mode_t mode);
 int fl_vfs_rmdir(const char *path);
+int fl_vfs_statvfs(const char *path, struct statvfs *out);
 
 /* Whole-buffer helpers: loop until len bytes moved. pread_full stops at
  * end of file (*got < len); both return -1 with errno on an error. */
