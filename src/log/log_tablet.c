@@ -350,10 +350,15 @@ bool fl_log_tablet_flush_begin(fl_log_tablet_t *t, fl_log_flush_t *f) {
         if (s->synced_size >= s->size && !s->needs_index) continue;
         int fd = fl_vfs_dup(s->fd);
         if (fd < 0) {
-            /* no descriptor left: sync on the original under the lock */
+            /* no descriptor left: sync on the original under the lock; a
+             * failure latches like any failed fsync (never retried) */
             fl_error_t e;
-            if (fl_log_segment_sync(s, &e) == 0) s->synced_size = s->size;
-            continue;
+            if (fl_log_segment_sync(s, &e) == 0) continue;
+            FL_ERROR("log %s: %s; taking the log offline", t->dir, e.msg);
+            t->offline = true;
+            for (size_t k = 0; k < f->count; k++) fl_vfs_close(f->fds[k]);
+            f->count = 0;
+            return false;
         }
         f->segments[f->count] = s;
         f->fds[f->count] = fd;
@@ -549,7 +554,8 @@ static size_t fl_tablet_segment_for(const fl_log_tablet_t *t, int64_t offset) {
 
 int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
                        int64_t upper_offset, fl_buf_t *out, fl_error_t *err) {
-    if (t->offline) return fl_offline(t, err);
+    /* an offline log is still read: below upper_offset (the caller's high
+     * watermark) lies only what was acknowledged before the failure */
     if (offset < t->log_start_offset || offset > t->log_end_offset)
         return fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
                           "Received request for offset %lld for table bucket, but we only have "

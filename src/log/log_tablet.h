@@ -13,8 +13,10 @@
  * Durability: appends reach the page cache before they are acknowledged
  * (they survive a process crash); segments are fsynced when rolled and on
  * close, and on every append when flush_every_append is set. A failed write
- * or fsync takes the tablet offline: every later call fails with
- * LOG_STORAGE_EXCEPTION, nothing is retried.
+ * or fsync takes the tablet offline: every later append, flush and sync
+ * fails with LOG_STORAGE_EXCEPTION, nothing is retried (a failed fsync
+ * proves nothing about the page cache it was to write). Reads go on: what
+ * lies below the caller's high watermark was acknowledged before.
  *
  * Thread rule: one bucket is used by one thread at a time.
  */

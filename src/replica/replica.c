@@ -50,6 +50,25 @@ static void fl_replica_notify(fl_replica_t *r) {
     if (rm && rm->on_watermark) rm->on_watermark(rm->on_watermark_ctx, r);
 }
 
+/* Under r->lock: publishes the log's offline latch once (the log set it
+ * when a write or fsync failed); true when it was new, so the caller tells
+ * the waiters after unlocking. */
+static bool fl_replica_latch_locked(fl_replica_t *r, const char *why) {
+    if (!r->log->offline || atomic_load(&r->offline)) return false;
+    atomic_store(&r->offline, true);
+    FL_ERROR("bucket %d of table %lld (partition %lld) is offline after a failed write or fsync, "
+             "refusing writes until a restart recovers it; nothing after offset %lld is "
+             "acknowledged: %s",
+             r->bucket, (long long)r->table_id, (long long)r->partition_id,
+             (long long)atomic_load(&r->high_watermark), why);
+    return true;
+}
+
+static int fl_replica_offline_err(const fl_replica_t *r, fl_error_t *err) {
+    return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                      "the log in %s is offline after a failed write", r->log->dir);
+}
+
 static void fl_replica_flush_job(void *arg) {
     fl_replica_t *r = arg;
     fl_error_t e;
@@ -81,7 +100,9 @@ int fl_replica_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t now
     fl_append_result_t ar;
     int rc = fl_log_tablet_append(r->log, records, len, now_ms, &ar, err);
     if (rc) {
+        bool latched = fl_replica_latch_locked(r, err->msg);
         pthread_mutex_unlock(&r->lock);
+        if (latched) fl_replica_notify(r);
         return rc;
     }
     res->base_offset = ar.base_offset;
@@ -149,29 +170,40 @@ static void fl_replica_linger(fl_replica_t *r) {
     }
 }
 
+/* Under r->lock: whether a flush may start. An offline log flushes
+ * nothing (a failed fsync is never retried) and moves no offset; the
+ * waiters still hear of it (notify), so none waits for its deadline. */
+static int fl_replica_flush_check(fl_replica_t *r, fl_error_t *err) {
+    return r->log->offline ? fl_replica_offline_err(r, err) : 0;
+}
+
 int fl_replica_flush(fl_replica_t *r, fl_error_t *err) {
     fl_replica_linger(r);
     pthread_mutex_lock(&r->bg_lock);
     pthread_mutex_lock(&r->lock);
     r->flush_scheduled = false;
-    if (r->log->offline) {
-        pthread_mutex_unlock(&r->lock);
-        pthread_mutex_unlock(&r->bg_lock);
-        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
-                          "the log in %s is offline after a failed write", r->log->dir);
-    }
     fl_log_flush_t *f = fl_malloc(sizeof(*f));
-    bool work = fl_log_tablet_flush_begin(r->log, f);
+    bool work = false;
     int64_t end = r->log->log_end_offset;
     uint64_t end_bytes = r->end_bytes;
-    r->unflushed_messages = 0;
+    int rc = fl_replica_flush_check(r, err);
+    if (!rc) {
+        work = fl_log_tablet_flush_begin(r->log, f);
+        r->unflushed_messages = 0;
+        /* _begin latches when it had to fsync under the lock and failed */
+        if ((rc = fl_replica_flush_check(r, err))) fl_replica_latch_locked(r, "fsync failed");
+    }
     pthread_mutex_unlock(&r->lock);
 
-    int rc = work ? fl_log_tablet_flush_run(f) : 0;
+    if (!rc && work && fl_log_tablet_flush_run(f)) {
+        rc = f->rc;
+        *err = f->err;
+    }
 
     pthread_mutex_lock(&r->lock);
-    if (work) fl_log_tablet_flush_end(r->log, f);
-    if (!rc) {
+    if (work) fl_log_tablet_flush_end(r->log, f); /* a failed run latches the log */
+    if (rc) fl_replica_latch_locked(r, err->msg);
+    else {
         if (atomic_load(&r->flushed_offset) < end) atomic_store(&r->flushed_offset, end);
         if (r->rm->durability.sync && atomic_load(&r->high_watermark) < end) {
             atomic_store(&r->high_watermark, end);
@@ -180,10 +212,9 @@ int fl_replica_flush(fl_replica_t *r, fl_error_t *err) {
     }
     pthread_mutex_unlock(&r->lock);
     pthread_mutex_unlock(&r->bg_lock);
-    if (rc) *err = f->err;
     fl_free(f);
     atomic_fetch_add(&r->flushes, 1);
-    fl_replica_notify(r);
+    fl_replica_notify(r); /* every flush tells the waiters, failed ones too */
     return rc;
 }
 

@@ -16,6 +16,16 @@
  * When a watermark (high or flushed) moves, the replica manager's
  * on_watermark callback runs, without any replica lock held.
  *
+ * Fail-stop: a failed write or fsync of the log (an append, a flush, the
+ * index or writer snapshot of a rolled segment) takes the replica offline
+ * for good (until the process restarts and recovery runs): appends and
+ * flushes refuse with LOG_STORAGE_EXCEPTION, the flushed offset and — in
+ * the durable mode — the high watermark never move again, so nothing the
+ * failed fsync should have covered is acknowledged. A failed fsync is never
+ * retried (after one the page cache may hold data the disk lost). Reads go
+ * on below the high watermark. Going offline runs on_watermark too, so
+ * requests waiting for this replica answer at once.
+ *
  * Thread rule: every function is safe from any thread. The log and the
  * fields marked (lock) are guarded by `lock`; background work (flush,
  * retention, close) is serialised by `bg_lock`, taken before `lock`.
@@ -57,6 +67,7 @@ typedef struct fl_replica {
     atomic_bool deleted;                /* dropped: close without a snapshot, remove files */
     atomic_int refs;
     atomic_uint_fast64_t flushes;       /* fsync rounds done (stats, tests) */
+    atomic_bool offline;                /* the log refused a write: see "Fail-stop" */
     /* The bucket's primary-key state (kv_tablet.h), set once by the layer
      * above and closed here with the replica: opaque to this layer. */
     _Atomic(void *) kv;
@@ -111,6 +122,10 @@ static inline int64_t fl_replica_log_end(const fl_replica_t *r) {
 }
 static inline int64_t fl_replica_flushed(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->flushed_offset);
+}
+/* The log went offline after a failed write or fsync (lock-free). */
+static inline bool fl_replica_offline(const fl_replica_t *r) {
+    return atomic_load(&((fl_replica_t *)r)->offline);
 }
 
 /* Queues a flush on the worker pool unless one is queued already. */

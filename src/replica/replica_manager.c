@@ -14,6 +14,7 @@
 #include "common_alloc.h"
 #include "common_fs.h"
 #include "common_log.h"
+#include "common_vfs.h"
 #include "log_remote_log.h"
 
 void fl_replica_manager_init(fl_replica_manager_t *rm, const char *data_dir,
@@ -83,9 +84,15 @@ static int fl_replica_epoch_checkpoint(const char *dir, const fl_log_tablet_t *l
     if (access(path, F_OK) != 0) {
         char text[64];
         int n = snprintf(text, sizeof(text), "0\n1\n0 %" PRId64 "\n", log->log_start_offset);
-        if (fl_fs_write_atomic(path, text, (size_t)n, err))
+        fl_error_t e;
+        if (fl_fs_write_atomic(path, text, (size_t)n, &e)) {
+            /* the open fails (nothing was acknowledged from this replica
+             * yet) and the next one writes the file anew — not a retried
+             * fsync: a failed directory fsync may have left the rename */
+            fl_vfs_unlink(path);
             rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "leader epoch checkpoint: %s",
-                            path);
+                            e.msg);
+        }
     }
     fl_free(path);
     return rc;

@@ -36,11 +36,28 @@ bool fl_ack_wait_ready(const fl_ack_wait_t *w, size_t i) {
                   fl_replica_flushed(r) >= w->durable_wait[i]);
 }
 
+/* Not ready and never will be: the replica is offline (fail-stop), so
+ * its watermarks stay where the failure left them. */
+static bool fl_ack_wait_failed(const fl_ack_wait_t *w, size_t i) {
+    return w->replicas[i] && !fl_ack_wait_ready(w, i) && fl_replica_offline(w->replicas[i]);
+}
+
+int fl_ack_wait_error(const fl_ack_wait_t *w, size_t i, const char *timeout_msg, const char **msg) {
+    if (fl_ack_wait_ready(w, i)) return 0;
+    if (fl_ack_wait_failed(w, i)) {
+        *msg = "The log of this bucket went offline after a failed write or fsync before these "
+               "records were covered: they are not acknowledged (the server must restart).";
+        return FLUSS_ERR_LOG_STORAGE_EXCEPTION;
+    }
+    *msg = timeout_msg;
+    return FLUSS_ERR_REQUEST_TIME_OUT;
+}
+
 static bool fl_ack_wait_try_complete(fl_delayed_op_t *op, const fl_bucket_key_t *key) {
     (void)key;
     fl_ack_wait_t *w = (fl_ack_wait_t *)op;
     for (size_t i = 0; i < w->count; i++)
-        if (!fl_ack_wait_ready(w, i)) return false;
+        if (!fl_ack_wait_ready(w, i) && !fl_ack_wait_failed(w, i)) return false;
     return true;
 }
 

@@ -4,10 +4,12 @@
  * wait until the high watermark covers what they appended, and an append
  * that crossed log.flush.interval-messages until the flushed offset does.
  * The wait parks in the tablet server's purgatory on exactly those buckets;
- * when every bucket is ready, or the deadline passes, the request's own
- * reply function answers (a bucket still not ready then gets
- * REQUEST_TIME_OUT from it). A request with nothing to wait for is
- * answered at once, on the caller's thread.
+ * when every bucket is ready or failed, or the deadline passes, the
+ * request's own reply function answers (fl_ack_wait_error: a bucket whose
+ * replica went offline before it was covered gets LOG_STORAGE_EXCEPTION —
+ * nothing the failed write or fsync concerned is acknowledged —, one still
+ * not ready at the deadline REQUEST_TIME_OUT). A request with nothing to
+ * wait for is answered at once, on the caller's thread.
  *
  * Thread rule: filled by one handler; after fl_ack_wait_finish parks it,
  * the purgatory owns it (completion runs on any thread, exactly once).
@@ -49,6 +51,10 @@ void fl_ack_wait_init(fl_ack_wait_t *w, const fl_ack_wait_ops_t *ops, size_t cou
  * nothing to wait for). */
 void fl_ack_wait_bucket(fl_ack_wait_t *w, size_t i, fl_replica_t *r, int64_t hw, int64_t durable);
 bool fl_ack_wait_ready(const fl_ack_wait_t *w, size_t i);
+/* 0 when bucket i is ready; else its error code (LOG_STORAGE_EXCEPTION:
+ * the replica went offline; REQUEST_TIME_OUT, with timeout_msg) and
+ * *msg, the message to answer with. */
+int fl_ack_wait_error(const fl_ack_wait_t *w, size_t i, const char *timeout_msg, const char **msg);
 /* Answers into out now when every bucket is ready (or the request cannot
  * park: no connection or purgatory), else defers ctx and parks until
  * timeout_ms (<= 0: 30 s; at most 300 s). */

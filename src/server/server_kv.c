@@ -183,17 +183,20 @@ static void fl_put_kv_destroy(fl_ack_wait_t *w) {
     fl_free(p);
 }
 
-/* The answer: buckets not ready by the deadline get REQUEST_TIME_OUT. */
+/* The answer: buckets not ready get fl_ack_wait_error's code (offline
+ * replica, or the deadline passed). */
 static void fl_put_kv_reply(fl_ack_wait_t *w, int32_t rid, fl_buf_t *out) {
     fl_put_kv_op_t *p = (fl_put_kv_op_t *)w;
     Fluss__PbPutKvRespForBucket **ptrs = fl_calloc(w->count ? w->count : 1, sizeof(*ptrs));
     for (size_t i = 0; i < w->count; i++) {
-        if (!fl_ack_wait_ready(w, i) && !p->resp[i].has_error_code) {
+        const char *msg;
+        int code = fl_ack_wait_error(w, i, "Timed out waiting for the high watermark to cover "
+                                           "the changelog.", &msg);
+        if (code && !p->resp[i].has_error_code) {
             p->resp[i].has_log_end_offset = 0;
             p->resp[i].has_error_code = 1;
-            p->resp[i].error_code = FLUSS_ERR_REQUEST_TIME_OUT;
-            p->messages[i] = fl_strdup("Timed out waiting for the high watermark to cover the "
-                                       "changelog.");
+            p->resp[i].error_code = code;
+            p->messages[i] = fl_strdup(msg);
             p->resp[i].error_message = p->messages[i];
         }
         ptrs[i] = &p->resp[i];
@@ -306,15 +309,16 @@ static void fl_lookup_bucket_error(fl_lookup_op_t *p, size_t i, int rc, const ch
 }
 
 /* Buckets whose inserts the watermark did not cover in time get
- * REQUEST_TIME_OUT, as the reference's delayed write answers them. */
+ * REQUEST_TIME_OUT, as the reference's delayed write answers them (an
+ * offline replica: LOG_STORAGE_EXCEPTION). */
 static void fl_lookup_reply(fl_ack_wait_t *w, int32_t rid, fl_buf_t *out) {
     fl_lookup_op_t *p = (fl_lookup_op_t *)w;
     Fluss__PbLookupRespForBucket **ptrs = fl_calloc(w->count ? w->count : 1, sizeof(*ptrs));
     for (size_t i = 0; i < w->count; i++) {
-        if (!fl_ack_wait_ready(w, i) && !p->bs[i].has_error_code)
-            fl_lookup_bucket_error(p, i, FLUSS_ERR_REQUEST_TIME_OUT,
-                                   "Timed out waiting for the high watermark to cover the "
-                                   "changelog.");
+        const char *msg;
+        int code = fl_ack_wait_error(w, i, "Timed out waiting for the high watermark to cover "
+                                           "the changelog.", &msg);
+        if (code && !p->bs[i].has_error_code) fl_lookup_bucket_error(p, i, code, msg);
         ptrs[i] = &p->bs[i];
     }
     Fluss__LookupResponse resp = FLUSS__LOOKUP_RESPONSE__INIT;

@@ -495,18 +495,21 @@ static void fl_produce_op_destroy(fl_ack_wait_t *w) {
     fl_free(p);
 }
 
-/* The answer: buckets not ready by the deadline get REQUEST_TIME_OUT. */
+/* The answer: buckets not ready get fl_ack_wait_error's code (offline
+ * replica, or the deadline passed). */
 static void fl_produce_reply(fl_ack_wait_t *w, int32_t rid, fl_buf_t *out) {
     fl_produce_op_t *p = (fl_produce_op_t *)w;
     Fluss__PbProduceLogRespForBucket **ptrs = fl_calloc(w->count ? w->count : 1, sizeof(*ptrs));
     for (size_t i = 0; i < w->count; i++) {
-        if (!fl_ack_wait_ready(w, i) && !p->resp[i].has_error_code) {
+        const char *msg;
+        int code = fl_ack_wait_error(w, i, "Timed out waiting for the high watermark to cover "
+                                           "the appended batches.", &msg);
+        if (code && !p->resp[i].has_error_code) {
             p->resp[i].has_base_offset = 0;
             p->resp[i].has_error_code = 1;
-            p->resp[i].error_code = FLUSS_ERR_REQUEST_TIME_OUT;
+            p->resp[i].error_code = code;
             fl_free(p->messages[i]);
-            p->messages[i] = fl_strdup("Timed out waiting for the high watermark to cover the "
-                                       "appended batches.");
+            p->messages[i] = fl_strdup(msg);
             p->resp[i].error_message = p->messages[i];
         }
         ptrs[i] = &p->resp[i];
