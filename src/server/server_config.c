@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,36 @@ int fl_config_duration_ms(const fl_config_t *cfg, const char *key, int64_t dflt,
     if (fl_parse_duration_ms(v, out) != 0)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "config '%s': '%s' is not a duration", key,
                           v);
+    return 0;
+}
+
+int fl_parse_double(const char *text, double *out) {
+    const char *p = text;
+    while (isspace((unsigned char)*p)) p++;
+    /* digits first: no "inf", "nan", hex floats or a bare sign */
+    if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])) &&
+        !((*p == '-' || *p == '+') && (isdigit((unsigned char)p[1]) || p[1] == '.')))
+        return -1;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(p, &end);
+    if (errno || end == p || !isfinite(v)) return -1;
+    while (isspace((unsigned char)*end)) end++;
+    if (*end) return -1;
+    *out = v;
+    return 0;
+}
+
+int fl_config_double(const fl_config_t *cfg, const char *key, double dflt, double *out,
+                     fl_error_t *err) {
+    const char *v = fl_kvlist_get(&cfg->values, key);
+    if (!v) {
+        *out = dflt;
+        return 0;
+    }
+    if (fl_parse_double(v, out) != 0)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "config '%s': '%s' is not a number", key, v);
     return 0;
 }
 

@@ -2,7 +2,7 @@
  * server_config.h — flussd configuration: a Fluss-style server.yaml (flat
  * "a.b.c: value" keys; nested maps are joined with '.') plus command-line
  * overrides (-D key=value, --data-dir). Typed getters parse Fluss's value
- * formats: integers, booleans, memory sizes ("100 mb"), durations
+ * formats: integers, decimals, booleans, memory sizes ("100 mb"), durations
  * ("10 min") and listener lists ("FLUSS://127.0.0.1:9123").
  */
 #ifndef FL_SERVER_CONFIG_H
@@ -38,6 +38,9 @@ int fl_config_bytes(const fl_config_t *cfg, const char *key, int64_t dflt, int64
                     fl_error_t *err);
 int fl_config_duration_ms(const fl_config_t *cfg, const char *key, int64_t dflt, int64_t *out,
                           fl_error_t *err);
+/* A finite decimal number ("0.85", "1", "8.5e-1"). */
+int fl_config_double(const fl_config_t *cfg, const char *key, double dflt, double *out,
+                     fl_error_t *err);
 /* First listener of a listener list. */
 int fl_config_listener(const fl_config_t *cfg, const char *key, const char *dflt,
                        fl_listener_addr_t *out, fl_error_t *err);
@@ -46,5 +49,6 @@ int fl_config_listener(const fl_config_t *cfg, const char *key, const char *dflt
 int fl_parse_bytes(const char *text, int64_t *out);
 int fl_parse_duration_ms(const char *text, int64_t *out);
 int fl_parse_listener(const char *text, fl_listener_addr_t *out);
+int fl_parse_double(const char *text, double *out);
 
 #endif

@@ -222,6 +222,8 @@ FL_API_HANDLER(fl_api_put_kv) {
     p->resp = fl_calloc(nb ? nb : 1, sizeof(*p->resp));
     p->messages = fl_calloc(nb ? nb : 1, sizeof(char *));
     fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_error_t disk_err; /* the data-disk watermark: one flag read */
+    int disk_rc = fl_disk_guard_refuse(&ts->disk, &disk_err);
     fl_kv_put_t put = {.targets = req->target_columns,
                        .n_targets = req->n_target_columns,
                        .overwrite = req->has_agg_mode && req->agg_mode == 1,
@@ -237,8 +239,9 @@ FL_API_HANDLER(fl_api_put_kv) {
         fl_replica_t *r = NULL;
         fl_kv_tablet_t *kt = NULL;
         fl_replica_append_t res;
-        int rc = fl_kv_bucket(ts, req->table_id, table, br->has_partition_id, br->partition_id,
-                              br->bucket_id, &r, &kt, &e);
+        int rc = disk_rc ? fl_err_set(&e, disk_rc, "%s", disk_err.msg)
+                         : fl_kv_bucket(ts, req->table_id, table, br->has_partition_id,
+                                        br->partition_id, br->bucket_id, &r, &kt, &e);
         if (!rc) {
             put.records = br->records.data;
             put.len = br->records.len;
@@ -426,11 +429,16 @@ static int fl_lookup_partition_row(const fl_hosted_table_t *t, int64_t partition
  * re-lookup): the keys found missing get their rows, then are read
  * again; with acks=all the answer waits for the changelog. */
 static void fl_lookup_insert_bucket(fl_lookup_op_t *p, size_t i, const fl_hosted_table_t *t,
-                                    const Fluss__LookupRequest *req) {
+                                    const Fluss__LookupRequest *req, const fl_disk_guard_t *disk) {
     const Fluss__PbLookupReqForBucket *br = req->buckets_req[i];
     size_t first = p->first[i], missing = 0;
     for (size_t j = 0; j < br->n_keys; j++) missing += !p->pv[first + j].has_values;
     if (missing == 0) return;
+    fl_error_t de; /* the inserts are writes: the data-disk watermark applies */
+    if (fl_disk_guard_refuse(disk, &de)) {
+        fl_lookup_bucket_error(p, i, de.code, de.msg);
+        return;
+    }
     fl_kv_key_t *keys = fl_calloc(missing, sizeof(*keys));
     size_t m = 0;
     for (size_t j = 0; j < br->n_keys; j++)
@@ -519,7 +527,7 @@ FL_API_HANDLER(fl_api_lookup) {
         rc = fl_err_set(err, FLUSS_ERR_INVALID_REQUIRED_ACKS, "Invalid required acks: %d",
                         req->acks);
     for (size_t i = 0; !rc && insert && i < nb; i++)
-        if (p->replicas[i]) fl_lookup_insert_bucket(p, i, table, req);
+        if (p->replicas[i]) fl_lookup_insert_bucket(p, i, table, req, &ts->disk);
     for (size_t i = 0; i < nb; i++) {
         fl_replica_unref(p->replicas[i]);
         p->replicas[i] = NULL;

@@ -591,6 +591,8 @@ FL_API_HANDLER(fl_api_produce_log) {
     fl_err_clear(&table_err);
     int format = 0;
     int table_rc = table ? fl_produce_table_check(table, &format, &table_err) : 0;
+    fl_error_t disk_err; /* the data-disk watermark: one flag read */
+    int disk_rc = fl_disk_guard_refuse(&ts->disk, &disk_err);
     for (size_t i = 0; i < nb; i++) {
         Fluss__PbProduceLogReqForBucket *br = req->buckets_req[i];
         Fluss__PbProduceLogRespForBucket b = FLUSS__PB_PRODUCE_LOG_RESP_FOR_BUCKET__INIT;
@@ -601,8 +603,10 @@ FL_API_HANDLER(fl_api_produce_log) {
         fl_err_clear(&e);
         fl_replica_t *r = NULL;
         fl_replica_append_t res;
-        int rc = fl_tablet_server_replica(ts, req->table_id, table, br->has_partition_id,
-                                          br->partition_id, br->bucket_id, &r, &e);
+        int rc = disk_rc ? fl_err_set(&e, disk_rc, "%s", disk_err.msg)
+                         : fl_tablet_server_replica(ts, req->table_id, table,
+                                                    br->has_partition_id, br->partition_id,
+                                                    br->bucket_id, &r, &e);
         if (!rc && table_rc) rc = fl_err_set(&e, table_rc, "%s", table_err.msg);
         if (!rc)
             rc = fl_record_validate(br->records.data, br->records.len, (fl_log_format_t)format,

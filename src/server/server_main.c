@@ -18,6 +18,7 @@
 #include "metastore.h"
 #include "proto_api.h"
 #include "server_config.h"
+#include "server_disk.h"
 #include "server_local.h"
 #include "server_node.h"
 #include "server_tablet.h"
@@ -52,6 +53,10 @@ static void fl_usage(FILE *f) {
             "      log.retention.check-interval (default 5 min: table.log.ttl expiry),\n"
             "      server.writer-id.expiration-time (default 7 d),\n"
             "      server.writer-id.expiration-check-interval (default 10 min),\n"
+            "      server.data-disk.write-limit-ratio (default 0.85: client writes are refused\n"
+            "      from this disk usage on; 1.0 = off), server.data-disk.write-recover-ratio\n"
+            "      (default 0.80: ...until usage is back at or below it),\n"
+            "      server.data-disk.check-interval (default 30 s),\n"
             "      kv.rocksdb.shared-block-cache.size (default 64mb, fluss-c key: one cache\n"
             "      for every kv tablet), kv.rocksdb.writebuffer.size (default 64mb per\n"
             "      tablet), kv.rocksdb.writebuffer.count (default 2),\n"
@@ -141,7 +146,8 @@ int main(int argc, char **argv) {
     int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget, snap_interval, snap_retained;
     int64_t retention_check_ms, writer_expiration_ms, writer_check_ms, tiering_ms;
     int64_t producer_ttl, producer_cleanup;
-    int64_t auto_partition_ms;
+    int64_t auto_partition_ms, disk_check_ms;
+    double disk_limit, disk_recover;
     if (fl_config_int(&cfg, "default.bucket.number", 1, &bucket_number, &err) ||
         fl_config_int(&cfg, "default.replication.factor", 1, &replication_factor, &err) ||
         fl_config_int(&cfg, "max.bucket.num", FL_MAX_BUCKET_NUM_DEFAULT, &max_bucket, &err) ||
@@ -181,8 +187,21 @@ int main(int argc, char **argv) {
         fl_config_duration_ms(&cfg, "coordinator.producer-offsets.cleanup-interval",
                               FL_PRODUCER_OFFSETS_CLEANUP_MS_DEFAULT, &producer_cleanup, &err) ||
         fl_config_duration_ms(&cfg, "auto-partition.check.interval",
-                              FL_AUTO_PARTITION_INTERVAL_MS_DEFAULT, &auto_partition_ms, &err))
+                              FL_AUTO_PARTITION_INTERVAL_MS_DEFAULT, &auto_partition_ms, &err) ||
+        fl_config_double(&cfg, "server.data-disk.write-limit-ratio", FL_DISK_LIMIT_RATIO_DEFAULT,
+                         &disk_limit, &err) ||
+        fl_config_double(&cfg, "server.data-disk.write-recover-ratio",
+                         FL_DISK_RECOVER_RATIO_DEFAULT, &disk_recover, &err) ||
+        fl_config_duration_ms(&cfg, "server.data-disk.check-interval",
+                              FL_DISK_CHECK_INTERVAL_MS_DEFAULT, &disk_check_ms, &err) ||
+        fl_disk_guard_check_config(disk_limit, disk_recover, &err))
         goto fatal;
+    if (disk_check_ms < 1) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "server.data-disk.check-interval must be a positive duration, but was %lld ms",
+                   (long long)disk_check_ms);
+        goto fatal;
+    }
     if (auto_partition_ms < 1) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "auto-partition.check.interval must be positive");
         goto fatal;
@@ -332,6 +351,9 @@ int main(int argc, char **argv) {
         tcfg.remote_log_interval_ms = tiering_ms;
         tcfg.writer_expiration_ms = writer_expiration_ms;
         tcfg.writer_expiration_check_ms = writer_check_ms;
+        tcfg.disk_limit_ratio = disk_limit;
+        tcfg.disk_recover_ratio = disk_recover;
+        tcfg.disk_check_interval_ms = disk_check_ms;
         tcfgs[i] = tcfg;
     }
     static fl_local_cluster_t lc;

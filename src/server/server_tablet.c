@@ -525,6 +525,19 @@ static void fl_on_snapshot_timer(uv_timer_t *t) {
         fl_workq_submit(ts->workers, fl_snapshot_job, ts);
 }
 
+static void fl_disk_sample_job(void *arg) {
+    fl_tablet_server_t *ts = arg;
+    fl_disk_guard_sample(&ts->disk);
+    atomic_store(&ts->disk_queued, false);
+}
+
+/* statvfs runs on a worker (it may block on a sick file system); the data
+ * path only reads the flag it leaves */
+static void fl_on_disk_timer(uv_timer_t *t) {
+    fl_tablet_server_t *ts = t->data;
+    if (!atomic_exchange(&ts->disk_queued, true)) fl_workq_submit(ts->workers, fl_disk_sample_job, ts);
+}
+
 static void fl_tablet_timers_start(void *arg) {
     fl_tablet_server_t *ts = arg;
     uv_loop_t *uv = fl_rpc_loop_uv(ts->loops[0]);
@@ -546,6 +559,10 @@ static void fl_tablet_timers_start(void *arg) {
     ts->snapshot_timer.data = ts;
     uint64_t s = (uint64_t)ts->cfg.kv_snapshot_interval_ms;
     uv_timer_start(&ts->snapshot_timer, fl_on_snapshot_timer, s, s);
+    uv_timer_init(uv, &ts->disk_timer);
+    ts->disk_timer.data = ts;
+    uint64_t d = (uint64_t)ts->cfg.disk_check_interval_ms;
+    if (ts->disk.limit_ratio < 1.0) uv_timer_start(&ts->disk_timer, fl_on_disk_timer, d, d);
     fl_tablet_tiering_timer_start(ts);
 }
 
@@ -562,10 +579,15 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     if (ts->cfg.writer_expiration_check_ms <= 0)
         ts->cfg.writer_expiration_check_ms = 10LL * 60 * 1000;
     if (ts->cfg.kv_snapshot_interval_ms <= 0) ts->cfg.kv_snapshot_interval_ms = 10LL * 60 * 1000;
+    if (ts->cfg.disk_limit_ratio <= 0 || ts->cfg.disk_limit_ratio > 1.0) ts->cfg.disk_limit_ratio = 1.0;
+    if (ts->cfg.disk_check_interval_ms <= 0)
+        ts->cfg.disk_check_interval_ms = FL_DISK_CHECK_INTERVAL_MS_DEFAULT;
     if (!ts->cfg.remote_dir[0])
         snprintf(ts->cfg.remote_dir, sizeof(ts->cfg.remote_dir), "%.4000s/../remote", cfg->data_dir);
     ts->self = cfg->advertised;
     ts->self.id = cfg->id;
+    fl_disk_guard_init(&ts->disk, cfg->id, cfg->data_dir, ts->cfg.disk_limit_ratio,
+                       ts->cfg.disk_recover_ratio);
     pthread_rwlock_init(&ts->tables_lock, NULL);
     pthread_mutex_init(&ts->kv_open_lock, NULL);
     ts->kv_cache = fl_kv_cache_new(ts->cfg.kv_block_cache_bytes ? ts->cfg.kv_block_cache_bytes
@@ -600,6 +622,8 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
 }
 
 int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err) {
+    /* a disk already past the limit refuses the first write too */
+    if (ts->disk.limit_ratio < 1.0) fl_disk_guard_sample(&ts->disk);
     int port = 0;
     int rc = fl_rpc_server_listen(ts->rpc, ts->cfg.bind_host, ts->cfg.bind_port, &ts->role, &port,
                                   err);

@@ -21,6 +21,7 @@
 #include "replica_purgatory.h"
 #include "rpc_loop.h"
 #include "rpc_server.h"
+#include "server_disk.h"
 #include "server_node.h"
 #include "kv_store.h"
 #include "kv_table.h"
@@ -53,6 +54,11 @@ typedef struct fl_tablet_config {
     int64_t remote_log_interval_ms; /* remote.log.task-interval-duration; <= 0: no tiering */
     int64_t kv_snapshot_interval_ms; /* kv.snapshot.interval; 0 = 10 min */
     int kv_snapshot_retained;      /* kv.snapshot.num-retained; 0 = 2 */
+    /* server.data-disk.* (server_disk.h); a limit <= 0 (a zeroed config)
+     * or >= 1.0 turns the write protection off */
+    double disk_limit_ratio;
+    double disk_recover_ratio;
+    int64_t disk_check_interval_ms; /* 0 = 30 s */
 } fl_tablet_config_t;
 
 typedef struct fl_hosted_partition {
@@ -103,6 +109,10 @@ struct fl_tablet_server {
     fl_hosted_table_t **tables;
     uv_timer_t retention_timer, flush_timer, snapshot_timer, writer_expiry_timer;
     atomic_bool snapshot_queued;   /* a snapshot round is queued or running */
+    /* data-disk write protection: sampled on a worker, read on the data path */
+    fl_disk_guard_t disk;
+    uv_timer_t disk_timer;
+    atomic_bool disk_queued;       /* a sample is queued or running */
     /* tiered log storage (server_tiering.h): NULL when off */
     fl_remote_storage_t *remote_storage;
     uv_timer_t tiering_timer;

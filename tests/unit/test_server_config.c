@@ -84,6 +84,41 @@ static void expect_listener(const char *text, const char *name, const char *host
     assert_int_equal(a.port, port);
 }
 
+static void test_parse_double(void **state) {
+    (void)state;
+    const struct {
+        const char *text;
+        double want;
+    } good[] = {{"0.85", 0.85}, {"1", 1.0}, {"1.0", 1.0}, {" 0.8 ", 0.8}, {".5", 0.5},
+                {"8.5e-1", 0.85}, {"-0.25", -0.25}};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        double v = -7;
+        if (fl_parse_double(good[i].text, &v) != 0) fail_msg("'%s' rejected", good[i].text);
+        if (v != good[i].want) fail_msg("'%s' = %g, want %g", good[i].text, v, good[i].want);
+    }
+    const char *bad[] = {"", "x", "0.85x", "nan", "inf", "-inf", "1e999", "0x1p-1", "85%", "-",
+                         "0.8 0.9"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        double v = -7;
+        if (fl_parse_double(bad[i], &v) == 0) fail_msg("'%s' accepted as %g", bad[i], v);
+        assert_true(v == -7);
+    }
+    fl_config_t cfg;
+    fl_config_init(&cfg);
+    fl_error_t err;
+    double v;
+    assert_int_equal(fl_config_double(&cfg, "server.data-disk.write-limit-ratio", 0.85, &v, &err), 0);
+    assert_true(v == 0.85);
+    fl_config_set(&cfg, "server.data-disk.write-limit-ratio", "0.9");
+    assert_int_equal(fl_config_double(&cfg, "server.data-disk.write-limit-ratio", 0.85, &v, &err), 0);
+    assert_true(v == 0.9);
+    fl_config_set(&cfg, "server.data-disk.write-limit-ratio", "ninety");
+    assert_int_not_equal(fl_config_double(&cfg, "server.data-disk.write-limit-ratio", 0.85, &v, &err),
+                         0);
+    assert_non_null(strstr(err.msg, "is not a number"));
+    fl_config_free(&cfg);
+}
+
 static void test_parse_listener(void **state) {
     (void)state;
     expect_listener("FLUSS://127.0.0.1:9123", "FLUSS", "127.0.0.1", 9123);
@@ -207,6 +242,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_bytes),
         cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_parse_double),
         cmocka_unit_test(test_parse_listener),
         cmocka_unit_test(test_yaml_loading),
         cmocka_unit_test(test_yaml_errors),
