@@ -15,6 +15,8 @@
 #include "common_alloc.h"
 #include "common_log.h"
 #include "common_time.h"
+#include "common_vfs.h"
+#include "common_vfs_fault.h"
 #include "metastore.h"
 #include "proto_api.h"
 #include "server_config.h"
@@ -95,6 +97,32 @@ static int fl_endpoint_from(const fl_config_t *cfg, const char *bind_key, const 
 
 #define FL_TABLET_SERVERS_LOCAL_MAX FL_LOCAL_TABLETS_MAX
 
+/* Test hook (DESIGN.md, "Fault tests"): FLUSS_TEST_IO_FAULTS=<spec>
+ * (common_vfs_fault.h) routes every disk operation of the process through
+ * the fault-injecting seam table. Read once, before any thread starts;
+ * never set in production. *out stays NULL without the variable. */
+static int fl_test_io_faults(fl_vfs_fault_t **out, fl_error_t *err) {
+    *out = NULL;
+    const char *spec = getenv("FLUSS_TEST_IO_FAULTS");
+    if (!spec || !*spec) return 0;
+    fl_vfs_fault_config_t fc;
+    int rc = fl_vfs_fault_parse(spec, &fc, err);
+    if (rc) return rc;
+    *out = fl_vfs_fault_new(&fc);
+    fl_vfs_install(fl_vfs_fault_ops(), *out);
+    FL_WARN("test hook FLUSS_TEST_IO_FAULTS is on: disk operations fail on purpose (%s)", spec);
+    return 0;
+}
+
+static void fl_test_io_faults_end(fl_vfs_fault_t *f) {
+    if (!f) return;
+    char line[512];
+    fl_vfs_fault_summary(f, line, sizeof(line));
+    FL_WARN("vfs fault summary: %s", line);
+    fl_vfs_install(NULL, NULL);
+    fl_vfs_fault_free(f);
+}
+
 int main(int argc, char **argv) {
     fl_config_t cfg;
     fl_config_init(&cfg);
@@ -133,6 +161,8 @@ int main(int argc, char **argv) {
         }
     }
     if (config_path && fl_config_load_yaml(&cfg, config_path, &err)) goto fatal;
+    fl_vfs_fault_t *io_faults = NULL;
+    if (fl_test_io_faults(&io_faults, &err)) goto usage_error;
     for (size_t i = 0; i < overrides.values.count; i++)
         fl_config_set(&cfg, overrides.values.items[i].key, overrides.values.items[i].value);
     fl_config_free(&overrides);
@@ -375,6 +405,7 @@ int main(int argc, char **argv) {
     /* stop accepting and answer parked requests first, then close */
     fl_local_cluster_destroy(&lc);
     fl_config_free(&cfg);
+    fl_test_io_faults_end(io_faults);
     FL_INFO("stopped");
     return 0;
 
