@@ -33,13 +33,21 @@ struct fl_vfs_fault {
     atomic_uint_fast64_t draws; /* eligible calls so far: the index of the next draw */
     atomic_uint_fast64_t calls[FL_VFS_FAULT_KINDS];
     atomic_uint_fast64_t injected[FL_VFS_FAULT_KINDS];
-    atomic_uint_fast64_t short_writes, enospc, serial;
+    atomic_uint_fast64_t short_writes, enospc, lost_bytes, serial;
     pthread_mutex_t lock;  /* everything below */
     char **paths;          /* by descriptor, as opened through the seam */
     int *fail_next;        /* errno for the next write on the fd (after a short one) */
     uint64_t used_walked;  /* bytes the files under the prefix used at the last walk */
     int64_t walked_us;     /* when (0: never) */
     uint64_t grown;        /* bytes writes added since */
+    /* lose=1: every file seen, with its size when its last good fsync
+     * started (few files in a test: a list) */
+    size_t synced_count, synced_cap;
+    struct fl_fault_synced {
+        dev_t dev;
+        ino_t ino;
+        off_t size;
+    } *synced;
 };
 
 static const char *const fl_fault_kind_names[FL_VFS_FAULT_KINDS] = {
@@ -142,6 +150,9 @@ static int fl_fault_parse_one(fl_vfs_fault_config_t *cfg, const char *kv, size_t
         ok = fl_fault_u64(v, vn, &cfg->seed) == 0;
     } else if (kn == 4 && strncmp(kv, "disk", 4) == 0) {
         ok = fl_fault_u64(v, vn, &cfg->disk_bytes) == 0;
+    } else if (kn == 4 && strncmp(kv, "lose", 4) == 0) {
+        ok = vn == 1 && (v[0] == '0' || v[0] == '1');
+        if (ok) cfg->lose = v[0] == '1';
     } else if (kn == 4 && strncmp(kv, "path", 4) == 0) {
         ok = vn < sizeof(cfg->prefix);
         if (ok) {
@@ -151,7 +162,7 @@ static int fl_fault_parse_one(fl_vfs_fault_config_t *cfg, const char *kv, size_t
         }
     } else {
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                          "I/O fault spec: unknown key '%.*s' (rate, ops, errno, seed, path, disk)",
+                          "I/O fault spec: unknown key '%.*s' (rate, ops, errno, seed, path, disk, lose)",
                           (int)kn, kv);
     }
     if (!ok)
@@ -202,6 +213,7 @@ void fl_vfs_fault_free(fl_vfs_fault_t *f) {
     for (size_t i = 0; i < FL_VFS_FAULT_FDS_MAX; i++) fl_free(f->paths[i]);
     fl_free(f->paths);
     fl_free(f->fail_next);
+    fl_free(f->synced);
     pthread_mutex_destroy(&f->lock);
     fl_free(f);
 }
@@ -214,6 +226,7 @@ void fl_vfs_fault_get_stats(fl_vfs_fault_t *f, fl_vfs_fault_stats_t *out) {
     }
     out->short_writes = atomic_load(&f->short_writes);
     out->enospc = atomic_load(&f->enospc);
+    out->lost_bytes = atomic_load(&f->lost_bytes);
 }
 
 void fl_vfs_fault_summary(fl_vfs_fault_t *f, char *out, size_t cap) {
@@ -226,8 +239,9 @@ void fl_vfs_fault_summary(fl_vfs_fault_t *f, char *out, size_t cap) {
                               fl_fault_kind_names[k], (unsigned long long)s.calls[k],
                               (unsigned long long)s.injected[k]);
     if (n < cap)
-        snprintf(out + n, cap - n, "short_writes=%llu enospc=%llu",
-                 (unsigned long long)s.short_writes, (unsigned long long)s.enospc);
+        snprintf(out + n, cap - n, "short_writes=%llu enospc=%llu lost_bytes=%llu",
+                 (unsigned long long)s.short_writes, (unsigned long long)s.enospc,
+                 (unsigned long long)s.lost_bytes);
 }
 
 static bool fl_fault_under(const fl_vfs_fault_t *f, const char *path) {
@@ -352,6 +366,53 @@ static size_t fl_fault_room(fl_vfs_fault_t *f, int fd, size_t len, off_t pos) {
     return take == grow ? len : len - (size_t)(grow - take);
 }
 
+/* ---- lose=1: what the last good fsync covered ---- */
+
+/* Under the lock: the entry of fd's file, added with its current size when
+ * first seen (it came from before: as durable as anything is). */
+static struct fl_fault_synced *fl_fault_synced_locked(fl_vfs_fault_t *f, const struct stat *st) {
+    for (size_t i = 0; i < f->synced_count; i++)
+        if (f->synced[i].dev == st->st_dev && f->synced[i].ino == st->st_ino) return &f->synced[i];
+    if (f->synced_count == f->synced_cap) {
+        f->synced_cap = f->synced_cap ? f->synced_cap * 2 : 64;
+        f->synced = fl_realloc(f->synced, f->synced_cap * sizeof(*f->synced));
+    }
+    f->synced[f->synced_count] = (struct fl_fault_synced){st->st_dev, st->st_ino, st->st_size};
+    return &f->synced[f->synced_count++];
+}
+
+static void fl_fault_note_file(fl_vfs_fault_t *f, int fd) {
+    struct stat st;
+    if (!f->cfg.lose || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    pthread_mutex_lock(&f->lock);
+    fl_fault_synced_locked(f, &st);
+    pthread_mutex_unlock(&f->lock);
+}
+
+/* An injected fsync failure: the file keeps what its last good fsync
+ * covered. */
+static void fl_fault_lose(fl_vfs_fault_t *f, int fd) {
+    struct stat st;
+    if (!f->cfg.lose || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    pthread_mutex_lock(&f->lock);
+    off_t keep = fl_fault_synced_locked(f, &st)->size;
+    pthread_mutex_unlock(&f->lock);
+    if (st.st_size > keep && ftruncate(fd, keep) == 0)
+        atomic_fetch_add(&f->lost_bytes, (uint64_t)(st.st_size - keep));
+}
+
+/* Before a real fsync: what it will cover at least. */
+static off_t fl_fault_size_before_sync(fl_vfs_fault_t *f, int fd, struct stat *st) {
+    if (!f->cfg.lose || fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) return -1;
+    return st->st_size;
+}
+
+static void fl_fault_synced_to(fl_vfs_fault_t *f, const struct stat *st, off_t size) {
+    pthread_mutex_lock(&f->lock);
+    fl_fault_synced_locked(f, st)->size = size;
+    pthread_mutex_unlock(&f->lock);
+}
+
 /* ---- the table ---- */
 
 static int fault_open(void *ctx, const char *path, int flags, mode_t mode) {
@@ -364,7 +425,10 @@ static int fault_open(void *ctx, const char *path, int flags, mode_t mode) {
         }
     }
     int fd = open(path, flags, mode);
-    if (fd >= 0) fl_fault_track(f, fd, path);
+    if (fd >= 0) {
+        fl_fault_track(f, fd, path);
+        fl_fault_note_file(f, fd);
+    }
     return fd;
 }
 
@@ -381,6 +445,7 @@ static int fault_dup(void *ctx, int fd) {
         fl_fault_fd_path(f, fd, path, sizeof(path));
         fl_fault_track(f, nfd, strcmp(path, "?") ? path : NULL);
     }
+    if (nfd >= 0) fl_fault_note_file(f, nfd);
     return nfd;
 }
 
@@ -442,13 +507,17 @@ static int fault_fsync(void *ctx, int fd, bool data_only) {
     fl_vfs_fault_t *f = ctx;
     char path[FL_VFS_FAULT_PATH_MAX];
     bool under = fl_fault_fd_path(f, fd, path, sizeof(path));
-    /* the page cache is left as it is: a failed fsync promises nothing */
     int e = fl_fault_draw(f, FL_VFS_FAULT_FSYNC, under, path, NULL);
     if (e) {
+        fl_fault_lose(f, fd); /* lose=1; else the page cache keeps it all */
         errno = e;
         return -1;
     }
-    return data_only ? fdatasync(fd) : fsync(fd);
+    struct stat st;
+    off_t covered = fl_fault_size_before_sync(f, fd, &st);
+    int rc = data_only ? fdatasync(fd) : fsync(fd);
+    if (rc == 0 && covered >= 0) fl_fault_synced_to(f, &st, covered);
+    return rc;
 }
 
 static int fault_ftruncate(void *ctx, int fd, off_t len) {

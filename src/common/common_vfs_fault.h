@@ -10,6 +10,12 @@
  * that would grow the files beyond it fail with ENOSPC (a short write
  * first when part fits) and statvfs reports that size and what the files
  * under the prefix use — the disk-full test where mounting is not allowed.
+ * With lose=1 an injected fsync failure also drops what the file gained
+ * since its last good fsync (the file is cut back to its size when that
+ * fsync started; a file not synced since it was first seen keeps its size
+ * then): the page cache of a file system that threw the failed pages
+ * away, the fsyncgate case, so that data acknowledged without a good
+ * fsync is really gone after a restart.
  *
  * Every injection is logged (WARN, "vfs fault #N: ...", with the path and
  * the monotonic time in microseconds) and counted. The draw for the k-th
@@ -25,6 +31,7 @@
 #ifndef FL_COMMON_VFS_FAULT_H
 #define FL_COMMON_VFS_FAULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +59,7 @@ typedef struct fl_vfs_fault_config {
     uint64_t seed;
     char prefix[FL_VFS_FAULT_PATH_MAX]; /* "" = every path; else as the server names them */
     uint64_t disk_bytes;       /* emulated file system size under prefix (0: off) */
+    bool lose;                 /* an injected fsync failure drops the unsynced tail */
 } fl_vfs_fault_config_t;
 
 typedef struct fl_vfs_fault_stats {
@@ -59,13 +67,14 @@ typedef struct fl_vfs_fault_stats {
     uint64_t injected[FL_VFS_FAULT_KINDS]; /* failed by the rate */
     uint64_t short_writes;                 /* injected writes that landed half first */
     uint64_t enospc;                       /* refused by the emulated disk size */
+    uint64_t lost_bytes;                   /* dropped by lose=1 */
 } fl_vfs_fault_stats_t;
 
 typedef struct fl_vfs_fault fl_vfs_fault_t;
 
 /* Parses "rate=0.01,ops=write+fsync,errno=EIO+ENOSPC,seed=7,path=/data,
- * disk=67108864". Defaults: rate 0, ops write+fsync, errno EIO, seed 1,
- * every path, no disk emulation. ops: write, fsync, truncate, rename,
+ * disk=67108864,lose=1". Defaults: rate 0, ops write+fsync, errno EIO,
+ * seed 1, every path, no disk emulation, lose 0. ops: write, fsync, truncate, rename,
  * create, all. errno: EIO, ENOSPC, EDQUOT, EROFS. disk: bytes (needs path). */
 int fl_vfs_fault_parse(const char *spec, fl_vfs_fault_config_t *cfg, fl_error_t *err);
 
@@ -75,7 +84,7 @@ void fl_vfs_fault_free(fl_vfs_fault_t *f);
 /* The table to install with f as its ctx: fl_vfs_install(fl_vfs_fault_ops(), f). */
 const fl_vfs_ops_t *fl_vfs_fault_ops(void);
 void fl_vfs_fault_get_stats(fl_vfs_fault_t *f, fl_vfs_fault_stats_t *out);
-/* One line: "write calls=N injected=N fsync ... short_writes=N enospc=N". */
+/* One line: "write calls=N injected=N fsync ... short_writes=N enospc=N lost_bytes=N". */
 void fl_vfs_fault_summary(fl_vfs_fault_t *f, char *out, size_t cap);
 
 #endif

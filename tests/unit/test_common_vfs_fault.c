@@ -81,7 +81,7 @@ static void test_parse(void **state) {
     assert_int_equal(fl_vfs_fault_parse("ops=all", &c, &err), 0);
     assert_int_equal(c.ops, (1u << FL_VFS_FAULT_KINDS) - 1);
     const char *bad[] = {"rate=2", "rate=-0.1", "rate=x", "ops=read", "ops=", "errno=EBADF",
-                         "seed=-1", "disk=64m", "disk=100", "color=red", "rate"};
+                         "seed=-1", "disk=64m", "disk=100", "color=red", "rate", "lose=2"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         if (fl_vfs_fault_parse(bad[i], &c, &err) == 0) fail_msg("'%s' accepted", bad[i]);
 }
@@ -256,6 +256,48 @@ static void test_emulated_disk(void **state) {
     uninstall(f);
 }
 
+static void test_lose_unsynced(void **state) {
+    const char *dir = *state;
+    int fd = open_in(dir, "l");
+    assert_int_equal(fl_vfs_pwrite_full(fd, "old", 3, 0), 0); /* before: kept */
+    char spec[4200];
+    snprintf(spec, sizeof(spec), "rate=0,lose=1,path=%s", dir);
+    fl_vfs_fault_t *f = install(spec);
+    int g = open_in(dir, "m");
+    assert_int_equal(fl_vfs_pwrite_full(fd, "synced", 6, 3), 0);
+    assert_int_equal(fl_vfs_fdatasync(fd), 0);
+    assert_int_equal(fl_vfs_pwrite_full(fd, "lost", 4, 9), 0);
+    assert_int_equal(fl_vfs_pwrite_full(g, "never", 5, 0), 0);
+    uninstall(f);
+    /* same table, failing every fsync now */
+    fl_vfs_fault_config_t cfg;
+    fl_error_t err;
+    snprintf(spec, sizeof(spec), "rate=1,ops=fsync,lose=1,path=%s", dir);
+    assert_int_equal(fl_vfs_fault_parse(spec, &cfg, &err), 0);
+    assert_true(cfg.lose);
+    f = fl_vfs_fault_new(&cfg);
+    fl_vfs_install(fl_vfs_fault_ops(), f);
+    int d = fl_vfs_dup(fd); /* seen first now: its size then counts as synced */
+    assert_int_equal(fl_vfs_pwrite_full(d, "gone", 4, 13), 0);
+    assert_int_equal(fl_vfs_fdatasync(d), -1);
+    assert_int_equal(size_of(fd), 13);
+    fl_vfs_close(d);
+    uninstall(f);
+    /* with the first table: a failed fsync cuts back to the good one */
+    f = install(spec);
+    int h = open_in(dir, "n");
+    assert_int_equal(fl_vfs_pwrite_full(h, "abc", 3, 0), 0);
+    assert_int_equal(fl_vfs_fsync(h), -1);
+    assert_int_equal(size_of(h), 0); /* never synced since it was opened empty */
+    fl_vfs_fault_stats_t st;
+    fl_vfs_fault_get_stats(f, &st);
+    assert_int_equal(st.lost_bytes, 3);
+    fl_vfs_close(h);
+    fl_vfs_close(g);
+    fl_vfs_close(fd);
+    uninstall(f);
+}
+
 int main(void) {
     fl_log_set_level(FL_LOG_ERROR); /* one WARN line per injection otherwise */
     const struct CMUnitTest tests[] = {
@@ -265,6 +307,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_seeded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errno_mix_and_short_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_emulated_disk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lose_unsynced, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
