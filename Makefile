@@ -66,10 +66,33 @@ test-tsan: build-tsan venv
 
 # The official clients against a real flussd (pyfluss; the Java client
 # smoke test runs inside the suite). INTEROP_ARGS go to the session server.
+# The storage-fault tests start flussd processes of their own (fault hook,
+# small file systems) and run once, in test-faults-ci, not with every loop
+# count.
 INTEROP_FLUSSD ?= $(BUILD)/flussd
 INTEROP_ARGS ?=
+FAULT_TESTS = tests/interop/test_storage_faults.py
 test-interop: build venv
-	FLUSSD=$(INTEROP_FLUSSD) FLUSSD_ARGS="$(INTEROP_ARGS)" .venv/bin/python -m pytest tests/interop -q
+	FLUSSD=$(INTEROP_FLUSSD) FLUSSD_ARGS="$(INTEROP_ARGS)" .venv/bin/python -m pytest tests/interop -q \
+	    --ignore=$(FAULT_TESTS)
+
+# Storage faults (reliability.md F3 disk full, F4 I/O errors; DESIGN.md
+# "Fault tests"): each prints one JSON line of figures. CI size against the
+# ASan+UBSan flussd in `make test`; `make test-faults` is the gate size and
+# appends its lines (with commit and date) to tests/fault/RESULTS.jsonl.
+# PYTHON: another interpreter with tests/interop/requirements.txt.
+PYTHON ?= .venv/bin/python
+FAULTS_FLUSSD ?= $(BUILD_ASAN)/flussd
+FAULT_RUNS ?= 12
+FAULT_SECONDS ?= 10
+FAULT_PY_DEPS = $(if $(filter .venv/bin/python,$(PYTHON)),venv)
+.PHONY: test-faults-ci test-faults
+test-faults-ci: build build-asan $(FAULT_PY_DEPS)
+	FLUSSD=$(FAULTS_FLUSSD) $(PYTHON) -m pytest $(FAULT_TESTS) -q -s
+test-faults: build build-asan $(FAULT_PY_DEPS)
+	FLUSSD=$(FAULTS_FLUSSD) FLUSS_FAULT_RUNS=$(FAULT_RUNS) FLUSS_FAULT_SECONDS=$(FAULT_SECONDS) \
+	    FLUSS_FAULT_LEDGER=$(CURDIR)/tests/fault/RESULTS.jsonl \
+	    $(PYTHON) -m pytest $(FAULT_TESTS) -q -s
 
 # The whole suite with 1 and 2 network loops on the release build (make
 # test runs 4 under ASan before these; the TSan tier runs 2 again).
@@ -82,6 +105,7 @@ test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-interop INTEROP_FLUSSD=$(BUILD_ASAN)/flussd \
 	    INTEROP_ARGS="-D netty.server.num-network-threads=4 -D netty.server.num-worker-threads=3"
+	$(MAKE) --no-print-directory test-faults-ci
 	$(MAKE) --no-print-directory test-interop-loops
 	$(MAKE) --no-print-directory test-flink-core
 	$(MAKE) --no-print-directory test-tsan
