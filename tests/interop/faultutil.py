@@ -278,6 +278,6 @@ def report(figures: dict):
     ledger = os.environ.get("FLUSS_FAULT_LEDGER")
     if ledger:
         entry = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": git_commit(),
-                 "flussd": os.environ.get("FLUSSD", ""), **figures}
+                 **figures}
         with open(ledger, "a") as f:
             f.write(json.dumps(entry) + "\n")
