@@ -344,7 +344,7 @@ static int fl_kv_flush_locked(fl_kv_tablet_t *kt, fl_error_t *err) {
         return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                           "The kv store of this bucket failed earlier; it refuses writes.");
     if (!kt->pw.head) return 0;
-    int64_t hw = fl_replica_high_watermark(kt->replica);
+    int64_t hw = fl_replica_apply_bound(kt->replica); /* the durable part, where that matters */
     if (kt->pw.head->offset >= hw) return 0;
     int64_t rows = FL_KV_ROW_COUNT_UNKNOWN, stored = fl_kv_store_row_count(kt->store);
     if (kt->rows_kept && stored >= 0) {

@@ -137,6 +137,13 @@ int fl_replica_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t now
     return 0;
 }
 
+int64_t fl_replica_apply_bound(const fl_replica_t *r) {
+    int64_t hw = fl_replica_high_watermark(r);
+    if (!r->rm || r->rm->durability.flush_interval_messages == INT64_MAX) return hw;
+    int64_t flushed = fl_replica_flushed(r);
+    return flushed < hw ? flushed : hw;
+}
+
 int fl_replica_read(fl_replica_t *r, int64_t offset, size_t max_bytes, fl_buf_t *out,
                     fl_error_t *err) {
     pthread_mutex_lock(&r->lock);

@@ -123,6 +123,11 @@ static inline int64_t fl_replica_log_end(const fl_replica_t *r) {
 static inline int64_t fl_replica_flushed(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->flushed_offset);
 }
+/* Below which offset a kv tablet may write its pre-write buffer into its
+ * store: the high watermark, and where answers wait for an fsync
+ * (log.flush.interval-messages) the flushed offset too — a store never
+ * runs ahead of what its changelog keeps when that fsync fails. */
+int64_t fl_replica_apply_bound(const fl_replica_t *r);
 /* The log went offline after a failed write or fsync (lock-free). */
 static inline bool fl_replica_offline(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->offline);

@@ -329,14 +329,9 @@ async def test_f4_io_errors_fail_stop(tmp_path):
               "unreadable_after_restart"):
         assert figures[k] == 0, (k, runs)
     assert figures["restart_recovered"] == RUNS, runs
-    # Known: with log.flush.interval-messages the high watermark moves at
-    # the append and the kv store applies the rows at once; a failed fsync
-    # that drops the changelog's tail (lose=1) leaves those rows — never
-    # acknowledged — in the store without their changelog records. The
-    # durable mode applies only what an fsync covered.
-    for r in runs:
-        if r["mode"] != "interval-messages=1":
-            assert r["kv_rows_without_changelog"] == 0, r
+    # the kv store applies only what its changelog keeps, also when a
+    # failed fsync took the changelog's tail (fl_replica_apply_bound)
+    assert figures["kv_rows_without_changelog"] == 0, runs
     assert figures["injected"] > 0 and figures["storage_errors"] > 0, runs
 
 
