@@ -72,8 +72,9 @@ static int fl_replica_offline_err(const fl_replica_t *r, fl_error_t *err) {
 static void fl_replica_flush_job(void *arg) {
     fl_replica_t *r = arg;
     fl_error_t e;
-    if (fl_replica_flush(r, &e)) FL_WARN("flush of bucket %d of table %lld: %s", r->bucket,
-                                         (long long)r->table_id, e.msg);
+    /* a failure that took the replica offline was said once, loudly */
+    if (fl_replica_flush(r, &e) && !fl_replica_offline(r))
+        FL_WARN("flush of bucket %d of table %lld: %s", r->bucket, (long long)r->table_id, e.msg);
     fl_replica_unref(r);
 }
 

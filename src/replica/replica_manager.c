@@ -269,7 +269,9 @@ void fl_replica_manager_flush_dirty(fl_replica_manager_t *rm) {
     size_t n;
     fl_replica_t **all = fl_replica_manager_list(rm, &n);
     for (size_t i = 0; i < n; i++) {
-        if (fl_replica_flushed(all[i]) < fl_replica_log_end(all[i])) fl_replica_schedule_flush(all[i]);
+        /* an offline replica flushes nothing again (fail-stop) */
+        if (!fl_replica_offline(all[i]) && fl_replica_flushed(all[i]) < fl_replica_log_end(all[i]))
+            fl_replica_schedule_flush(all[i]);
         fl_replica_unref(all[i]);
     }
     fl_free(all);
