@@ -83,7 +83,7 @@ test-interop: build venv
 # PYTHON: another interpreter with tests/interop/requirements.txt.
 PYTHON ?= .venv/bin/python
 FAULTS_FLUSSD ?= $(BUILD_ASAN)/flussd
-FAULT_RUNS ?= 12
+FAULT_RUNS ?= 15
 FAULT_SECONDS ?= 10
 FAULT_PY_DEPS = $(if $(filter .venv/bin/python,$(PYTHON)),venv)
 .PHONY: test-faults-ci test-faults

@@ -219,7 +219,7 @@ async def read_log_table(conn, admin, path, buckets):
     each row's payload intact)."""
     latest = await admin.list_offsets(path, list(range(buckets)), fluss.OffsetSpec.latest())
     total = sum(latest.values())
-    rbs = await read_batches(conn, admin, path, total, timeout=60)
+    rbs = await read_batches(conn, admin, path, total, timeout=30)
     per = {b: [] for b in range(buckets)}
     for rb in sorted(rbs, key=lambda r: (r.bucket.bucket_id, r.base_offset)):
         per[rb.bucket.bucket_id].append(rb)

@@ -7,9 +7,11 @@ answer recorded; records are read back with pyfluss.
 F4, I/O errors. flussd runs with the test hook FLUSS_TEST_IO_FAULTS
 (common_vfs_fault.h) failing 1 % of the write and fsync calls under its
 tablet server's directory with EIO or ENOSPC while writers fill a log table
-and a primary-key table; runs rotate through three durability
-configurations (the default with a time-based flush; log.flush.mode: sync;
-log.flush.interval-messages: 1). Per run:
+and a primary-key table. Runs rotate through five types: the default mode
+with a time-based flush, log.flush.mode: sync and
+log.flush.interval-messages: 1 with writes and fsyncs failing, then the
+default and the sync mode with fsyncs failing only; in the durable modes a
+failed fsync also drops the file's unsynced tail (lose=1). Per run:
   * acks_after_io_error = 0: once a bucket answered a storage error, no
     later request of its writer is acknowledged (fail-stop);
   * acks_after_fault = 0 and unreported_faults = 0: no request sent more
@@ -42,7 +44,7 @@ Both end with a restart: every acknowledged record there exactly once.
 
 Sizes (make test runs the CI size, make test-faults the gate size and
 appends the JSON lines to tests/fault/RESULTS.jsonl): FLUSS_FAULT_RUNS
-(F4 runs, 3), FLUSS_FAULT_SECONDS (seconds of writing per F4 run, 3),
+(F4 runs, 5), FLUSS_FAULT_SECONDS (seconds of writing per F4 run, 3),
 FLUSS_FAULT_SEED (first seed; random by default, printed), FLUSS_F3_FS
 (auto | tmpfs | emulated).
 """
@@ -68,7 +70,7 @@ from logutil import build_batch, create_log_table, produce_log, wait_ready
 from rawwire import handshake
 from test_pk_raw import SCHEMA as PK_SCHEMA, compacted_row, key, kv_batch, lookup
 
-RUNS = int(os.environ.get("FLUSS_FAULT_RUNS", "4"))
+RUNS = int(os.environ.get("FLUSS_FAULT_RUNS", "5"))  # one of each run type
 SECONDS = float(os.environ.get("FLUSS_FAULT_SECONDS", "3"))
 SEED = int(os.environ.get("FLUSS_FAULT_SEED", str(random.randrange(1, 1 << 31))))
 F3_FS = os.environ.get("FLUSS_F3_FS", "auto")
@@ -87,12 +89,15 @@ BINARY = Path(os.environ.get("FLUSSD", REPO / "build" / "flussd")).resolve()
 # on a failed fsync, so nothing acknowledged may be lost even then; the
 # default mode acknowledges from the page cache, which such a failure may
 # take with it, so there the page cache keeps its data
-# the last run type fails only fsyncs: a server that ignores a failed
-# fsync then never goes offline at all, and acks go on long after the fault
+# the last two run types fail only fsyncs: a bucket's first fault is then
+# an fsync (in the durable mode almost always the group commit's), which a
+# server that ignores a failed fsync, or acknowledges before it, cannot
+# hide
 MODES = [("async+interval-ms", ["-D", "log.flush.interval-ms=100"], False, "write+fsync"),
          ("sync", ["-D", "log.flush.mode=sync"], True, "write+fsync"),
          ("interval-messages=1", ["-D", "log.flush.interval-messages=1"], True, "write+fsync"),
-         ("async+interval-ms", ["-D", "log.flush.interval-ms=100"], False, "fsync")]
+         ("async+interval-ms", ["-D", "log.flush.interval-ms=100"], False, "fsync"),
+         ("sync", ["-D", "log.flush.mode=sync"], True, "fsync")]
 # small segments: rolls, and with them index files and writer snapshots,
 # are written (and failed) too
 COMMON_ARGS = ["-D", "log.segment.file-size=64kb", "-D", "server.data-disk.write-limit-ratio=1.0"]
@@ -203,13 +208,16 @@ def bucket_dir(data: Path, db: str, name: str, tid: int, bucket: int) -> str:
 
 
 def fault_figures(writers, faults, data, db, tables):
-    """acks_after_fault and unreported_faults (see the module docstring)."""
+    """acks_after_fault and unreported_faults (see the module docstring);
+    faults after the last answer (the shutdown's snapshots) do not count."""
     acks_after = unreported = faulted = 0
+    end = max((e[1] for w in writers for e in w.events), default=0.0)
     for w in writers:
         name = "log" if w.kind == "log" else "pk"
         d = bucket_dir(data, db, name, tables[name][1], w.bucket)
         times = [t for kind, _, path, t in faults
-                 if (path == d or path.startswith(d + "/")) and "leader-epoch-checkpoint" not in path]
+                 if (path == d or path.startswith(d + "/")) and t < end
+                 and "leader-epoch-checkpoint" not in path]
         if not times:
             continue
         faulted += 1
