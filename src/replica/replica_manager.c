@@ -45,9 +45,34 @@ void fl_replica_manager_close(fl_replica_manager_t *rm) {
     pthread_mutex_unlock(&rm->lock);
     for (size_t i = 0; i < n; i++) fl_replica_unref(all[i]);
     fl_free(all);
+    fl_free(rm->failed);
     fl_free(rm->data_dir);
     rm->data_dir = NULL;
     pthread_mutex_destroy(&rm->lock);
+}
+
+/* Under rm->lock. */
+static bool fl_rm_failed_locked(const fl_replica_manager_t *rm, int64_t table_id,
+                                int64_t partition_id, int32_t bucket) {
+    for (size_t i = 0; i < rm->failed_count; i++) {
+        const struct fl_rm_failed *f = &rm->failed[i];
+        if (f->table_id == table_id && f->partition_id == partition_id && f->bucket == bucket)
+            return true;
+    }
+    return false;
+}
+
+/* Under rm->lock: the open of a bucket failed; it stays offline. */
+static void fl_rm_fail_locked(fl_replica_manager_t *rm, int64_t table_id, int64_t partition_id,
+                              int32_t bucket, const char *why) {
+    if (rm->failed_count == rm->failed_cap) {
+        rm->failed_cap = rm->failed_cap ? rm->failed_cap * 2 : 8;
+        rm->failed = fl_realloc(rm->failed, rm->failed_cap * sizeof(*rm->failed));
+    }
+    rm->failed[rm->failed_count++] = (struct fl_rm_failed){table_id, partition_id, bucket};
+    FL_ERROR("bucket %d of table %lld (partition %lld) is offline after its log failed to open, "
+             "refusing it until a restart recovers it: %s",
+             bucket, (long long)table_id, (long long)partition_id, why);
 }
 
 /* Under rm->lock. */
@@ -86,9 +111,9 @@ static int fl_replica_epoch_checkpoint(const char *dir, const fl_log_tablet_t *l
         int n = snprintf(text, sizeof(text), "0\n1\n0 %" PRId64 "\n", log->log_start_offset);
         fl_error_t e;
         if (fl_fs_write_atomic(path, text, (size_t)n, &e)) {
-            /* the open fails (nothing was acknowledged from this replica
-             * yet) and the next one writes the file anew — not a retried
-             * fsync: a failed directory fsync may have left the rename */
+            /* the open fails and the bucket stays offline until a restart,
+             * whose open writes the file anew (a failed directory fsync
+             * may have left the rename behind) */
             fl_vfs_unlink(path);
             rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "leader epoch checkpoint: %s",
                             e.msg);
@@ -119,6 +144,13 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
         *out = r;
         return 0;
     }
+    if (fl_rm_failed_locked(rm, table_id, partition_id, bucket)) {
+        pthread_mutex_unlock(&rm->lock);
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                          "the log of bucket %d of table %lld failed to open (storage error); it "
+                          "stays offline until the server restarts",
+                          bucket, (long long)table_id);
+    }
     char *tdir = fl_table_dir(rm, db, table, table_id);
     char dir[4096];
     if (partition_id >= 0)
@@ -132,6 +164,10 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
     int rc = fl_log_tablet_open(dir, &cfg, &log, err);
     if (!rc) rc = fl_replica_epoch_checkpoint(dir, log, err);
     if (rc) {
+        /* not retried by the next request: the recovery's fsync of what a
+         * crash left in the page cache may be what failed (fsyncgate) */
+        if (rc == FLUSS_ERR_LOG_STORAGE_EXCEPTION)
+            fl_rm_fail_locked(rm, table_id, partition_id, bucket, err->msg);
         pthread_mutex_unlock(&rm->lock);
         if (log) fl_log_tablet_close(log);
         fl_free(tdir);
@@ -183,6 +219,11 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
  * of the table and drops them: deleted when the last reference goes. */
 static void fl_rm_drop_matching(fl_replica_manager_t *rm, int64_t table_id, int64_t partition_id) {
     pthread_mutex_lock(&rm->lock);
+    for (size_t i = rm->failed_count; i-- > 0;) {
+        const struct fl_rm_failed *f = &rm->failed[i];
+        if (f->table_id == table_id && (partition_id < -1 || f->partition_id == partition_id))
+            rm->failed[i] = rm->failed[--rm->failed_count];
+    }
     size_t n = 0;
     fl_replica_t **gone = fl_calloc(rm->count ? rm->count : 1, sizeof(*gone));
     for (size_t i = rm->count; i-- > 0;) {

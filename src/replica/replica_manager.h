@@ -47,6 +47,14 @@ struct fl_replica_manager {
     pthread_mutex_t lock;
     size_t count, cap;
     fl_replica_t **replicas;
+    /* buckets whose open (recovery) failed: offline until a restart, like
+     * a replica whose write failed — a recovery is not retried after its
+     * fsync failed */
+    size_t failed_count, failed_cap;
+    struct fl_rm_failed {
+        int64_t table_id, partition_id;
+        int32_t bucket;
+    } *failed;
 };
 
 /* A zeroed manager (no init) hosts nothing: opens fail, drops do nothing. */
@@ -61,7 +69,8 @@ void fl_replica_manager_close(fl_replica_manager_t *rm);
 fl_replica_t *fl_replica_manager_find(fl_replica_manager_t *rm, int64_t table_id,
                                       int64_t partition_id, int32_t bucket);
 /* Opens (recovering) the replica's log if needed; *out is referenced.
- * ttl_ms is the table's table.log.ttl. */
+ * ttl_ms is the table's table.log.ttl. A bucket whose open failed answers
+ * LOG_STORAGE_EXCEPTION from then on, until the process restarts. */
 int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char *table,
                             int64_t table_id, int64_t partition_id, const char *partition_name,
                             int32_t bucket, int64_t ttl_ms, fl_replica_t **out, fl_error_t *err);

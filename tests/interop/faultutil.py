@@ -263,7 +263,9 @@ def git_commit():
     try:
         head = subprocess.run(["git", "-C", here, "rev-parse", "--short=12", "HEAD"],
                               capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no"],
+        # the ledger itself changes as the lines are appended
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no",
+                                "--", ":(top)", ":(top,exclude)tests/fault/RESULTS.jsonl"],
                                capture_output=True, text=True, timeout=10).stdout.strip()
         return head + ("-dirty" if dirty else "")
     except OSError:

@@ -9,7 +9,9 @@
  * (later appends and flushes refuse, nothing is retried), tells the
  * watermark hook so that waiting requests answer, and keeps reads below
  * the high watermark working. A reopen without faults recovers the log.
- * A failed leader-epoch checkpoint fails the open and leaves no file.
+ * A failed open (a leader-epoch checkpoint that cannot be written, the
+ * recovery's fsync of what a crash left) keeps the bucket offline until a
+ * restart, and leaves no checkpoint file behind.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -240,10 +242,47 @@ static void test_failed_epoch_checkpoint_fails_the_open(void **state) {
     snprintf(path, sizeof(path), "%s/db/t-1/log-0/leader-epoch-checkpoint", dir);
     assert_int_not_equal(access(path, F_OK), 0);
     faults_off(vf);
+    /* offline until a restart: no open is retried in this process */
+    assert_int_equal(fl_replica_manager_open(&rm, "db", "t", 1, -1, NULL, 0, 0, &r, &err),
+                     FLUSS_ERR_LOG_STORAGE_EXCEPTION);
+    assert_non_null(strstr(err.msg, "until the server restarts"));
+    /* other buckets are not concerned */
+    assert_int_equal(fl_replica_manager_open(&rm, "db", "t", 1, -1, NULL, 1, 0, &r, &err), 0);
+    fl_replica_unref(r);
+    fl_replica_manager_close(&rm);
+    /* the restart: the bucket opens and gets its checkpoint */
+    fl_replica_manager_init(&rm, dir, &lc, &(fl_durability_t){INT64_MAX, 0, false}, NULL);
     assert_int_equal(fl_replica_manager_open(&rm, "db", "t", 1, -1, NULL, 0, 0, &r, &err), 0);
     assert_int_equal(access(path, F_OK), 0);
     fl_replica_unref(r);
     fl_replica_manager_close(&rm);
+}
+
+static void test_failed_recovery_fsync_is_not_retried(void **state) {
+    /* a bucket reopened after a crash fsyncs what the crash left in the
+     * page cache before serving it; when that fsync fails the bucket stays
+     * offline — a second open whose fsync "succeeds" proves nothing */
+    const char *dir = *state;
+    fixture_t f;
+    fl_replica_t *r = start(&f, dir, 1 << 20, (fl_durability_t){INT64_MAX, 0, false}, true);
+    append_ok(r, 3);
+    stop(&f, r);
+    fl_vfs_fault_t *vf = faults(dir, "ops=fsync");
+    memset(&f, 0, sizeof(f));
+    fl_log_config_t lc = {1 << 20, 4096, 0, 1 << 20, false, false, false};
+    f.workers = fl_workq_new(1, "t-work"); /* server mode: the open fsyncs the active segment */
+    fl_replica_manager_init(&f.rm, dir, &lc, &(fl_durability_t){INT64_MAX, 0, false}, f.workers);
+    fl_error_t err;
+    r = NULL;
+    assert_int_equal(fl_replica_manager_open(&f.rm, "db", "t", 1, -1, NULL, 0, 0, &r, &err),
+                     FLUSS_ERR_LOG_STORAGE_EXCEPTION);
+    faults_off(vf);
+    assert_int_equal(fl_replica_manager_open(&f.rm, "db", "t", 1, -1, NULL, 0, 0, &r, &err),
+                     FLUSS_ERR_LOG_STORAGE_EXCEPTION);
+    fl_workq_destroy(f.workers);
+    f.rm.workers = NULL;
+    fl_replica_manager_close(&f.rm);
+    assert_int_equal(reopened_end(dir), 3);
 }
 
 int main(void) {
@@ -257,6 +296,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_failed_segment_finalisation_takes_offline, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_failed_epoch_checkpoint_fails_the_open, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_failed_recovery_fsync_is_not_retried, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
