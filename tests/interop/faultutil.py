@@ -39,8 +39,8 @@ LOG_SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("payload", pa.strin
 
 FAULT_LINE = re.compile(r"vfs fault #(\d+) \(test hook FLUSS_TEST_IO_FAULTS\): (\w+) on (\w+) of "
                         r"(.*), mono_us=(\d+)")
-OFFLINE_LINE = re.compile(r"bucket (\d+) of table (\d+) \(partition -?\d+\) is offline after a "
-                          r"failed write or fsync")
+OFFLINE_LINE = re.compile(r"bucket (\d+) of table (\d+) \(partition -?\d+\) is offline after "
+                          r"(a failed write or fsync|its log failed to open)")
 
 
 def log_payload(i: int, size: int) -> str:
