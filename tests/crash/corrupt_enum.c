@@ -41,6 +41,7 @@
 
 #include "common_fs.h"
 #include "common_log.h"
+#include "crash_child.h"
 #include "crash_workload.h"
 #include "record_batch.h"
 
@@ -234,6 +235,20 @@ static int damage(const char *path, unsigned *rnd, char *what, size_t cap) {
     return kind;
 }
 
+typedef struct check {
+    const workload_t *wl;
+    const cfg_t *c;
+    const char *dir;
+    bool meta;
+} check_t;
+
+/* In the child: recovery of one damaged directory and the read-back. */
+static void check_case(void *ctx, void *out) {
+    const check_t *k = ctx;
+    if (k->meta) check_meta(k->wl, k->dir, out);
+    else check_log(k->wl, k->c, k->dir, out);
+}
+
 typedef struct totals {
     long cases, crashes, corrupt, refused, silent, damaged, cut, meta_refused, ts_changed;
 } totals_t;
@@ -253,28 +268,12 @@ static void run_case(const workload_t *wl, const cfg_t *c, const crash_log_t *lo
     char what[160] = "";
     const char *victim = f.n ? f.paths[(size_t)rand_r(rnd) % f.n] : NULL;
     if (victim) damage(victim, rnd, what, sizeof(what));
-    int fds[2];
-    if (pipe(fds) != 0) abort();
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        outcome_t o;
-        memset(&o, 0, sizeof(o));
-        fl_log_set_level((enum fl_log_level)(FL_LOG_ERROR + 1));
-        if (meta) check_meta(wl, scratch, &o);
-        else check_log(wl, c, scratch, &o);
-        ssize_t w = write(fds[1], &o, sizeof(o));
-        _exit(w == (ssize_t)sizeof(o) ? 0 : 3);
-    }
-    close(fds[1]);
+    check_t chk = {wl, c, scratch, meta};
     outcome_t o;
-    memset(&o, 0, sizeof(o));
-    ssize_t n = read(fds[0], &o, sizeof(o));
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    int status;
+    bool finished = crash_child_run(check_case, &chk, NULL, &o, sizeof(o), &status);
     t->cases++;
-    bool crashed = n != (ssize_t)sizeof(o) || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    bool crashed = !finished;
     if (crashed) snprintf(o.msg, sizeof(o.msg), "recovery crashed (status %d)", status);
     t->crashes += crashed;
     t->corrupt += o.corrupt;

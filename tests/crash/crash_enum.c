@@ -55,6 +55,7 @@
 #include "common_error.h"
 #include "common_fs.h"
 #include "common_log.h"
+#include "crash_child.h"
 #include "crash_model.h"
 #include "crash_workload.h"
 #include "metastore.h"
@@ -253,6 +254,22 @@ static int ce_rmrf(const char *path) {
     return fl_fs_remove_tree(path, &e);
 }
 
+typedef struct ce_check {
+    const workload_t *wl;
+    const cfg_t *c;
+    const char *dir;
+    mark_t owed;
+    crash_mode_t mode;
+} ce_check_t;
+
+/* In the child: the check of one state (the kv ones run in a fresh exec). */
+static void ce_check_state(void *ctx, void *out) {
+    const ce_check_t *k = ctx;
+    result_t *res = out;
+    if (k->wl->meta_digests) ce_check_meta(k->wl, k->dir, k->owed, res);
+    else ce_check_log(k->wl, k->c, k->dir, k->owed, k->mode, res);
+}
+
 static void ce_run_state(const workload_t *wl, const cfg_t *c, const crash_log_t *log,
                          const crash_state_t *st, const char *scratch, totals_t *t) {
     ce_rmrf(scratch);
@@ -263,9 +280,6 @@ static void ce_run_state(const workload_t *wl, const cfg_t *c, const crash_log_t
     }
     /* a torn last operation did not complete: nothing it promised is owed */
     mark_t owed = wl_owed(wl, st->torn_at >= 0 ? st->prefix - 1 : st->prefix);
-    int fds[2];
-    if (pipe(fds) != 0) abort();
-    fflush(stderr);
     char args[6][32];
     snprintf(args[0], 32, "%d", wl->sync_mode);
     snprintf(args[1], 32, "%d", (int)st->mode);
@@ -273,36 +287,15 @@ static void ce_run_state(const workload_t *wl, const cfg_t *c, const crash_log_t
     snprintf(args[3], 32, "%" PRId64, owed.durable);
     snprintf(args[4], 32, "%" PRIu64, c->segment_bytes);
     snprintf(args[5], 32, "%d", c->flush_every);
-    pid_t pid = fork();
-    if (pid == 0 && wl->kv_models) { /* a fresh process: RocksDB needs its threads */
-        close(fds[0]);
-        if (dup2(fds[1], STDOUT_FILENO) < 0) _exit(4);
-        execl("/proc/self/exe", "crash_enum", "--kv-check", scratch, wl->kv_expect, args[0],
-              args[1], args[2], args[3], args[4], args[5], (char *)NULL);
-        _exit(127);
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        result_t res;
-        memset(&res, 0, sizeof(res));
-        fl_log_set_level((enum fl_log_level)(FL_LOG_ERROR + 1)); /* recovery warnings are expected */
-        if (wl->meta_digests) ce_check_meta(wl, scratch, owed, &res);
-        else if (wl->kv_models)
-            ce_check_kv(wl, c, scratch, owed, st->mode, &res.refused, &res.lost, &res.kv, res.msg,
-                        sizeof(res.msg));
-        else ce_check_log(wl, c, scratch, owed, st->mode, &res);
-        ssize_t w = write(fds[1], &res, sizeof(res));
-        _exit(w == (ssize_t)sizeof(res) ? 0 : 3);
-    }
-    close(fds[1]);
+    char *kv_argv[] = {"crash_enum", "--kv-check", (char *)scratch, (char *)wl->kv_expect,
+                       args[0], args[1], args[2], args[3], args[4], args[5], NULL};
+    ce_check_t chk = {wl, c, scratch, owed, st->mode};
     result_t res;
-    memset(&res, 0, sizeof(res));
-    ssize_t n = read(fds[0], &res, sizeof(res));
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    int status;
+    bool finished = crash_child_run(ce_check_state, &chk, wl->kv_models ? kv_argv : NULL, &res,
+                                    sizeof(res), &status);
     t->states++;
-    bool crashed = n != (ssize_t)sizeof(res) || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    bool crashed = !finished;
     if (crashed) {
         t->failures++;
         snprintf(res.msg, sizeof(res.msg), "recovery crashed (status %d)", status);
