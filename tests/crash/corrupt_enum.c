@@ -65,23 +65,14 @@ static void note(outcome_t *o, int *field, const char *fmt, ...) {
     (*field)++;
 }
 
-/* The index of the written batch with that base offset, or -1. */
-static long find_written(const workload_t *wl, int64_t base) {
-    for (size_t i = 0; i < wl->nw; i++)
-        if (wl->w[i].base == base) return (long)i;
-    return -1;
-}
-
 /* Reads the whole log back; every written batch is served intact, or
  * reported damaged, or lost with the cut tail. */
 static void check_log(const workload_t *wl, const cfg_t *c, const char *dir, outcome_t *o) {
     fl_replica_manager_t rm;
-    cw_rm_open(&rm, dir, wl, c);
     fl_replica_t *r;
     fl_error_t err;
-    if (fl_replica_manager_open(&rm, CE_DB, CE_TABLE, CE_TABLE_ID, -1, NULL, 0, 0, &r, &err)) {
+    if (cw_bucket_open(&rm, dir, wl, c, &r, &err)) {
         note(o, &o->refused, "log refused: %s", err.msg);
-        fl_replica_manager_close(&rm);
         return;
     }
     int64_t end = fl_replica_log_end(r);
@@ -96,7 +87,7 @@ static void check_log(const workload_t *wl, const cfg_t *c, const char *dir, out
         fl_buf_init(&out);
         int rc = fl_replica_read(r, off, 1 << 20, &out, &err);
         if (rc == FLUSS_ERR_LOG_STORAGE_EXCEPTION) { /* reported: step to the next batch */
-            long i = find_written(wl, off);
+            long i = cw_find_written(wl, off);
             size_t k = i >= 0 ? (size_t)i : 0;
             while (k < wl->nw && wl->w[k].next <= off) k++;
             if (k < wl->nw) seen[k] = 2;
@@ -118,7 +109,7 @@ static void check_log(const workload_t *wl, const cfg_t *c, const char *dir, out
                 off = end;
                 break;
             }
-            long i = find_written(wl, b.base_offset);
+            long i = cw_find_written(wl, b.base_offset);
             if (fl_batch_check_crc(&b, &err) != 0 || i < 0 || wl->w[i].len != b.size) {
                 note(o, &o->corrupt, "batch at %" PRId64 " served damaged", b.base_offset);
                 off = end;

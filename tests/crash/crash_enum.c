@@ -78,15 +78,6 @@ typedef struct result {
     char msg[200];
 } result_t;
 
-static const written_t *ce_find(const workload_t *wl, int64_t base, size_t *idx) {
-    for (size_t i = 0; i < wl->nw; i++)
-        if (wl->w[i].base == base) {
-            *idx = i;
-            return &wl->w[i];
-        }
-    return NULL;
-}
-
 static void ce_note(result_t *res, int *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void ce_note(result_t *res, int *field, const char *fmt, ...) {
@@ -102,12 +93,10 @@ static void ce_note(result_t *res, int *field, const char *fmt, ...) {
 static void ce_check_log(const workload_t *wl, const cfg_t *c, const char *dir, mark_t owed,
                          crash_mode_t mode, result_t *res) {
     fl_replica_manager_t rm;
-    cw_rm_open(&rm, dir, wl, c);
     fl_replica_t *r;
     fl_error_t err;
-    if (fl_replica_manager_open(&rm, CE_DB, CE_TABLE, CE_TABLE_ID, -1, NULL, 0, 0, &r, &err)) {
+    if (cw_bucket_open(&rm, dir, wl, c, &r, &err)) {
         ce_note(res, &res->refused, "recovery refused: %s", err.msg);
-        fl_replica_manager_close(&rm);
         return;
     }
     /* read everything back */
@@ -140,8 +129,9 @@ static void ce_check_log(const workload_t *wl, const cfg_t *c, const char *dir, 
                 stop = true;
                 break;
             }
-            size_t idx;
-            const written_t *w = ce_find(wl, b.base_offset, &idx);
+            long found = cw_find_written(wl, b.base_offset);
+            size_t idx = found < 0 ? 0 : (size_t)found;
+            const written_t *w = found < 0 ? NULL : &wl->w[idx];
             if (!w || w->len != b.size || memcmp(w->bytes, b.data, b.size) != 0) {
                 ce_note(res, &res->prefix, "batch at %" PRId64 " was never written so",
                         b.base_offset);

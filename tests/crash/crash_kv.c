@@ -169,13 +169,11 @@ void ce_check_kv(const workload_t *wl, const cfg_t *c, const char *dir, mark_t o
         return;
     }
     fl_replica_manager_t rm;
-    cw_rm_open(&rm, dir, wl, c);
     fl_replica_t *r;
     fl_error_t err;
-    if (fl_replica_manager_open(&rm, CE_DB, CE_TABLE, CE_TABLE_ID, -1, NULL, 0, 0, &r, &err)) {
+    if (cw_bucket_open(&rm, dir, wl, c, &r, &err)) {
         snprintf(msg, cap, "log refused: %s", err.msg);
         (*refused)++;
-        fl_replica_manager_close(&rm);
         fl_schema_free(&env.schema);
         return;
     }

@@ -69,6 +69,20 @@ void cw_rm_open(fl_replica_manager_t *rm, const char *dir, const workload_t *wl,
     rm->log_defaults.defer_sync = true; /* as flussd runs it: flushes do the fsyncs */
 }
 
+int cw_bucket_open(fl_replica_manager_t *rm, const char *dir, const workload_t *wl,
+                   const cfg_t *c, fl_replica_t **r, fl_error_t *err) {
+    cw_rm_open(rm, dir, wl, c);
+    int rc = fl_replica_manager_open(rm, CE_DB, CE_TABLE, CE_TABLE_ID, -1, NULL, 0, 0, r, err);
+    if (rc) fl_replica_manager_close(rm);
+    return rc;
+}
+
+long cw_find_written(const workload_t *wl, int64_t base) {
+    for (size_t i = 0; i < wl->nw; i++)
+        if (wl->w[i].base == base) return (long)i;
+    return -1;
+}
+
 /* One request: 1-3 batches; some of idempotent writers 1..3. */
 static size_t cw_build_request(unsigned *rnd, int32_t *seqs, uint8_t *buf, size_t cap,
                                bb_spec_t *specs, size_t *nspec) {

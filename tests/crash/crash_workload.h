@@ -82,6 +82,12 @@ mark_t wl_owed(const workload_t *wl, size_t prefix);
 void wl_free(workload_t *wl);
 /* A replica manager over dir configured as the log workload ran it. */
 void cw_rm_open(fl_replica_manager_t *rm, const char *dir, const workload_t *wl, const cfg_t *c);
+/* ... and the workload's bucket in it (recovered): 0, or the error with
+ * the manager closed again. */
+int cw_bucket_open(fl_replica_manager_t *rm, const char *dir, const workload_t *wl,
+                   const cfg_t *c, fl_replica_t **r, fl_error_t *err);
+/* The index of the written batch with that base offset, or -1. */
+long cw_find_written(const workload_t *wl, int64_t base);
 /* Run a workload on dir (an existing empty directory), recording into log. */
 int cw_log_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t *log);
 int cw_meta_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t *log);
