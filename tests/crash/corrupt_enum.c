@@ -304,11 +304,8 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    struct stat shm;
     char base[64];
-    snprintf(base, sizeof(base), "%s/fl-corrupt-XXXXXX",
-             stat("/dev/shm", &shm) == 0 && access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(base)) return 2;
+    if (crash_scratch_dir("fl-corrupt", base, sizeof(base)) != 0) return 2;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fl_log_set_level((enum fl_log_level)(FL_LOG_ERROR + 1));
@@ -345,14 +342,7 @@ int main(int argc, char **argv) {
              "\"seconds\":%.1f}",
              c.seed, t.cases, t.crashes, t.corrupt, t.refused, t.silent, t.damaged, t.cut,
              t.meta_refused, t.ts_changed, secs);
-    printf("%s\n", line);
-    if (ledger) {
-        FILE *f = fopen(ledger, "a");
-        if (f) {
-            fprintf(f, "%s\n", line);
-            fclose(f);
-        }
-    }
+    crash_report(line, ledger);
     bool ok = rc == 0 && t.cases >= cases && !t.crashes && !t.corrupt && !t.refused && !t.silent;
     return ok ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,4 +45,22 @@ bool crash_child_run(crash_child_fn fn, void *ctx, char *const *exec_argv, void 
     *status = 0;
     waitpid(pid, status, 0);
     return got == len && WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
+}
+
+int crash_scratch_dir(const char *prefix, char *base, size_t cap) {
+    struct stat shm;
+    bool use_shm = stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode) &&
+                   access("/dev/shm", W_OK) == 0;
+    snprintf(base, cap, "%s/%s-XXXXXX", use_shm ? "/dev/shm" : "/tmp", prefix);
+    return mkdtemp(base) ? 0 : -1;
+}
+
+void crash_report(const char *line, const char *ledger) {
+    printf("%s\n", line);
+    if (!ledger) return;
+    FILE *f = fopen(ledger, "a");
+    if (f) {
+        fprintf(f, "%s\n", line);
+        fclose(f);
+    }
 }

@@ -20,4 +20,10 @@ typedef void (*crash_child_fn)(void *ctx, void *out);
 bool crash_child_run(crash_child_fn fn, void *ctx, char *const *exec_argv, void *out, size_t len,
                      int *status);
 
+/* A new scratch directory (memory-backed /dev/shm when there is one: the
+ * states are small and many) named prefix-XXXXXX, into base (cap bytes). */
+int crash_scratch_dir(const char *prefix, char *base, size_t cap);
+/* Prints a run's JSON figures line and appends it to ledger (if set). */
+void crash_report(const char *line, const char *ledger);
+
 #endif

@@ -412,14 +412,8 @@ int main(int argc, char **argv) {
         if (c.min_states < 10000) c.min_states = 10000;
     }
     if (appends > 0) c.appends = appends;
-    /* states are small and many: memory-backed /dev/shm when there is one */
-    struct stat shm;
     char base[64];
-    snprintf(base, sizeof(base), "%s/fl-crash-XXXXXX",
-             stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode) && access("/dev/shm", W_OK) == 0
-                 ? "/dev/shm"
-                 : "/tmp");
-    if (!mkdtemp(base)) return 2;
+    if (crash_scratch_dir("fl-crash", base, sizeof(base)) != 0) return 2;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fl_log_set_level((enum fl_log_level)(FL_LOG_ERROR + 1));
@@ -444,14 +438,7 @@ int main(int argc, char **argv) {
              size, c.seed, FL_CRASH_MUTATION_NAME(c.mut_nodirsync),
              c.unordered ? "unordered" : "ordered-journal", t.states, t.failures,
              t.refused, t.prefix, t.crc, t.lost, t.index, t.writer, t.meta, t.kv, secs);
-    printf("%s\n", line);
-    if (ledger) {
-        FILE *f = fopen(ledger, "a");
-        if (f) {
-            fprintf(f, "%s\n", line);
-            fclose(f);
-        }
-    }
+    crash_report(line, ledger);
     bool ok = rc == 0 && t.states >= c.min_states && !t.failures && !t.prefix && !t.crc &&
               !t.lost && !t.index && !t.writer && !t.meta && !t.kv;
     return ok ? 0 : 1;
