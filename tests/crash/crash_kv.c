@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/kv_table_fixture.h"
 #include "crash_workload.h"
 #include "kv_tablet.h"
 #include "record_kv.h"
@@ -36,23 +37,8 @@ static const fl_datatype_t *const *kv_types(const void *ctx, int16_t id, size_t 
 
 static int kv_env_init(kv_env_t *e) {
     memset(e, 0, sizeof(*e));
-    json_error_t je;
-    json_t *j = json_loads("{\"version\":1,\"columns\":["
-                           "{\"name\":\"id\",\"data_type\":{\"type\":\"INTEGER\"}},"
-                           "{\"name\":\"name\",\"data_type\":{\"type\":\"STRING\"}},"
-                           "{\"name\":\"score\",\"data_type\":{\"type\":\"BIGINT\"}}],"
-                           "\"primary_key\":[\"id\"]}",
-                           0, &je);
-    fl_error_t err;
-    int rc = j ? fl_schema_from_json(j, &e->schema, &err) : -1;
-    json_decref(j);
-    if (rc) return -1;
+    if (kv_fixture_table(&e->schema, &e->t, kv_types, e)) return -1;
     for (int i = 0; i < 3; i++) e->types[i] = e->schema.columns[i].type;
-    e->t = (fl_kv_table_t){.kv_format = FL_ROW_COMPACTED, .engine = FL_KV_ENGINE_LAST_ROW,
-                           .delete_behavior = FL_KV_DELETE_ALLOW, .version_col = -1,
-                           .latest_schema_id = 1, .latest = &e->schema, .types = kv_types,
-                           .types_ctx = e, .pk_count = 1, .pk_cols = {0}, .phys_pk_count = 1,
-                           .phys_pk_cols = {0}, .codec = FL_ARROW_CODEC_NONE};
     return 0;
 }
 

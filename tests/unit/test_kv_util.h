@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common_workq.h"
+#include "kv_table_fixture.h"
 #include "kv_tablet.h"
 #include "record_batch.h"
 #include "record_kv.h"
@@ -65,22 +66,8 @@ static inline env_t *env_new_with(const char *dir, bool sync) {
     fl_replica_manager_init(&e->rm, dir, &lc, &d, e->workers);
     fl_error_t err;
     assert_int_equal(fl_replica_manager_open(&e->rm, "db", "t", 1, -1, NULL, 0, 0, &e->r, &err), 0);
-    json_error_t je;
-    json_t *j = json_loads("{\"version\":1,\"columns\":["
-                           "{\"name\":\"id\",\"data_type\":{\"type\":\"INTEGER\"}},"
-                           "{\"name\":\"name\",\"data_type\":{\"type\":\"STRING\"}},"
-                           "{\"name\":\"score\",\"data_type\":{\"type\":\"BIGINT\"}}],"
-                           "\"primary_key\":[\"id\"]}",
-                           0, &je);
-    assert_non_null(j);
-    assert_int_equal(fl_schema_from_json(j, &e->schema, &err), 0);
-    json_decref(j);
+    assert_int_equal(kv_fixture_table(&e->schema, &e->t, env_types, e), 0);
     for (int i = 0; i < 3; i++) e->types[i] = e->schema.columns[i].type;
-    e->t = (fl_kv_table_t){.kv_format = FL_ROW_COMPACTED, .engine = FL_KV_ENGINE_LAST_ROW,
-                           .delete_behavior = FL_KV_DELETE_ALLOW, .version_col = -1,
-                           .latest_schema_id = 1, .latest = &e->schema, .types = env_types,
-                           .types_ctx = e, .pk_count = 1, .pk_cols = {0}, .phys_pk_count = 1,
-                           .phys_pk_cols = {0}, .codec = FL_ARROW_CODEC_NONE};
     env_open_kv(e);
     return e;
 }
