@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #include "common_crc32c.h"
 #include "common_fs.h"
 #include "common_log.h"
+#include "common_time.h"
 #include "common_vfs.h"
 
 #define FL_SEGMENT_SCAN_CHUNK (64u * 1024)
@@ -309,6 +311,18 @@ int fl_log_segment_find(const fl_log_segment_t *s, int64_t offset, uint64_t *pos
     return 1;
 }
 
+/* The server log line for a read that met a damaged batch: a reader
+ * retrying the same offset must not flood the log, so at most one line a
+ * second for the whole process (the client's answer names the batch every
+ * time). */
+static void fl_segment_damage_log(const fl_log_segment_t *s, uint64_t pos, const char *what) {
+    static _Atomic int64_t last_ms = INT64_MIN / 2;
+    int64_t now = fl_time_mono_ms(), prev = atomic_load(&last_ms);
+    if (now - prev < 1000 || !atomic_compare_exchange_strong(&last_ms, &prev, now)) return;
+    FL_ERROR("segment %s: a read met the batch at position %llu: %s; it is not served",
+             s->path, (unsigned long long)pos, what);
+}
+
 int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max_bytes,
                         int64_t end_offset, bool at_least_one, fl_buf_t *out, size_t *read_bytes,
                         fl_error_t *err) {
@@ -337,8 +351,7 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
                 cut = true;
                 break;
             }
-            FL_ERROR("segment %s: the batch header at position %llu is damaged", s->path,
-                     (unsigned long long)pos);
+            fl_segment_damage_log(s, pos, "its header cannot be right");
             return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
                               "%s is damaged at position %llu (a batch header that cannot be "
                               "right)", s->path, (unsigned long long)pos);
@@ -359,39 +372,34 @@ int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max
     size_t got;
     if (fl_pread_full(s->fd, dst, total, position, &got) != 0 || got != total)
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "read %s failed", s->path);
-    /* never serve a batch that changed on disk since it was written: its
-     * CRC (which covers neither its offsets nor its length) must hold, and
-     * its offsets must follow the batch before it inside this segment */
+    /* never serve a batch that changed on disk since it was written: the
+     * walk above checked the offsets and lengths (outside the CRC), here
+     * each batch's CRC must hold */
     size_t good = 0;
-    int64_t expect = -1;
     while (good < total) {
         fl_batch_view_t b;
         size_t at = good;
         fl_error_t pe;
-        bool ok = fl_batch_parse_next(dst, total, &at, &b, &pe) == 0 && fl_segment_crc_ok(&b) &&
-                  b.base_offset >= s->base_offset && fl_batch_next_offset(&b) <= s->next_offset &&
-                  (expect < 0 || b.base_offset == expect);
-        if (!ok) {
-            if (good > 0) {
-                cut = true;
-                break;
-            }
-            fl_batch_peek_t pk;
-            bool named = fl_batch_peek_header(dst, total, &pk, &pe) == 0;
-            FL_ERROR("segment %s: the batch at position %llu fails its CRC check",
-                     s->path, (unsigned long long)position);
-            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
-                              "the batch at offset %lld is damaged on disk (%s, position %llu "
-                              "fails its CRC check)",
-                              named ? (long long)pk.base_offset : -1LL, s->path,
-                              (unsigned long long)position);
+        if (fl_batch_parse_next(dst, total, &at, &b, &pe) == 0 && fl_segment_crc_ok(&b)) {
+            good = at;
+            continue;
         }
-        good = at;
-        expect = fl_batch_next_offset(&b);
+        if (good > 0) {
+            cut = true;
+            break;
+        }
+        fl_batch_peek_t pk;
+        bool named = fl_batch_peek_header(dst, total, &pk, &pe) == 0;
+        fl_segment_damage_log(s, position, "it fails its CRC check");
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                          "the batch at offset %lld is damaged on disk (%s, position %llu "
+                          "fails its CRC check)",
+                          named ? (long long)pk.base_offset : -1LL, s->path,
+                          (unsigned long long)position);
     }
     *read_bytes = good;
     out->len += good;
-    return cut ? 2 : 0;
+    return cut ? FL_LOG_SEGMENT_CUT : 0;
 }
 
 int64_t fl_log_segment_offset_for_time(const fl_log_segment_t *s, int64_t ts, fl_error_t *err) {

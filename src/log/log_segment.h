@@ -85,9 +85,10 @@ int fl_log_segment_find(const fl_log_segment_t *s, int64_t offset, uint64_t *pos
 /* Appends to out whole batches from position: at least one batch, then
  * more while the total stays within max_bytes and below end_offset. A
  * batch that is damaged — its CRC fails, or its offsets do not follow the
- * batch before it — is not returned: the read ends before it (returns 2:
- * cut short), or, when it is the first, fails with LOG_STORAGE_EXCEPTION
- * naming it. */
+ * batch before it — is not returned: the read ends before it (returns
+ * FL_LOG_SEGMENT_CUT), or, when it is the first, fails with
+ * LOG_STORAGE_EXCEPTION naming it. */
+#define FL_LOG_SEGMENT_CUT 2
 int fl_log_segment_read(const fl_log_segment_t *s, uint64_t position, size_t max_bytes,
                         int64_t end_offset, bool at_least_one, fl_buf_t *out, size_t *read_bytes,
                         fl_error_t *err);

@@ -581,7 +581,7 @@ int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
         size_t got = 0, had = out->len;
         rc = fl_log_segment_read(s, pos, max_bytes - (total < max_bytes ? total : max_bytes),
                                  upper_offset, total == 0, out, &got, err);
-        if (rc == 1 || rc < 0 || rc > 2) { /* a damaged batch: answer what comes before it */
+        if (rc != 0 && rc != FL_LOG_SEGMENT_CUT) { /* damaged: answer what came before it */
             if (total > 0) break;
             return rc;
         }
@@ -601,7 +601,7 @@ int fl_log_tablet_read(fl_log_tablet_t *t, int64_t offset, size_t max_bytes,
             }
         }
         total += got;
-        if (rc == 2) break; /* stopped in front of a damaged batch */
+        if (rc == FL_LOG_SEGMENT_CUT) break; /* stopped in front of a damaged batch */
         if (total >= max_bytes || got == 0) break;
         offset = s->next_offset;
     }
