@@ -47,7 +47,9 @@ test-asan: build-asan venv
 # test, then flussd itself (2 network loops, 2 workers) under the
 # streaming, bucket, idempotence, partition, PK, snapshot, auto-partition,
 # core, producer offsets, ALTER, tiered, filter pushdown (statistics
-# sidecars, connection flags) and log-gap (writer expiry) interop tests.
+# sidecars, connection flags), log-gap (writer expiry) and storage-fault
+# (fail-stop under injected I/O errors, disk full) interop tests; the
+# fault-injecting seam and the replica's offline latch by their unit tests.
 TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
                tests/interop/test_log_buckets.py tests/interop/test_log_idempotence.py \
                tests/interop/test_partition_data.py tests/interop/test_powerloss.py \
@@ -56,10 +58,10 @@ TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
                tests/interop/test_producer_offsets_raw.py tests/interop/test_java_producer_offsets.py \
                tests/interop/test_auto_partition.py tests/interop/test_alter_table.py \
                tests/interop/test_tiered_log.py tests/interop/test_filter_pushdown.py \
-               tests/interop/test_log_gaps.py
+               tests/interop/test_log_gaps.py tests/interop/test_storage_faults.py
 test-tsan: build-tsan venv
 	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	    ctest --output-on-failure -R 'replica_concurrency|kv_tablet|kv_lease|kv_row_count|producer_offsets|server_auto_partition'
+	    ctest --output-on-failure -R 'replica_concurrency|replica_offline|common_vfs_fault|kv_tablet|kv_lease|kv_row_count|producer_offsets|server_auto_partition'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" FLUSSD=$(BUILD_TSAN)/flussd \
 	    FLUSSD_ARGS="-D netty.server.num-network-threads=2 -D netty.server.num-worker-threads=2" \
 	    .venv/bin/python -m pytest $(TSAN_INTEROP) -q

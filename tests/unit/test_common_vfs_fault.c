@@ -5,7 +5,9 @@
  * seeded draw (same seed, same failures; a rate of 0.3 fails about 30 %),
  * short writes before the error, and the emulated small disk (ENOSPC past
  * its size, a short write where part fits, statvfs that follows the files,
- * writes again after a file is removed).
+ * writes again after a file is removed), and the table used by several
+ * threads at once (its counters, fd table and disk emulation; run under
+ * ThreadSanitizer by make test-tsan).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -298,6 +302,85 @@ static void test_lose_unsynced(void **state) {
     uninstall(f);
 }
 
+
+/* Several threads write, fsync, dup and close their own files through one
+ * installed table while another reads statvfs: every call is counted and
+ * every failed fsync is one the table injected. */
+#define THREADS 4
+#define ROUNDS 150
+
+typedef struct worker {
+    const char *dir;
+    int id;
+    long writes, fsyncs, fsync_failures;
+} worker_t;
+
+static atomic_bool stop_statvfs;
+
+static void *worker_main(void *arg) {
+    worker_t *w = arg;
+    char name[32];
+    snprintf(name, sizeof(name), "w%d", w->id);
+    int fd = open_in(w->dir, name);
+    uint8_t block[1024];
+    memset(block, w->id, sizeof(block));
+    off_t pos = 0;
+    for (int i = 0; i < ROUNDS; i++) {
+        ssize_t n = fl_vfs_pwrite(fd, block, sizeof(block), pos);
+        w->writes++;
+        if (n > 0) pos += n;
+        int dfd = fl_vfs_dup(fd); /* the fd table under churn */
+        w->fsyncs++;
+        if (fl_vfs_fdatasync(dfd >= 0 ? dfd : fd) != 0) w->fsync_failures++;
+        if (dfd >= 0) fl_vfs_close(dfd);
+    }
+    fl_vfs_close(fd);
+    return NULL;
+}
+
+static void *statvfs_main(void *arg) {
+    const char *dir = arg;
+    while (!atomic_load(&stop_statvfs)) {
+        struct statvfs sv;
+        assert_int_equal(fl_vfs_statvfs(dir, &sv), 0);
+    }
+    return NULL;
+}
+
+static void test_threads(void **state) {
+    const char *dir = *state;
+    char spec[4200];
+    snprintf(spec, sizeof(spec), "rate=0.2,ops=write+fsync,errno=EIO+ENOSPC,seed=9,lose=1,"
+                                 "path=%s,disk=2097152", dir);
+    fl_log_set_level(FL_LOG_ERROR); /* one WARN per injection otherwise */
+    fl_vfs_fault_t *f = install(spec);
+    worker_t w[THREADS];
+    pthread_t t[THREADS], sv;
+    atomic_store(&stop_statvfs, false);
+    assert_int_equal(pthread_create(&sv, NULL, statvfs_main, (void *)dir), 0);
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker_t){.dir = dir, .id = i};
+        assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+    }
+    long writes = 0, fsyncs = 0, fsync_failures = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        writes += w[i].writes;
+        fsyncs += w[i].fsyncs;
+        fsync_failures += w[i].fsync_failures;
+    }
+    atomic_store(&stop_statvfs, true);
+    pthread_join(sv, NULL);
+    fl_vfs_fault_stats_t s;
+    fl_vfs_fault_get_stats(f, &s);
+    uninstall(f);
+    fl_log_set_level(FL_LOG_INFO);
+    assert_int_equal(s.calls[FL_VFS_FAULT_WRITE], writes);
+    assert_int_equal(s.calls[FL_VFS_FAULT_FSYNC], fsyncs);
+    assert_int_equal(s.injected[FL_VFS_FAULT_FSYNC], fsync_failures);
+    assert_true(fsync_failures > 0 && s.injected[FL_VFS_FAULT_WRITE] > 0);
+}
+
 int main(void) {
     fl_log_set_level(FL_LOG_ERROR); /* one WARN line per injection otherwise */
     const struct CMUnitTest tests[] = {
@@ -308,6 +391,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_errno_mix_and_short_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_emulated_disk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lose_unsynced, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
