@@ -134,6 +134,17 @@ static int rec_new_ino(bool dir) {
     return ino;
 }
 
+/* A new file or directory at rel: a fresh inode, the op, the name. */
+static int rec_create(crash_op_kind_t kind, const char *rel) {
+    int ino = rec_new_ino(kind == CRASH_OP_MKDIR);
+    crash_op_t *op = rec_add(kind);
+    op->ino = ino;
+    op->path = strdup(rel);
+    op->parent = rec_parent(rel);
+    ns_put(&rec.ns, rel, ino);
+    return ino;
+}
+
 static bool rec_is_dir(int ino) {
     return ino == 0 || (ino < (int)(sizeof(rec.dirs) / sizeof(rec.dirs[0])) && rec.dirs[ino]);
 }
@@ -149,12 +160,7 @@ static int rec_open(void *ctx, const char *path, int flags, mode_t mode) {
             rec.fd_ino[fd] = -1;
             return fd;
         }
-        ino = rec_new_ino(false);
-        crash_op_t *op = rec_add(CRASH_OP_CREATE);
-        op->ino = ino;
-        op->path = strdup(rel);
-        op->parent = rec_parent(rel);
-        ns_put(&rec.ns, rel, ino);
+        ino = rec_create(CRASH_OP_CREATE, rel);
     } else if ((flags & O_TRUNC) && !rec_is_dir(ino)) {
         crash_op_t *op = rec_add(CRASH_OP_TRUNC);
         op->ino = ino;
@@ -240,12 +246,7 @@ static int rec_link(void *ctx, const char *from, const char *to) {
         if (ino < 0) {
             /* a file made outside the seam (RocksDB's checkpoint): a new
              * file with its bytes, durable as its maker synced them */
-            ino = rec_new_ino(false);
-            crash_op_t *op = rec_add(CRASH_OP_CREATE);
-            op->ino = ino;
-            op->path = strdup(rt);
-            op->parent = rec_parent(rt);
-            ns_put(&rec.ns, rt, ino);
+            ino = rec_create(CRASH_OP_CREATE, rt);
             FILE *f = fopen(to, "rb");
             if (f) {
                 uint8_t chunk[65536];
@@ -295,14 +296,7 @@ static int rec_rmdir(void *ctx, const char *path) {
 static int rec_mkdir(void *ctx, const char *path, mode_t mode) {
     int rc = fl_vfs_posix()->mkdir(ctx, path, mode);
     const char *rel = rec_rel(path);
-    if (rc == 0 && rel && rel[0]) {
-        int ino = rec_new_ino(true);
-        crash_op_t *op = rec_add(CRASH_OP_MKDIR);
-        op->ino = ino;
-        op->path = strdup(rel);
-        op->parent = rec_parent(rel);
-        ns_put(&rec.ns, rel, ino);
-    }
+    if (rc == 0 && rel && rel[0]) rec_create(CRASH_OP_MKDIR, rel);
     return rc;
 }
 
