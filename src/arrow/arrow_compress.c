@@ -2,7 +2,8 @@
  * arrow_compress.c — Arrow IPC buffer-level body compression
  * (BodyCompression method BUFFER) with the two codecs Fluss uses
  * (table.log.arrow.compression.type: LZ4_FRAME, ZSTD; protocol.md §4.3).
- * Thread rule: none; each call makes its own codec context.
+ * Thread rule: none; ZSTD compression reuses one context per thread (a
+ * new context per call costs its allocation and table setup again).
  *
  * One compressed buffer (empty buffers stay empty):
  *
@@ -18,6 +19,7 @@
  * peer's header never decides how much we allocate beyond that cap.
  */
 #include <lz4frame.h>
+#include <pthread.h>
 #include <string.h>
 #include <zstd.h>
 
@@ -37,6 +39,25 @@ static int fl_arrow_append_raw(fl_buf_t *out, const uint8_t *p, size_t n, fl_err
     memcpy(d, p, n);
     out->len += n;
     return 0;
+}
+
+static pthread_key_t fl_arrow_zstd_key;
+static pthread_once_t fl_arrow_zstd_once = PTHREAD_ONCE_INIT;
+
+static void fl_arrow_zstd_free(void *c) {
+    ZSTD_freeCCtx(c);
+}
+
+static void fl_arrow_zstd_key_init(void) {
+    pthread_key_create(&fl_arrow_zstd_key, fl_arrow_zstd_free);
+}
+
+/* This thread's ZSTD context (freed when the thread exits); NULL: no memory. */
+static ZSTD_CCtx *fl_arrow_zstd_cctx(void) {
+    pthread_once(&fl_arrow_zstd_once, fl_arrow_zstd_key_init);
+    ZSTD_CCtx *c = pthread_getspecific(fl_arrow_zstd_key);
+    if (!c && (c = ZSTD_createCCtx()) != NULL) pthread_setspecific(fl_arrow_zstd_key, c);
+    return c;
 }
 
 int fl_arrow_compress(fl_arrow_codec_t codec, int level, const uint8_t *p, size_t n,
@@ -70,7 +91,10 @@ int fl_arrow_compress(fl_arrow_codec_t codec, int level, const uint8_t *p, size_
             return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "arrow: LZ4F_compressFrame: %s",
                               LZ4F_getErrorName(got));
     } else {
-        got = ZSTD_compress(d + FL_ARROW_LENGTH_PREFIX, bound, p, n, level);
+        ZSTD_CCtx *cctx = fl_arrow_zstd_cctx();
+        if (!cctx)
+            return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "arrow: no memory for a ZSTD context");
+        got = ZSTD_compressCCtx(cctx, d + FL_ARROW_LENGTH_PREFIX, bound, p, n, level);
         if (ZSTD_isError(got))
             return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "arrow: ZSTD_compress: %s",
                               ZSTD_getErrorName(got));

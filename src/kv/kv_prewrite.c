@@ -5,6 +5,7 @@
 #include "kv_prewrite.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common_alloc.h"
@@ -125,12 +126,51 @@ void fl_kv_prewrite_move(fl_kv_prewrite_t *dst, fl_kv_prewrite_t *src) {
     }
 }
 
-size_t fl_kv_prewrite_stage(const fl_kv_prewrite_t *pw, int64_t upto, fl_kv_write_t *w) {
-    size_t n = 0;
-    for (const fl_kv_pw_entry_t *e = pw->head; e && e->offset < upto; e = e->lnext, n++) {
+const fl_kv_pw_entry_t **fl_kv_prewrite_collect(const fl_kv_prewrite_t *pw, int64_t upto,
+                                                size_t *n) {
+    size_t c = 0;
+    for (const fl_kv_pw_entry_t *e = pw->head; e && e->offset < upto; e = e->lnext) c++;
+    *n = c;
+    if (!c) return NULL;
+    const fl_kv_pw_entry_t **v = fl_malloc(c * sizeof(*v));
+    const fl_kv_pw_entry_t *e = pw->head;
+    for (size_t i = 0; i < c; i++, e = e->lnext) v[i] = e;
+    return v;
+}
+
+static int fl_kv_pw_key_cmp(const fl_kv_pw_entry_t *x, const fl_kv_pw_entry_t *y) {
+    size_t n = x->klen < y->klen ? x->klen : y->klen;
+    int c = memcmp(x->data, y->data, n);
+    if (c) return c;
+    return x->klen < y->klen ? -1 : x->klen > y->klen;
+}
+
+/* by key, then by offset: equal keys keep their order */
+static int fl_kv_pw_stage_cmp(const void *a, const void *b) {
+    const fl_kv_pw_entry_t *x = *(const fl_kv_pw_entry_t *const *)a;
+    const fl_kv_pw_entry_t *y = *(const fl_kv_pw_entry_t *const *)b;
+    int c = fl_kv_pw_key_cmp(x, y);
+    if (c) return c;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+void fl_kv_prewrite_stage_entries(const fl_kv_pw_entry_t **v, size_t n, fl_kv_write_t *w) {
+    qsort(v, n, sizeof(*v), fl_kv_pw_stage_cmp);
+    for (size_t i = 0; i < n; i++) {
+        const fl_kv_pw_entry_t *e = v[i];
+        /* only the newest entry of a key reaches RocksDB: the others are
+         * overwritten in the same batch anyway */
+        if (i + 1 < n && fl_kv_pw_key_cmp(v[i + 1], e) == 0) continue;
         if (e->deleted) fl_kv_write_delete(w, e->data, e->klen);
         else fl_kv_write_put(w, e->data, e->klen, e->data + e->klen, e->vlen);
     }
+}
+
+size_t fl_kv_prewrite_stage(const fl_kv_prewrite_t *pw, int64_t upto, fl_kv_write_t *w) {
+    size_t n = 0;
+    const fl_kv_pw_entry_t **v = fl_kv_prewrite_collect(pw, upto, &n);
+    if (n) fl_kv_prewrite_stage_entries(v, n, w);
+    fl_free(v);
     return n;
 }
 

@@ -37,6 +37,20 @@ static const char fl_kv_meta_key[] = "applied-offset";
 static const char fl_kv_count_key[] = "row-count";
 static const char fl_kv_legacy_key[1] = {0}; /* used with length 0 */
 
+/* RocksDB counts every key comparison and block read in a thread-local
+ * perf context by default (kEnableCount): from a shared library each
+ * count is a __tls_get_addr call, a sixth of a memtable insert's time.
+ * We read none of them: every thread that calls RocksDB turns them off
+ * once. */
+static __thread bool fl_kv_perf_off;
+
+static inline void fl_kv_thread_setup(void) {
+    if (!fl_kv_perf_off) {
+        rocksdb_set_perf_level(rocksdb_disable);
+        fl_kv_perf_off = true;
+    }
+}
+
 static int fl_kv_fail(fl_error_t *err, const char *what, char *rerr) {
     int rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION, "RocksDB %s failed: %s", what,
                         rerr ? rerr : "unknown error");
@@ -132,15 +146,35 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
     rocksdb_options_set_max_open_files(s->opts, 256);
     rocksdb_options_set_info_log_level(s->opts, 3 /* ERROR */);
     rocksdb_options_set_keep_log_file_num(s->opts, 2);
+    /* Fluss's kv.rocksdb.compression.per.level default: LZ4 for levels
+     * 0-4, ZSTD for 5-6 */
+    int levels[7] = {rocksdb_lz4_compression, rocksdb_lz4_compression, rocksdb_lz4_compression,
+                     rocksdb_lz4_compression, rocksdb_lz4_compression, rocksdb_zstd_compression,
+                     rocksdb_zstd_compression};
+    rocksdb_options_set_compression_per_level(s->opts, levels, 7);
     s->table_opts = rocksdb_block_based_options_create();
     if (o && o->block_cache) rocksdb_block_based_options_set_block_cache(s->table_opts, o->block_cache);
+    /* index and filter blocks live in the shared cache (memory stays
+     * bounded), partitioned so that only their small top levels (pinned)
+     * and the partitions in use take room there; level 0's are pinned
+     * while their files live, since every read consults each of them */
     rocksdb_block_based_options_set_cache_index_and_filter_blocks(s->table_opts, 1);
+    rocksdb_block_based_options_set_cache_index_and_filter_blocks_with_high_priority(
+        s->table_opts, 1);
+    rocksdb_block_based_options_set_index_type(
+        s->table_opts, rocksdb_block_based_table_index_type_two_level_index_search);
+    rocksdb_block_based_options_set_partition_filters(s->table_opts, 1);
+    rocksdb_block_based_options_set_metadata_block_size(s->table_opts, 4096);
+    rocksdb_block_based_options_set_pin_top_level_index_and_filter(s->table_opts, 1);
+    rocksdb_block_based_options_set_pin_l0_filter_and_index_blocks_in_cache(s->table_opts, 1);
     rocksdb_block_based_options_set_filter_policy(s->table_opts,
                                                   rocksdb_filterpolicy_create_bloom_full(10));
     /* Readable by the Java client's RocksDB 6.20 (snapshots): table format
-     * 5 with CRC-32C block checksums (7.8's default XXH3 is unknown there) */
+     * 5 with XXH64 block checksums (7.8's default XXH3 is unknown there;
+     * CRC-32C is, but Debian's portable build computes it from tables, at
+     * a sixth of XXH64's speed, for every block written or read) */
     rocksdb_block_based_options_set_format_version(s->table_opts, 5);
-    rocksdb_block_based_options_set_checksum(s->table_opts, 1 /* kCRC32c */);
+    rocksdb_block_based_options_set_checksum(s->table_opts, 3 /* kxxHash64 */);
     rocksdb_options_set_block_based_table_factory(s->opts, s->table_opts);
     /* the rows and the applied offset reach the SST files together: with
      * RocksDB's WAL off, only an atomic flush keeps the offset from ever
@@ -207,6 +241,7 @@ int64_t fl_kv_store_row_count(const fl_kv_store_t *s) {
 
 int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val, bool *found,
                     fl_error_t *err) {
+    fl_kv_thread_setup();
     char *rerr = NULL;
     size_t vlen = 0;
     char *v = rocksdb_get(s->db, s->ropts, (const char *)key, klen, &vlen, &rerr);
@@ -220,6 +255,7 @@ int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t 
 
 int fl_kv_store_get_cached(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val,
                            bool *found, bool *incomplete, fl_error_t *err) {
+    fl_kv_thread_setup();
     char *rerr = NULL;
     size_t vlen = 0;
     *incomplete = false;
@@ -242,6 +278,7 @@ int fl_kv_store_get_cached(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl
 
 int fl_kv_store_multi_get(fl_kv_store_t *s, size_t n, const uint8_t *const *keys,
                           const size_t *klens, fl_buf_t *vals, bool *found, fl_error_t *err) {
+    fl_kv_thread_setup();
     if (n == 0) return 0;
     rocksdb_pinnableslice_t **v = fl_calloc(n, sizeof(*v));
     char **errs = fl_calloc(n, sizeof(*errs));
@@ -273,6 +310,7 @@ int fl_kv_store_multi_get(fl_kv_store_t *s, size_t n, const uint8_t *const *keys
 
 int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, fl_kv_visit_fn fn,
                      void *arg, fl_error_t *err) {
+    fl_kv_thread_setup();
     rocksdb_iterator_t *it = rocksdb_create_iterator(s->db, s->ropts);
     if (plen) rocksdb_iter_seek(it, (const char *)prefix, plen);
     else rocksdb_iter_seek_to_first(it);
@@ -314,6 +352,7 @@ void fl_kv_write_delete(fl_kv_write_t *w, const uint8_t *key, size_t klen) {
 
 int fl_kv_store_commit(fl_kv_store_t *s, fl_kv_write_t *w, int64_t applied_offset,
                        int64_t row_count, fl_error_t *err) {
+    fl_kv_thread_setup();
     uint8_t off[8], count[8];
     fl_kv_put_le64(off, applied_offset);
     rocksdb_writebatch_put_cf(w->wb, s->cf[1], fl_kv_meta_key, sizeof(fl_kv_meta_key) - 1,

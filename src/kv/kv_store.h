@@ -11,8 +11,10 @@
  * opens and iterates. Flushes are atomic across both families and RocksDB
  * flushes memtables in order, so after a crash the database holds a prefix
  * of the writes and the "applied offset" read at open says where the
- * changelog replay starts. SST files use table format 5 with CRC-32C
- * checksums, which the Java client's RocksDB (6.20) reads.
+ * changelog replay starts. SST files use table format 5 with XXH64
+ * checksums, partitioned index and filter blocks, LZ4 (ZSTD on the two
+ * deepest levels, as Fluss): all of which the Java client's RocksDB (6.20)
+ * reads.
  *
  * The bucket's row count (GET_TABLE_STATS) sits beside the applied offset
  * and is written in the same batch, so the pair always describes one

@@ -300,6 +300,9 @@ int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
     fl_kv_tablet_t *kt = fl_calloc(1, sizeof(*kt));
     pthread_rwlock_init(&kt->lock, NULL);
     pthread_mutex_init(&kt->snap_lock, NULL);
+    pthread_mutex_init(&kt->commit_lock, NULL);
+    pthread_mutex_init(&kt->commit_mu, NULL);
+    pthread_cond_init(&kt->commit_cond, NULL);
     kt->replica = r;
     kt->dir = fl_strdup(dir);
     kt->rows_kept = !t->changelog_wal;
@@ -312,6 +315,7 @@ int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
         fl_kv_tablet_close(kt, true);
         return rc;
     }
+    kt->rows_stored = fl_kv_store_row_count(kt->store);
     kt->recovery_ms = fl_time_mono_ms() - t0;
     if (kt->recovered_records)
         FL_INFO("kv %s: replayed %lld changelog records in %lld ms", dir,
@@ -323,6 +327,9 @@ int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
 void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted) {
     if (!kt) return;
     if (kt->on_close) kt->on_close(kt->on_close_ctx, kt);
+    pthread_mutex_lock(&kt->commit_mu); /* no put runs now; a commit job may */
+    while (kt->commit_queued) pthread_cond_wait(&kt->commit_cond, &kt->commit_mu);
+    pthread_mutex_unlock(&kt->commit_mu);
     if (!deleted && kt->store && !kt->failed) {
         fl_error_t e;
         if (fl_kv_tablet_flush_hw(kt, &e)) FL_WARN("kv %s close: %s", kt->dir, e.msg);
@@ -331,6 +338,9 @@ void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted) {
     fl_kv_prewrite_free(&kt->pw);
     pthread_rwlock_destroy(&kt->lock);
     pthread_mutex_destroy(&kt->snap_lock);
+    pthread_mutex_destroy(&kt->commit_lock);
+    pthread_mutex_destroy(&kt->commit_mu);
+    pthread_cond_destroy(&kt->commit_cond);
     fl_free(kt->remote_dir);
     fl_free(kt->dir);
     fl_free(kt);
@@ -338,14 +348,40 @@ void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted) {
 
 /* ---- writes ---- */
 
-/* Under the write lock. */
-static int fl_kv_flush_locked(fl_kv_tablet_t *kt, fl_error_t *err) {
-    if (kt->failed)
+/* A put that finds the pre-write buffer holding more than this commits
+ * before it returns instead of leaving it to the committer: the bound on
+ * what a slow committer lets the buffer grow to. */
+#define FL_KV_PW_ASYNC_BYTES ((size_t)64 << 20)
+
+static void fl_kv_commit_idle(fl_kv_tablet_t *kt) {
+    pthread_mutex_lock(&kt->commit_mu);
+    kt->commit_queued = false;
+    pthread_cond_broadcast(&kt->commit_cond);
+    pthread_mutex_unlock(&kt->commit_mu);
+}
+
+/* One commit (commit_lock held): the entries below the high watermark into
+ * RocksDB, then out of the buffer. *more: something was committed (there
+ * may be more by now). job: the commit job's round, which goes idle when
+ * it finds nothing to do, under the same write lock a put checks it in. */
+static int fl_kv_commit_round(fl_kv_tablet_t *kt, bool job, bool *more, fl_error_t *err) {
+    *more = false;
+    pthread_rwlock_wrlock(&kt->lock);
+    if (kt->failed) {
+        if (job) fl_kv_commit_idle(kt);
+        pthread_rwlock_unlock(&kt->lock);
         return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                           "The kv store of this bucket failed earlier; it refuses writes.");
-    if (!kt->pw.head) return 0;
+    }
     int64_t hw = fl_replica_apply_bound(kt->replica); /* the durable part, where that matters */
-    if (kt->pw.head->offset >= hw) return 0;
+    size_t n = 0;
+    const fl_kv_pw_entry_t **v = NULL;
+    if (kt->pw.head && kt->pw.head->offset < hw) v = fl_kv_prewrite_collect(&kt->pw, hw, &n);
+    if (!n) {
+        if (job) fl_kv_commit_idle(kt);
+        pthread_rwlock_unlock(&kt->lock);
+        return 0;
+    }
     int64_t rows = FL_KV_ROW_COUNT_UNKNOWN, stored = fl_kv_store_row_count(kt->store);
     if (kt->rows_kept && stored >= 0) {
         rows = stored + fl_kv_prewrite_row_delta(&kt->pw, hw);
@@ -359,23 +395,49 @@ static int fl_kv_flush_locked(fl_kv_tablet_t *kt, fl_error_t *err) {
             rows = FL_KV_ROW_COUNT_UNKNOWN;
         }
     }
+    pthread_rwlock_unlock(&kt->lock);
+
+    /* RocksDB is written without the tablet's lock: puts go on appending
+     * (at offsets from the high watermark up, never collected here) and
+     * reads still find these entries in the buffer, which RocksDB's state
+     * underneath cannot contradict */
     fl_kv_write_t *w = fl_kv_write_new();
-    fl_kv_prewrite_stage(&kt->pw, hw, w);
+    fl_kv_prewrite_stage_entries(v, n, w);
+    fl_free(v);
     int rc = fl_kv_store_commit(kt->store, w, hw, rows, err);
     fl_kv_write_destroy(w);
+
+    pthread_rwlock_wrlock(&kt->lock);
     if (rc) {
         kt->failed = true;
-        return rc;
+        if (job) fl_kv_commit_idle(kt);
+    } else {
+        fl_kv_prewrite_release(&kt->pw, hw);
+        kt->rows_stored = fl_kv_store_row_count(kt->store);
+        *more = true;
     }
-    fl_kv_prewrite_release(&kt->pw, hw);
-    return 0;
+    pthread_rwlock_unlock(&kt->lock);
+    return rc;
 }
 
 int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err) {
-    pthread_rwlock_wrlock(&kt->lock);
-    int rc = fl_kv_flush_locked(kt, err);
-    pthread_rwlock_unlock(&kt->lock);
+    pthread_mutex_lock(&kt->commit_lock);
+    bool more = false;
+    int rc = fl_kv_commit_round(kt, false, &more, err);
+    pthread_mutex_unlock(&kt->commit_lock);
     return rc;
+}
+
+void fl_kv_tablet_commit_job(fl_kv_tablet_t *kt) {
+    pthread_mutex_lock(&kt->commit_lock);
+    bool more = false;
+    fl_error_t e;
+    int rc = fl_kv_commit_round(kt, true, &more, &e);
+    pthread_mutex_unlock(&kt->commit_lock);
+    if (rc) FL_WARN("kv %s: %s", kt->dir, e.msg);
+    /* still queued: to the back of the committer's queue, behind the
+     * other tablets' commits, to look again */
+    else if (more) kt->commit_submit(kt->commit_ctx, kt);
 }
 
 int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err) {
@@ -387,16 +449,18 @@ int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *
 
 int fl_kv_tablet_checkpoint(fl_kv_tablet_t *kt, const char *dir, int64_t *log_offset,
                             int64_t *row_count, fl_error_t *err) {
-    pthread_rwlock_wrlock(&kt->lock);
-    int rc = fl_kv_flush_locked(kt, err);
+    /* under commit_lock nothing else writes RocksDB: after the commit the
+     * store holds exactly the changes before its applied offset, while
+     * puts go on into the pre-write buffer */
+    pthread_mutex_lock(&kt->commit_lock);
+    bool more = false;
+    int rc = fl_kv_commit_round(kt, false, &more, err);
     if (!rc) {
-        /* with the buffer flushed below the HW, the store holds exactly the
-         * changes before its applied offset */
         *log_offset = fl_kv_store_applied_offset(kt->store);
         *row_count = kt->rows_kept ? fl_kv_store_row_count(kt->store) : FL_KV_ROW_COUNT_UNKNOWN;
         rc = fl_kv_store_checkpoint(kt->store, dir, err);
     }
-    pthread_rwlock_unlock(&kt->lock);
+    pthread_mutex_unlock(&kt->commit_lock);
     return rc;
 }
 
@@ -407,7 +471,7 @@ int fl_kv_tablet_row_count(fl_kv_tablet_t *kt, int64_t *out, fl_error_t *err) {
                           "WAL; set table.changelog.image to FULL to keep it.");
     pthread_rwlock_rdlock(&kt->lock);
     int64_t hw = fl_replica_high_watermark(kt->replica);
-    int64_t stored = fl_kv_store_row_count(kt->store);
+    int64_t stored = kt->rows_stored;
     int64_t rows = stored + fl_kv_prewrite_row_delta(&kt->pw, hw);
     pthread_rwlock_unlock(&kt->lock);
     if (stored < 0 || rows < 0)
@@ -654,13 +718,19 @@ static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv
     fl_buf_t batch;
     fl_buf_init(&batch);
 
+    /* a nested column ALTER TABLE added since the store opened: its values
+     * are not in an ARROW changelog, so RocksDB's WAL keeps them (set
+     * between commits) */
+    if (t->has_nested) {
+        pthread_mutex_lock(&kt->commit_lock);
+        rc = fl_kv_store_keep_wal(kt->store, err);
+        pthread_mutex_unlock(&kt->commit_lock);
+    }
+    bool submit = false, commit_now = false;
     pthread_rwlock_wrlock(&kt->lock);
-    if (kt->failed)
+    if (!rc && kt->failed)
         rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                         "The kv store of this bucket failed earlier; it refuses writes.");
-    /* a nested column ALTER TABLE added since the store opened: its values
-     * are not in an ARROW changelog, so RocksDB's WAL keeps them */
-    if (!rc && t->has_nested) rc = fl_kv_store_keep_wal(kt->store, err);
     if (!rc) rc = sp->feed(&c, sp->arg, err);
     if (!rc && t->log_rows) fl_row_builder_finish(&c.rows, sp->writer_id, sp->sequence, &batch);
     else if (!rc) rc = fl_record_builder_finish(&c.builder, sp->writer_id, sp->sequence, &batch, err);
@@ -669,10 +739,23 @@ static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv
         /* the changes become visible with their offsets in the log */
         for (fl_kv_pw_entry_t *e = c.staged.head; e; e = e->lnext) e->offset += res->base_offset;
         fl_kv_prewrite_move(&kt->pw, &c.staged);
-        fl_error_t fe;
-        if (fl_kv_flush_locked(kt, &fe)) FL_WARN("kv %s: %s", kt->dir, fe.msg);
+        /* RocksDB is written by the committer, in parallel with the next
+         * put; inline when there is none or the buffer ran ahead of it */
+        if (kt->commit_submit && kt->pw.bytes <= FL_KV_PW_ASYNC_BYTES) {
+            pthread_mutex_lock(&kt->commit_mu);
+            submit = !kt->commit_queued;
+            kt->commit_queued = true;
+            pthread_mutex_unlock(&kt->commit_mu);
+        } else {
+            commit_now = true;
+        }
     }
     pthread_rwlock_unlock(&kt->lock);
+    if (submit) kt->commit_submit(kt->commit_ctx, kt);
+    if (commit_now) {
+        fl_error_t fe;
+        if (fl_kv_tablet_flush_hw(kt, &fe)) FL_WARN("kv %s: %s", kt->dir, fe.msg);
+    }
 
     fl_buf_free(&batch);
     fl_buf_free(&c.cur);

@@ -12,7 +12,9 @@
  * pre-write buffer; a refused or duplicate batch changes nothing. A batch
  * that changes nothing is still appended, empty, so the writer's sequence
  * moves on. Changes go to RocksDB once the high watermark passes their
- * offsets, with the next offset to replay.
+ * offsets, with the next offset to replay: written by a committer thread
+ * (commit_submit) while the next put runs, sorted by key; the buffer keeps
+ * them readable until RocksDB has them.
  *
  * A new key of a table with an auto-increment column gets the bucket's
  * next value (Fluss's AutoIncrementManager): blocks of
@@ -37,7 +39,8 @@
  * does not tell an insert from an update).
  *
  * Thread rule: every function is safe from any thread: puts (and replay)
- * hold the write lock, reads the read lock. Never on a network loop.
+ * hold the write lock, reads the read lock, RocksDB writes commit_lock
+ * (see below). Never on a network loop.
  */
 #ifndef FL_KV_TABLET_H
 #define FL_KV_TABLET_H
@@ -72,6 +75,21 @@ typedef struct fl_kv_tablet {
     char *remote_dir;           /* the bucket's snapshot directory; NULL: none */
     int64_t snap_next_id;       /* (snap_lock) */
     int64_t snap_last_offset;   /* (snap_lock) log offset of the newest snapshot, 0: none */
+    /* RocksDB writes (commits of the pre-write buffer below the high
+     * watermark): one committer at a time, under commit_lock, which also
+     * guards the store's applied offset and row count. A commit collects
+     * its entries under the write lock, writes RocksDB without it (the
+     * entries stay readable in the buffer meanwhile) and drops them under
+     * the write lock again. Lock order: commit_lock, lock, commit_mu. */
+    pthread_mutex_t commit_lock;
+    pthread_mutex_t commit_mu;
+    pthread_cond_t commit_cond; /* commit_queued went false */
+    bool commit_queued;         /* (commit_mu, set under lock) a commit job is pending */
+    int64_t rows_stored;        /* (lock) the store's row count as of the last commit */
+    /* runs fl_kv_tablet_commit_job(kt) soon on another thread (the
+     * server's kv committer); NULL: puts commit before they return */
+    void (*commit_submit)(void *ctx, struct fl_kv_tablet *kt);
+    void *commit_ctx;
     /* told when the tablet closes (the server's memory budget) */
     void (*on_close)(void *ctx, struct fl_kv_tablet *kt);
     void *on_close_ctx;
@@ -174,6 +192,13 @@ int fl_kv_tablet_snapshot(fl_kv_tablet_t *kt, int64_t now_ms, size_t keep,
 int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err);
 
 /* Writes the pre-write buffer's changes below the high watermark to
- * RocksDB (the put path does this itself; for watermark moves). */
+ * RocksDB and drops them from the buffer; waits for a commit running on
+ * another thread first. The put path starts one itself (on commit_submit's
+ * thread, or before it returns); for watermark moves and tests. */
 int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err);
+
+/* What commit_submit's thread runs: fl_kv_tablet_flush_hw until nothing
+ * below the high watermark is left, then the job is done (a later put
+ * submits the next). Errors leave the tablet failed, with one WARN. */
+void fl_kv_tablet_commit_job(fl_kv_tablet_t *kt);
 #endif

@@ -343,6 +343,17 @@ static void fl_kv_budget_apply(fl_tablet_server_t *ts) {
     }
 }
 
+static void fl_kv_commit_run(void *arg) {
+    fl_kv_tablet_commit_job(arg);
+}
+
+/* kv tablets' RocksDB writes run on the committer thread, beside the puts
+ * on the kv writer thread */
+static void fl_kv_commit_submit(void *ctx, fl_kv_tablet_t *kt) {
+    fl_tablet_server_t *ts = ctx;
+    fl_workq_submit(ts->kv_committer, fl_kv_commit_run, kt);
+}
+
 static void fl_kv_on_close(void *ctx, fl_kv_tablet_t *kt) {
     fl_tablet_server_t *ts = ctx;
     pthread_mutex_lock(&ts->kv_open_lock);
@@ -421,6 +432,8 @@ int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_r
         if (!rc) {
             kt->on_close = fl_kv_on_close;
             kt->on_close_ctx = ts;
+            kt->commit_submit = fl_kv_commit_submit;
+            kt->commit_ctx = ts;
             fl_error_t e;
             if (fl_kv_tablet_set_remote(kt, remote, &e))
                 FL_WARN("kv %s: snapshots in %s: %s", dir, remote, e.msg);
@@ -597,6 +610,8 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     ts->workers = fl_workq_new(ts->cfg.worker_threads, name);
     snprintf(name, sizeof(name), "ts%d-kv", cfg->id);
     ts->kv_writer = fl_workq_new(1, name);
+    snprintf(name, sizeof(name), "ts%d-kvc", cfg->id);
+    ts->kv_committer = fl_workq_new(1, name);
     snprintf(name, sizeof(name), "ts%d-delay", cfg->id);
     ts->purgatory = fl_purgatory_new(name);
     /* produce validates (CRC included) before it appends: the log need
@@ -655,6 +670,7 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     /* no loop runs now: nothing appends; puts and flushes in the queues
      * finish first */
     fl_workq_destroy(ts->kv_writer);
+    fl_workq_destroy(ts->kv_committer); /* after the puts that queue its jobs */
     fl_workq_destroy(ts->workers);
     ts->replicas.workers = NULL;
     fl_replica_manager_close(&ts->replicas);

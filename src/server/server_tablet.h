@@ -120,6 +120,7 @@ struct fl_tablet_server {
     /* PUT_KV runs here, one request at a time, so that the writes of a
      * connection keep their order; lookups run on `workers` */
     fl_workq_t *kv_writer;
+    fl_workq_t *kv_committer; /* one thread: every kv tablet's RocksDB writes */
     pthread_mutex_t kv_open_lock;  /* opening a bucket's kv tablet; the list below */
     fl_kv_tablet_t **kv_open;      /* open kv tablets (the write-buffer budget) */
     size_t kv_open_count, kv_open_cap;

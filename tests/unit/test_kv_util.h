@@ -27,6 +27,7 @@
 typedef struct env {
     char dir[512], kvdir[600];
     fl_workq_t *workers;
+    fl_workq_t *committer; /* NULL: puts commit inline; else the kv committer thread */
     fl_replica_manager_t rm;
     fl_replica_t *r;
     fl_schema_t schema;
@@ -47,11 +48,25 @@ static inline const fl_datatype_t *const *env_types(const void *ctx, int16_t id,
     return e->types;
 }
 
+static inline void env_commit_run(void *arg) {
+    fl_kv_tablet_commit_job(arg);
+}
+
+/* the server's kv committer: RocksDB writes on a thread of their own */
+static inline void env_commit_submit(void *ctx, fl_kv_tablet_t *kt) {
+    env_t *e = ctx;
+    fl_workq_submit(e->committer, env_commit_run, kt);
+}
+
 static inline void env_open_kv(env_t *e) {
     fl_error_t err;
     fl_kv_store_options_t o = {NULL, 256 * 1024, 2, false};
     int rc = fl_kv_tablet_open(e->kvdir, e->r, &e->t, &o, &e->kt, &err);
     if (rc) fail_msg("open: %s", err.msg);
+    if (e->committer) {
+        e->kt->commit_submit = env_commit_submit;
+        e->kt->commit_ctx = e;
+    }
 }
 
 /* sync: log.flush.mode sync, the high watermark following fsyncs on the
@@ -78,6 +93,7 @@ static inline env_t *env_new(const char *dir) {
 
 static inline void env_free(env_t *e) {
     fl_kv_tablet_close(e->kt, false);
+    if (e->committer) fl_workq_destroy(e->committer);
     fl_replica_unref(e->r);
     fl_replica_manager_close(&e->rm);
     fl_workq_destroy(e->workers);
