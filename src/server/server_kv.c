@@ -542,12 +542,16 @@ FL_API_HANDLER(fl_api_lookup) {
 }
 
 /* LOOKUP on the network loop when it needs no I/O and no wait: no
- * inserts, a bounded number of keys, every bucket's kv tablet open here,
- * no writer holding one, and every key answered from memory (pre-write
- * buffer, memtables, block cache: RocksDB's kBlockCacheTier). Anything
- * else — and every per-bucket error — goes to the worker pool as before.
- * This saves the two thread hand-offs that dominate a point lookup. */
-#define FL_LOOKUP_INLINE_KEYS_MAX 256
+ * inserts, a few keys, every bucket's kv tablet open here, no writer
+ * holding one, and every key answered from memory (pre-write buffer,
+ * memtables, block cache: RocksDB's kBlockCacheTier). Anything else — and
+ * every per-bucket error — goes to the worker pool as before. This saves
+ * the two thread hand-offs that dominate a point lookup. Larger batches go
+ * to the pool at once: there one batched MultiGet beats a Get per key, the
+ * hand-off is spread over many keys, and a batch that meets one uncached
+ * key would otherwise be read twice. (RocksDB 7.8's batched MultiGet reads
+ * the disk even under kBlockCacheTier, so it cannot serve the loop.) */
+#define FL_LOOKUP_INLINE_KEYS_MAX 8
 
 bool fl_lookup_inline(fl_req_ctx_t *ctx, const ProtobufCMessage *m, fl_buf_t *out) {
     const Fluss__LookupRequest *req = (const Fluss__LookupRequest *)m;
