@@ -308,6 +308,51 @@ int fl_kv_store_multi_get(fl_kv_store_t *s, size_t n, const uint8_t *const *keys
     return rc;
 }
 
+struct fl_kv_pinned {
+    size_t n;
+    rocksdb_pinnableslice_t **v;
+};
+
+int fl_kv_store_multi_get_pinned(fl_kv_store_t *s, size_t n, const uint8_t *const *keys,
+                                 const size_t *klens, fl_kv_pinned_t **out, fl_error_t *err) {
+    fl_kv_thread_setup();
+    fl_kv_pinned_t *p = fl_calloc(1, sizeof(*p));
+    p->n = n;
+    p->v = fl_calloc(n ? n : 1, sizeof(*p->v));
+    char **errs = fl_calloc(n ? n : 1, sizeof(*errs));
+    if (n)
+        rocksdb_batched_multi_get_cf(s->db, s->ropts, s->cf[0], n, (const char *const *)keys,
+                                     klens, p->v, errs, false);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!errs[i]) continue;
+        if (!rc) rc = fl_kv_fail(err, "multi-get", errs[i]);
+        else rocksdb_free(errs[i]);
+    }
+    fl_free(errs);
+    if (rc) {
+        fl_kv_pinned_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+bool fl_kv_pinned_get(const fl_kv_pinned_t *p, size_t i, const uint8_t **v, size_t *vlen) {
+    if (i >= p->n || !p->v[i]) return false;
+    const char *d = rocksdb_pinnableslice_value(p->v[i], vlen);
+    *v = (const uint8_t *)d;
+    return d != NULL;
+}
+
+void fl_kv_pinned_free(fl_kv_pinned_t *p) {
+    if (!p) return;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->v[i]) rocksdb_pinnableslice_destroy(p->v[i]);
+    fl_free(p->v);
+    fl_free(p);
+}
+
 int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, fl_kv_visit_fn fn,
                      void *arg, fl_error_t *err) {
     fl_kv_thread_setup();

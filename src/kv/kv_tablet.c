@@ -494,6 +494,11 @@ typedef struct fl_kv_put_ctx {
     bool overwrite;
     fl_row_t old_row, new_row, merged;
     fl_buf_t cur, val;
+    /* the batch's old rows read ahead (fl_kv_read_ahead): the slot in
+     * `ahead` of each record, SIZE_MAX when not read ahead */
+    fl_kv_pinned_t *ahead;
+    size_t *ahead_slot;
+    size_t rec; /* the record being fed */
 } fl_kv_put_ctx_t;
 
 /* The current value of key: this batch first, then the pre-write buffer,
@@ -504,6 +509,10 @@ static int fl_kv_read_current(fl_kv_put_ctx_t *c, const uint8_t *key, size_t kle
     if (l == FL_KV_PW_MISS) l = fl_kv_prewrite_get(&c->kt->pw, key, klen, v, vlen);
     if (l != FL_KV_PW_MISS) {
         *found = l == FL_KV_PW_VALUE;
+        return 0;
+    }
+    if (c->ahead && c->ahead_slot[c->rec] != SIZE_MAX) {
+        *found = fl_kv_pinned_get(c->ahead, c->ahead_slot[c->rec], v, vlen);
         return 0;
     }
     int rc = fl_kv_store_get(c->kt->store, key, klen, &c->cur, found, err);
@@ -648,14 +657,60 @@ static int fl_kv_put_upsert(fl_kv_put_ctx_t *c, int16_t schema_id, const uint8_t
     return 0;
 }
 
+/* Reads the old rows of a batch's records ahead, in one batched MultiGet:
+ * those whose change needs the row and whose key the pre-write buffer
+ * lacks. RocksDB cannot change such a key's row while the put holds the
+ * write lock: the committer writes only entries of the buffer. */
+static int fl_kv_read_ahead(fl_kv_put_ctx_t *c, const fl_kv_batch_view_t *v, fl_error_t *err) {
+    const fl_kv_table_t *t = c->t;
+    bool plain = c->overwrite || (!c->mask && t->engine == FL_KV_ENGINE_LAST_ROW);
+    bool upserts = !(plain && t->changelog_wal), deletes = t->delete_behavior == FL_KV_DELETE_ALLOW;
+    if (!upserts && !deletes) return 0;
+    size_t n = (size_t)(v->record_count > 0 ? v->record_count : 0), m = 0;
+    if (n < 2) return 0; /* a Get is as good */
+    c->ahead_slot = fl_malloc(n * sizeof(*c->ahead_slot));
+    const uint8_t **keys = fl_malloc(n * sizeof(*keys));
+    size_t *klens = fl_malloc(n * sizeof(*klens));
+    fl_kv_batch_iter_t it;
+    fl_kv_batch_iter_init(&it, v);
+    fl_kv_record_t rec;
+    fl_error_t e;
+    size_t i = 0;
+    for (; i < n && fl_kv_batch_next(&it, &rec, &e) == FL_KV_NEXT_RECORD; i++) {
+        const uint8_t *pv;
+        size_t pl;
+        c->ahead_slot[i] = SIZE_MAX;
+        if (!rec.key_len || !(rec.is_delete ? deletes : upserts) ||
+            fl_kv_prewrite_get(&c->kt->pw, rec.key, rec.key_len, &pv, &pl) != FL_KV_PW_MISS)
+            continue;
+        c->ahead_slot[i] = m;
+        keys[m] = rec.key;
+        klens[m++] = rec.key_len;
+    }
+    for (; i < n; i++) c->ahead_slot[i] = SIZE_MAX; /* a bad record: the feed reports it */
+    int rc = m ? fl_kv_store_multi_get_pinned(c->kt->store, m, keys, klens, &c->ahead, err) : 0;
+    fl_free(keys);
+    fl_free(klens);
+    if (rc || !c->ahead) {
+        fl_free(c->ahead_slot);
+        c->ahead_slot = NULL;
+    }
+    return rc;
+}
+
 static int fl_kv_put_records(fl_kv_put_ctx_t *c, const void *arg, fl_error_t *err) {
     const fl_kv_batch_view_t *v = arg;
+    int rc = fl_kv_read_ahead(c, v, err);
+    if (rc) return rc;
     fl_kv_batch_iter_t it;
     fl_kv_batch_iter_init(&it, v);
     fl_kv_record_t rec;
     fl_kv_next_t next;
-    int rc;
-    while ((next = fl_kv_batch_next(&it, &rec, err)) == FL_KV_NEXT_RECORD) {
+    for (c->rec = 0; (next = fl_kv_batch_next(&it, &rec, err)) == FL_KV_NEXT_RECORD; c->rec++) {
+        if (c->ahead && c->rec >= (size_t)v->record_count) {
+            fl_kv_pinned_free(c->ahead); /* more records than the header said */
+            c->ahead = NULL;
+        }
         if (rec.key_len == 0)
             return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
                               "A KV record has an empty key.");
@@ -759,6 +814,8 @@ static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv
 
     fl_buf_free(&batch);
     fl_buf_free(&c.cur);
+    fl_kv_pinned_free(c.ahead);
+    fl_free(c.ahead_slot);
     fl_buf_free(&c.val);
     fl_row_free(&c.old_row);
     fl_row_free(&c.new_row);
