@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Primary-key (KV) benchmark: upsert throughput and lookup latency /
 # throughput of flussd, side by side in the same run with
-#   (a) RocksDB itself (Debian's db_bench: fillrandom / readrandom, same
-#       key count and value size, WAL off as flussd runs it): the storage
-#       engine's limit without a network or a changelog;
+#   (a) RocksDB itself (Debian's db_bench: filluniquerandom in batches of
+#       1000 / readrandom / multireadrandom, same key count, value size,
+#       block cache and table options as flussd's stores, WAL off as
+#       flussd runs it): the storage engine's limit without a network or
+#       a changelog;
 #   (b) Redis (redis-server, no persistence, + redis-benchmark SET / GET,
 #       same value size and key space): an in-memory KV server on the
 #       same loopback;
 #   (c) the reference Fluss server (0.9.1, tests/reference/start with
 #       REF_JVM_PROFILE=dist) when it starts, driven by the same fluss-perf
 #       (libfluss speaks the wire protocol to either server).
-# flussd and the reference run the same workloads, interleaved, on a
+# flussd and the reference run the same workloads, one server at a time, on a
 # PK table "id BIGINT NOT NULL, v BYTES" (1 bucket): upsert of KEYS keys
 # (1 writer, 1 MiB batches, linger 100 ms, acks=all, idempotent), then
 # lookups of random keys: 1 thread one key per call (latency), 1 thread
@@ -23,6 +25,9 @@
 #   bench/run_kv.sh [KEYS]
 #     KEYS = keys upserted (default 200000); lookups: LOOKUPS (default
 #     KEYS / 2) per lookup run. VALUE = value bytes (default 1024).
+#   CACHE = the block cache every store gets (default 64mb, flussd's
+#     kv.rocksdb.shared-block-cache.size default; the reference's
+#     kv.rocksdb.block.cache-size, one bucket; db_bench --cache_size).
 #   Environment: NO_REF=1 skips the reference; NO_WRITE=1 prints the
 #   section without touching BENCHMARKS.md. Ports 391xx/392xx (flussd,
 #   reference, ZooKeeper, Redis) keep clear of run_core.sh's.
@@ -34,6 +39,9 @@ cd "$(dirname "$0")/.."
 KEYS=${1:-200000}
 [[ $KEYS =~ ^[0-9]+$ && $KEYS -ge 1000 ]] || { echo "usage: bench/run_kv.sh [KEYS >= 1000]" >&2; exit 2; }
 VALUE=${VALUE:-1024}
+CACHE=${CACHE:-64mb}
+[[ $CACHE =~ ^([0-9]+)mb$ ]] || { echo "CACHE: <N>mb" >&2; exit 2; }
+CACHE_BYTES=$((BASH_REMATCH[1] << 20))
 LOOKUPS=${LOOKUPS:-$((KEYS / 2))}
 NO_REF=${NO_REF:-}
 
@@ -102,30 +110,31 @@ fluss_workloads() { # WHO PIDS
 log "flussd"
 mkdir -p "$RUN/flussd"
 build/flussd --data-dir "$RUN/flussd" -D bind.listeners=FLUSS://$OURS_B \
+  -D kv.rocksdb.shared-block-cache.size="$CACHE" \
   -D tablet-server.bind.listeners=FLUSS://127.0.0.1:39124 2>"$RUN/flussd.log" &
 OURS=$!
 for _ in $(seq 100); do port_open 39124 && break; sleep 0.05; done
 port_open 39124 || { log "flussd did not start"; cat "$RUN/flussd.log" >&2; exit 1; }
 
+# each server runs alone: flussd's workloads first, then the reference's
+fluss_workloads ours "$OURS"
+kill "$OURS"; wait "$OURS" 2>/dev/null || true; OURS=""
+
 REF_PIDS=""
 if [[ -z $NO_REF ]]; then
   log "starting the reference (REF_JVM_PROFILE=dist)"
-  if env "${REF_PORTS[@]}" REF_JVM_PROFILE=dist REF_HEAP=default tests/reference/start \
+  if env "${REF_PORTS[@]}" REF_JVM_PROFILE=dist REF_HEAP=default \
+      REF_EXTRA_CONFIG="kv.rocksdb.block.cache-size: $CACHE" tests/reference/start \
       >"$RUN/reference-start.log" 2>&1; then
     REF_UP=1
     REF_PIDS="$(cat "$RUN/reference/tablet.pid") $(cat "$RUN/reference/coordinator.pid")"
+    fluss_workloads reference "$REF_PIDS"
+    env "${REF_PORTS[@]}" tests/reference/stop >/dev/null 2>&1 || true
+    REF_UP=""
   else
     log "the reference did not start; its rows are skipped (see $RUN/reference-start.log)"
     note ref_skipped reference "{\"reason\": \"tests/reference/start failed\"}"
   fi
-fi
-
-fluss_workloads ours "$OURS"
-kill "$OURS"; wait "$OURS" 2>/dev/null || true; OURS=""
-if [[ -n $REF_UP ]]; then
-  fluss_workloads reference "$REF_PIDS"
-  env "${REF_PORTS[@]}" tests/reference/stop >/dev/null 2>&1 || true
-  REF_UP=""
 fi
 
 # ---------------------------------------------------------------- RocksDB (db_bench)
@@ -137,7 +146,7 @@ db_bench_run() {
   shift
   t0=$(date +%s.%N)
   out=$(db_bench --db="$PWD/$RUN/rocksdb" --key_size=8 --value_size="$VALUE" --num="$KEYS" \
-    --compression_type=none --histogram=1 --statistics=0 "$@" 2>&1)
+    "${DB_OPTS[@]}" --histogram=1 --statistics=0 "$@" 2>&1)
   t1=$(date +%s.%N)
   python3 - "$key" "$out" "$t0" "$t1" >>"$RES" <<'PYEOF'
 import json, re, sys
@@ -154,8 +163,18 @@ PYEOF
   log "$key rocksdb: $(tail -1 "$RES" | cut -d' ' -f3-)"
 }
 
+# flussd's store options (kv_store.c): LZ4 (ZSTD only from level 5, which
+# this size never reaches), XXH64 checksums, 10-bit bloom filters,
+# partitioned index and filters in the block cache with level 0's pinned,
+# a whole-key memtable bloom filter; incompressible values (our rows are
+# random letters, which LZ4 does not shrink)
+DB_OPTS=(--cache_size="$CACHE_BYTES" --compression_type=lz4 --compression_ratio=1
+  --checksum_type=3 --bloom_bits=10 --partition_index_and_filters=1
+  --cache_index_and_filter_blocks=1 --pin_l0_filter_and_index_blocks_in_cache=1
+  --memtable_bloom_size_ratio=0.05 --memtable_whole_key_filtering=1)
 log "RocksDB db_bench $(db_bench --version 2>/dev/null | head -1 || true)"
-db_bench_run upsert --benchmarks=fillrandom --threads=1 --disable_wal=1
+# every key once, in random order, 1000 to a write batch (a 1 MiB PUT_KV)
+db_bench_run upsert --benchmarks=filluniquerandom --threads=1 --disable_wal=1 --batch_size=1000
 db_bench_run lookup1 --benchmarks=readrandom --use_existing_db=1 --threads=1 --reads="$LOOKUPS"
 db_bench_run lookup_t4 --benchmarks=readrandom --use_existing_db=1 --threads=4 \
   --reads="$((LOOKUPS * 2 / 4))"
@@ -211,9 +230,10 @@ log "loopback round trip: $(tail -1 "$RES")"
 
 # ---------------------------------------------------------------- report
 
-python3 - "$RES" "$KEYS" "$VALUE" "$LOOKUPS" <<'PYEOF'
+python3 - "$RES" "$KEYS" "$VALUE" "$LOOKUPS" "$CACHE" <<'PYEOF'
 import collections, datetime, json, os, pathlib, re, sys
 res, keys, value, lookups = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+cache = sys.argv[5].replace("mb", " MiB")
 R = collections.defaultdict(dict)
 for line in pathlib.Path(res).read_text().splitlines():
     key, who, js = line.split(" ", 2)
@@ -231,7 +251,7 @@ def lat(k, who):
     return "-" if a is None else f"{fmt(a)} / {fmt(b)}"
 W = ["ours", "reference", "rocksdb", "redis"]
 rows = [
-  ("upsert rows/s", f"{keys} keys, 1 writer, 1 bucket (Redis: SET pipelined 100 deep; RocksDB: fillrandom, WAL off)",
+  ("upsert rows/s", f"{keys} keys, 1 writer, 1 bucket (Redis: SET pipelined 100 deep; RocksDB: filluniquerandom, 1000 per batch, WAL off)",
    [g("upsert", w, "records_per_s") for w in W]),
   ("  request latency p50 / p99 ms (fluss: per PUT_KV; Redis: per SET)", "", [lat("upsert", w) for w in W[:2]] + ["-", lat("upsert", "redis")]),
   ("  server CPU s per million upserts", "", [cpu_per_m("upsert", w) for w in W[:2]] + ["-", cpu_per_m("upsert", "redis")]),
@@ -258,9 +278,13 @@ sec = ["## kv: primary-key upsert and lookup against RocksDB, Redis and the refe
        f"(Apache Fluss 0.9.1-incubating, `REF_JVM_PROFILE=dist`, default heap) are driven by the same "
        f"`fluss-perf upsert` / `lookup` (libfluss) on a PK table `id BIGINT NOT NULL, v BYTES` of 1 bucket: "
        f"upsert of every key once (1 writer, 1 MiB batches, linger 100 ms, acks=all, idempotent), then "
-       f"lookups of random keys. RocksDB = Debian's `db_bench` (7.8) on the same disk: `fillrandom` "
-       f"(WAL off, as flussd runs RocksDB), `readrandom`, `multireadrandom`, 8-byte keys, no compression, "
-       f"in-process (no network, no changelog): the storage engine's limit. Redis = `redis-server` "
+       f"lookups of random keys. Every store gets a {cache} block cache (flussd's "
+       f"`kv.rocksdb.shared-block-cache.size`, the reference's `kv.rocksdb.block.cache-size`). "
+       f"RocksDB = Debian's `db_bench` (7.8) on the same disk with flussd's store options "
+       f"(LZ4, XXH64 checksums, 10-bit bloom filters, partitioned index and filters cached, level 0's "
+       f"pinned, whole-key memtable bloom; values incompressible): `filluniquerandom` (every key once, "
+       f"1000 per write batch, WAL off as flussd runs RocksDB), `readrandom`, `multireadrandom`, "
+       f"8-byte keys, in-process (no network, no changelog): the storage engine's limit. Redis = `redis-server` "
        f"(no persistence) + `redis-benchmark` SET/GET with `-r {keys} -d {value}`. Server CPU = "
        f"utime+stime from /proc/<pid>/stat over the run (reference: tablet server + coordinator).", "",
        "| metric | setup | fluss-c | reference | RocksDB (db_bench) | Redis |", "|---|---|---|---|---|---|"]
@@ -269,6 +293,16 @@ for name, setup, vals in rows:
 sec += ["", f"fluss-perf errors: {errs}; keys found by the 1-key lookups: fluss-c "
         f"{found['ours'][0]}/{found['ours'][1]}, reference {found['reference'][0]}/{found['reference'][1]} "
         f"(every key was upserted first, so all should be)."]
+def ratio(a, b):
+    return f"{a / b:.2f}x" if a and b else "-"
+up, ref_up, db_up = (g("upsert", w, "records_per_s") for w in ("ours", "reference", "rocksdb"))
+b128, ref_b128, db_b128 = (g("lookup_b128", w, "records_per_s") for w in ("ours", "reference", "rocksdb"))
+p50, rtt = g("lookup1", "ours", "p50_ms"), g("rtt", "loopback", "p50_us")
+sec += ["", "Against the targets (fluss-c / peer, same run): upserts "
+        f"{ratio(up, ref_up)} the reference (target 2x) and {ratio(up, db_up)} RocksDB's batched "
+        f"puts (target 0.5x); 1-key lookup p50 {ratio(p50, rtt / 1000 if rtt else None)} the raw "
+        f"loopback round trip (target at most 2x); 128-key lookups {ratio(b128, db_b128)} RocksDB's "
+        f"MultiGet (target 0.5x) and {ratio(b128, ref_b128)} the reference (target 2x)."]
 if R.get("ref_skipped"):
     sec += ["", f"Reference rows skipped: {R['ref_skipped']['reference'].get('reason', '?')}."]
 text = "\n".join(sec) + "\n"
