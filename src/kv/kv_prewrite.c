@@ -38,55 +38,70 @@ void fl_kv_prewrite_free(fl_kv_prewrite_t *pw) {
     memset(pw, 0, sizeof(*pw));
 }
 
-static fl_kv_pw_entry_t **fl_kv_pw_find(const fl_kv_prewrite_t *pw, const uint8_t *key,
-                                        size_t klen, uint32_t h) {
-    if (!pw->slot_count) return NULL;
-    fl_kv_pw_entry_t **pp = &pw->slots[h & (pw->slot_count - 1)];
-    for (; *pp; pp = &(*pp)->hnext)
-        if ((*pp)->hash == h && (*pp)->klen == klen && memcmp((*pp)->data, key, klen) == 0)
-            return pp;
-    return pp;
+/* The slot of key: where it is, or the empty slot its probe ends at. */
+static size_t fl_kv_pw_find(const fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen,
+                            uint32_t h) {
+    size_t mask = pw->slot_count - 1, i = h & mask;
+    for (; pw->slots[i].e; i = (i + 1) & mask) {
+        const fl_kv_pw_entry_t *e = pw->slots[i].e;
+        if (pw->slots[i].hash == h && e->klen == klen && memcmp(e->data, key, klen) == 0) break;
+    }
+    return i;
 }
 
 fl_kv_pw_lookup_t fl_kv_prewrite_get(const fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen,
                                      const uint8_t **val, size_t *vlen) {
-    fl_kv_pw_entry_t **pp = fl_kv_pw_find(pw, key, klen, fl_kv_pw_hash(key, klen));
-    if (!pp || !*pp) return FL_KV_PW_MISS;
-    if ((*pp)->deleted) return FL_KV_PW_DELETED;
-    *val = (*pp)->data + (*pp)->klen;
-    *vlen = (*pp)->vlen;
+    if (!pw->keys) return FL_KV_PW_MISS;
+    const fl_kv_pw_entry_t *e = pw->slots[fl_kv_pw_find(pw, key, klen, fl_kv_pw_hash(key, klen))].e;
+    if (!e) return FL_KV_PW_MISS;
+    if (e->deleted) return FL_KV_PW_DELETED;
+    *val = e->data + e->klen;
+    *vlen = e->vlen;
     return FL_KV_PW_VALUE;
 }
 
 static void fl_kv_pw_grow(fl_kv_prewrite_t *pw) {
     size_t n = pw->slot_count ? pw->slot_count * 2 : FL_KV_PW_SLOTS_MIN;
-    fl_kv_pw_entry_t **slots = fl_calloc(n, sizeof(*slots));
-    for (size_t i = 0; i < pw->slot_count; i++) {
-        for (fl_kv_pw_entry_t *e = pw->slots[i], *next; e; e = next) {
-            next = e->hnext;
-            e->hnext = slots[e->hash & (n - 1)];
-            slots[e->hash & (n - 1)] = e;
+    fl_kv_pw_slot_t *old = pw->slots;
+    size_t old_n = pw->slot_count;
+    pw->slots = fl_calloc(n, sizeof(*pw->slots));
+    pw->slot_count = n;
+    for (size_t i = 0; i < old_n; i++) {
+        if (!old[i].e) continue;
+        size_t j = old[i].hash & (n - 1);
+        while (pw->slots[j].e) j = (j + 1) & (n - 1);
+        pw->slots[j] = old[i];
+    }
+    fl_free(old);
+}
+
+/* Empties slot i, moving later entries of its probe run back so that
+ * every probe still reaches its key (no tombstones). */
+static void fl_kv_pw_unslot(fl_kv_prewrite_t *pw, size_t i) {
+    size_t mask = pw->slot_count - 1;
+    for (size_t j = (i + 1) & mask; pw->slots[j].e; j = (j + 1) & mask) {
+        size_t home = pw->slots[j].hash & mask;
+        /* the entry at j may fill the hole at i unless its home lies in
+         * the cyclic range (i, j] */
+        bool stays = i < j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            pw->slots[i] = pw->slots[j];
+            i = j;
         }
     }
-    fl_free(pw->slots);
-    pw->slots = slots;
-    pw->slot_count = n;
+    pw->slots[i].e = NULL;
 }
 
 static void fl_kv_pw_link(fl_kv_prewrite_t *pw, fl_kv_pw_entry_t *e) {
-    if (pw->keys + 1 > pw->slot_count) fl_kv_pw_grow(pw);
-    fl_kv_pw_entry_t **pp = fl_kv_pw_find(pw, e->data, e->klen, e->hash);
-    if (*pp) { /* replace the older entry of the key in the chain */
-        fl_kv_pw_entry_t *old = *pp;
-        e->hnext = old->hnext;
-        old->in_hash = false;
-        old->hnext = NULL;
-        *pp = e;
+    if ((pw->keys + 1) * 2 > pw->slot_count) fl_kv_pw_grow(pw);
+    size_t i = fl_kv_pw_find(pw, e->data, e->klen, e->hash);
+    if (pw->slots[i].e) { /* the key's older entry leaves the hash */
+        pw->slots[i].e->in_hash = false;
     } else {
-        e->hnext = NULL;
-        *pp = e;
+        pw->slots[i].hash = e->hash;
         pw->keys++;
     }
+    pw->slots[i].e = e;
     e->in_hash = true;
     e->lnext = NULL;
     if (pw->tail) pw->tail->lnext = e;
@@ -118,6 +133,8 @@ void fl_kv_prewrite_move(fl_kv_prewrite_t *dst, fl_kv_prewrite_t *src) {
     fl_kv_pw_entry_t *e = src->head;
     src->head = src->tail = NULL;
     if (src->slots) memset(src->slots, 0, src->slot_count * sizeof(*src->slots));
+    /* room for every key of src at once instead of growing on the way */
+    while ((dst->keys + src->keys) * 2 > dst->slot_count) fl_kv_pw_grow(dst);
     src->entries = src->keys = src->bytes = 0;
     while (e) {
         fl_kv_pw_entry_t *next = e->lnext;
@@ -187,9 +204,9 @@ void fl_kv_prewrite_release(fl_kv_prewrite_t *pw, int64_t upto) {
         pw->head = e->lnext;
         if (!pw->head) pw->tail = NULL;
         if (e->in_hash) {
-            fl_kv_pw_entry_t **pp = fl_kv_pw_find(pw, e->data, e->klen, e->hash);
-            if (pp && *pp == e) {
-                *pp = e->hnext;
+            size_t i = fl_kv_pw_find(pw, e->data, e->klen, e->hash);
+            if (pw->slots[i].e == e) {
+                fl_kv_pw_unslot(pw, i);
                 pw->keys--;
             }
         }

@@ -7,7 +7,9 @@
  * RocksDB never holds a change the log could still lose.
  *
  * Entries are kept in offset order (a list) and the newest per key in a
- * hash table; an older entry of a key stays in the list until drained.
+ * hash table (open addressing, linear probing, each slot holding the key's
+ * hash so that a probe touches an entry only when the hashes match); an
+ * older entry of a key stays in the list until drained.
  * Each entry also says how it changes the bucket's row count (+1: the key
  * gets a row, -1: it loses its row, 0: the row changes), so the count can
  * move with the entries that reach RocksDB.
@@ -22,7 +24,6 @@
 #include "kv_store.h"
 
 typedef struct fl_kv_pw_entry {
-    struct fl_kv_pw_entry *hnext; /* hash chain (newest entry of its key only) */
     struct fl_kv_pw_entry *lnext; /* offset order */
     uint32_t hash;
     bool in_hash;
@@ -33,9 +34,14 @@ typedef struct fl_kv_pw_entry {
     uint8_t data[];               /* key ‖ value */
 } fl_kv_pw_entry_t;
 
+typedef struct fl_kv_pw_slot {
+    uint32_t hash;
+    fl_kv_pw_entry_t *e;          /* NULL: empty */
+} fl_kv_pw_slot_t;
+
 typedef struct fl_kv_prewrite {
-    fl_kv_pw_entry_t **slots;
-    size_t slot_count;            /* power of two */
+    fl_kv_pw_slot_t *slots;
+    size_t slot_count;            /* power of two, at least twice keys */
     size_t keys;                  /* entries in the hash */
     fl_kv_pw_entry_t *head, *tail;
     size_t entries;

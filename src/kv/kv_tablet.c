@@ -505,13 +505,16 @@ typedef struct fl_kv_put_ctx {
  * then RocksDB. *found false: no row. */
 static int fl_kv_read_current(fl_kv_put_ctx_t *c, const uint8_t *key, size_t klen,
                               const uint8_t **v, size_t *vlen, bool *found, fl_error_t *err) {
+    /* read ahead: the key was not in the pre-write buffer, which cannot
+     * change during the put */
+    bool ahead = c->ahead && c->ahead_slot[c->rec] != SIZE_MAX;
     fl_kv_pw_lookup_t l = fl_kv_prewrite_get(&c->staged, key, klen, v, vlen);
-    if (l == FL_KV_PW_MISS) l = fl_kv_prewrite_get(&c->kt->pw, key, klen, v, vlen);
+    if (l == FL_KV_PW_MISS && !ahead) l = fl_kv_prewrite_get(&c->kt->pw, key, klen, v, vlen);
     if (l != FL_KV_PW_MISS) {
         *found = l == FL_KV_PW_VALUE;
         return 0;
     }
-    if (c->ahead && c->ahead_slot[c->rec] != SIZE_MAX) {
+    if (ahead) {
         *found = fl_kv_pinned_get(c->ahead, c->ahead_slot[c->rec], v, vlen);
         return 0;
     }

@@ -146,6 +146,55 @@ static void test_prewrite_buffer(void **state) {
     fl_kv_prewrite_free(&pw);
 }
 
+/* The buffer's hash under churn: random keys put (values, deletes) and
+ * released in offset order, thousands of them, every key checked against
+ * a model after each step: removals that move entries back along their
+ * probe runs never lose one. */
+static void test_prewrite_buffer_churn(void **state) {
+    (void)state;
+    enum { NKEYS = 3000, OPS = 40000 };
+    static int64_t newest[NKEYS]; /* offset of the key's newest entry, -1: none */
+    static int8_t kind[NKEYS];    /* 1 value, 2 deleted */
+    for (int i = 0; i < NKEYS; i++) newest[i] = -1;
+    fl_kv_prewrite_t pw;
+    fl_kv_prewrite_init(&pw);
+    unsigned seed = 11;
+    int64_t released = 0;
+    char k[16];
+    for (int64_t off = 0; off < OPS; off++) {
+        int id = (int)(rand_r(&seed) % NKEYS);
+        bool del = rand_r(&seed) % 5 == 0;
+        snprintf(k, sizeof(k), "key-%d", id);
+        fl_kv_prewrite_put(&pw, (const uint8_t *)k, strlen(k), del ? NULL : (const uint8_t *)k,
+                           strlen(k), off, del ? -1 : 0);
+        newest[id] = off;
+        kind[id] = del ? 2 : 1;
+        if (rand_r(&seed) % 7 == 0) { /* a commit: everything up to a random point */
+            released += (int64_t)(rand_r(&seed) % (unsigned)(off + 1 - released + 1));
+            fl_kv_prewrite_release(&pw, released);
+        }
+        if (off % 997 != 0 && off != OPS - 1) continue;
+        size_t keys = 0;
+        for (int i = 0; i < NKEYS; i++) {
+            snprintf(k, sizeof(k), "key-%d", i);
+            const uint8_t *v;
+            size_t n;
+            fl_kv_pw_lookup_t l = fl_kv_prewrite_get(&pw, (const uint8_t *)k, strlen(k), &v, &n);
+            fl_kv_pw_lookup_t want = newest[i] < released ? FL_KV_PW_MISS
+                                     : kind[i] == 2       ? FL_KV_PW_DELETED
+                                                          : FL_KV_PW_VALUE;
+            if (l != want) fail_msg("offset %lld key %d: %d, want %d", (long long)off, i, l, want);
+            if (l == FL_KV_PW_VALUE) assert_memory_equal(v, k, n);
+            keys += want != FL_KV_PW_MISS;
+        }
+        assert_int_equal(pw.keys, keys);
+    }
+    fl_kv_prewrite_release(&pw, OPS);
+    assert_int_equal(pw.keys, 0);
+    assert_int_equal(pw.entries, 0);
+    fl_kv_prewrite_free(&pw);
+}
+
 /* Random ops, a checkpoint, more ops; then the store replaced by the
  * checkpoint (replay from its offset) and no store at all (everything
  * from the log) both equal the model. */
@@ -815,6 +864,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_partial_update_and_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_engines, setup, teardown),
         cmocka_unit_test(test_prewrite_buffer),
+        cmocka_unit_test(test_prewrite_buffer_churn),
         cmocka_unit_test_setup_teardown(test_checkpoint_plus_log_is_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_legacy_applied_offset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lookup_nowait, setup, teardown),
