@@ -276,38 +276,6 @@ int fl_kv_store_get_cached(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl
     return 0;
 }
 
-int fl_kv_store_multi_get(fl_kv_store_t *s, size_t n, const uint8_t *const *keys,
-                          const size_t *klens, fl_buf_t *vals, bool *found, fl_error_t *err) {
-    fl_kv_thread_setup();
-    if (n == 0) return 0;
-    rocksdb_pinnableslice_t **v = fl_calloc(n, sizeof(*v));
-    char **errs = fl_calloc(n, sizeof(*errs));
-    rocksdb_batched_multi_get_cf(s->db, s->ropts, s->cf[0], n, (const char *const *)keys, klens, v,
-                                 errs, false);
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (errs[i]) {
-            if (!rc) rc = fl_kv_fail(err, "multi-get", errs[i]);
-            else rocksdb_free(errs[i]);
-            errs[i] = NULL;
-        }
-        fl_buf_reset(&vals[i]);
-        found[i] = false;
-        if (v[i]) {
-            size_t len = 0;
-            const char *p = rocksdb_pinnableslice_value(v[i], &len);
-            if (p) {
-                fl_buf_append(&vals[i], p, len);
-                found[i] = true;
-            }
-            rocksdb_pinnableslice_destroy(v[i]);
-        }
-    }
-    fl_free(v);
-    fl_free(errs);
-    return rc;
-}
-
 struct fl_kv_pinned {
     size_t n;
     rocksdb_pinnableslice_t **v;

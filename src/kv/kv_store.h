@@ -76,9 +76,10 @@ int64_t fl_kv_store_row_count(const fl_kv_store_t *s);
 int fl_kv_store_get(fl_kv_store_t *s, const uint8_t *key, size_t klen, fl_buf_t *val, bool *found,
                     fl_error_t *err);
 
-/* The stored values of n keys at once, left where RocksDB has them
- * (pinned memtable entries or cached blocks) instead of copied out: for a
- * put that reads a batch's old rows ahead. */
+/* The stored values of n keys at once (RocksDB's batched MultiGet), left
+ * where RocksDB has them (pinned cached blocks; memtable values copied
+ * once) instead of copied out again: for lookups and for a put that reads
+ * a batch's old rows ahead. */
 typedef struct fl_kv_pinned fl_kv_pinned_t;
 int fl_kv_store_multi_get_pinned(fl_kv_store_t *s, size_t n, const uint8_t *const *keys,
                                  const size_t *klens, fl_kv_pinned_t **out, fl_error_t *err);
@@ -86,10 +87,6 @@ int fl_kv_store_multi_get_pinned(fl_kv_store_t *s, size_t n, const uint8_t *cons
 bool fl_kv_pinned_get(const fl_kv_pinned_t *p, size_t i, const uint8_t **v, size_t *vlen);
 void fl_kv_pinned_free(fl_kv_pinned_t *p);
 
-/* The stored values of n keys at once (RocksDB's batched MultiGet): vals[i]
- * replaced, found[i] false when absent. */
-int fl_kv_store_multi_get(fl_kv_store_t *s, size_t n, const uint8_t *const *keys,
-                          const size_t *klens, fl_buf_t *vals, bool *found, fl_error_t *err);
 
 /* The same as fl_kv_store_get, from memory only (memtables and block cache): *incomplete is
  * set, and nothing else, when the answer needs a read from disk. Never

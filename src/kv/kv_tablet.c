@@ -959,12 +959,11 @@ int fl_kv_tablet_lookup(fl_kv_tablet_t *kt, const uint8_t *key, size_t klen, fl_
 
 int fl_kv_tablet_lookup_many(fl_kv_tablet_t *kt, size_t n, const uint8_t *const *keys,
                              const size_t *klens, fl_buf_t *vals, bool *found, fl_error_t *err) {
-    /* the pre-write buffer first; RocksDB's batched MultiGet for the rest */
-    size_t *miss = fl_calloc(n ? n : 1, sizeof(*miss));
-    const uint8_t **mkeys = fl_calloc(n ? n : 1, sizeof(*mkeys));
-    size_t *mlens = fl_calloc(n ? n : 1, sizeof(*mlens));
-    fl_buf_t *mvals = fl_calloc(n ? n : 1, sizeof(*mvals));
-    bool *mfound = fl_calloc(n ? n : 1, sizeof(*mfound));
+    /* the pre-write buffer first; RocksDB's batched MultiGet for the rest,
+     * each value copied once, from where RocksDB pins it */
+    size_t *miss = fl_malloc((n ? n : 1) * sizeof(*miss));
+    const uint8_t **mkeys = fl_malloc((n ? n : 1) * sizeof(*mkeys));
+    size_t *mlens = fl_malloc((n ? n : 1) * sizeof(*mlens));
     size_t m = 0;
     pthread_rwlock_rdlock(&kt->lock);
     for (size_t i = 0; i < n; i++) {
@@ -978,24 +977,24 @@ int fl_kv_tablet_lookup_many(fl_kv_tablet_t *kt, size_t n, const uint8_t *const 
             miss[m] = i;
             mkeys[m] = keys[i];
             mlens[m] = klens[i];
-            fl_buf_init(&mvals[m]);
             m++;
         }
     }
-    int rc = fl_kv_store_multi_get(kt->store, m, mkeys, mlens, mvals, mfound, err);
+    fl_kv_pinned_t *got = NULL;
+    int rc = m ? fl_kv_store_multi_get_pinned(kt->store, m, mkeys, mlens, &got, err) : 0;
     pthread_rwlock_unlock(&kt->lock);
-    for (size_t j = 0; j < m; j++) {
-        if (!rc && mfound[j]) {
-            fl_buf_append(&vals[miss[j]], mvals[j].data, mvals[j].len);
+    for (size_t j = 0; !rc && j < m; j++) {
+        const uint8_t *v;
+        size_t vlen;
+        if (fl_kv_pinned_get(got, j, &v, &vlen)) {
+            fl_buf_append(&vals[miss[j]], v, vlen);
             found[miss[j]] = true;
         }
-        fl_buf_free(&mvals[j]);
     }
+    fl_kv_pinned_free(got);
     fl_free(miss);
     fl_free(mkeys);
     fl_free(mlens);
-    fl_free(mvals);
-    fl_free(mfound);
     return rc;
 }
 
