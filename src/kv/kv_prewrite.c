@@ -219,5 +219,6 @@ void fl_kv_prewrite_release(fl_kv_prewrite_t *pw, int64_t upto) {
 void fl_kv_prewrite_visit(const fl_kv_prewrite_t *pw, const uint8_t *prefix, size_t plen,
                           fl_kv_pw_visit_fn fn, void *arg) {
     for (const fl_kv_pw_entry_t *e = pw->head; e; e = e->lnext)
-        if (e->in_hash && e->klen >= plen && memcmp(e->data, prefix, plen) == 0) fn(arg, e);
+        if (e->in_hash && e->klen >= plen && (plen == 0 || memcmp(e->data, prefix, plen) == 0))
+            fn(arg, e);
 }
