@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common_alloc.h"
 #include "common_log.h"
@@ -56,6 +57,41 @@ static int fl_kv_fail(fl_error_t *err, const char *what, char *rerr) {
                         rerr ? rerr : "unknown error");
     rocksdb_free(rerr);
     return rc;
+}
+
+int fl_kv_compression_parse(const char *text, int *out, int *n, fl_error_t *err) {
+    static const struct {
+        const char *name;
+        int type;
+    } names[] = {{"NO", rocksdb_no_compression},
+                 {"SNAPPY", rocksdb_snappy_compression},
+                 {"LZ4", rocksdb_lz4_compression},
+                 {"ZSTD", rocksdb_zstd_compression}};
+    *n = 0;
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ' || *p == '\t') p++;
+        size_t len = strcspn(p, ",");
+        size_t end = len;
+        while (end > 0 && (p[end - 1] == ' ' || p[end - 1] == '\t')) end--;
+        int type = -1;
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (strlen(names[i].name) == end && strncasecmp(p, names[i].name, end) == 0)
+                type = names[i].type;
+        if (type < 0)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "kv.rocksdb.compression.per.level: '%.*s' is not one of NO, "
+                              "SNAPPY, LZ4, ZSTD",
+                              (int)(end > 64 ? 64 : end), p);
+        if (*n == FL_KV_LEVELS_MAX)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "kv.rocksdb.compression.per.level: more than %d levels",
+                              FL_KV_LEVELS_MAX);
+        out[(*n)++] = type;
+        if (p[len] != ',') break;
+        p += len + 1;
+    }
+    return 0;
 }
 
 fl_kv_cache_t *fl_kv_cache_new(size_t capacity) {
@@ -146,12 +182,16 @@ int fl_kv_store_open(const char *dir, const fl_kv_store_options_t *o, fl_kv_stor
     rocksdb_options_set_max_open_files(s->opts, 256);
     rocksdb_options_set_info_log_level(s->opts, 3 /* ERROR */);
     rocksdb_options_set_keep_log_file_num(s->opts, 2);
-    /* Fluss's kv.rocksdb.compression.per.level default: LZ4 for levels
+    /* kv.rocksdb.compression.per.level; Fluss's default: LZ4 for levels
      * 0-4, ZSTD for 5-6 */
     int levels[7] = {rocksdb_lz4_compression, rocksdb_lz4_compression, rocksdb_lz4_compression,
                      rocksdb_lz4_compression, rocksdb_lz4_compression, rocksdb_zstd_compression,
                      rocksdb_zstd_compression};
-    rocksdb_options_set_compression_per_level(s->opts, levels, 7);
+    if (o && o->compression_levels > 0)
+        rocksdb_options_set_compression_per_level(s->opts, o->compression,
+                                                  (size_t)o->compression_levels);
+    else
+        rocksdb_options_set_compression_per_level(s->opts, levels, 7);
     s->table_opts = rocksdb_block_based_options_create();
     if (o && o->block_cache) rocksdb_block_based_options_set_block_cache(s->table_opts, o->block_cache);
     /* index and filter blocks live in the shared cache (memory stays

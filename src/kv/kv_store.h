@@ -49,12 +49,24 @@ typedef struct fl_kv_store fl_kv_store_t;
 typedef struct fl_kv_write fl_kv_write_t;
 typedef struct rocksdb_cache_t fl_kv_cache_t; /* rocksdb_cache_t */
 
+#define FL_KV_LEVELS_MAX 16
+
 typedef struct fl_kv_store_options {
     fl_kv_cache_t *block_cache;   /* shared, borrowed; NULL = RocksDB's default per store */
     size_t write_buffer_bytes;    /* per memtable; 0 = 4 MiB */
     int write_buffer_count;       /* memtables kept; 0 = 2 */
     bool wal;                     /* keep RocksDB's own WAL (see kv_table.h has_nested) */
+    /* kv.rocksdb.compression.per.level (fl_kv_compression_parse); 0 levels:
+     * Fluss's default, LZ4 for levels 0-4 and ZSTD for 5-6 */
+    int compression[FL_KV_LEVELS_MAX];
+    int compression_levels;
 } fl_kv_store_options_t;
+
+/* Fluss's kv.rocksdb.compression.per.level: a comma list of NO, SNAPPY,
+ * LZ4, ZSTD (any case, blanks around items ignored), the n-th for level
+ * n-1, the last for every deeper level; into out (RocksDB's compression
+ * types), *n items. INVALID_ARG naming the item otherwise. */
+int fl_kv_compression_parse(const char *text, int *out, int *n, fl_error_t *err);
 
 /* A block cache of capacity bytes to share between stores. */
 fl_kv_cache_t *fl_kv_cache_new(size_t capacity);

@@ -49,12 +49,21 @@ static void fl_perf_kv_on_ack(void *opaque, const fluss_append_ack_t *a) {
 
 int fl_perf_kv_prepare_table(fl_perf_opts_t *o, fluss_error_t *err) {
     if (o->table_count == 0) o->tables[o->table_count++] = strdup("perf.perf_kv");
+    /* --compression: the changelog's (table.log.arrow.compression.type) */
+    char prop[128];
+    snprintf(prop, sizeof(prop), "table.log.arrow.compression.type=%s",
+             o->compression ? o->compression : "");
+    const char *props[2] = {o->compression ? prop : NULL, NULL};
     fluss_table_spec_t spec = {0};
     spec.schema = "id BIGINT NOT NULL, v BYTES";
     spec.primary_key = "id";
     spec.bucket_count = o->buckets > 0 ? o->buckets : 1;
+    spec.properties = props;
     bool created;
-    return fl_perf_ensure_table(o, &spec, &created, err);
+    int rc = fl_perf_ensure_table(o, &spec, &created, err);
+    if (!rc && !created && !o->quiet && o->compression)
+        fprintf(stderr, "fluss-perf: %s exists; --compression is not applied\n", o->tables[0]);
+    return rc;
 }
 
 static int fl_perf_kv_open(fl_perf_kv_ctx_t *c, const fl_perf_producer_t *p, fluss_error_t *err) {

@@ -62,6 +62,8 @@ static void fl_usage(FILE *f) {
             "      kv.rocksdb.shared-block-cache.size (default 64mb, fluss-c key: one cache\n"
             "      for every kv tablet), kv.rocksdb.writebuffer.size (default 64mb per\n"
             "      tablet), kv.rocksdb.writebuffer.count (default 2),\n"
+            "      kv.rocksdb.compression.per.level (default LZ4,LZ4,LZ4,LZ4,LZ4,ZSTD,ZSTD;\n"
+            "      NO, SNAPPY, LZ4 or ZSTD per level, the last for deeper levels),\n"
             "      remote.data.dir (default <data.dir>/remote: KV snapshots, leases),\n"
             "      kv.snapshot.interval (default 10 min), kv.snapshot.num-retained (default 2),\n"
             "      kv.rocksdb.write-buffer-budget (default 256mb, fluss-c key: all memtables\n"
@@ -257,6 +259,12 @@ int main(int argc, char **argv) {
                    "kv.snapshot.interval must be positive and kv.snapshot.num-retained 1..1000");
         goto fatal;
     }
+    int kv_compression[FL_KV_LEVELS_MAX] = {0}, kv_compression_levels = 0;
+    const char *kv_compression_text =
+        fl_config_string(&cfg, "kv.rocksdb.compression.per.level", NULL);
+    if (kv_compression_text &&
+        fl_kv_compression_parse(kv_compression_text, kv_compression, &kv_compression_levels, &err))
+        goto fatal;
     if (kv_wb_budget < 0 || kv_cache_bytes < 1 || kv_wb_bytes < 64 * 1024 || kv_wb_count < 1 || kv_wb_count > 64) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
                    "kv.rocksdb.shared-block-cache.size must be positive, "
@@ -374,6 +382,8 @@ int main(int argc, char **argv) {
         tcfg.kv_write_buffer_bytes = (size_t)kv_wb_bytes;
         tcfg.kv_write_buffer_count = (int)kv_wb_count;
         tcfg.kv_write_buffer_budget = (size_t)kv_wb_budget;
+        memcpy(tcfg.kv_compression, kv_compression, sizeof(kv_compression));
+        tcfg.kv_compression_levels = kv_compression_levels;
         snprintf(tcfg.remote_dir, sizeof(tcfg.remote_dir), "%s", remote_dir);
         tcfg.kv_snapshot_interval_ms = snap_interval;
         tcfg.kv_snapshot_retained = (int)snap_retained;

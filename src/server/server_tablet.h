@@ -50,6 +50,8 @@ typedef struct fl_tablet_config {
     size_t kv_write_buffer_bytes;  /* per kv tablet memtable */
     int kv_write_buffer_count;
     size_t kv_write_buffer_budget; /* all memtables of the server together; 0 = none */
+    int kv_compression[FL_KV_LEVELS_MAX]; /* kv.rocksdb.compression.per.level */
+    int kv_compression_levels;     /* 0: Fluss's default */
     char remote_dir[4096];         /* remote.data.dir: KV snapshots, tiered logs; "" = <data_dir>/../remote */
     int64_t remote_log_interval_ms; /* remote.log.task-interval-duration; <= 0: no tiering */
     int64_t kv_snapshot_interval_ms; /* kv.snapshot.interval; 0 = 10 min */

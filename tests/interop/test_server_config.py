@@ -1,16 +1,19 @@
 """flussd's own configuration: a Fluss-style server.yaml (nested keys and
 a listener list) plus -D overrides, read back through pyfluss; SIGINT stops
-it cleanly like SIGTERM."""
+it cleanly like SIGTERM; kv.rocksdb.compression.per.level refused when
+wrong and reaching the buckets' RocksDB when right."""
 
 import os
 import signal
 import subprocess
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
 import fluss
-from conftest import IS_OURS, REPO, connect, free_ports, unique, wait_ports
+from conftest import IS_OURS, REPO, OurServer, connect, free_ports, unique, wait_ports
+from logutil import wait_ready
 
 pytestmark = pytest.mark.skipif(not IS_OURS, reason="starts its own flussd")
 
@@ -66,3 +69,44 @@ def test_bad_config_is_refused(tmp_path):
     proc = subprocess.run([str(REPO / "build" / "flussd"), "--frobnicate"],
                           capture_output=True, text=True, timeout=10)
     assert proc.returncode == 2 and "usage" in proc.stderr
+
+
+
+async def test_kv_compression_per_level(tmp_path):
+    """kv.rocksdb.compression.per.level (a Fluss key): an unknown type stops
+    flussd with the key and the item named; a good list reaches the PK
+    buckets' RocksDB (its OPTIONS file), with rows written and read back."""
+    binary = Path(os.environ.get("FLUSSD", REPO / "build" / "flussd"))
+    proc = subprocess.run([str(binary), "--data-dir", str(tmp_path / "bad"),
+                           "-Dkv.rocksdb.compression.per.level=LZ4,GZIP"],
+                          capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 1
+    assert "kv.rocksdb.compression.per.level" in proc.stderr and "GZIP" in proc.stderr
+    (tmp_path / "data").mkdir()
+    srv = OurServer(binary, tmp_path / "data", tmp_path,
+                    ["-Dkv.rocksdb.compression.per.level=NO, no,zstd"])
+    srv.start()
+    try:
+        conn = await connect(srv.bootstrap)
+        admin = conn.get_admin()
+        db = unique("cmp")
+        await admin.create_database(db)
+        schema = pa.schema([pa.field("id", pa.int32()), pa.field("v", pa.string())])
+        path = fluss.TablePath(db, "t")
+        await admin.create_table(path, fluss.TableDescriptor(
+            fluss.Schema(schema, primary_keys=["id"]), bucket_count=1))
+        await wait_ready(admin, path, 1)
+        table = await conn.get_table(path)
+        w = table.new_upsert().create_writer()
+        for i in range(100):
+            w.upsert({"id": i, "v": f"v{i}"})
+        await w.flush()
+        lk = table.new_lookup().create_lookuper()
+        assert (await lk.lookup({"id": 42}))["v"] == "v42"
+        await conn.close()
+        opts = [p for p in (tmp_path / "data").rglob("OPTIONS-*") if "kv-0" in str(p)]
+        assert opts, "no RocksDB OPTIONS file under the bucket"
+        text = opts[-1].read_text()
+        assert "compression_per_level=kNoCompression:kNoCompression:kZSTD" in text, text[:2000]
+    finally:
+        assert srv.stop() == 0, srv.stderr_tail()

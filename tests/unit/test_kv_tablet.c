@@ -239,6 +239,46 @@ static bool count_rows(void *arg, const uint8_t *k, size_t kl, const uint8_t *v,
 /* A store written before the meta column family (applied offset under the
  * empty key of the default family) opens with that offset, never shows
  * the key as a row, and loses it at the first commit. */
+/* kv.rocksdb.compression.per.level: Fluss's names, any case, blanks;
+ * refusals name the item; a store opened with a list writes it into its
+ * OPTIONS file (and without one, Fluss's default). */
+static void test_compression_per_level(void **state) {
+    int lv[FL_KV_LEVELS_MAX], n = -1;
+    fl_error_t err;
+    assert_int_equal(fl_kv_compression_parse("NO, no,LZ4 , zstd,Snappy", lv, &n, &err), 0);
+    assert_int_equal(n, 5);
+    assert_int_equal(lv[0], rocksdb_no_compression);
+    assert_int_equal(lv[1], rocksdb_no_compression);
+    assert_int_equal(lv[2], rocksdb_lz4_compression);
+    assert_int_equal(lv[3], rocksdb_zstd_compression);
+    assert_int_equal(lv[4], rocksdb_snappy_compression);
+    const char *bad[] = {"", "LZ4,", "LZ4,,ZSTD", "GZIP", "LZ4HC",
+                         "NO,NO,NO,NO,NO,NO,NO,NO,NO,NO,NO,NO,NO,NO,NO,NO,NO"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        if (fl_kv_compression_parse(bad[i], lv, &n, &err) != FLUSS_ERR__INVALID_ARG)
+            fail_msg("accepted '%s'", bad[i]);
+        assert_non_null(strstr(err.msg, "kv.rocksdb.compression.per.level"));
+    }
+    assert_int_equal(fl_kv_compression_parse("GZIP", lv, &n, &err), FLUSS_ERR__INVALID_ARG);
+    assert_non_null(strstr(err.msg, "'GZIP'"));
+    const char *want[2] = {"compression_per_level=kNoCompression:kNoCompression:kLZ4Compression",
+                           "compression_per_level=kLZ4Compression:kLZ4Compression:"
+                           "kLZ4Compression:kLZ4Compression:kLZ4Compression:kZSTD:kZSTD"};
+    for (int k = 0; k < 2; k++) {
+        char dir[600];
+        snprintf(dir, sizeof(dir), "%s/comp%d", (const char *)*state, k);
+        fl_kv_store_options_t o = {0};
+        if (k == 0) assert_int_equal(fl_kv_compression_parse("NO,NO,LZ4", o.compression,
+                                                             &o.compression_levels, &err), 0);
+        fl_kv_store_t *st = NULL;
+        assert_int_equal(fl_kv_store_open(dir, &o, &st, &err), 0);
+        fl_kv_store_close(st, false);
+        char cmd[800];
+        snprintf(cmd, sizeof(cmd), "grep -h '%s' %s/OPTIONS-* >/dev/null", want[k], dir);
+        if (system(cmd) != 0) fail_msg("%s: no '%s' in its OPTIONS", dir, want[k]);
+    }
+}
+
 static void test_store_legacy_applied_offset(void **state) {
     char dir[600];
     snprintf(dir, sizeof(dir), "%s/legacy", (const char *)*state);
@@ -866,6 +906,7 @@ int main(void) {
         cmocka_unit_test(test_prewrite_buffer),
         cmocka_unit_test(test_prewrite_buffer_churn),
         cmocka_unit_test_setup_teardown(test_checkpoint_plus_log_is_state, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compression_per_level, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_legacy_applied_offset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lookup_nowait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compacted_changelog, setup, teardown),
