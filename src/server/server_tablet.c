@@ -425,8 +425,11 @@ int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_r
             ts->kv_open = fl_realloc(ts->kv_open, ts->kv_open_cap * sizeof(*ts->kv_open));
         }
         ts->kv_open_count++; /* counted in its own share before it opens */
-        fl_kv_store_options_t o = {ts->kv_cache, fl_kv_share(ts), ts->cfg.kv_write_buffer_count,
-                                   t->kv->has_nested, {0}, ts->cfg.kv_compression_levels};
+        fl_kv_store_options_t o = {.block_cache = ts->kv_cache,
+                                   .write_buffer_bytes = fl_kv_share(ts),
+                                   .write_buffer_count = ts->cfg.kv_write_buffer_count,
+                                   .wal = t->kv->has_nested,
+                                   .compression_levels = ts->cfg.kv_compression_levels};
         memcpy(o.compression, ts->cfg.kv_compression, sizeof(o.compression));
         ts->kv_open_count--;
         rc = fl_kv_tablet_open(dir, r, t->kv, &o, &kt, err);

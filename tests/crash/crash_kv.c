@@ -86,7 +86,7 @@ int cw_kv_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t 
     char kvdir[4096], remote[4096];
     kv_paths(dir, kvdir, remote, sizeof(kvdir));
     int rc = fl_replica_manager_open(&rm, CE_DB, CE_TABLE, CE_TABLE_ID, -1, NULL, 0, 0, &r, &err);
-    fl_kv_store_options_t o = {NULL, 256 * 1024, 2, false};
+    fl_kv_store_options_t o = {.write_buffer_bytes = 256 * 1024, .write_buffer_count = 2};
     if (!rc) rc = fl_kv_tablet_open(kvdir, r, &env.t, &o, &kt, &err);
     if (!rc) rc = fl_kv_tablet_set_remote(kt, remote, &err);
     if (rc) {
@@ -173,7 +173,7 @@ void ce_check_kv(const workload_t *wl, const cfg_t *c, const char *dir, mark_t o
             if (fl_kv_snapshot_restore(remote, ids[k], kvdir, &err) == 0) break;
     free(ids);
     fl_kv_tablet_t *kt;
-    fl_kv_store_options_t o = {NULL, 256 * 1024, 2, false};
+    fl_kv_store_options_t o = {.write_buffer_bytes = 256 * 1024, .write_buffer_count = 2};
     if (fl_kv_tablet_open(kvdir, r, &env.t, &o, &kt, &err)) {
         snprintf(msg, cap, "kv refused: %s", err.msg);
         (*refused)++;

@@ -60,7 +60,7 @@ static inline void env_commit_submit(void *ctx, fl_kv_tablet_t *kt) {
 
 static inline void env_open_kv(env_t *e) {
     fl_error_t err;
-    fl_kv_store_options_t o = {NULL, 256 * 1024, 2, false};
+    fl_kv_store_options_t o = {.write_buffer_bytes = 256 * 1024, .write_buffer_count = 2};
     int rc = fl_kv_tablet_open(e->kvdir, e->r, &e->t, &o, &e->kt, &err);
     if (rc) fail_msg("open: %s", err.msg);
     if (e->committer) {
