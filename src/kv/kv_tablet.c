@@ -328,7 +328,8 @@ void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted) {
     if (!kt) return;
     if (kt->on_close) kt->on_close(kt->on_close_ctx, kt);
     pthread_mutex_lock(&kt->commit_mu); /* no put runs now; a commit job may */
-    while (kt->commit_queued) pthread_cond_wait(&kt->commit_cond, &kt->commit_mu);
+    while (kt->commit_queued || kt->commit_running)
+        pthread_cond_wait(&kt->commit_cond, &kt->commit_mu);
     pthread_mutex_unlock(&kt->commit_mu);
     if (!deleted && kt->store && !kt->failed) {
         fl_error_t e;
@@ -429,6 +430,11 @@ int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err) {
 }
 
 void fl_kv_tablet_commit_job(fl_kv_tablet_t *kt) {
+    /* running: close waits for this, not only for the queued flag, which
+     * the round below may clear before the job has let go of the tablet */
+    pthread_mutex_lock(&kt->commit_mu);
+    kt->commit_running++;
+    pthread_mutex_unlock(&kt->commit_mu);
     pthread_mutex_lock(&kt->commit_lock);
     bool more = false;
     fl_error_t e;
@@ -438,6 +444,10 @@ void fl_kv_tablet_commit_job(fl_kv_tablet_t *kt) {
     /* still queued: to the back of the committer's queue, behind the
      * other tablets' commits, to look again */
     else if (more) kt->commit_submit(kt->commit_ctx, kt);
+    pthread_mutex_lock(&kt->commit_mu);
+    kt->commit_running--;
+    pthread_cond_broadcast(&kt->commit_cond);
+    pthread_mutex_unlock(&kt->commit_mu); /* the job's last touch of kt */
 }
 
 int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err) {

@@ -83,8 +83,9 @@ typedef struct fl_kv_tablet {
      * the write lock again. Lock order: commit_lock, lock, commit_mu. */
     pthread_mutex_t commit_lock;
     pthread_mutex_t commit_mu;
-    pthread_cond_t commit_cond; /* commit_queued went false */
+    pthread_cond_t commit_cond; /* commit_queued or commit_running went down */
     bool commit_queued;         /* (commit_mu, set under lock) a commit job is pending */
+    int commit_running;         /* (commit_mu) commit jobs between their start and end */
     int64_t rows_stored;        /* (lock) the store's row count as of the last commit */
     /* runs fl_kv_tablet_commit_job(kt) soon on another thread (the
      * server's kv committer); NULL: puts commit before they return */
