@@ -116,3 +116,63 @@ size_t fl_workq_threads(const fl_workq_t *q) { return q->thread_count; }
 uint64_t fl_workq_completed(const fl_workq_t *q) {
     return atomic_load(&((fl_workq_t *)q)->completed);
 }
+
+/* ---- fork-join ---- */
+
+enum { FL_FORK_QUEUED, FL_FORK_RUNNING, FL_FORK_DONE };
+
+struct fl_workq_fork {
+    fl_workq_fn fn;
+    void *arg;
+    atomic_int state;
+    atomic_int refs; /* the queued job's and the joiner's */
+    pthread_mutex_t mu;
+    pthread_cond_t done;
+};
+
+static void fl_workq_fork_unref(fl_workq_fork_t *f) {
+    if (atomic_fetch_sub(&f->refs, 1) != 1) return;
+    pthread_cond_destroy(&f->done);
+    pthread_mutex_destroy(&f->mu);
+    fl_free(f);
+}
+
+/* The queued side: runs fn unless the joiner took it first. */
+static void fl_workq_fork_run(void *arg) {
+    fl_workq_fork_t *f = arg;
+    int want = FL_FORK_QUEUED;
+    if (atomic_compare_exchange_strong(&f->state, &want, FL_FORK_RUNNING)) {
+        f->fn(f->arg);
+        pthread_mutex_lock(&f->mu);
+        atomic_store(&f->state, FL_FORK_DONE);
+        pthread_cond_signal(&f->done);
+        pthread_mutex_unlock(&f->mu);
+    }
+    fl_workq_fork_unref(f);
+}
+
+fl_workq_fork_t *fl_workq_fork(fl_workq_t *q, fl_workq_fn fn, void *arg) {
+    fl_workq_fork_t *f = fl_calloc(1, sizeof(*f));
+    f->fn = fn;
+    f->arg = arg;
+    atomic_init(&f->state, FL_FORK_QUEUED);
+    atomic_init(&f->refs, 2);
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->done, NULL);
+    fl_workq_submit(q, fl_workq_fork_run, f);
+    return f;
+}
+
+bool fl_workq_join(fl_workq_fork_t *f) {
+    int want = FL_FORK_QUEUED;
+    bool by_worker = !atomic_compare_exchange_strong(&f->state, &want, FL_FORK_RUNNING);
+    if (!by_worker) {
+        f->fn(f->arg);
+    } else {
+        pthread_mutex_lock(&f->mu);
+        while (atomic_load(&f->state) != FL_FORK_DONE) pthread_cond_wait(&f->done, &f->mu);
+        pthread_mutex_unlock(&f->mu);
+    }
+    fl_workq_fork_unref(f);
+    return by_worker;
+}

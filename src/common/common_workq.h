@@ -14,6 +14,7 @@
 #ifndef FL_COMMON_WORKQ_H
 #define FL_COMMON_WORKQ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,16 @@ void fl_workq_submit(fl_workq_t *q, fl_workq_fn fn, void *arg);
 /* Runs every queued job, then stops and joins the threads. */
 void fl_workq_destroy(fl_workq_t *q);
 size_t fl_workq_threads(const fl_workq_t *q);
+
+/* Fork-join for one request's parallel part: fl_workq_fork queues
+ * fn(arg); fl_workq_join (exactly once) runs it on the calling thread if
+ * no worker has started it yet, else waits until that worker is done. A
+ * worker that forks and joins thus never waits on a job still in the
+ * queue, so a pool whose workers all fork cannot deadlock. */
+typedef struct fl_workq_fork fl_workq_fork_t;
+fl_workq_fork_t *fl_workq_fork(fl_workq_t *q, fl_workq_fn fn, void *arg);
+/* Returns true when a worker ran it, false when the caller did. */
+bool fl_workq_join(fl_workq_fork_t *f);
 /* Jobs finished so far (for tests and stats). */
 uint64_t fl_workq_completed(const fl_workq_t *q);
 

@@ -349,11 +349,33 @@ static int fl_lookup_key(fl_lookup_op_t *p, fl_kv_tablet_t *kt, size_t k,
     return rc;
 }
 
-/* Every key of one bucket's request into p->vals[first...] (one batched
- * read); *missing counts the keys without a row. */
-static int fl_lookup_bucket_keys(fl_lookup_op_t *p, fl_kv_tablet_t *kt, size_t first,
-                                 const Fluss__PbLookupReqForBucket *br, size_t *missing,
-                                 fl_error_t *err) {
+/* A bucket's keys from this many on are read in two halves at once: the
+ * second by another worker if one is free (else by this one, after the
+ * first), so a large batch uses two cores while its caller waits. */
+#define FL_LOOKUP_SPLIT_KEYS 64
+
+typedef struct fl_lookup_half {
+    fl_kv_tablet_t *kt;
+    size_t n;
+    const uint8_t **keys;
+    const size_t *lens;
+    fl_buf_t *vals;
+    bool *found;
+    int rc;
+    fl_error_t err;
+} fl_lookup_half_t;
+
+static void fl_lookup_half_run(void *arg) {
+    fl_lookup_half_t *h = arg;
+    h->rc = fl_kv_tablet_lookup_many(h->kt, h->n, h->keys, h->lens, h->vals, h->found, &h->err);
+}
+
+/* Every key of one bucket's request into p->vals[first...] (batched
+ * reads, split over two workers of pool when there are many); *missing
+ * counts the keys without a row. */
+static int fl_lookup_bucket_keys(fl_lookup_op_t *p, fl_workq_t *pool, fl_kv_tablet_t *kt,
+                                 size_t first, const Fluss__PbLookupReqForBucket *br,
+                                 size_t *missing, fl_error_t *err) {
     size_t n = br->n_keys;
     const uint8_t **keys = fl_calloc(n ? n : 1, sizeof(*keys));
     size_t *lens = fl_calloc(n ? n : 1, sizeof(*lens));
@@ -362,7 +384,22 @@ static int fl_lookup_bucket_keys(fl_lookup_op_t *p, fl_kv_tablet_t *kt, size_t f
         keys[j] = br->keys[j].data;
         lens[j] = br->keys[j].len;
     }
-    int rc = fl_kv_tablet_lookup_many(kt, n, keys, lens, p->vals + first, found, err);
+    int rc;
+    if (pool && n >= FL_LOOKUP_SPLIT_KEYS && fl_workq_threads(pool) > 1) {
+        size_t half = n / 2;
+        fl_lookup_half_t second = {.kt = kt, .n = n - half, .keys = keys + half,
+                                   .lens = lens + half, .vals = p->vals + first + half,
+                                   .found = found + half};
+        fl_workq_fork_t *f = fl_workq_fork(pool, fl_lookup_half_run, &second);
+        rc = fl_kv_tablet_lookup_many(kt, half, keys, lens, p->vals + first, found, err);
+        fl_workq_join(f);
+        if (!rc && second.rc) {
+            rc = second.rc;
+            *err = second.err;
+        }
+    } else {
+        rc = fl_kv_tablet_lookup_many(kt, n, keys, lens, p->vals + first, found, err);
+    }
     for (size_t j = 0; !rc && j < n; j++) {
         Fluss__PbValue v = FLUSS__PB_VALUE__INIT;
         if (found[j]) {
@@ -512,7 +549,9 @@ FL_API_HANDLER(fl_api_lookup) {
         fl_err_clear(&e);
         int rc = fl_kv_bucket(ts, req->table_id, table, br->has_partition_id, br->partition_id,
                               br->bucket_id, &p->replicas[i], &p->tablets[i], &e);
-        if (!rc) rc = fl_lookup_bucket_keys(p, p->tablets[i], p->first[i], br, &missing, &e);
+        if (!rc)
+            rc = fl_lookup_bucket_keys(p, ts->workers, p->tablets[i], p->first[i], br, &missing,
+                                       &e);
         if (rc) {
             fl_lookup_bucket_error(p, i, rc, e.msg);
             fl_replica_unref(p->replicas[i]);
