@@ -59,6 +59,21 @@ async def wait_ready(admin, path, buckets: int = 1, timeout: float = 20.0):
             await asyncio.sleep(0.1)
 
 
+async def new_pk_table(conn, prefix: str, name: str, arrow_schema: pa.Schema,
+                       buckets: int = 1):
+    """A table with primary key `id` in a fresh database named from prefix,
+    every bucket ready; returns (admin, path, table)."""
+    from conftest import unique  # conftest does not import this module
+    admin = conn.get_admin()
+    db = unique(prefix)
+    await admin.create_database(db)
+    path = fluss.TablePath(db, name)
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(arrow_schema, primary_keys=["id"]), bucket_count=buckets))
+    await wait_ready(admin, path, buckets)
+    return admin, path, await conn.get_table(path)
+
+
 async def create_log_table(admin, db, name, arrow_schema: pa.Schema, **descriptor):
     """Create a log table from a pyarrow schema; return its TablePath once
     all its buckets are ready."""

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pytest
 
 from conftest import REPO, OurServer, connect, unique
-from logutil import wait_ready
+from logutil import new_pk_table, wait_ready
 from rawwire import (RESPONSE_ERROR, RESPONSE_SUCCESS, as_int64, decode, decode_error,
                      f_bytes, f_varint, handshake, table_path_msg)
 
@@ -75,14 +75,8 @@ async def test_lost_kv_dir_restored_from_snapshot(tmp_path):
     srv = start_server(tmp_path)
     try:
         conn = await connect(srv.bootstrap)
-        admin = conn.get_admin()
-        db = unique("kvsnap")
-        await admin.create_database(db)
-        path = fluss.TablePath(db, "pk")
-        await admin.create_table(path, fluss.TableDescriptor(
-            fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2))
-        await wait_ready(admin, path, 2)
-        table = await conn.get_table(path)
+        admin, path, table = await new_pk_table(conn, "kvsnap", "pk", SCHEMA, 2)
+        db = path.database_name
         w = table.new_upsert().create_writer()
         expect = {}
         for i in range(400):

@@ -12,12 +12,11 @@ and block cache.
 import os
 from pathlib import Path
 
-import fluss
 import pyarrow as pa
 import pytest
 
-from conftest import REPO, OurServer, connect, unique
-from logutil import wait_ready
+from conftest import REPO, OurServer, connect
+from logutil import new_pk_table
 
 pytestmark = pytest.mark.ours_only
 
@@ -48,15 +47,8 @@ async def test_rss_bounded_with_200_pk_buckets(tmp_path):
     srv.start()
     try:
         conn = await connect(srv.bootstrap)
-        admin = conn.get_admin()
-        db = unique("pkmem")
-        await admin.create_database(db)
         schema = pa.schema([pa.field("id", pa.int32()), pa.field("payload", pa.string())])
-        path = fluss.TablePath(db, "wide")
-        await admin.create_table(path, fluss.TableDescriptor(
-            fluss.Schema(schema, primary_keys=["id"]), bucket_count=BUCKETS))
-        await wait_ready(admin, path, BUCKETS)
-        table = await conn.get_table(path)
+        _, _, table = await new_pk_table(conn, "pkmem", "wide", schema, BUCKETS)
         w = table.new_upsert().create_writer()
         for i in range(ROWS):
             w.upsert({"id": i, "payload": f"{i:08d}" + "x" * 1016})

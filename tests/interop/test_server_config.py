@@ -13,7 +13,7 @@ import pytest
 
 import fluss
 from conftest import IS_OURS, REPO, OurServer, connect, free_ports, unique, wait_ports
-from logutil import wait_ready
+from logutil import new_pk_table
 
 pytestmark = pytest.mark.skipif(not IS_OURS, reason="starts its own flussd")
 
@@ -88,15 +88,8 @@ async def test_kv_compression_per_level(tmp_path):
     srv.start()
     try:
         conn = await connect(srv.bootstrap)
-        admin = conn.get_admin()
-        db = unique("cmp")
-        await admin.create_database(db)
         schema = pa.schema([pa.field("id", pa.int32()), pa.field("v", pa.string())])
-        path = fluss.TablePath(db, "t")
-        await admin.create_table(path, fluss.TableDescriptor(
-            fluss.Schema(schema, primary_keys=["id"]), bucket_count=1))
-        await wait_ready(admin, path, 1)
-        table = await conn.get_table(path)
+        _, _, table = await new_pk_table(conn, "cmp", "t", schema)
         w = table.new_upsert().create_writer()
         for i in range(100):
             w.upsert({"id": i, "v": f"v{i}"})
