@@ -70,9 +70,10 @@ typedef struct fl_kv_table {
     fl_row_format_t log_format;
     fl_arrow_codec_t codec;          /* changelog batches (table.log.arrow.compression.*) */
     int zstd_level;
-    /* ARRAY/MAP/ROW columns under an ARROW changelog, which does not carry
-     * them yet: the store keeps RocksDB's WAL and does not depend on a
-     * replay (row-format changelogs carry them whole) */
+    /* ARRAY/MAP/ROW columns under an ARROW changelog: the changelog
+     * carries their values (Arrow children), but the replay does not read
+     * them back into rows yet, so the store keeps RocksDB's WAL and does
+     * not depend on a replay (row-format changelogs are replayed whole) */
     bool has_nested;
     bool has_agg;
     fl_kv_agg_spec_t agg;            /* aggregation engine */

@@ -775,6 +775,9 @@ static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv
                                       .zstd_level = t->zstd_level};
     fl_record_builder_init(&c.builder, t->latest, &bo);
     fl_record_builder_set_changelog(&c.builder); /* attributes 0 even when empty */
+    /* ARRAY/MAP/ROW cells hold their values in the kv format: written into
+     * the changelog as Arrow list/map/struct children */
+    if (t->has_nested) fl_record_builder_set_nested(&c.builder, t->kv_format);
     size_t latest_n = 0;
     const fl_datatype_t *const *latest = fl_kv_latest_types(t, &latest_n);
     fl_row_builder_init(&c.rows, t->log_format, latest, latest_n, t->latest_schema_id, true);

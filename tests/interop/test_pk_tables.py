@@ -270,6 +270,10 @@ async def test_nested_columns_stored(conn, admin, db):
     got = await lk.lookup({"id": 1})
     assert list(got["tags"]) == [3, 1, 2] and got["name"] == "a"
     assert (await lk.lookup({"id": 2}))["tags"] is None
+    # the ARROW changelog carries the nested values too
+    log = await changelog(conn, path, expect=2)
+    assert [(t, r["id"], None if r["tags"] is None else list(r["tags"]), r["name"])
+            for t, r in log] == [("+I", 1, [3, 1, 2], "a"), ("+I", 2, None, "b")]
 
 
 async def test_aggregation_engine_default_function(conn, admin, db):
