@@ -380,8 +380,8 @@ public final class JavaAlterTable {
 
     /** An ARRAY column added to a PK table whose changelog is ARROW: its
      *  values must survive a crash right after they are written (fluss-c's
-     *  ARROW changelog carries nested values as NULL, so the store keeps
-     *  RocksDB's WAL from the ALTER on). */
+     *  replay does not read nested values back from an ARROW changelog, so
+     *  the store keeps RocksDB's WAL from the ALTER on). */
     static void addColumnNested(Connection conn, Admin admin) throws Exception {
         Table k1 = conn.getTable(NEST);
         UpsertWriter u1 = k1.newUpsert().createWriter();
