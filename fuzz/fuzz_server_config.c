@@ -9,7 +9,9 @@
  * itself as a C string, go through the value parsers.
  *
  * Invariants checked: parsed listeners have a NUL-terminated name and host
- * and a port in 0..65535; sizes and durations are not negative.
+ * and a port in 0..65535; sizes and durations are not negative; a parsed
+ * kv.rocksdb.compression.per.level list has 1..FL_KV_LEVELS_MAX known
+ * RocksDB compression types.
  */
 #define _GNU_SOURCE /* mkstemp */
 #include <stdint.h>
@@ -19,7 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rocksdb/c.h>
+
 #include "common_error.h"
+#include "kv_store.h"
 #include "server_config.h"
 #include "fuzz_common.h"
 
@@ -53,6 +58,16 @@ static void fuzz_values(const char *text) {
     int64_t v;
     if (fl_parse_bytes(text, &v) == 0) FUZZ_CHECK(v >= 0);
     if (fl_parse_duration_ms(text, &v) == 0) FUZZ_CHECK(v >= 0);
+    int levels[FL_KV_LEVELS_MAX], n = -1;
+    fl_error_t err;
+    if (fl_kv_compression_parse(text, levels, &n, &err) == 0) {
+        FUZZ_CHECK(n >= 1 && n <= FL_KV_LEVELS_MAX);
+        for (int i = 0; i < n; i++)
+            FUZZ_CHECK(levels[i] == rocksdb_no_compression ||
+                       levels[i] == rocksdb_snappy_compression ||
+                       levels[i] == rocksdb_lz4_compression ||
+                       levels[i] == rocksdb_zstd_compression);
+    }
     fl_listener_addr_t a;
     if (fl_parse_listener(text, &a) == 0) {
         FUZZ_CHECK(memchr(a.name, '\0', sizeof(a.name)) != NULL);

@@ -144,14 +144,20 @@ void fl_kv_prewrite_move(fl_kv_prewrite_t *dst, fl_kv_prewrite_t *src) {
 }
 
 const fl_kv_pw_entry_t **fl_kv_prewrite_collect(const fl_kv_prewrite_t *pw, int64_t upto,
-                                                size_t *n) {
-    size_t c = 0;
-    for (const fl_kv_pw_entry_t *e = pw->head; e && e->offset < upto; e = e->lnext) c++;
+                                                size_t *n, int64_t *row_delta) {
+    const fl_kv_pw_entry_t **v = NULL;
+    size_t c = 0, cap = 0;
+    int64_t d = 0;
+    for (const fl_kv_pw_entry_t *e = pw->head; e && e->offset < upto; e = e->lnext) {
+        if (c == cap) {
+            cap = cap ? cap * 2 : 256;
+            v = fl_realloc(v, cap * sizeof(*v));
+        }
+        v[c++] = e;
+        d += e->row_delta;
+    }
     *n = c;
-    if (!c) return NULL;
-    const fl_kv_pw_entry_t **v = fl_malloc(c * sizeof(*v));
-    const fl_kv_pw_entry_t *e = pw->head;
-    for (size_t i = 0; i < c; i++, e = e->lnext) v[i] = e;
+    if (row_delta) *row_delta = d;
     return v;
 }
 
@@ -181,14 +187,6 @@ void fl_kv_prewrite_stage_entries(const fl_kv_pw_entry_t **v, size_t n, fl_kv_wr
         if (e->deleted) fl_kv_write_delete(w, e->data, e->klen);
         else fl_kv_write_put(w, e->data, e->klen, e->data + e->klen, e->vlen);
     }
-}
-
-size_t fl_kv_prewrite_stage(const fl_kv_prewrite_t *pw, int64_t upto, fl_kv_write_t *w) {
-    size_t n = 0;
-    const fl_kv_pw_entry_t **v = fl_kv_prewrite_collect(pw, upto, &n);
-    if (n) fl_kv_prewrite_stage_entries(v, n, w);
-    fl_free(v);
-    return n;
 }
 
 int64_t fl_kv_prewrite_row_delta(const fl_kv_prewrite_t *pw, int64_t upto) {

@@ -68,18 +68,18 @@ void fl_kv_prewrite_put(fl_kv_prewrite_t *pw, const uint8_t *key, size_t klen, c
                         size_t vlen, int64_t offset, int row_delta);
 /* Moves every entry of src, in order, into dst; src is empty after. */
 void fl_kv_prewrite_move(fl_kv_prewrite_t *dst, fl_kv_prewrite_t *src);
-/* Adds the entries with offset < upto to w: in key order, so that
+/* The entries with offset < upto, in offset order (an array to free with
+ * fl_free; NULL when *n is 0), in one walk of the list; *row_delta (if not
+ * NULL) the sum of their row deltas (fl_kv_prewrite_row_delta). The
+ * entries stay valid until released, and their key, value, offset and kind
+ * never change: a committer may stage them without the tablet's lock while
+ * other entries are put. */
+const fl_kv_pw_entry_t **fl_kv_prewrite_collect(const fl_kv_prewrite_t *pw, int64_t upto,
+                                                size_t *n, int64_t *row_delta);
+/* Adds collected entries to w (v is reordered): in key order, so that
  * RocksDB's memtable inserts move forward through its skiplist instead of
  * searching it from the top for each key, and of each key only the newest
- * (the one RocksDB would keep); returns how many entries were below upto. */
-size_t fl_kv_prewrite_stage(const fl_kv_prewrite_t *pw, int64_t upto, fl_kv_write_t *w);
-/* The entries with offset < upto, in offset order (an array to free with
- * fl_free; NULL when *n is 0). The entries stay valid until released, and
- * their key, value, offset and kind never change: a committer may stage
- * them without the tablet's lock while other entries are put. */
-const fl_kv_pw_entry_t **fl_kv_prewrite_collect(const fl_kv_prewrite_t *pw, int64_t upto,
-                                                size_t *n);
-/* fl_kv_prewrite_stage over collected entries (v is reordered). */
+ * (the one RocksDB would keep). */
 void fl_kv_prewrite_stage_entries(const fl_kv_pw_entry_t **v, size_t n, fl_kv_write_t *w);
 /* The sum of the row deltas of the entries with offset < upto: how the
  * row count moves when they reach RocksDB. */

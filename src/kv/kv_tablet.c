@@ -376,8 +376,8 @@ static int fl_kv_commit_round(fl_kv_tablet_t *kt, bool job, bool *more, fl_error
     }
     int64_t hw = fl_replica_apply_bound(kt->replica); /* the durable part, where that matters */
     size_t n = 0;
-    const fl_kv_pw_entry_t **v = NULL;
-    if (kt->pw.head && kt->pw.head->offset < hw) v = fl_kv_prewrite_collect(&kt->pw, hw, &n);
+    int64_t delta = 0;
+    const fl_kv_pw_entry_t **v = fl_kv_prewrite_collect(&kt->pw, hw, &n, &delta);
     if (!n) {
         if (job) fl_kv_commit_idle(kt);
         pthread_rwlock_unlock(&kt->lock);
@@ -385,7 +385,7 @@ static int fl_kv_commit_round(fl_kv_tablet_t *kt, bool job, bool *more, fl_error
     }
     int64_t rows = FL_KV_ROW_COUNT_UNKNOWN, stored = fl_kv_store_row_count(kt->store);
     if (kt->rows_kept && stored >= 0) {
-        rows = stored + fl_kv_prewrite_row_delta(&kt->pw, hw);
+        rows = stored + delta;
         /* every -1 is a key the count holds, unless the stored count did
          * not match the rows it was read with: then it is not kept until
          * the next open counts the keys */
@@ -719,11 +719,9 @@ static int fl_kv_put_records(fl_kv_put_ctx_t *c, const void *arg, fl_error_t *er
     fl_kv_batch_iter_init(&it, v);
     fl_kv_record_t rec;
     fl_kv_next_t next;
+    /* the iterator stops at the header's record count (the parse checked
+     * that the records match it), so c->rec stays inside ahead_slot */
     for (c->rec = 0; (next = fl_kv_batch_next(&it, &rec, err)) == FL_KV_NEXT_RECORD; c->rec++) {
-        if (c->ahead && c->rec >= (size_t)v->record_count) {
-            fl_kv_pinned_free(c->ahead); /* more records than the header said */
-            c->ahead = NULL;
-        }
         if (rec.key_len == 0)
             return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
                               "A KV record has an empty key.");
@@ -789,13 +787,14 @@ static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv
     fl_buf_t batch;
     fl_buf_init(&batch);
 
-    /* a nested column ALTER TABLE added since the store opened: its values
-     * are not in an ARROW changelog, so RocksDB's WAL keeps them (set
-     * between commits) */
-    if (t->has_nested) {
+    /* a nested column ALTER TABLE added since the store opened: the
+     * replay does not read its values from an ARROW changelog, so RocksDB's
+     * WAL keeps them (switched on once, between commits) */
+    if (t->has_nested && !atomic_load(&kt->wal_kept)) {
         pthread_mutex_lock(&kt->commit_lock);
         rc = fl_kv_store_keep_wal(kt->store, err);
         pthread_mutex_unlock(&kt->commit_lock);
+        if (!rc) atomic_store(&kt->wal_kept, true);
     }
     bool submit = false, commit_now = false;
     pthread_rwlock_wrlock(&kt->lock);

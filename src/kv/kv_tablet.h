@@ -45,6 +45,7 @@
 #ifndef FL_KV_TABLET_H
 #define FL_KV_TABLET_H
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "common_buf.h"
@@ -86,6 +87,7 @@ typedef struct fl_kv_tablet {
     pthread_cond_t commit_cond; /* commit_queued or commit_running went down */
     bool commit_queued;         /* (commit_mu, set under lock) a commit job is pending */
     int commit_running;         /* (commit_mu) commit jobs between their start and end */
+    atomic_bool wal_kept;       /* the store writes RocksDB's WAL (kv_table.h has_nested) */
     int64_t rows_stored;        /* (lock) the store's row count as of the last commit */
     /* runs fl_kv_tablet_commit_job(kt) soon on another thread (the
      * server's kv committer); NULL: puts commit before they return */
