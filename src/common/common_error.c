@@ -32,6 +32,21 @@ void fl_err_clear(fl_error_t *err) {
     }
 }
 
+void fl_err_prefix(fl_error_t *err, const char *fmt, ...) {
+    if (!err) return;
+    char head[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(head, sizeof(head), fmt, ap);
+    va_end(ap);
+    size_t hn = n > 0 ? ((size_t)n < sizeof(head) ? (size_t)n : sizeof(head) - 1) : 0;
+    size_t keep = strnlen(err->msg, sizeof(err->msg) - 1);
+    if (keep > sizeof(err->msg) - 1 - hn) keep = sizeof(err->msg) - 1 - hn;
+    memmove(err->msg + hn, err->msg, keep);
+    memcpy(err->msg, head, hn);
+    err->msg[hn + keep] = '\0';
+}
+
 const char *fl_err_name(int code) {
     switch (code) {
 #define FL_ERR_NAME_(name, c, msg) \

@@ -23,6 +23,9 @@ typedef struct fl_error {
 int fl_err_set(fl_error_t *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void fl_err_clear(fl_error_t *err);
+/* Puts the formatted text before err's message (cut to the buffer), code
+ * unchanged. err may be NULL. */
+void fl_err_prefix(fl_error_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "TABLE_NOT_EXIST" or "UNKNOWN(123)"-style name; never NULL. */
 const char *fl_err_name(int code);

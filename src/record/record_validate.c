@@ -11,6 +11,8 @@
 #include "arrow_validate.h"
 #include "record_batch.h"
 #include "record_row_builder.h"
+#include "types_row_compacted.h"
+#include "types_row_indexed.h"
 
 #define RV_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
 
@@ -41,41 +43,97 @@ static int fl_validate_arrow(const fl_batch_view_t *b, const uint8_t *body, size
     return fl_arrow_validate(body + vector, n - vector, types, columns, b->record_count, err);
 }
 
-/* The bytes every row of the schema takes at least: its header. */
-static size_t fl_row_header_bytes(fl_log_format_t format, const fl_datatype_t *const *types,
-                                  size_t columns) {
-    size_t bytes = (columns + 7) / 8;
-    if (format != FL_LOG_FORMAT_INDEXED) return bytes;
-    for (size_t i = 0; i < columns; i++) {
-        const fl_datatype_t *t = types[i];
-        bool var = t->root == FL_TYPE_STRING || t->root == FL_TYPE_BYTES ||
-                   t->root == FL_TYPE_ARRAY || t->root == FL_TYPE_MAP ||
-                   t->root == FL_TYPE_ROW ||
-                   (t->root == FL_TYPE_DECIMAL && t->precision > 18);
-        if (var) bytes += 4;
-    }
-    return bytes;
-}
-
+/* Every record of an INDEXED or COMPACTED batch: the framing, then the
+ * row decoded strictly in the format's value encoding (types_row_indexed.h,
+ * types_row_compacted.h: exactly one row of the schema, nothing after it),
+ * so rows of the other format or of another schema are refused here and
+ * not at a reader. The decoded row is discarded. */
 static int fl_validate_rows(const fl_batch_view_t *b, const uint8_t *body, size_t n,
-                            size_t row_min, fl_error_t *err) {
+                            fl_log_format_t format, const fl_datatype_t *const *types,
+                            size_t columns, fl_error_t *err) {
     size_t pos = 0;
-    for (int32_t i = 0; i < b->record_count; i++) {
+    fl_row_t row;
+    fl_row_init(&row, columns);
+    int rc = 0;
+    for (int32_t i = 0; i < b->record_count && !rc; i++) {
         fl_change_type_t ct;
-        const uint8_t *row;
-        size_t row_len;
-        int rc = fl_row_record_next(body, n, &pos, i, &ct, &row, &row_len, err);
-        if (rc) return rc;
-        if (row_len < row_min)
-            return fl_err_set(err, RV_CORRUPT,
-                              "record %d has a %zu-byte row, shorter than the %zu-byte row "
-                              "header of its schema",
-                              i, row_len, row_min);
+        const uint8_t *p;
+        size_t len;
+        rc = fl_row_record_next(body, n, &pos, i, &ct, &p, &len, err);
+        if (rc) break;
+        fl_row_reset(&row, columns);
+        rc = format == FL_LOG_FORMAT_INDEXED
+                 ? fl_indexed_row_decode(p, len, types, columns, &row, err)
+                 : fl_compacted_row_decode(p, len, types, columns, &row, err);
+        if (rc) fl_err_prefix(err, "record %d: ", i);
     }
+    fl_row_free(&row);
+    if (rc) return rc;
     if (pos != n)
         return fl_err_set(err, RV_CORRUPT, "%zu bytes follow the last of the batch's %d records",
                           n - pos, b->record_count);
     return 0;
+}
+
+static int fl_validate_records(const fl_batch_view_t *b, const uint8_t *body, size_t n,
+                               fl_log_format_t format, const fl_datatype_t *const *types,
+                               size_t columns, fl_error_t *err) {
+    if (format == FL_LOG_FORMAT_ARROW) return fl_validate_arrow(b, body, n, types, columns, err);
+    return fl_validate_rows(b, body, n, format, types, columns, err);
+}
+
+static const char *const fl_format_records[] = {
+    [FL_LOG_FORMAT_ARROW] = "Arrow IPC",
+    [FL_LOG_FORMAT_INDEXED] = "INDEXED rows",
+    [FL_LOG_FORMAT_COMPACTED] = "COMPACTED rows",
+};
+static const char *const fl_format_names[] = {
+    [FL_LOG_FORMAT_ARROW] = "ARROW",
+    [FL_LOG_FORMAT_INDEXED] = "INDEXED",
+    [FL_LOG_FORMAT_COMPACTED] = "COMPACTED",
+};
+
+/* Which other formats' records the batch's records are whole and valid
+ * in (a bit per fl_log_format_t), for a refusal that tells the writer
+ * what it sent. An Arrow body that is not valid still counts when it
+ * starts with the IPC continuation marker, after the change-type vector
+ * or without one. */
+static unsigned fl_records_shapes(const fl_batch_view_t *b, const uint8_t *body, size_t n,
+                                  fl_log_format_t format, const fl_datatype_t *const *types,
+                                  size_t columns) {
+    unsigned shapes = 0;
+    for (int f = FL_LOG_FORMAT_ARROW; f <= FL_LOG_FORMAT_COMPACTED; f++) {
+        if (f == (int)format) continue;
+        fl_error_t ignored;
+        if (fl_validate_records(b, body, n, (fl_log_format_t)f, types, columns, &ignored) == 0)
+            shapes |= 1u << f;
+    }
+    size_t vector = (b->attributes & FL_BATCH_ATTR_APPEND_ONLY) ? 0 : (size_t)b->record_count;
+    static const uint8_t marker[4] = {0xff, 0xff, 0xff, 0xff};
+    if (format != FL_LOG_FORMAT_ARROW &&
+        ((n >= 4 && memcmp(body, marker, 4) == 0) ||
+         (vector <= n && n - vector >= 4 && memcmp(body + vector, marker, 4) == 0)))
+        shapes |= 1u << FL_LOG_FORMAT_ARROW;
+    return shapes;
+}
+
+/* Replaces err's message, when the records are those of another format,
+ * by one that names the table's format and what was sent. */
+static int fl_name_mismatch(int rc, const fl_batch_view_t *b, const uint8_t *body, size_t n,
+                            fl_log_format_t format, const fl_datatype_t *const *types,
+                            size_t columns, fl_error_t *err) {
+    unsigned shapes = fl_records_shapes(b, body, n, format, types, columns);
+    if (!shapes || !err) return rc;
+    char seen[64] = "";
+    for (int f = FL_LOG_FORMAT_ARROW; f <= FL_LOG_FORMAT_COMPACTED; f++)
+        if (shapes & (1u << f)) {
+            size_t k = strlen(seen);
+            snprintf(seen + k, sizeof(seen) - k, "%s%s", k ? " or " : "",
+                     f == FL_LOG_FORMAT_ARROW ? "an Arrow IPC message" : fl_format_records[f]);
+        }
+    return fl_err_set(err, RV_CORRUPT,
+                      "records are not %s; this table's log format is %s (they are %s)",
+                      fl_format_records[format], fl_format_names[format], seen);
 }
 
 static int fl_validate_batch(const fl_batch_view_t *b, fl_log_format_t format,
@@ -95,21 +153,14 @@ static int fl_validate_batch(const fl_batch_view_t *b, fl_log_format_t format,
         return fl_err_set(err, RV_CORRUPT, "an empty batch (RecordCount 0) has %zu record bytes",
                           n);
     }
-    if (format == FL_LOG_FORMAT_ARROW) return fl_validate_arrow(b, body, n, types, columns, err);
-    return fl_validate_rows(b, body, n, fl_row_header_bytes(format, types, columns), err);
+    rc = fl_validate_records(b, body, n, format, types, columns, err);
+    if (rc == RV_CORRUPT) rc = fl_name_mismatch(rc, b, body, n, format, types, columns, err);
+    return rc;
 }
 
 /* Puts "record batch at byte pos: " before a batch's error message. */
 static int fl_validate_where(int rc, size_t pos, fl_error_t *err) {
-    if (!err) return rc;
-    char head[96];
-    int n = snprintf(head, sizeof(head), "Invalid record batch at byte %zu of the records: ", pos);
-    size_t hn = n > 0 && (size_t)n < sizeof(head) ? (size_t)n : 0;
-    size_t keep = strnlen(err->msg, sizeof(err->msg) - 1);
-    if (keep > sizeof(err->msg) - 1 - hn) keep = sizeof(err->msg) - 1 - hn;
-    memmove(err->msg + hn, err->msg, keep);
-    memcpy(err->msg, head, hn);
-    err->msg[hn + keep] = '\0';
+    fl_err_prefix(err, "Invalid record batch at byte %zu of the records: ", pos);
     return rc;
 }
 

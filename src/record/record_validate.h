@@ -4,8 +4,13 @@
  * only the CRC; fluss-c is stricter): every batch's schema id exists, and its
  * records match its header and that schema in structure, for the three log
  * formats (table.log.format, Fluss LogFormat). The rule it keeps: a batch we
- * accepted never makes a bucket unreadable, unprojected or projected. No
- * value is decoded. Thread rule: none; works on caller-owned bytes.
+ * accepted never makes a bucket unreadable, unprojected or projected. Arrow
+ * values are not decoded; INDEXED and COMPACTED rows are, strictly, so rows
+ * of the other row format do not pass. A refusal of records that are whole
+ * and valid in another format says so ("records are not Arrow IPC; this
+ * table's log format is ARROW (they are INDEXED rows ...)"): the reference
+ * stores such a batch and its readers then fail on the bucket. Thread rule:
+ * none; works on caller-owned bytes.
  *
  * Records after a batch's header (+ statistics), protocol.md §4.3-4.4:
  *
@@ -16,9 +21,9 @@
  * | INDEXED   | nothing         | n × (int32 LE length L ≥ 1, ChangeType byte, L − 1 row     |
  * | COMPACTED |                 | bytes), exactly to the batch end                           |
  *
- * ChangeType bytes are 0..4 (+A, +I, -U, +U, -D). A row is at least its
- * header: the null bitmap ⌈columns / 8⌉, plus for INDEXED one int32 length
- * per variable-length column (STRING, BYTES, ARRAY, MAP, ROW, DECIMAL p > 18).
+ * ChangeType bytes are 0..4 (+A, +I, -U, +U, -D). A row is exactly one
+ * IndexedRow / CompactedRow of the batch's schema (types_row_indexed.h,
+ * types_row_compacted.h).
  */
 #ifndef FL_RECORD_VALIDATE_H
 #define FL_RECORD_VALIDATE_H

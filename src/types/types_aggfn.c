@@ -11,6 +11,7 @@
 #include "common_alloc.h"
 #include "common_buf.h"
 #include "types_schema.h"
+#include "types_json.h"
 
 static const char *const fl_aggfn_names[FL_AGGFN_COUNT] = {
 #define FL_AGGFN_NAME_(e, name) name,
@@ -85,14 +86,11 @@ const char *fl_aggfn_json_param(const json_t *agg, const char *key) {
     return json_string_value(json_object_get(json_object_get(agg, "parameters"), key));
 }
 
-/* Jackson's JsonNode.asText for a parameter value: strings as they are,
- * scalars as their JSON text, null as "null", containers as "". */
+/* a parameter value as the reference keeps it: JsonNode.asText */
 static json_t *fl_aggfn_as_text(const json_t *v) {
-    if (json_is_string(v)) return json_string(json_string_value(v));
-    if (json_is_object(v) || json_is_array(v)) return json_string("");
-    char *t = json_dumps(v, JSON_ENCODE_ANY);
-    json_t *s = json_string(t ? t : "");
-    free(t);
+    char *t = fl_json_text(v);
+    json_t *s = json_string(t);
+    fl_free(t);
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "common_alloc.h"
+#include "types_json.h"
 
 static const char *const fl_type_json_names[] = {
 #define FL_TYPE_JSON_NAME_(e, json, sql) json,
@@ -155,15 +156,14 @@ static int fl_datatype_check(const fl_datatype_t *t, fl_error_t *err) {
 
 /* ---- JSON ---- */
 
+/* A required int member, read with JsonNode.asInt (types_json.h): any
+ * value is an int; only its absence is refused. */
 static int fl_json_int(const json_t *obj, const char *key, int32_t *out, fl_error_t *err) {
     const json_t *v = json_object_get(obj, key);
-    if (!json_is_integer(v))
-        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                          "data type JSON needs an integer '%s'", key);
-    json_int_t n = json_integer_value(v);
-    if (n < INT32_MIN || n > INT32_MAX)
-        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "'%s' is out of range", key);
-    *out = (int32_t)n;
+    if (!v)
+        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "data type JSON needs '%s'",
+                          key);
+    *out = fl_json_as_int(v);
     return 0;
 }
 
@@ -192,17 +192,17 @@ static int fl_datatype_row_from_json(const json_t *j, int depth, fl_datatype_t *
     for (size_t i = 0; i < n; i++) {
         const json_t *f = json_array_get(fields, i);
         const json_t *name = json_object_get(f, "name");
-        if (!json_is_string(name))
+        if (!name)
             return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                              "ROW field %zu needs a string 'name'", i);
+                              "ROW field %zu needs a 'name'", i);
         fl_row_field_t *rf = &t->fields[i];
         t->field_count = i + 1;
-        rf->name = fl_strdup(json_string_value(name));
+        rf->name = fl_json_text(name);
         rf->field_id = -1;
-        const json_t *desc = json_object_get(f, "description");
-        if (json_is_string(desc)) rf->description = fl_strdup(json_string_value(desc));
-        if (json_object_get(f, "field_id") && fl_json_int(f, "field_id", &rf->field_id, err))
-            return err ? err->code : FLUSS_ERR_INVALID_TABLE_EXCEPTION;
+        /* ours: a null description is none (the reference keeps "null") */
+        if (fl_json_has_non_null(f, "description"))
+            rf->description = fl_json_text(json_object_get(f, "description"));
+        if (json_object_get(f, "field_id")) rf->field_id = fl_json_as_int(json_object_get(f, "field_id"));
         int rc = fl_datatype_child(f, "field_type", depth, &rf->type, err);
         if (rc) return rc;
     }
@@ -214,29 +214,26 @@ static int fl_datatype_from_json_depth(const json_t *j, int depth, fl_datatype_t
     *out = NULL;
     if (depth > FL_TYPE_DEPTH_MAX)
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "data type nested too deeply");
-    if (!json_is_object(j))
+    const json_t *type_v = json_object_get(j, "type");
+    if (!json_is_object(j) || !type_v)
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                          "data type JSON must be an object");
-    const char *name = json_string_value(json_object_get(j, "type"));
-    if (!name)
-        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                          "data type JSON needs a string 'type'");
+                          "data type JSON must be an object with a 'type'");
+    char *name = fl_json_text(type_v); /* DataTypeRoot.valueOf(asText()) */
     int root = -1;
     for (int r = 0; r < FL_TYPE_ROOT_COUNT; r++)
         if (strcmp(name, fl_type_json_names[r]) == 0) root = r;
-    if (root < 0)
-        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "unknown data type '%s'", name);
+    if (root < 0) {
+        int rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                            "unknown data type '%s' (not a DataTypeRoot name)", name);
+        fl_free(name);
+        return rc;
+    }
+    fl_free(name);
 
     fl_datatype_t *t = fl_datatype_new((fl_type_root_t)root);
     int rc = 0;
     const json_t *nullable = json_object_get(j, "nullable");
-    if (nullable) {
-        if (!json_is_boolean(nullable)) {
-            rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "'nullable' must be a boolean");
-            goto done;
-        }
-        t->nullable = json_is_true(nullable);
-    }
+    if (nullable) t->nullable = fl_json_as_bool(nullable); /* JsonNode.asBoolean */
     switch (t->root) {
     case FL_TYPE_CHAR:
     case FL_TYPE_BINARY:
@@ -265,7 +262,6 @@ static int fl_datatype_from_json_depth(const json_t *j, int depth, fl_datatype_t
         break;
     }
     if (!rc) rc = fl_datatype_check(t, err);
-done:
     if (rc) {
         fl_datatype_destroy(t);
         return rc;

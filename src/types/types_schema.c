@@ -4,6 +4,7 @@
 #include "types_schema.h"
 
 #include "types_aggfn.h"
+#include "types_json.h"
 
 #include <string.h>
 
@@ -95,18 +96,15 @@ void fl_schema_assign_ids(fl_schema_t *s) {
     fl_free(scan.ids);
 }
 
-static int fl_json_strlist(const json_t *arr, const char *what, fl_strlist_t *out,
-                           fl_error_t *err) {
-    if (!json_is_array(arr))
-        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "'%s' must be an array", what);
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const char *s = json_string_value(json_array_get(arr, i));
-        if (!s)
-            return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                              "'%s' must hold strings", what);
-        fl_strlist_add(out, s);
+/* A list of names as SchemaJsonSerde reads one: the text of each of the
+ * value's elements (types_json.h), so null is an empty list. */
+static void fl_json_strlist(const json_t *v, fl_strlist_t *out) {
+    fl_json_iter_t it = fl_json_iter(v);
+    for (const json_t *e; (e = fl_json_next(&it));) {
+        char *t = fl_json_text(e);
+        fl_strlist_add(out, t);
+        fl_free(t);
     }
-    return 0;
 }
 
 /* "[a, b, c]" as Java prints a list; the error message buffer bounds it. */
@@ -162,7 +160,7 @@ static int fl_schema_normalize(fl_schema_t *s, fl_error_t *err) {
     }
     if (s->primary_key.count == 0)
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                          "Primary key constraint must not be empty");
+                          "Primary key constraint must be defined for at least a single column.");
     for (size_t i = 0; i < s->primary_key.count; i++) {
         const char *pk = s->primary_key.items[i];
         if (fl_strlist_index(&s->primary_key, pk) != (int)i)
@@ -210,61 +208,74 @@ static int fl_schema_normalize(fl_schema_t *s, fl_error_t *err) {
     return 0;
 }
 
+/* One element of "columns" (ColumnJsonSerde): an object with a "name"
+ * (any value, read as text) and a "data_type"; "comment" and
+ * "agg_function" when not null, "id" as an int when present. */
+static int fl_column_from_json(const json_t *c, size_t i, fl_schema_t *out, size_t *with_id,
+                               fl_error_t *err) {
+    const json_t *name_v = json_object_get(c, "name");
+    if (!json_is_object(c) || !name_v)
+        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                          "column %zu has no 'name' (a column is an object with a name and a "
+                          "data_type)",
+                          i);
+    char *name = fl_json_text(name_v);
+    fl_datatype_t *type = NULL;
+    int rc = fl_datatype_from_json(json_object_get(c, "data_type"), &type, err);
+    if (rc) {
+        fl_free(name);
+        return rc;
+    }
+    char *comment = fl_json_has_non_null(c, "comment")
+                        ? fl_json_text(json_object_get(c, "comment"))
+                        : NULL;
+    fl_schema_add_column(out, name, type, comment);
+    fl_free(comment);
+    fl_free(name);
+    fl_column_t *col = &out->columns[out->column_count - 1];
+    const json_t *id = json_object_get(c, "id");
+    if (id) {
+        /* ours: a negative id other than -1 ("not set") is refused; the
+         * reference would take it as set */
+        col->id = fl_json_as_int(id);
+        if (col->id < -1)
+            return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                              "column '%s' has id %d; ids are -1 (not set) or at least 0",
+                              col->name, col->id);
+        if (col->id >= 0) (*with_id)++;
+    }
+    if (fl_json_has_non_null(c, "agg_function")) {
+        const json_t *agg = json_object_get(c, "agg_function");
+        if (!json_object_get(agg, "type"))
+            return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                              "column '%s' has an 'agg_function' without a 'type'", col->name);
+        /* as Fluss's parse + re-serialize leaves it: an unknown function
+         * (any type that is not a function's name) is dropped, names and
+         * parameter values canonical */
+        col->agg_function = fl_aggfn_json_normalize(agg);
+    }
+    return 0;
+}
+
 int fl_schema_from_json(const json_t *j, fl_schema_t *out, fl_error_t *err) {
     memset(out, 0, sizeof(*out));
     out->highest_field_id = -1;
     int rc = 0;
-    if (!json_is_object(j)) {
-        rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "schema JSON must be an object");
-        goto fail;
-    }
     const json_t *cols = json_object_get(j, "columns");
-    if (!json_is_array(cols)) {
+    if (!json_is_object(j) || !cols) {
         rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                        "schema JSON needs a 'columns' array");
+                        "schema JSON must be an object with 'columns'");
         goto fail;
     }
-    size_t n = json_array_size(cols);
-    if (n > FL_SCHEMA_COLUMNS_MAX) {
-        rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "too many columns: %zu", n);
-        goto fail;
-    }
-    size_t with_id = 0;
-    for (size_t i = 0; i < n; i++) {
-        const json_t *c = json_array_get(cols, i);
-        const char *name = json_string_value(json_object_get(c, "name"));
-        if (!name) {
+    size_t with_id = 0, n = 0;
+    fl_json_iter_t it = fl_json_iter(cols);
+    for (const json_t *c; (c = fl_json_next(&it)); n++) {
+        if (n == FL_SCHEMA_COLUMNS_MAX) {
             rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                            "column %zu needs a string 'name'", i);
+                            "too many columns: more than %d", FL_SCHEMA_COLUMNS_MAX);
             goto fail;
         }
-        fl_datatype_t *type = NULL;
-        rc = fl_datatype_from_json(json_object_get(c, "data_type"), &type, err);
-        if (rc) goto fail;
-        const json_t *comment = json_object_get(c, "comment");
-        fl_schema_add_column(out, name, type, json_is_string(comment) ? json_string_value(comment) : NULL);
-        const json_t *id = json_object_get(c, "id");
-        if (id) {
-            if (!json_is_integer(id) || json_integer_value(id) < -1 ||
-                json_integer_value(id) > INT32_MAX) {
-                rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                                "column '%s' has a bad 'id'", name);
-                goto fail;
-            }
-            out->columns[i].id = (int32_t)json_integer_value(id);
-            if (out->columns[i].id >= 0) with_id++;
-        }
-        const json_t *agg = json_object_get(c, "agg_function");
-        if (agg && !json_is_null(agg)) {
-            if (!json_is_object(agg) || !json_is_string(json_object_get(agg, "type"))) {
-                rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                                "column '%s' has a bad 'agg_function'", name);
-                goto fail;
-            }
-            /* as Fluss's parse + re-serialize leaves it: an unknown function
-             * is dropped, names and parameter values canonical */
-            out->columns[i].agg_function = fl_aggfn_json_normalize(agg);
-        }
+        if ((rc = fl_column_from_json(c, n, out, &with_id, err))) goto fail;
     }
     if (with_id != 0 && with_id != n) {
         rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
@@ -274,11 +285,10 @@ int fl_schema_from_json(const json_t *j, fl_schema_t *out, fl_error_t *err) {
     const json_t *pk = json_object_get(j, "primary_key");
     if (pk) {
         out->has_primary_key = true;
-        if ((rc = fl_json_strlist(pk, "primary_key", &out->primary_key, err))) goto fail;
+        fl_json_strlist(pk, &out->primary_key);
     }
     const json_t *ai = json_object_get(j, "auto_increment_column");
-    if (ai && (rc = fl_json_strlist(ai, "auto_increment_column", &out->auto_increment, err)))
-        goto fail;
+    if (ai) fl_json_strlist(ai, &out->auto_increment);
     if (out->auto_increment.count > 1) { /* Schema.Builder.enableAutoIncrement's own check */
         rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
                         "Multiple auto increment columns are not supported yet.");
@@ -296,12 +306,13 @@ int fl_schema_from_json(const json_t *j, fl_schema_t *out, fl_error_t *err) {
     }
     const json_t *hi = json_object_get(j, "highest_field_id");
     if (hi) {
-        if (!json_is_integer(hi) || json_integer_value(hi) < -1 ||
-            json_integer_value(hi) > INT32_MAX) {
-            rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "bad 'highest_field_id'");
+        out->highest_field_id = fl_json_as_int(hi);
+        if (out->highest_field_id < -1) {
+            rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                            "'highest_field_id' is %d; it is at least -1",
+                            out->highest_field_id);
             goto fail;
         }
-        out->highest_field_id = (int32_t)json_integer_value(hi);
     }
     if ((rc = fl_schema_normalize(out, err))) goto fail;
     return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "types_json.h"
 
 void fl_table_desc_free(fl_table_desc_t *d) {
     fl_schema_free(&d->schema);
@@ -32,34 +33,38 @@ void fl_table_desc_copy(fl_table_desc_t *dst, const fl_table_desc_t *src) {
     fl_kvlist_copy(&dst->custom_properties, &src->custom_properties);
 }
 
-static int fl_json_names(const json_t *arr, const char *what, fl_strlist_t *out, int code,
-                         fl_error_t *err) {
-    if (!json_is_array(arr)) return fl_err_set(err, code, "'%s' must be an array", what);
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        const char *s = json_string_value(json_array_get(arr, i));
-        if (!s) return fl_err_set(err, code, "'%s' must hold strings", what);
-        fl_strlist_add(out, s);
+/* The descriptor parsers read as TableDescriptorJsonSerde and
+ * DatabaseDescriptorJsonSerde do (types_json.h): a list of names is the
+ * text of each element of any value (null: none), a property map the text
+ * of each member of an object (anything else: none), a comment any
+ * value's text, a bucket count any value's int. A member the reference
+ * dereferences unchecked ("schema", "partition_key", "properties",
+ * "custom_properties", and "bucket_key" beside "bucket_count") is refused
+ * when missing, where the reference fails with a NullPointerException.
+ * Ours: a null comment is none (the reference keeps the text "null"). */
+static void fl_json_names(const json_t *v, fl_strlist_t *out) {
+    fl_json_iter_t it = fl_json_iter(v);
+    for (const json_t *e; (e = fl_json_next(&it));) {
+        char *t = fl_json_text(e);
+        fl_strlist_add(out, t);
+        fl_free(t);
     }
-    return 0;
 }
 
-static int fl_json_props(const json_t *obj, const char *what, fl_kvlist_t *out, int code,
-                         fl_error_t *err) {
-    if (!json_is_object(obj)) return fl_err_set(err, code, "'%s' must be an object", what);
+static void fl_json_props(const json_t *obj, fl_kvlist_t *out) {
+    if (!json_is_object(obj)) return;
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)obj, k, v) {
-        if (json_is_string(v)) {
-            fl_kvlist_set(out, k, json_string_value(v));
-        } else if (json_is_integer(v) || json_is_real(v) || json_is_boolean(v)) {
-            char *text = json_dumps(v, JSON_ENCODE_ANY);
-            fl_kvlist_set(out, k, text);
-            free(text);
-        } else {
-            return fl_err_set(err, code, "'%s' values must be strings", what);
-        }
+        char *t = fl_json_text(v);
+        fl_kvlist_set(out, k, t);
+        fl_free(t);
     }
-    return 0;
+}
+
+static char *fl_json_comment(const json_t *obj) {
+    return fl_json_has_non_null(obj, "comment") ? fl_json_text(json_object_get(obj, "comment"))
+                                                : NULL;
 }
 
 int fl_table_desc_from_json(const json_t *j, fl_table_desc_t *out, fl_error_t *err) {
@@ -70,12 +75,20 @@ int fl_table_desc_from_json(const json_t *j, fl_table_desc_t *out, fl_error_t *e
         rc = fl_err_set(err, code, "table descriptor JSON must be an object");
         goto fail;
     }
-    if ((rc = fl_schema_from_json(json_object_get(j, "schema"), &out->schema, err))) goto fail;
-    const json_t *comment = json_object_get(j, "comment");
-    if (json_is_string(comment)) out->comment = fl_strdup(json_string_value(comment));
-    if ((rc = fl_json_names(json_object_get(j, "partition_key"), "partition_key",
-                            &out->partition_keys, code, err)))
+    const json_t *schema = json_object_get(j, "schema");
+    if (!schema) {
+        rc = fl_err_set(err, code, "table descriptor JSON has no 'schema'");
         goto fail;
+    }
+    if ((rc = fl_schema_from_json(schema, &out->schema, err))) goto fail;
+    static const char *const required[] = {"partition_key", "properties", "custom_properties"};
+    for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+        if (!json_object_get(j, required[i])) {
+            rc = fl_err_set(err, code, "table descriptor JSON has no '%s'", required[i]);
+            goto fail;
+        }
+    out->comment = fl_json_comment(j);
+    fl_json_names(json_object_get(j, "partition_key"), &out->partition_keys);
     const json_t *bk = json_object_get(j, "bucket_key");
     const json_t *bc = json_object_get(j, "bucket_count");
     if (bk || bc) {
@@ -84,23 +97,14 @@ int fl_table_desc_from_json(const json_t *j, fl_table_desc_t *out, fl_error_t *e
             rc = fl_err_set(err, code, "table descriptor JSON has 'bucket_count' but no 'bucket_key'");
             goto fail;
         }
-        if ((rc = fl_json_names(bk, "bucket_key", &out->bucket_keys, code, err))) goto fail;
+        fl_json_names(bk, &out->bucket_keys);
         if (bc) {
-            if (!json_is_integer(bc) || json_integer_value(bc) > INT32_MAX ||
-                json_integer_value(bc) < INT32_MIN) {
-                rc = fl_err_set(err, code, "'bucket_count' must be an integer");
-                goto fail;
-            }
             out->has_bucket_count = true;
-            out->bucket_count = (int32_t)json_integer_value(bc);
+            out->bucket_count = fl_json_as_int(bc);
         }
     }
-    if ((rc = fl_json_props(json_object_get(j, "properties"), "properties", &out->properties,
-                            code, err)))
-        goto fail;
-    if ((rc = fl_json_props(json_object_get(j, "custom_properties"), "custom_properties",
-                            &out->custom_properties, code, err)))
-        goto fail;
+    fl_json_props(json_object_get(j, "properties"), &out->properties);
+    fl_json_props(json_object_get(j, "custom_properties"), &out->custom_properties);
     return 0;
 fail:
     fl_table_desc_free(out);
@@ -176,10 +180,8 @@ int fl_database_desc_from_bytes(const void *data, size_t len, fl_database_desc_t
         rc = fl_err_set(err, code, "database descriptor JSON must be an object");
         goto done;
     }
-    const json_t *comment = json_object_get(j, "comment");
-    if (json_is_string(comment)) out->comment = fl_strdup(json_string_value(comment));
-    const json_t *props = json_object_get(j, "custom_properties");
-    if (props) rc = fl_json_props(props, "custom_properties", &out->custom_properties, code, err);
+    out->comment = fl_json_comment(j);
+    fl_json_props(json_object_get(j, "custom_properties"), &out->custom_properties);
 done:
     json_decref(j);
     if (rc) fl_database_desc_free(out);

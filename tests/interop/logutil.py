@@ -202,6 +202,12 @@ def build_batch(rows: "pa.RecordBatch | None", schema_id: int, writer_id: int = 
     RecordBatch message (uncompressed unless `codec`). CRC-32C over [25, end)."""
     body = b"" if rows is None else arrow_message(rows, codec, level)
     count = 0 if rows is None else rows.num_rows
+    return build_raw_batch(body, count, schema_id, writer_id, seq, attributes, bad_crc)
+
+
+def build_raw_batch(body: bytes, count: int, schema_id: int, writer_id: int = -1,
+                    seq: int = -1, attributes: int = 1, bad_crc: bool = False) -> bytes:
+    """A V0 log record batch around records `body` of `count` records."""
     tail = struct.pack("<hbiqii", schema_id, attributes, max(count - 1, 0),
                        writer_id, seq, count) + body
     total = V0_HEADER + len(body)
@@ -211,6 +217,18 @@ def build_batch(rows: "pa.RecordBatch | None", schema_id: int, writer_id: int = 
     head = struct.pack("<qibqI", 0, total - 12, 0, 0, crc)
     assert len(head) + len(tail) == total
     return head + tail
+
+
+def indexed_int_string_records(rows, change_type: int = 0) -> bytes:
+    """INDEXED log records (protocol.md §4.4, §5.5) of (INT, STRING) rows,
+    neither NULL: per record int32 LE length, the ChangeType byte, then the
+    IndexedRow (null bitmap, the STRING's length slot, the INT, the bytes)."""
+    out = b""
+    for i, s in rows:
+        b = s.encode()
+        row = bytes([0]) + struct.pack("<i", len(b)) + struct.pack("<i", i) + b
+        out += struct.pack("<i", len(row) + 1) + bytes([change_type]) + row
+    return out
 
 
 def parse_batches(records: bytes, new_layout: bool = False) -> list:

@@ -22,6 +22,8 @@
 #include "arrow_flatbuf.h"
 #include "batch_builder.h"
 #include "record_validate.h"
+#include "types_row_compacted.h"
+#include "types_row_indexed.h"
 #include "test_arrow_util.h"
 
 #define SCHEMA_ALL 1     /* the all-types fixture schema */
@@ -460,6 +462,8 @@ static void test_one_bad_batch_refuses_the_set(void **state) {
 /* ---- INDEXED and COMPACTED ---- */
 
 /* Records of `rows` rows of the given row sizes (attribute byte 0). */
+/* Raw records: n rows of row_sizes[i] bytes of noise each, framed as
+ * INDEXED / COMPACTED log records (length, change type, row). */
 static void row_records(fl_buf_t *out, const size_t *row_sizes, size_t n, uint8_t change) {
     fl_buf_reset(out);
     for (size_t i = 0; i < n; i++) {
@@ -474,19 +478,66 @@ static void row_records(fl_buf_t *out, const size_t *row_sizes, size_t n, uint8_
     }
 }
 
+/* n real rows of the ROWS schema (INT, STRING, DECIMAL(20, 2), BIGINT)
+ * encoded in fmt's row encoding and framed as log records. */
+static void encoded_records(fixture_t *f, fl_log_format_t fmt, size_t n, uint8_t change) {
+    fl_buf_reset(&f->msg);
+    fl_buf_t enc;
+    fl_buf_init(&enc);
+    fl_row_t r;
+    fl_row_init(&r, ROWS_COLUMNS);
+    for (size_t i = 0; i < n; i++) {
+        fl_row_clear(&r);
+        r.cells[0].is_null = false;
+        r.cells[0].i = (int64_t)i * 7;
+        char text[32];
+        int tn = snprintf(text, sizeof(text), "value-%zu", i * 1000);
+        fl_row_set_bytes(&r, 1, text, (size_t)tn);
+        if (i % 2 == 0) {
+            r.cells[2].is_null = false;
+            r.cells[2].dec = (__int128)i * 123456789012345LL + 5;
+        }
+        r.cells[3].is_null = false;
+        r.cells[3].i = -(int64_t)i * 1000003;
+        fl_buf_reset(&enc);
+        fl_error_t err;
+        int rc = fmt == FL_LOG_FORMAT_INDEXED
+                     ? fl_indexed_row_encode(&r, (const fl_datatype_t *const *)f->rows,
+                                             ROWS_COLUMNS, &enc, &err)
+                     : fl_compacted_row_encode(&r, (const fl_datatype_t *const *)f->rows,
+                                               ROWS_COLUMNS, &enc, &err);
+        assert_int_equal(rc, 0);
+        uint8_t len[4];
+        fl_arrow_put_le32(len, (uint32_t)(enc.len + 1));
+        fl_buf_append(&f->msg, len, 4);
+        fl_buf_append(&f->msg, &change, 1);
+        fl_buf_append(&f->msg, enc.data, enc.len);
+    }
+    fl_row_free(&r);
+    fl_buf_free(&enc);
+}
+
 static void rows_batch(fixture_t *f, int32_t count) {
     make_batch(&f->batch, 0, SCHEMA_ROWS, count, FL_BATCH_ATTR_APPEND_ONLY, NULL, 0, f->msg.data,
                f->msg.len);
 }
 
+static void expect_message(fixture_t *f, fl_log_format_t fmt, const char *want,
+                           const char *what) {
+    fl_error_t err;
+    int rc = run(f, &f->batch, fmt, &err);
+    assert_int_equal(rc, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+    if (!strstr(err.msg, want)) fail_msg("%s: message \"%s\" lacks \"%s\"", what, err.msg, want);
+    print_message("  %s -> %s\n", what, err.msg);
+}
+
 static void test_row_formats(void **state) {
     fixture_t *f = *state;
     const fl_log_format_t fmts[2] = {FL_LOG_FORMAT_INDEXED, FL_LOG_FORMAT_COMPACTED};
-    const size_t sizes[3] = {24, 9, 40};
     for (int k = 0; k < 2; k++) {
         fl_log_format_t fmt = fmts[k];
         const int bad = FLUSS_ERR_CORRUPT_RECORD_EXCEPTION;
-        row_records(&f->msg, sizes, 3, 3);
+        encoded_records(f, fmt, 3, 3);
         rows_batch(f, 3);
         expect_ok(f, &f->batch, fmt, "three rows");
         for (int8_t magic = 1; magic <= 2; magic++) {
@@ -509,10 +560,10 @@ static void test_row_formats(void **state) {
         fl_arrow_put_le32(f->msg.data, 0xFFFFFFF0u);
         rows_batch(f, 3);
         expect_code(f, &f->batch, fmt, bad, "negative length");
-        row_records(&f->msg, sizes, 3, 5);
+        encoded_records(f, fmt, 3, 5);
         rows_batch(f, 3);
         expect_code(f, &f->batch, fmt, bad, "change type 5");
-        row_records(&f->msg, sizes, 3, 0);
+        encoded_records(f, fmt, 3, 0);
         fl_buf_append(&f->msg, "\0\0", 2);
         rows_batch(f, 3);
         expect_code(f, &f->batch, fmt, bad, "trailing bytes");
@@ -520,23 +571,62 @@ static void test_row_formats(void **state) {
         row_records(&f->msg, empty_row, 1, 0);
         rows_batch(f, 1);
         expect_code(f, &f->batch, fmt, bad, "row without header");
+        const size_t noise[3] = {24, 9, 40}; /* framed, but no row of the schema */
+        row_records(&f->msg, noise, 3, 0);
+        rows_batch(f, 3);
+        expect_code(f, &f->batch, fmt, bad, "rows of noise");
+        /* one row cut short inside its value */
+        encoded_records(f, fmt, 1, 0);
+        fl_arrow_put_le32(f->msg.data, (uint32_t)(f->msg.len - 4 - 3));
+        f->msg.len -= 2;
+        rows_batch(f, 1);
+        expect_code(f, &f->batch, fmt, bad, "row cut short");
     }
-    /* 5 bytes: enough for COMPACTED (1-byte bitmap), not INDEXED (1 + 2 x 4) */
-    const size_t five[1] = {5};
-    row_records(&f->msg, five, 1, 0);
-    rows_batch(f, 1);
-    expect_ok(f, &f->batch, FL_LOG_FORMAT_COMPACTED, "5-byte compacted row");
-    expect_code(f, &f->batch, FL_LOG_FORMAT_INDEXED, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                "5-byte indexed row");
-    /* an ARROW body read as rows, and rows read as ARROW */
+
+    /* every format mismatch is named: what the table takes, what came */
+    encoded_records(f, FL_LOG_FORMAT_INDEXED, 3, 0);
+    rows_batch(f, 3);
+    expect_message(f, FL_LOG_FORMAT_COMPACTED,
+                   "records are not COMPACTED rows; this table's log format is COMPACTED (they "
+                   "are INDEXED rows",
+                   "indexed rows to a compacted table");
+    expect_message(f, FL_LOG_FORMAT_ARROW,
+                   "records are not Arrow IPC; this table's log format is ARROW (they are "
+                   "INDEXED rows",
+                   "indexed rows to an arrow table");
+    encoded_records(f, FL_LOG_FORMAT_COMPACTED, 3, 0);
+    rows_batch(f, 3);
+    expect_message(f, FL_LOG_FORMAT_INDEXED,
+                   "records are not INDEXED rows; this table's log format is INDEXED (they are "
+                   "COMPACTED rows",
+                   "compacted rows to an indexed table");
+    expect_message(f, FL_LOG_FORMAT_ARROW,
+                   "records are not Arrow IPC; this table's log format is ARROW (they are "
+                   "COMPACTED rows",
+                   "compacted rows to an arrow table");
     arrow_fixture("all_types_none.arrow", &f->msg);
     arrow_batch(f, SCHEMA_ALL, 5);
-    expect_code(f, &f->batch, FL_LOG_FORMAT_INDEXED, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                "arrow as indexed");
-    row_records(&f->msg, sizes, 3, 0);
+    expect_message(f, FL_LOG_FORMAT_INDEXED,
+                   "records are not INDEXED rows; this table's log format is INDEXED (they are "
+                   "an Arrow IPC message",
+                   "arrow to an indexed table");
+    expect_message(f, FL_LOG_FORMAT_COMPACTED,
+                   "records are not COMPACTED rows; this table's log format is COMPACTED (they "
+                   "are an Arrow IPC message",
+                   "arrow to a compacted table");
+    /* a changelog's Arrow body, after its change-type vector, is found too */
+    const uint8_t vector[5] = {0, 1, 2, 3, 4};
+    make_batch(&f->batch, 0, SCHEMA_ALL, 5, 0, vector, 5, f->msg.data, f->msg.len);
+    expect_message(f, FL_LOG_FORMAT_INDEXED, "(they are an Arrow IPC message",
+                   "arrow changelog to an indexed table");
+    /* noise is refused with what is wrong with it, no format named */
+    const size_t noise[3] = {24, 9, 40};
+    row_records(&f->msg, noise, 3, 0);
     rows_batch(f, 3);
-    expect_code(f, &f->batch, FL_LOG_FORMAT_ARROW, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                "rows as arrow");
+    fl_error_t err;
+    assert_int_equal(run(f, &f->batch, FL_LOG_FORMAT_ARROW, &err),
+                     FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+    assert_null(strstr(err.msg, "this table's log format"));
 }
 
 static void test_log_format_names(void **state) {

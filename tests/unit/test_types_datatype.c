@@ -175,7 +175,7 @@ static void test_json_rejections(void **state) {
     expect_json_rejected("{\"type\":\"TIMESTAMP_WITH_LOCAL_TIME_ZONE\",\"precision\":10}");
     expect_json_rejected("{\"type\":\"CHAR\",\"length\":0}");
     expect_json_rejected("{\"type\":\"BINARY\",\"length\":-3}");
-    expect_json_rejected("{\"type\":\"CHAR\",\"length\":4294967297}");
+    expect_json_rejected("{\"type\":\"CHAR\",\"length\":null}"); /* asInt: 0 */
     /* missing keys */
     expect_json_rejected("{\"nullable\":false}");
     expect_json_rejected("{\"type\":\"CHAR\"}");
@@ -186,13 +186,14 @@ static void test_json_rejections(void **state) {
     expect_json_rejected("{\"type\":\"ROW\"}");
     expect_json_rejected("{\"type\":\"ROW\",\"fields\":[{\"field_type\":{\"type\":\"INTEGER\"}}]}");
     expect_json_rejected("{\"type\":\"ROW\",\"fields\":[{\"name\":\"a\"}]}");
-    /* wrong kinds */
+    /* values no Jackson accessor makes a type of */
     expect_json_rejected("{\"type\":5}");
-    expect_json_rejected("{\"type\":\"INTEGER\",\"nullable\":\"false\"}");
-    expect_json_rejected("{\"type\":\"CHAR\",\"length\":\"5\"}");
-    expect_json_rejected("{\"type\":\"ROW\",\"fields\":[{\"name\":\"a\",\"field_type\":"
-                         "{\"type\":\"INTEGER\"},\"field_id\":\"x\"}]}");
+    expect_json_rejected("{\"type\":null}");
     expect_json_rejected("{\"type\":\"ARRAY\",\"element_type\":\"STRING\"}");
+    expect_json_rejected("{\"type\":\"ARRAY\",\"element_type\":null}");
+    expect_json_rejected("{\"type\":\"ROW\",\"fields\":null}");
+    expect_json_rejected("{\"type\":\"ROW\",\"fields\":{}}");
+    expect_json_rejected("{\"type\":\"ROW\",\"fields\":[5]}");
     /* bad children and duplicate ROW field names */
     expect_json_rejected("{\"type\":\"ARRAY\",\"element_type\":{\"type\":\"DECIMAL\","
                          "\"precision\":99,\"scale\":0}}");
@@ -204,6 +205,61 @@ static void test_json_rejections(void **state) {
     expect_json_rejected("\"INTEGER\"");
     expect_json_rejected("5");
     expect_json_rejected("null");
+}
+
+static fl_datatype_t *accepted(const char *text) {
+    fl_error_t err;
+    int rc;
+    fl_datatype_t *t = from_text_json(text, &rc, &err);
+    if (rc) fail_msg("%s: refused (%s)", text, err.msg);
+    return t;
+}
+
+/* Each member read as DataTypeJsonSerde reads it, with JsonNode's
+ * accessors: any value is an int or a boolean; a name is any value's
+ * text. */
+static void test_json_read_as_jackson(void **state) {
+    (void)state;
+    struct {
+        const char *json;
+        int32_t length;
+        bool nullable;
+    } chars[] = {
+        {"{\"type\":\"CHAR\",\"length\":\"5\"}", 5, true},
+        {"{\"type\":\"CHAR\",\"length\":\" +6 \"}", 6, true},
+        {"{\"type\":\"CHAR\",\"length\":\"7.9\"}", 7, true},
+        {"{\"type\":\"CHAR\",\"length\":8.7}", 8, true},
+        {"{\"type\":\"CHAR\",\"length\":true}", 1, true},
+        {"{\"type\":\"CHAR\",\"length\":4294967297}", 1, true}, /* (int) of a long */
+        {"{\"type\":\"CHAR\",\"length\":3,\"nullable\":\"false\"}", 3, false},
+        {"{\"type\":\"CHAR\",\"length\":3,\"nullable\":\" true\"}", 3, true},
+        {"{\"type\":\"CHAR\",\"length\":3,\"nullable\":null}", 3, false},
+        {"{\"type\":\"CHAR\",\"length\":3,\"nullable\":1}", 3, true},
+        {"{\"type\":\"CHAR\",\"length\":3,\"nullable\":0}", 3, false},
+        {"{\"type\":\"CHAR\",\"length\":3,\"nullable\":{}}", 3, false},
+        {"{\"type\":\"CHAR\",\"length\":3,\"extra\":[1,2]}", 3, true},
+    };
+    for (size_t i = 0; i < sizeof(chars) / sizeof(chars[0]); i++) {
+        fl_datatype_t *t = accepted(chars[i].json);
+        if (t->length != chars[i].length || t->nullable != chars[i].nullable)
+            fail_msg("%s: length %d nullable %d", chars[i].json, t->length, t->nullable);
+        fl_datatype_destroy(t);
+    }
+    /* "99999999999" overflows an int: NumberInput.parseAsInt gives 0 */
+    expect_json_rejected("{\"type\":\"CHAR\",\"length\":\"99999999999\"}");
+    expect_json_rejected("{\"type\":\"CHAR\",\"length\":\"five\"}");
+
+    fl_datatype_t *t = accepted("{\"type\":\"ROW\",\"fields\":[{\"name\":5,\"field_type\":"
+                                "{\"type\":\"INTEGER\"},\"field_id\":\"x\",\"description\":null},"
+                                "{\"name\":null,\"field_type\":{\"type\":\"INTEGER\"},"
+                                "\"description\":7,\"field_id\":null}]}");
+    assert_string_equal(t->fields[0].name, "5");
+    assert_int_equal(t->fields[0].field_id, 0); /* asInt("x") */
+    assert_null(t->fields[0].description);     /* ours: null is none */
+    assert_string_equal(t->fields[1].name, "null");
+    assert_string_equal(t->fields[1].description, "7");
+    assert_int_equal(t->fields[1].field_id, 0);
+    fl_datatype_destroy(t);
 }
 
 /* depth wrappers: ARRAY<ARRAY<...<INTEGER>...>> */
@@ -399,6 +455,7 @@ int main(void) {
         cmocka_unit_test(test_json_round_trip_every_type),
         cmocka_unit_test(test_json_values_read_back),
         cmocka_unit_test(test_json_rejections),
+        cmocka_unit_test(test_json_read_as_jackson),
         cmocka_unit_test(test_json_nesting_limit),
         cmocka_unit_test(test_text_parse_and_format),
         cmocka_unit_test(test_text_parse_values_and_advance),

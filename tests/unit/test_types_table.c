@@ -96,14 +96,18 @@ static void test_schema_rejections(void **state) {
     const char *bad[] = {
         "[]",
         "{}",
-        "{\"columns\":{}}",
         "{\"columns\":[{\"data_type\":{\"type\":\"INTEGER\"}}]}",
         "{\"columns\":[{\"name\":\"a\"}]}",
         "{\"columns\":[{\"name\":\"a\",\"data_type\":{\"type\":\"NOPE\"}}]}",
         "{\"columns\":[" COL("a", "INTEGER") "],\"primary_key\":[]}",
         "{\"columns\":[" COL("a", "INTEGER") "],\"primary_key\":\"a\"}",
         "{\"columns\":[" COL("a", "INTEGER") "],\"primary_key\":[\"a\",\"a\"]}",
-        "{\"columns\":[" COL_ID("a", "INTEGER", "x") "]}",
+        "{\"columns\":[" COL("a", "INTEGER") "],\"primary_key\":null}",
+        "{\"columns\":[5]}",
+        "{\"columns\":[null]}",
+        "{\"columns\":[{\"name\":\"a\",\"data_type\":null}]}",
+        "{\"columns\":[{\"name\":\"a\",\"data_type\":{\"type\":\"INTEGER\"},\"agg_function\":{}}]}",
+        "{\"columns\":[{\"name\":\"a\",\"data_type\":{\"type\":\"INTEGER\"},\"id\":-2}]}",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         rc = schema_from_text(bad[i], &s, &err);
@@ -250,23 +254,139 @@ static void test_table_desc_rejections(void **state) {
     (void)state;
     assert_int_equal(desc_rc("{" SCHEMA1 ",\"partition_key\":[],\"properties\":{},"
                              "\"custom_properties\":{}}"), 0);
-    assert_int_equal(desc_rc("{" SCHEMA1 ",\"partition_key\":[],\"bucket_count\":3,"
-                             "\"properties\":{},\"custom_properties\":{}}"),
-                     FLUSS_ERR_INVALID_TABLE_EXCEPTION);
-    assert_int_equal(desc_rc("{" SCHEMA1 ",\"partition_key\":[],\"bucket_key\":[],"
-                             "\"bucket_count\":\"3\",\"properties\":{},\"custom_properties\":{}}"),
-                     FLUSS_ERR_INVALID_TABLE_EXCEPTION);
-    assert_int_equal(desc_rc("{" SCHEMA1 ",\"partition_key\":[],\"properties\":{\"k\":[1]},"
-                             "\"custom_properties\":{}}"),
-                     FLUSS_ERR_INVALID_TABLE_EXCEPTION);
     assert_int_equal(desc_rc("not json"), FLUSS_ERR_INVALID_TABLE_EXCEPTION);
     assert_int_equal(desc_rc("[]"), FLUSS_ERR_INVALID_TABLE_EXCEPTION);
+    assert_int_equal(desc_rc("null"), FLUSS_ERR_INVALID_TABLE_EXCEPTION);
     assert_int_equal(desc_rc("{\"partition_key\":[],\"properties\":{},\"custom_properties\":{}}"),
+                     FLUSS_ERR_INVALID_TABLE_EXCEPTION);
+    assert_int_equal(desc_rc("{\"schema\":null,\"partition_key\":[]}"),
+                     FLUSS_ERR_INVALID_TABLE_EXCEPTION);
+    assert_int_equal(desc_rc("{\"schema\":[],\"partition_key\":[]}"),
                      FLUSS_ERR_INVALID_TABLE_EXCEPTION);
     /* duplicate keys are not silently merged */
     assert_int_equal(desc_rc("{" SCHEMA1 "," SCHEMA1 ",\"partition_key\":[],\"properties\":{},"
                              "\"custom_properties\":{}}"),
                      FLUSS_ERR_INVALID_TABLE_EXCEPTION);
+}
+
+static void desc_ok(const char *text, fl_table_desc_t *d) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    if (fl_table_desc_from_bytes(text, strlen(text), d, &err))
+        fail_msg("%s: refused (%s)", text, err.msg);
+}
+
+/* Every member of a table descriptor as TableDescriptorJsonSerde reads it:
+ * null arrays and maps are empty (the independent Go client sends
+ * "partition_key": null and "bucket_key": null for empty lists), values
+ * of any kind are read as text or ints, unknown members are ignored. */
+static void test_table_desc_lenient(void **state) {
+    (void)state;
+    fl_table_desc_t d;
+    desc_ok("{\"version\":1," SCHEMA1 ",\"comment\":null,\"partition_key\":null,"
+            "\"bucket_key\":null,\"bucket_count\":3,\"properties\":null,"
+            "\"custom_properties\":null,\"unknown\":{\"x\":[1]}}", &d);
+    assert_null(d.comment);
+    assert_int_equal(d.partition_keys.count, 0);
+    assert_true(d.has_distribution);
+    assert_int_equal(d.bucket_keys.count, 0);
+    assert_true(d.has_bucket_count);
+    assert_int_equal(d.bucket_count, 3);
+    assert_int_equal(d.properties.count, 0);
+    assert_int_equal(d.custom_properties.count, 0);
+    fl_table_desc_free(&d);
+
+    /* members the reference dereferences unchecked are required; a null
+     * count is asInt's 0 (refused later by the bucket check) */
+    const char *missing[] = {
+        "{\"partition_key\":[],\"properties\":{},\"custom_properties\":{}}",
+        "{" SCHEMA1 ",\"properties\":{},\"custom_properties\":{}}",
+        "{" SCHEMA1 ",\"partition_key\":[],\"custom_properties\":{}}",
+        "{" SCHEMA1 ",\"partition_key\":[],\"properties\":{}}",
+        "{" SCHEMA1 ",\"partition_key\":[],\"bucket_count\":2,\"properties\":{},"
+        "\"custom_properties\":{}}",
+    };
+    for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++)
+        assert_int_equal(desc_rc(missing[i]), FLUSS_ERR_INVALID_TABLE_EXCEPTION);
+    desc_ok("{" SCHEMA1 ",\"partition_key\":[],\"bucket_key\":[\"a\"],\"bucket_count\":null,"
+            "\"properties\":{},\"custom_properties\":{}}", &d);
+    assert_true(d.has_bucket_count);
+    assert_int_equal(d.bucket_count, 0);
+    fl_table_desc_free(&d);
+    desc_ok("{" SCHEMA1 ",\"partition_key\":[],\"properties\":{},\"custom_properties\":{}}", &d);
+    assert_false(d.has_distribution);
+    fl_table_desc_free(&d);
+
+    /* values of other kinds: JsonNode.asText / asInt / elements */
+    desc_ok("{" SCHEMA1 ",\"comment\":12,\"partition_key\":\"a\",\"bucket_key\":{\"k\":\"a\"},"
+            "\"bucket_count\":\"4\",\"properties\":{\"s\":\"v\",\"i\":5,\"d\":1.5,\"b\":true,"
+            "\"n\":null,\"o\":{\"x\":1},\"a\":[1]},\"custom_properties\":[\"x\"]}", &d);
+    assert_string_equal(d.comment, "12");
+    assert_int_equal(d.partition_keys.count, 0); /* a string has no elements */
+    assert_int_equal(d.bucket_keys.count, 1);    /* an object's are its values */
+    assert_string_equal(d.bucket_keys.items[0], "a");
+    assert_int_equal(d.bucket_count, 4);
+    const char *want[][2] = {{"s", "v"}, {"i", "5"}, {"d", "1.5"}, {"b", "true"},
+                             {"n", "null"}, {"o", ""}, {"a", ""}};
+    assert_int_equal(d.properties.count, 7);
+    for (size_t i = 0; i < 7; i++)
+        assert_string_equal(fl_kvlist_get(&d.properties, want[i][0]), want[i][1]);
+    assert_int_equal(d.custom_properties.count, 0);
+    fl_table_desc_free(&d);
+
+    desc_ok("{" SCHEMA1 ",\"partition_key\":[\"a\",7,null],\"properties\":{},"
+            "\"custom_properties\":{}}", &d);
+    assert_int_equal(d.partition_keys.count, 3);
+    assert_string_equal(d.partition_keys.items[1], "7");
+    assert_string_equal(d.partition_keys.items[2], "null");
+    fl_table_desc_free(&d);
+}
+
+/* The schema's members as SchemaJsonSerde and ColumnJsonSerde read them. */
+static void test_schema_lenient(void **state) {
+    (void)state;
+    fl_schema_t s;
+    fl_error_t err;
+    int rc = schema_from_text("{\"columns\":[{\"name\":\"a\",\"data_type\":{\"type\":\"INTEGER\"},"
+                              "\"comment\":null,\"agg_function\":null,\"extra\":1},"
+                              "{\"name\":7,\"data_type\":{\"type\":\"STRING\"},\"comment\":3}],"
+                              "\"primary_key\":[\"a\"],\"auto_increment_column\":null,"
+                              "\"highest_field_id\":\"1\",\"unknown\":[]}",
+                              &s, &err);
+    if (rc) fail_msg("refused: %s", err.msg);
+    assert_int_equal(s.column_count, 2);
+    assert_null(s.columns[0].comment);
+    assert_null(s.columns[0].agg_function);
+    assert_string_equal(s.columns[1].name, "7");
+    assert_string_equal(s.columns[1].comment, "3");
+    assert_int_equal(s.auto_increment.count, 0);
+    assert_int_equal(s.highest_field_id, 1);
+    fl_schema_free(&s);
+
+    /* an id of another kind is asInt's: "x" is 0; an object of columns
+     * is its values; a type that names no function drops the function */
+    rc = schema_from_text("{\"columns\":{\"c1\":" COL_ID("a", "INTEGER", "x") ",\"c2\":"
+                          "{\"name\":\"b\",\"data_type\":{\"type\":\"BIGINT\"},\"id\":\"1\","
+                          "\"agg_function\":{\"type\":null}}}}",
+                          &s, &err);
+    if (rc) fail_msg("refused: %s", err.msg);
+    assert_int_equal(s.column_count, 2);
+    assert_int_equal(s.columns[0].id, 0);
+    assert_int_equal(s.columns[1].id, 1);
+    assert_null(s.columns[1].agg_function);
+    fl_schema_free(&s);
+
+    /* an empty list of columns parses (the CREATE TABLE check refuses it) */
+    rc = schema_from_text("{\"columns\":{}}", &s, &err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s.column_count, 0);
+    fl_schema_free(&s);
+
+    rc = schema_from_text("{\"columns\":[" COL("a", "INTEGER") "],\"primary_key\":null}", &s,
+                          &err);
+    assert_int_equal(rc, FLUSS_ERR_INVALID_TABLE_EXCEPTION);
+    assert_string_equal(err.msg,
+                        "Primary key constraint must be defined for at least a single column.");
 }
 
 static char *db_round_trip(const char *in, int *rc) {
@@ -313,7 +433,18 @@ static void test_database_desc(void **state) {
     assert_int_equal(rc, FLUSS_ERR_INVALID_DATABASE_EXCEPTION);
     assert_null(db_round_trip("[1]", &rc));
     assert_int_equal(rc, FLUSS_ERR_INVALID_DATABASE_EXCEPTION);
-    assert_null(db_round_trip("{\"custom_properties\":[]}", &rc));
+    /* as DatabaseDescriptorJsonSerde reads them: a map that is not an
+     * object is empty, a comment any value's text (null: none, ours) */
+    s = db_round_trip("{\"custom_properties\":[],\"comment\":null,\"x\":1}", &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "{\"version\":1,\"custom_properties\":{}}");
+    free(s);
+    s = db_round_trip("{\"custom_properties\":{\"n\":null,\"i\":2},\"comment\":false}", &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "{\"version\":1,\"comment\":\"false\",\"custom_properties\":"
+                           "{\"n\":\"null\",\"i\":\"2\"}}");
+    free(s);
+    assert_null(db_round_trip("null", &rc));
     assert_int_equal(rc, FLUSS_ERR_INVALID_DATABASE_EXCEPTION);
 }
 
@@ -375,6 +506,8 @@ int main(void) {
         cmocka_unit_test(test_golden_pk_table),
         cmocka_unit_test(test_golden_partitioned_table),
         cmocka_unit_test(test_table_desc_rejections),
+        cmocka_unit_test(test_table_desc_lenient),
+        cmocka_unit_test(test_schema_lenient),
         cmocka_unit_test(test_database_desc),
         cmocka_unit_test(test_name_check),
     };
