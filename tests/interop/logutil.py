@@ -219,16 +219,22 @@ def build_raw_batch(body: bytes, count: int, schema_id: int, writer_id: int = -1
     return head + tail
 
 
-def indexed_int_string_records(rows, change_type: int = 0) -> bytes:
-    """INDEXED log records (protocol.md §4.4, §5.5) of (INT, STRING) rows,
-    neither NULL: per record int32 LE length, the ChangeType byte, then the
-    IndexedRow (null bitmap, the STRING's length slot, the INT, the bytes)."""
-    out = b""
-    for i, s in rows:
-        b = s.encode()
-        row = bytes([0]) + struct.pack("<i", len(b)) + struct.pack("<i", i) + b
-        out += struct.pack("<i", len(row) + 1) + bytes([change_type]) + row
-    return out
+def indexed_row(i: int, s: bytes) -> bytes:
+    """IndexedRow of (INT id, STRING s): null bitmap, one var-length slot,
+    the INT, the string bytes (protocol.md §5.5)."""
+    return b"\x00" + struct.pack("<i", len(s)) + struct.pack("<i", i) + s
+
+
+def compacted_row(i: int, s: bytes) -> bytes:
+    """CompactedRow of (INT id, STRING s): null bitmap, uvarint INT (small
+    non-negative i), uvarint length + bytes (protocol.md §5.4)."""
+    assert 0 <= i < 128 and len(s) < 128
+    return b"\x00" + bytes([i]) + bytes([len(s)]) + s
+
+
+def row_record(row: bytes, change: int = 0) -> bytes:
+    """One INDEXED / COMPACTED log record: int32 LE length, ChangeType, row."""
+    return struct.pack("<ib", len(row) + 1, change) + row
 
 
 def parse_batches(records: bytes, new_layout: bool = False) -> list:

@@ -17,9 +17,13 @@ import pytest
 import fluss
 from conftest import IS_REFERENCE
 from logutil import (CORRUPT_RECORD, build_batch, build_raw_batch, create_log_table,
-                     indexed_int_string_records, produce_log, raw_tablet, read_all,
+                     indexed_row, produce_log, raw_tablet, read_all, row_record,
                      wait_ready)
 from rawwire import RESPONSE_SUCCESS
+
+
+def indexed_records(rows):
+    return b"".join(row_record(indexed_row(i, s.encode())) for i, s in rows)
 
 SCHEMA = pa.schema([pa.field("id", pa.int32()), pa.field("name", pa.string())])
 
@@ -45,7 +49,7 @@ async def test_indexed_rows_to_an_arrow_table(conn, admin, db):
     await wait_ready(admin, path)
     info = await admin.get_table_info(path)
     rows = [(i, f"s{i}") for i in range(3)]
-    batch = build_raw_batch(indexed_int_string_records(rows), len(rows), info.schema_id)
+    batch = build_raw_batch(indexed_records(rows), len(rows), info.schema_id)
     r = await produce_one(admin, path, batch)
     if IS_REFERENCE:
         # stored as it is: the bucket now holds a batch no reader can parse
@@ -75,7 +79,7 @@ async def test_arrow_to_an_indexed_table(our_server, admin, db):
     assert ("records are not INDEXED rows; this table's log format is INDEXED "
             "(they are an Arrow IPC message)") in r["error_message"], r["error_message"]
     rows = [(7, "seven"), (8, "")]
-    r = await produce_one(admin, path, build_raw_batch(indexed_int_string_records(rows), 2,
+    r = await produce_one(admin, path, build_raw_batch(indexed_records(rows), 2,
                                                        info.schema_id))
     assert r["error_code"] == 0, r
 
@@ -86,7 +90,7 @@ async def test_rows_to_a_compacted_table(our_server, admin, db):
     await wait_ready(admin, path)
     info = await admin.get_table_info(path)
     rows = [(1, "x" * 300), (2, "y")]
-    r = await produce_one(admin, path, build_raw_batch(indexed_int_string_records(rows), 2,
+    r = await produce_one(admin, path, build_raw_batch(indexed_records(rows), 2,
                                                        info.schema_id))
     assert r["error_code"] == CORRUPT_RECORD, r
     assert ("records are not COMPACTED rows; this table's log format is COMPACTED "

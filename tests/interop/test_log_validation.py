@@ -23,9 +23,9 @@ import pyarrow as pa
 import pytest
 
 import fluss
-from logutil import (CORRUPT_RECORD, V0_HEADER, arrow_message, build_batch, crc32c,
-                     create_log_table, fetch_log, latest_offsets, parse_batches, produce_log,
-                     raw_tablet, read_all)
+from logutil import (CORRUPT_RECORD, V0_HEADER, arrow_message, build_batch, compacted_row,
+                     crc32c, create_log_table, fetch_log, indexed_row, latest_offsets,
+                     parse_batches, produce_log, raw_tablet, read_all, row_record)
 
 pytestmark = pytest.mark.ours_only
 
@@ -177,26 +177,9 @@ async def test_bad_batch_refused_in_its_bucket_only(conn, admin, db, our_server)
         rc.close()
 
 
-def indexed_row(i: int, s: bytes) -> bytes:
-    """IndexedRow of (INT id, STRING s): null bitmap, one var-length slot,
-    the INT, the string bytes (protocol.md §5.5)."""
-    return b"\x00" + struct.pack("<i", len(s)) + struct.pack("<i", i) + s
-
-
-def compacted_row(i: int, s: bytes) -> bytes:
-    """CompactedRow of (INT id, STRING s): null bitmap, uvarint INT (small
-    non-negative i), uvarint length + bytes (protocol.md §5.4)."""
-    assert 0 <= i < 128 and len(s) < 128
-    return b"\x00" + bytes([i]) + bytes([len(s)]) + s
-
-
-def row_record(row: bytes, change: int = 0) -> bytes:
-    return struct.pack("<ib", len(row) + 1, change) + row
-
-
-@pytest.mark.parametrize("fmt,make_row", [("indexed", indexed_row),
-                                          ("compacted", compacted_row)])
-async def test_row_format_batches(conn, admin, db, our_server, fmt, make_row):
+@pytest.mark.parametrize("fmt,make_row,other", [("indexed", indexed_row, compacted_row),
+                                                ("compacted", compacted_row, indexed_row)])
+async def test_row_format_batches(conn, admin, db, our_server, fmt, make_row, other):
     path = fluss.TablePath(db, f"rows_{fmt}")
     # pyfluss' log_format knows no COMPACTED: set the property itself
     await admin.create_table(path, fluss.TableDescriptor(
@@ -221,9 +204,13 @@ async def test_row_format_batches(conn, admin, db, our_server, fmt, make_row):
             ("bad change type", batch_of(row_record(make_row(1, b"x"), 9), 1, sid),
              CORRUPT_RECORD, "change type"),
             ("row shorter than its header", batch_of(row_record(b""), 1, sid), CORRUPT_RECORD,
-             "header"),
+             "shorter than its"),
             ("an arrow body", batch_of(arrow_message(rows(1, 2, 3)), 3, sid), CORRUPT_RECORD,
-             "length"),
+             f"records are not {fmt.upper()} rows; this table's log format is {fmt.upper()} "
+             "(they are an Arrow IPC message)"),
+            ("rows of the other format", batch_of(b"".join(
+                row_record(other(i, b"w%d" % i)) for i in range(2)), 2, sid), CORRUPT_RECORD,
+             f"(they are {'COMPACTED' if fmt == 'indexed' else 'INDEXED'} rows)"),
             ("unknown schema id", batch_of(records, 3, sid + 3), SCHEMA_NOT_EXIST, "schema id"),
         ]
         for k, (name, recs, code, words) in enumerate(bad):
