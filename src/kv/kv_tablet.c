@@ -35,6 +35,22 @@ static void fl_kv_value_begin(fl_buf_t *b, int16_t schema_id) {
     fl_buf_append(b, id, 2);
 }
 
+/* A value that is not a row of the table's kv format but is a whole row
+ * of the other one: the refusal says so, as PRODUCE_LOG's does for log
+ * formats (record_validate.h). row is left all NULL. */
+static int fl_kv_name_mismatch(const fl_kv_table_t *t, int rc, const uint8_t *p, size_t len,
+                               const fl_datatype_t *const *types, size_t n, fl_row_t *row,
+                               fl_error_t *err) {
+    fl_row_format_t other = t->kv_format == FL_ROW_INDEXED ? FL_ROW_COMPACTED : FL_ROW_INDEXED;
+    fl_error_t ignored;
+    if (fl_row_decode(other, p, len, types, n, row, &ignored)) return rc;
+    fl_row_reset(row, n);
+    return fl_err_set(err, rc, "the value is not a %s row; this table's kv format is %s (it is %s "
+                      "%s row)",
+                      fl_row_format_name(t->kv_format), fl_row_format_name(t->kv_format),
+                      other == FL_ROW_INDEXED ? "an" : "a", fl_row_format_name(other));
+}
+
 /* Decodes a stored value (or schema id + incoming row) into row, in the
  * latest schema's layout (columns matched by id). */
 static int fl_kv_decode_value(const fl_kv_table_t *t, int16_t schema_id, const uint8_t *row_bytes,
@@ -45,7 +61,7 @@ static int fl_kv_decode_value(const fl_kv_table_t *t, int16_t schema_id, const u
         return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST, "The schema id %d does not exist.",
                           schema_id);
     int rc = fl_row_decode(t->kv_format, row_bytes, len, types, n, row, err);
-    if (rc) return rc;
+    if (rc) return fl_kv_name_mismatch(t, rc, row_bytes, len, types, n, row, err);
     fl_kv_row_to_latest(t, schema_id, row);
     return 0;
 }

@@ -44,6 +44,14 @@ def compacted_row(id_, name, score):
     return out
 
 
+def indexed_row(id_, name, score):
+    """IndexedRow of (INT id, STRING name, BIGINT NOT NULL score), no NULLs:
+    null bitmap, the STRING's length slot, then the fields in order."""
+    b = name.encode()
+    return (b"\x00" + struct.pack("<i", len(b)) + struct.pack("<i", id_) + b
+            + struct.pack("<q", score))
+
+
 def key(id_):
     return enc_varint(id_ & 0xFFFFFFFF)
 
@@ -184,6 +192,24 @@ async def test_bad_batches_refused_and_bucket_stays_usable(admin, db):
         assert lookup(rc, tid, 0, [key(1)]) == [b"\x01\x00" + compacted_row(1, "a", 1)]
     finally:
         rc.close()
+
+
+async def test_value_of_the_other_kv_format(admin, db, our_server):
+    """A value written in the other kv format is refused with a message that
+    names the table's kv format and what was sent (the reference decodes it
+    as its own format: garbage or a Java exception, KNOWN_DIFFERENCES)."""
+    for fmt, row, sent in (("COMPACTED", indexed_row(1, "abc", 7), "an INDEXED row"),
+                           ("INDEXED", compacted_row(1, "abc", 7), "a COMPACTED row")):
+        tid = await make_table(admin, db, unique("raw_fmt"), **{"table.kv.format": fmt})
+        rc = await raw_tablet(admin)
+        try:
+            got = put_kv(rc, tid, {0: kv_batch([(key(1), row)])})[0]
+            assert got["error_code"] == 14, got
+            assert (f"the value is not a {fmt} row; this table's kv format is {fmt} "
+                    f"(it is {sent})") in got["error_message"], got
+            assert lookup(rc, tid, 0, [key(1)]) == [None]
+        finally:
+            rc.close()
 
 
 async def test_limit_scan_zero(admin, db):
