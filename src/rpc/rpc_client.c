@@ -14,6 +14,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "common_time.h"
 #include "fluss_errors.h"
 #include "proto_frame.h"
+#include "rpc_server.h"
 
 #define FL_RPC_CLIENT_TICK_MS 100
 #define FL_RPC_CLIENT_READ_CHUNK (64 * 1024)
@@ -54,11 +56,26 @@ typedef struct fl_rpc_write {
     fl_buf_t data;
 } fl_rpc_write_t;
 
+/* The client end of a local connection. Answers come on the server's loop
+ * and are posted to the client's; a peer is detached (client NULL) on the
+ * client's loop when its connection goes, so answers still on their way
+ * find no client. Freed when the client and the connection both let go. */
+typedef struct fl_local_peer {
+    atomic_int refs;
+    fl_rpc_loop_t *loop;      /* the client's */
+    fl_rpc_client_t *client;  /* client loop only; NULL once detached */
+} fl_local_peer_t;
+
 struct fl_rpc_client {
     fl_rpc_loop_t *loop;
     char host[256];
     int port;
     fl_rpc_client_opts_t opts;
+    /* local transport (fl_rpc_client_new_local) */
+    fl_rpc_server_t *local_srv;
+    void *local_ctx;
+    fl_rpc_conn_t *local_conn; /* while UP */
+    fl_local_peer_t *peer;     /* while UP */
 
     /* loop thread only */
     enum fl_rpc_client_state state;
@@ -168,10 +185,13 @@ static void fl_client_tcp_closed(uv_handle_t *h) {
 
 /* The connection failed or closed: everything on it fails, the socket
  * closes, and the next connect waits for the backoff. */
+static void fl_local_detach(fl_rpc_client_t *c);
+
 static void fl_client_down(fl_rpc_client_t *c, const char *why) {
     if (c->closing || c->state == FL_CLIENT_DOWN || c->state == FL_CLIENT_IDLE) return;
     FL_DEBUG("rpc client %s:%d: %s", c->host, c->port, why);
-    bool had_socket = c->state != FL_CLIENT_RESOLVING;
+    bool had_socket = c->state != FL_CLIENT_RESOLVING && !c->local_srv;
+    fl_local_detach(c);
     c->state = had_socket ? FL_CLIENT_DOWN : FL_CLIENT_IDLE;
     c->retry_at_ms = fl_time_mono_ms() + c->backoff_ms;
     c->backoff_ms *= 2;
@@ -203,6 +223,12 @@ static void fl_client_flush(fl_rpc_client_t *c) {
         fl_buf_free(&x->frame);
         fl_calls_push(&c->inflight, x);
         x = next;
+    }
+    if (c->local_srv) {
+        fl_rpc_local_write(c->local_conn, w->data.data, w->data.len);
+        fl_buf_free(&w->data);
+        fl_free(w);
+        return;
     }
     uv_buf_t b = uv_buf_init((char *)w->data.data, (unsigned)w->data.len);
     w->req.data = c;
@@ -297,8 +323,14 @@ static void fl_client_resolved(uv_getaddrinfo_t *req, int status, struct addrinf
     if (rc < 0) fl_client_down(c, uv_strerror(rc));
 }
 
+static void fl_local_connect(fl_rpc_client_t *c);
+
 static void fl_client_connect(fl_rpc_client_t *c) {
     if (c->state != FL_CLIENT_IDLE || c->closing) return;
+    if (c->local_srv) {
+        fl_local_connect(c);
+        return;
+    }
     c->state = FL_CLIENT_RESOLVING;
     c->connect_deadline_ms = fl_time_mono_ms() + c->opts.connect_timeout_ms;
     char port[16];
@@ -334,6 +366,71 @@ static void fl_client_start(fl_rpc_client_t *c) {
     if (c->opts.request_timeout_ms > 0 && (uint64_t)c->opts.request_timeout_ms < every)
         every = (uint64_t)c->opts.request_timeout_ms;
     uv_timer_start(&c->tick, fl_client_tick, every, every);
+}
+
+/* ---- the local transport ---- */
+
+static void fl_local_peer_unref(fl_local_peer_t *p) {
+    if (atomic_fetch_sub(&p->refs, 1) == 1) fl_free(p);
+}
+
+typedef struct fl_local_answer {
+    fl_local_peer_t *peer;
+    bool closed;
+    size_t len;
+    uint8_t frames[];
+} fl_local_answer_t;
+
+static void fl_local_answer_run(void *arg) {
+    fl_local_answer_t *a = arg;
+    fl_rpc_client_t *c = a->peer->client;
+    if (fl_rpc_loop_on_thread(a->peer->loop) && c) {
+        if (a->closed) {
+            fl_client_down(c, "the local connection closed");
+        } else {
+            fl_buf_append(&c->in, a->frames, a->len);
+            fl_client_answer(c);
+        }
+    }
+    fl_local_peer_unref(a->peer);
+    fl_free(a);
+}
+
+/* On the server's loop: answers (or the close) go to the client's loop. */
+static void fl_local_deliver(void *arg, const uint8_t *frames, size_t len) {
+    fl_local_peer_t *p = arg;
+    fl_local_answer_t *a = fl_malloc(sizeof(*a) + len);
+    a->peer = p;
+    a->closed = frames == NULL;
+    a->len = len;
+    if (len) memcpy(a->frames, frames, len);
+    atomic_fetch_add(&p->refs, 1);
+    fl_rpc_loop_post(p->loop, fl_local_answer_run, a);
+}
+
+static void fl_local_release(void *arg) { fl_local_peer_unref(arg); }
+
+static void fl_local_connect(fl_rpc_client_t *c) {
+    fl_local_peer_t *p = fl_calloc(1, sizeof(*p));
+    atomic_init(&p->refs, 2); /* the client's and the connection's */
+    p->loop = c->loop;
+    p->client = c;
+    c->peer = p;
+    c->local_conn = fl_rpc_local_open(c->local_srv, c->local_ctx, fl_local_deliver,
+                                      fl_local_release, p);
+    c->state = FL_CLIENT_UP;
+    c->backoff_ms = c->opts.reconnect_backoff_ms;
+    fl_client_flush(c);
+}
+
+/* The client lets go of its local connection (client loop). */
+static void fl_local_detach(fl_rpc_client_t *c) {
+    if (!c->peer) return;
+    c->peer->client = NULL;
+    fl_local_peer_unref(c->peer);
+    c->peer = NULL;
+    fl_rpc_local_close(c->local_conn);
+    c->local_conn = NULL;
 }
 
 /* ---- sending ---- */
@@ -394,6 +491,14 @@ fl_rpc_client_t *fl_rpc_client_new(fl_rpc_loop_t *loop, const char *host, int po
     return c;
 }
 
+fl_rpc_client_t *fl_rpc_client_new_local(fl_rpc_loop_t *loop, fl_rpc_server_t *srv,
+                                         void *listener_ctx, const fl_rpc_client_opts_t *opts) {
+    fl_rpc_client_t *c = fl_rpc_client_new(loop, "local", 0, opts);
+    c->local_srv = srv;
+    c->local_ctx = listener_ctx;
+    return c;
+}
+
 static void fl_client_signal_closed(fl_rpc_client_t *c) {
     pthread_mutex_lock(&c->lock);
     c->closed = true;
@@ -418,7 +523,8 @@ static void fl_client_close_task(void *arg) {
         fl_client_signal_closed(c);
         return;
     }
-    bool tcp = c->state == FL_CLIENT_CONNECTING || c->state == FL_CLIENT_UP;
+    fl_local_detach(c);
+    bool tcp = !c->local_srv && (c->state == FL_CLIENT_CONNECTING || c->state == FL_CLIENT_UP);
     bool tcp_closing = c->state == FL_CLIENT_DOWN; /* reports through fl_client_tcp_closed */
     bool resolving = c->state == FL_CLIENT_RESOLVING;
     c->handles_open = (c->started ? 1 : 0) + (tcp || tcp_closing ? 1 : 0) + (resolving ? 1 : 0);

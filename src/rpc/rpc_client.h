@@ -6,6 +6,11 @@
  * tablet server talking to the coordinator or to a leader; libfluss's
  * blocking connection is for applications, never for server code.
  *
+ * Two transports behind one client: a TCP connection, or in local mode an
+ * in-process connection to a server of the same process
+ * (fl_rpc_client_new_local), so the roles of one flussd talk through the
+ * same messages and handlers as the processes of a cluster.
+ *
  * Nothing waits. The connection is made at the first request (host names
  * resolved on libuv's pool), requests queued meanwhile are written when it
  * is up, in the order they were sent. A connection that fails or closes
@@ -61,6 +66,14 @@ void fl_rpc_client_opts_default(fl_rpc_client_opts_t *o);
  * connection is made yet. opts NULL: the defaults. */
 fl_rpc_client_t *fl_rpc_client_new(fl_rpc_loop_t *loop, const char *host, int port,
                                    const fl_rpc_client_opts_t *opts);
+
+/* A client of srv (a server in this process) over a local connection
+ * (rpc_server.h: fl_rpc_local_open, as if it came in on the listener whose
+ * context is listener_ctx): the same requests, answers, timeouts and
+ * failures as over a socket, without one. srv must outlive the client. */
+typedef struct fl_rpc_server fl_rpc_server_t;
+fl_rpc_client_t *fl_rpc_client_new_local(fl_rpc_loop_t *loop, fl_rpc_server_t *srv,
+                                         void *listener_ctx, const fl_rpc_client_opts_t *opts);
 
 /* Sends a request of api_key/api_version with the protobuf body[0, len)
  * (copied); cb(arg, reply) is called once with its answer or failure. */

@@ -49,6 +49,12 @@ struct fl_rpc_conn {
     atomic_int refs;    /* the open handle + deferred responses */
     int64_t last_active_ms;
     atomic_uint flags;  /* fl_rpc_conn_set_flags */
+    /* a local connection (fl_rpc_local_open): no socket, tcp unused */
+    bool local;
+    fl_rpc_local_deliver_fn deliver;
+    fl_rpc_local_release_fn release;
+    void *local_arg;
+    fl_rpc_listener_t local_listener; /* carries the listener context */
 };
 
 struct fl_rpc_shard {
@@ -166,6 +172,7 @@ void fl_rpc_out_flatten(fl_rpc_out_t *o) {
 }
 
 static void fl_rpc_conn_free(fl_rpc_conn_t *c) {
+    if (c->release) c->release(c->local_arg);
     fl_buf_free(&c->in);
     fl_rpc_out_free(&c->out);
     fl_rpc_out_free(&c->writing);
@@ -255,6 +262,11 @@ static void fl_rpc_conn_close(fl_rpc_conn_t *c) {
     else sh->conns = c->next;
     if (c->next) c->next->prev = c->prev;
     atomic_fetch_sub(&sh->conn_count, 1);
+    if (c->local) {
+        c->deliver(c->local_arg, NULL, 0);
+        fl_rpc_conn_unref(c); /* the open connection's reference */
+        return;
+    }
     sh->pending_closes++;
     uv_close((uv_handle_t *)&c->tcp, fl_rpc_on_conn_closed);
 }
@@ -286,7 +298,7 @@ static void fl_rpc_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
 static void fl_rpc_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
 static void fl_rpc_update_reading(fl_rpc_conn_t *c) {
-    if (atomic_load(&c->closing)) return;
+    if (c->local || atomic_load(&c->closing)) return;
     bool want = fl_rpc_out_len(&c->out) + c->in_flight <= c->shard->srv->limits.out_pending_max;
     if (want && !c->reading) {
         if (uv_read_start((uv_stream_t *)&c->tcp, fl_rpc_alloc, fl_rpc_on_read) == 0)
@@ -313,6 +325,12 @@ static void fl_rpc_on_write(uv_write_t *req, int status) {
 
 static void fl_rpc_conn_flush(fl_rpc_conn_t *c) {
     if (atomic_load(&c->closing) || c->in_flight || fl_rpc_out_len(&c->out) == 0) return;
+    if (c->local) {
+        fl_rpc_out_flatten(&c->out);
+        c->deliver(c->local_arg, c->out.buf.data, c->out.buf.len);
+        fl_rpc_out_reset(&c->out);
+        return;
+    }
     /* swap: the write owns `writing`, new responses go to `out` */
     fl_rpc_out_t tmp = c->writing;
     c->writing = c->out;
@@ -484,6 +502,7 @@ static void fl_rpc_on_idle_scan(uv_timer_t *t) {
     int64_t now = fl_time_mono_ms();
     for (fl_rpc_conn_t *c = sh->conns, *next; c; c = next) {
         next = c->next;
+        if (c->local) continue; /* a role's channel to another, not a client */
         if (now - c->last_active_ms > sh->srv->limits.idle_timeout_ms && c->in_flight == 0) {
             FL_DEBUG("rpc: closing idle connection");
             fl_rpc_conn_close(c);
@@ -612,6 +631,74 @@ void fl_rpc_server_destroy(fl_rpc_server_t *srv) {
     pthread_mutex_destroy(&srv->close_lock);
     fl_free(srv);
 }
+
+/* ---- local connections ---- */
+
+static void fl_rpc_local_adopt(void *arg) {
+    fl_rpc_conn_t *c = arg;
+    fl_rpc_shard_t *sh = c->shard;
+    if (!fl_rpc_loop_on_thread(sh->loop) || sh->closing) {
+        atomic_store(&c->closing, true);
+        c->deliver(c->local_arg, NULL, 0);
+        fl_rpc_conn_unref(c); /* the open connection's reference */
+        return;
+    }
+    c->next = sh->conns;
+    if (sh->conns) sh->conns->prev = c;
+    sh->conns = c;
+    atomic_fetch_add(&sh->conn_count, 1);
+    c->last_active_ms = fl_time_mono_ms();
+}
+
+fl_rpc_conn_t *fl_rpc_local_open(fl_rpc_server_t *srv, void *listener_ctx,
+                                 fl_rpc_local_deliver_fn deliver, fl_rpc_local_release_fn release,
+                                 void *arg) {
+    size_t pick = atomic_fetch_add(&srv->next_shard, 1) % srv->shard_count;
+    fl_rpc_conn_t *c = fl_calloc(1, sizeof(*c));
+    fl_rpc_out_init(&c->out);
+    fl_rpc_out_init(&c->writing);
+    c->shard = &srv->shards[pick];
+    c->local = true;
+    c->deliver = deliver;
+    c->release = release;
+    c->local_arg = arg;
+    c->local_listener.srv = srv;
+    c->local_listener.ctx = listener_ctx;
+    c->listener = &c->local_listener;
+    atomic_init(&c->refs, 2); /* open + the caller's */
+    fl_rpc_loop_post(c->shard->loop, fl_rpc_local_adopt, c);
+    return c;
+}
+
+static void fl_rpc_local_write_run(void *arg) {
+    fl_rpc_send_task_t *t = arg;
+    fl_rpc_conn_t *c = t->conn;
+    if (fl_rpc_loop_on_thread(c->shard->loop) && !atomic_load(&c->closing)) {
+        fl_buf_append(&c->in, t->frames, t->len);
+        c->last_active_ms = fl_time_mono_ms();
+        fl_rpc_process(c);
+        fl_rpc_conn_flush(c);
+    }
+    fl_rpc_conn_unref(c);
+    fl_free(t);
+}
+
+void fl_rpc_local_write(fl_rpc_conn_t *c, const uint8_t *frames, size_t len) {
+    fl_rpc_send_task_t *t = fl_malloc(sizeof(*t) + len);
+    t->conn = c;
+    t->len = len;
+    if (len) memcpy(t->frames, frames, len);
+    fl_rpc_conn_ref(c);
+    fl_rpc_loop_post(c->shard->loop, fl_rpc_local_write_run, t);
+}
+
+static void fl_rpc_local_close_run(void *arg) {
+    fl_rpc_conn_t *c = arg;
+    if (fl_rpc_loop_on_thread(c->shard->loop)) fl_rpc_conn_close(c);
+    fl_rpc_conn_unref(c); /* the caller's reference */
+}
+
+void fl_rpc_local_close(fl_rpc_conn_t *c) { fl_rpc_loop_post(c->shard->loop, fl_rpc_local_close_run, c); }
 
 size_t fl_rpc_server_connection_count(const fl_rpc_server_t *srv) {
     size_t n = 0;

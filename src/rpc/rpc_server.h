@@ -104,6 +104,31 @@ void fl_rpc_conn_send(fl_rpc_conn_t *conn, const uint8_t *frames, size_t len);
 /* Sends (moves) whole frames of out, spliced buffers included; on the
  * connection's loop without a copy, elsewhere flattened and copied. */
 void fl_rpc_conn_send_out(fl_rpc_conn_t *conn, fl_rpc_out_t *out);
+/* In-process connections: how roles in one process (local mode) call each
+ * other through the same handlers as over a socket. A local connection is
+ * an accepted connection without a socket: what is written to it is cut
+ * into frames and handled on its loop exactly as a socket's input (the
+ * same handler, deferred answers alike), and its responses go to
+ * deliver(arg, frames, len) on its loop instead of a socket.
+ * deliver(arg, NULL, 0) says it closed (the server closing, a handler
+ * closing the stream, or fl_rpc_local_close); after that nothing more is
+ * delivered, and release(arg) runs when the connection is freed. If the
+ * server's loop has stopped, deliver and release may run on the thread
+ * that found it stopped. */
+typedef void (*fl_rpc_local_deliver_fn)(void *arg, const uint8_t *frames, size_t len);
+typedef void (*fl_rpc_local_release_fn)(void *arg);
+/* Opens a local connection on one of srv's loops (round robin), as if it
+ * came in on a listener whose context is listener_ctx. The caller holds a
+ * reference, given back by fl_rpc_local_close. Any thread. */
+fl_rpc_conn_t *fl_rpc_local_open(fl_rpc_server_t *srv, void *listener_ctx,
+                                 fl_rpc_local_deliver_fn deliver, fl_rpc_local_release_fn release,
+                                 void *arg);
+/* Hands whole request frames (copied) to the connection; any thread, in
+ * order. */
+void fl_rpc_local_write(fl_rpc_conn_t *conn, const uint8_t *frames, size_t len);
+/* Closes the connection and drops the caller's reference; any thread. */
+void fl_rpc_local_close(fl_rpc_conn_t *conn);
+
 /* The loop the connection lives on. */
 fl_rpc_loop_t *fl_rpc_conn_loop(const fl_rpc_conn_t *conn);
 /* What the server learned about the peer (e.g. from API_VERSIONS): bits

@@ -3,8 +3,9 @@
  * real rpc_server on loopback: pipelined requests sent from two threads
  * matched to their answers, error frames passed through, timeouts, a
  * connection the server closes, a peer that is not there yet, and destroy
- * with requests in flight. Every request gets exactly one callback. Runs
- * under ThreadSanitizer in `make test-tsan`.
+ * with requests in flight; the same over an in-process (local) connection
+ * to the server, which also closes under the client. Every request gets
+ * exactly one callback. Runs under ThreadSanitizer in `make test-tsan`.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,6 +104,13 @@ static void wait_answered(int n, int64_t timeout_ms) {
     assert_int_equal(atomic_load(&answered), n);
 }
 
+/* A client of p over TCP, or over a local connection (state: "local"). */
+static fl_rpc_client_t *new_client(void **state, fl_rpc_loop_t *loop, peer_t *p,
+                                   const fl_rpc_client_opts_t *o) {
+    if (*state) return fl_rpc_client_new_local(loop, p->srv, NULL, o);
+    return fl_rpc_client_new(loop, "localhost", p->port, o);
+}
+
 #define PER_THREAD 500
 
 typedef struct sender {
@@ -118,12 +126,11 @@ static void *send_many(void *arg) {
 }
 
 static void test_pipelined_from_two_threads(void **state) {
-    (void)state;
     peer_t p;
     peer_start(&p, 0);
     fl_rpc_loop_t *loop = fl_rpc_loop_new("t-cli");
     assert_int_equal(fl_rpc_loop_start(loop), 0);
-    fl_rpc_client_t *cl = fl_rpc_client_new(loop, "localhost", p.port, NULL);
+    fl_rpc_client_t *cl = new_client(state, loop, &p, NULL);
     atomic_store(&answered, 0);
     static call_t calls[2 * PER_THREAD];
     sender_t s[2] = {{cl, calls, 0}, {cl, calls + PER_THREAD, PER_THREAD}};
@@ -150,7 +157,6 @@ static void test_pipelined_from_two_threads(void **state) {
 }
 
 static void test_timeout_and_hang_up(void **state) {
-    (void)state;
     peer_t p;
     peer_start(&p, 0);
     fl_rpc_loop_t *loop = fl_rpc_loop_new("t-cli");
@@ -158,7 +164,7 @@ static void test_timeout_and_hang_up(void **state) {
     fl_rpc_client_opts_t o;
     fl_rpc_client_opts_default(&o);
     o.request_timeout_ms = 300;
-    fl_rpc_client_t *cl = fl_rpc_client_new(loop, "127.0.0.1", p.port, &o);
+    fl_rpc_client_t *cl = new_client(state, loop, &p, &o);
     atomic_store(&answered, 0);
 
     /* no answer: timed out after the request timeout, not before */
@@ -250,10 +256,44 @@ static void test_destroy_states(void **state) {
     fl_rpc_loop_destroy(loop);
 }
 
+/* Local: the server closes while requests are in flight; they fail, and
+ * so does a request sent after (the server is gone). */
+static void test_local_server_closes(void **state) {
+    (void)state;
+    peer_t p;
+    peer_start(&p, 0);
+    fl_rpc_loop_t *loop = fl_rpc_loop_new("t-cli");
+    assert_int_equal(fl_rpc_loop_start(loop), 0);
+    fl_rpc_client_t *cl = fl_rpc_client_new_local(loop, p.srv, NULL, NULL);
+    atomic_store(&answered, 0);
+    call_t ok, quiet;
+    send_call(cl, API_ECHO, &ok, 1);
+    wait_answered(1, 5000);
+    assert_int_equal(ok.status, 0);
+    assert_true(ok.body_ok);
+    send_call(cl, API_SILENT, &quiet, 2);
+    usleep(20 * 1000);
+    fl_rpc_server_close(p.srv);
+    wait_answered(2, 5000);
+    assert_int_equal(quiet.status, FLUSS_ERR__TRANSPORT);
+    fl_rpc_client_destroy(cl);
+    fl_rpc_loop_destroy(loop);
+    fl_rpc_loop_destroy(p.loop);
+    fl_rpc_server_destroy(p.srv);
+}
+
+static int local(void **state) {
+    *state = (void *)"local";
+    return 0;
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pipelined_from_two_threads),
         cmocka_unit_test(test_timeout_and_hang_up),
+        cmocka_unit_test_setup(test_pipelined_from_two_threads, local),
+        cmocka_unit_test_setup(test_timeout_and_hang_up, local),
+        cmocka_unit_test(test_local_server_closes),
         cmocka_unit_test(test_peer_comes_up_later),
         cmocka_unit_test(test_destroy_states),
     };
