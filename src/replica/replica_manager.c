@@ -6,6 +6,8 @@
  */
 #include "replica_manager.h"
 
+#include "replica_epoch.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,29 +99,40 @@ fl_replica_t *fl_replica_manager_find(fl_replica_manager_t *rm, int64_t table_id
 }
 
 /* The leader-epoch → start-offset checkpoint beside the log (the batch
- * format of magic 0 cannot carry epochs). Text, as Kafka and Fluss write
- * it: version, entry count, then "epoch start_offset" lines. A local server
- * leads every bucket at epoch 0 from the log's first offset. */
+ * format of magic 0 cannot carry epochs; replica_epoch.h). A local server
+ * leads every bucket at epoch 0 from the log's first offset: a bucket
+ * without a readable checkpoint gets that one. */
 static int fl_replica_epoch_checkpoint(const char *dir, const fl_log_tablet_t *log,
                                        fl_error_t *err) {
-    size_t plen = strlen(dir) + sizeof("/leader-epoch-checkpoint");
-    char *path = fl_malloc(plen);
-    snprintf(path, plen, "%s/leader-epoch-checkpoint", dir);
-    int rc = 0;
-    if (access(path, F_OK) != 0) {
-        char text[64];
-        int n = snprintf(text, sizeof(text), "0\n1\n0 %" PRId64 "\n", log->log_start_offset);
-        fl_error_t e;
-        if (fl_fs_write_atomic(path, text, (size_t)n, &e)) {
-            /* the open fails and the bucket stays offline until a restart,
-             * whose open writes the file anew (a failed directory fsync
-             * may have left the rename behind) */
-            fl_vfs_unlink(path);
-            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "leader epoch checkpoint: %s",
-                            e.msg);
-        }
+    fl_epoch_cache_t c;
+    fl_error_t e;
+    int rc = fl_epoch_cache_load(dir, &c, &e);
+    if (rc == FLUSS_ERR_LOG_STORAGE_EXCEPTION) {
+        fl_epoch_cache_free(&c);
+        return fl_err_set(err, rc, "%s", e.msg);
     }
-    fl_free(path);
+    if (rc) FL_WARN("%s: %s; written anew", dir, e.msg);
+    if (!rc && c.count > 0) {
+        fl_epoch_cache_free(&c);
+        return 0;
+    }
+    fl_epoch_cache_free(&c);
+    fl_epoch_cache_init(&c);
+    fl_epoch_cache_assign(&c, 0, log->log_start_offset);
+    if (fl_epoch_cache_store(dir, &c, &e)) {
+        /* the open fails and the bucket stays offline until a restart,
+         * whose open writes the file anew (a failed directory fsync may
+         * have left the rename behind) */
+        size_t plen = strlen(dir) + sizeof("/leader-epoch-checkpoint");
+        char *path = fl_malloc(plen);
+        snprintf(path, plen, "%s/leader-epoch-checkpoint", dir);
+        fl_vfs_unlink(path);
+        fl_free(path);
+        rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", e.msg);
+    } else {
+        rc = 0;
+    }
+    fl_epoch_cache_free(&c);
     return rc;
 }
 
