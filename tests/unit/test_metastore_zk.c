@@ -5,8 +5,9 @@
  * DDL and counter sequence as the embedded store gives the same results
  * and return codes, and both read back the same after a reopen; Fluss's
  * znode layout is what zkCli would show; a second coordinator's epoch
- * fences the first one's writes; a standby's watch wakes it when the
- * active one goes; a tablet server's ephemeral registration vanishes with
+ * fences the first one's writes; a coordinator whose session expired is
+ * demoted and writes nothing; a standby's watch wakes it when the active
+ * one goes; a tablet server's ephemeral registration vanishes with
  * its session and a new one gets a larger incarnation epoch; counters
  * never reissue after a reopen; LeaderAndIsr updates are conditional on
  * the znode version. Each test works under its own root prefix.
@@ -31,6 +32,7 @@
 #include "common_buf.h"
 #include "metastore.h"
 #include "metastore_zk.h"
+#include "metastore_zk_int.h" /* the session's handle, to expire it */
 
 static char g_zk_dir[64];
 static char g_connect[64];
@@ -42,7 +44,10 @@ static int group_setup(void **state) {
     snprintf(g_zk_dir, sizeof(g_zk_dir), "/tmp/fluss_zk_XXXXXX");
     if (!mkdtemp(g_zk_dir)) return -1;
     char cmd[512];
-    snprintf(cmd, sizeof(cmd), "%s/tests/zk/start %s/zk 0", FLUSS_SOURCE_DIR, g_zk_dir);
+    /* ZK_OWNER_PID: the ZooKeeper goes with this process if it dies before
+     * its teardown */
+    snprintf(cmd, sizeof(cmd), "ZK_OWNER_PID=%d %s/tests/zk/start %s/zk 0", (int)getpid(),
+             FLUSS_SOURCE_DIR, g_zk_dir);
     FILE *p = popen(cmd, "r");
     if (!p) return -1;
     char line[32] = "";
@@ -430,6 +435,41 @@ static void test_stale_coordinator_fenced(void **state) {
     b->ops->close(b);
 }
 
+/* The session of a is expired by the server (the classic way: a second
+ * handle attached to the same session id closes it): a's seat goes, a
+ * learns it is no longer active, nothing it writes lands, and b takes
+ * over with the next epoch. */
+static void test_expired_session_demotes(void **state) {
+    (void)state;
+    fl_error_t err;
+    fl_metastore_t *a = zk_open_active("/expire", "a");
+    int32_t epoch_a = fl_metastore_zk_epoch(a);
+    fl_metastore_t *b = zk_open("/expire");
+    clientid_t cid = *zoo_client_id(FL_MSZ(a)->conn->zh);
+    zhandle_t *dup = zookeeper_init(g_connect, NULL, 6000, &cid, NULL, 0);
+    assert_non_null(dup);
+    for (int i = 0; i < 100 && zoo_state(dup) != ZOO_CONNECTED_STATE; i++) usleep(20000);
+    assert_int_equal(zoo_state(dup), ZOO_CONNECTED_STATE);
+    zookeeper_close(dup); /* closes a's session on the server */
+    bool active = false;
+    assert_int_equal(fl_metastore_zk_elect(b, "b", "INTERNAL://127.0.0.1:9124", 5000, &active, &err), 0);
+    assert_true(active);
+    assert_int_equal(fl_metastore_zk_epoch(b), epoch_a + 1);
+    fl_ms_database_t db = {.name = "late", .json = "{\"version\":1,\"custom_properties\":{}}"};
+    int rc = a->ops->db_create(a, &db, &err);
+    assert_int_not_equal(rc, 0); /* fenced, expired or demoted: which one depends on timing */
+    print_message("the expired coordinator's write: %s (%s)\n", fl_err_name(rc), err.msg);
+    for (int i = 0; i < 200 && fl_zk_conn_alive(FL_MSZ(a)->conn); i++) usleep(20000);
+    assert_false(fl_zk_conn_alive(FL_MSZ(a)->conn));
+    assert_int_equal(fl_metastore_zk_epoch(a), -1);
+    assert_int_equal(a->ops->db_create(a, &db, &err), FLUSS_ERR_NOT_COORDINATOR_LEADER_EXCEPTION);
+    fl_metastore_t *r = zk_open("/expire");
+    assert_null(r->ops->db_get(r, "late"));
+    r->ops->close(r);
+    a->ops->close(a);
+    b->ops->close(b);
+}
+
 struct elect_arg {
     fl_metastore_t *ms;
     bool active;
@@ -623,6 +663,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_same_as_embedded, setup, teardown),
         cmocka_unit_test(test_stale_coordinator_fenced),
         cmocka_unit_test(test_standby_takes_over),
+        cmocka_unit_test(test_expired_session_demotes),
         cmocka_unit_test(test_registration_is_ephemeral),
         cmocka_unit_test(test_counters_never_reissue),
         cmocka_unit_test(test_leader_isr),
