@@ -23,7 +23,7 @@
 #include "common_log.h"
 #include "metastore_zk_int.h"
 
-static int64_t fl_mse_now_ms(void) {
+static int64_t fl_msz_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -82,7 +82,7 @@ int fl_metastore_zk_elect(fl_metastore_t *ms, const char *id, const char *listen
     m->epoch = -1;
     char *path = fl_zk_path(m->conn, FL_ZK_COORD_ACTIVE);
     char *data = fl_zk_coordinator_encode(id, listeners);
-    int64_t deadline = fl_mse_now_ms() + (wait_ms > 0 ? wait_ms : 0);
+    int64_t deadline = fl_msz_now_ms() + (wait_ms > 0 ? wait_ms : 0);
     int rc = 0;
     for (;;) {
         uint64_t seen = fl_zk_changes(m->conn);
@@ -101,7 +101,7 @@ int fl_metastore_zk_elect(fl_metastore_t *ms, const char *id, const char *listen
             rc = fl_zk_err(err, zrc, "watch", path);
             goto done;
         }
-        int64_t left = deadline - fl_mse_now_ms();
+        int64_t left = deadline - fl_msz_now_ms();
         if (left <= 0) goto done; /* standby */
         if (!fl_zk_conn_alive(m->conn)) {
             rc = fl_err_set(err, FLUSS_ERR__TRANSPORT, "ZooKeeper session expired");
