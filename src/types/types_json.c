@@ -184,3 +184,12 @@ bool fl_json_has_non_null(const json_t *obj, const char *key) {
     const json_t *v = json_object_get(obj, key);
     return v && !json_is_null(v);
 }
+
+void fl_json_text_list(const json_t *v, fl_strlist_t *out) {
+    fl_json_iter_t it = fl_json_iter(v);
+    for (const json_t *e; (e = fl_json_next(&it));) {
+        char *t = fl_json_text(e);
+        fl_strlist_add(out, t);
+        fl_free(t);
+    }
+}

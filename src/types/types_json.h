@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common_strlist.h"
+
 /* JsonNode.asText() of v (non-NULL), newly allocated (fl_free). */
 char *fl_json_text(const json_t *v);
 
@@ -50,6 +52,10 @@ typedef struct fl_json_iter {
 } fl_json_iter_t;
 fl_json_iter_t fl_json_iter(const json_t *v);
 const json_t *fl_json_next(fl_json_iter_t *it);
+
+/* A list of names as the descriptor serdes read one: the text of each of
+ * v's elements (so null, a scalar or a missing v give none), appended. */
+void fl_json_text_list(const json_t *v, fl_strlist_t *out);
 
 /* True when member key of obj is present with a value that is not null
  * (JsonNode.hasNonNull). */

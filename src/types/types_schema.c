@@ -96,17 +96,6 @@ void fl_schema_assign_ids(fl_schema_t *s) {
     fl_free(scan.ids);
 }
 
-/* A list of names as SchemaJsonSerde reads one: the text of each of the
- * value's elements (types_json.h), so null is an empty list. */
-static void fl_json_strlist(const json_t *v, fl_strlist_t *out) {
-    fl_json_iter_t it = fl_json_iter(v);
-    for (const json_t *e; (e = fl_json_next(&it));) {
-        char *t = fl_json_text(e);
-        fl_strlist_add(out, t);
-        fl_free(t);
-    }
-}
-
 /* "[a, b, c]" as Java prints a list; the error message buffer bounds it. */
 static void fl_column_names_text(const fl_schema_t *s, char *out, size_t cap) {
     size_t n = (size_t)snprintf(out, cap, "[");
@@ -285,10 +274,10 @@ int fl_schema_from_json(const json_t *j, fl_schema_t *out, fl_error_t *err) {
     const json_t *pk = json_object_get(j, "primary_key");
     if (pk) {
         out->has_primary_key = true;
-        fl_json_strlist(pk, &out->primary_key);
+        fl_json_text_list(pk, &out->primary_key);
     }
     const json_t *ai = json_object_get(j, "auto_increment_column");
-    if (ai) fl_json_strlist(ai, &out->auto_increment);
+    if (ai) fl_json_text_list(ai, &out->auto_increment);
     if (out->auto_increment.count > 1) { /* Schema.Builder.enableAutoIncrement's own check */
         rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
                         "Multiple auto increment columns are not supported yet.");

@@ -34,23 +34,14 @@ void fl_table_desc_copy(fl_table_desc_t *dst, const fl_table_desc_t *src) {
 }
 
 /* The descriptor parsers read as TableDescriptorJsonSerde and
- * DatabaseDescriptorJsonSerde do (types_json.h): a list of names is the
- * text of each element of any value (null: none), a property map the text
+ * DatabaseDescriptorJsonSerde do (types_json.h): a list of names is
+ * fl_json_text_list's, a property map the text
  * of each member of an object (anything else: none), a comment any
  * value's text, a bucket count any value's int. A member the reference
  * dereferences unchecked ("schema", "partition_key", "properties",
  * "custom_properties", and "bucket_key" beside "bucket_count") is refused
  * when missing, where the reference fails with a NullPointerException.
  * Ours: a null comment is none (the reference keeps the text "null"). */
-static void fl_json_names(const json_t *v, fl_strlist_t *out) {
-    fl_json_iter_t it = fl_json_iter(v);
-    for (const json_t *e; (e = fl_json_next(&it));) {
-        char *t = fl_json_text(e);
-        fl_strlist_add(out, t);
-        fl_free(t);
-    }
-}
-
 static void fl_json_props(const json_t *obj, fl_kvlist_t *out) {
     if (!json_is_object(obj)) return;
     const char *k;
@@ -88,7 +79,7 @@ int fl_table_desc_from_json(const json_t *j, fl_table_desc_t *out, fl_error_t *e
             goto fail;
         }
     out->comment = fl_json_comment(j);
-    fl_json_names(json_object_get(j, "partition_key"), &out->partition_keys);
+    fl_json_text_list(json_object_get(j, "partition_key"), &out->partition_keys);
     const json_t *bk = json_object_get(j, "bucket_key");
     const json_t *bc = json_object_get(j, "bucket_count");
     if (bk || bc) {
@@ -97,7 +88,7 @@ int fl_table_desc_from_json(const json_t *j, fl_table_desc_t *out, fl_error_t *e
             rc = fl_err_set(err, code, "table descriptor JSON has 'bucket_count' but no 'bucket_key'");
             goto fail;
         }
-        fl_json_names(bk, &out->bucket_keys);
+        fl_json_text_list(bk, &out->bucket_keys);
         if (bc) {
             out->has_bucket_count = true;
             out->bucket_count = fl_json_as_int(bc);
