@@ -126,6 +126,13 @@ void fl_ms_table_clear(fl_ms_table_t *t);
 void fl_ms_table_copy(fl_ms_table_t *dst, const fl_ms_table_t *src);
 void fl_ms_partition_clear(fl_ms_partition_t *p);
 void fl_ms_partition_copy(fl_ms_partition_t *dst, const fl_ms_partition_t *src);
+/* Lookups in the record arrays every backend keeps (their views point
+ * into them), or NULL. */
+fl_ms_database_t *fl_ms_find_db(fl_ms_database_t *dbs, size_t n, const char *name);
+fl_ms_table_t *fl_ms_find_table(fl_ms_table_t *tables, size_t n, const char *db,
+                                const char *name);
+fl_ms_table_t *fl_ms_find_table_id(fl_ms_table_t *tables, size_t n, int64_t table_id);
+
 /* A table's partition by id or by name, or NULL. */
 const fl_ms_partition_t *fl_ms_table_partition(const fl_ms_table_t *t, int64_t id,
                                                const char *name);

@@ -352,10 +352,7 @@ static const fl_ms_database_t *fl_mse_db_at(fl_metastore_t *ms, size_t i) {
 }
 
 static const fl_ms_database_t *fl_mse_db_get(fl_metastore_t *ms, const char *name) {
-    fl_ms_embedded_t *m = FL_MSE(ms);
-    for (size_t i = 0; i < m->db_count; i++)
-        if (strcmp(m->dbs[i].name, name) == 0) return &m->dbs[i];
-    return NULL;
+    return fl_ms_find_db(FL_MSE(ms)->dbs, FL_MSE(ms)->db_count, name);
 }
 
 static int fl_mse_db_create(fl_metastore_t *ms, const fl_ms_database_t *db, fl_error_t *err) {
@@ -408,18 +405,11 @@ static const fl_ms_table_t *fl_mse_table_at(fl_metastore_t *ms, size_t i) {
 
 static const fl_ms_table_t *fl_mse_table_get(fl_metastore_t *ms, const char *db,
                                              const char *name) {
-    fl_ms_embedded_t *m = FL_MSE(ms);
-    for (size_t i = 0; i < m->table_count; i++)
-        if (strcmp(m->tables[i].database, db) == 0 && strcmp(m->tables[i].name, name) == 0)
-            return &m->tables[i];
-    return NULL;
+    return fl_ms_find_table(FL_MSE(ms)->tables, FL_MSE(ms)->table_count, db, name);
 }
 
 static const fl_ms_table_t *fl_mse_table_by_id(fl_metastore_t *ms, int64_t id) {
-    fl_ms_embedded_t *m = FL_MSE(ms);
-    for (size_t i = 0; i < m->table_count; i++)
-        if (m->tables[i].table_id == id) return &m->tables[i];
-    return NULL;
+    return fl_ms_find_table_id(FL_MSE(ms)->tables, FL_MSE(ms)->table_count, id);
 }
 
 static int fl_mse_table_create(fl_metastore_t *ms, const fl_ms_table_t *t, fl_error_t *err) {
@@ -455,9 +445,7 @@ static int fl_mse_table_drop(fl_metastore_t *ms, const char *db, const char *nam
 }
 
 static fl_ms_table_t *fl_mse_table_mut(fl_ms_embedded_t *m, int64_t id) {
-    for (size_t i = 0; i < m->table_count; i++)
-        if (m->tables[i].table_id == id) return &m->tables[i];
-    return NULL;
+    return fl_ms_find_table_id(m->tables, m->table_count, id);
 }
 
 static int fl_mse_partition_create(fl_metastore_t *ms, int64_t table_id,

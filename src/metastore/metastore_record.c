@@ -70,3 +70,23 @@ void fl_ms_table_copy(fl_ms_table_t *dst, const fl_ms_table_t *src) {
     for (size_t i = 0; i < src->partition_count; i++)
         fl_ms_partition_copy(&dst->partitions[i], &src->partitions[i]);
 }
+
+fl_ms_database_t *fl_ms_find_db(fl_ms_database_t *dbs, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(dbs[i].name, name) == 0) return &dbs[i];
+    return NULL;
+}
+
+fl_ms_table_t *fl_ms_find_table(fl_ms_table_t *tables, size_t n, const char *db,
+                                const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(tables[i].database, db) == 0 && strcmp(tables[i].name, name) == 0)
+            return &tables[i];
+    return NULL;
+}
+
+fl_ms_table_t *fl_ms_find_table_id(fl_ms_table_t *tables, size_t n, int64_t table_id) {
+    for (size_t i = 0; i < n; i++)
+        if (tables[i].table_id == table_id) return &tables[i];
+    return NULL;
+}

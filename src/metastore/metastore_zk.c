@@ -70,9 +70,7 @@ static void fl_msz_clear_arrays(fl_ms_database_t *dbs, size_t db_count, fl_ms_ta
 }
 
 fl_ms_table_t *fl_msz_table_mut(fl_ms_zk_t *m, int64_t id) {
-    for (size_t i = 0; i < m->table_count; i++)
-        if (m->tables[i].table_id == id) return &m->tables[i];
-    return NULL;
+    return fl_ms_find_table_id(m->tables, m->table_count, id);
 }
 
 /* ---- loading ---- */
@@ -420,10 +418,7 @@ static const fl_ms_database_t *fl_msz_db_at(fl_metastore_t *ms, size_t i) {
 }
 
 static const fl_ms_database_t *fl_msz_db_get(fl_metastore_t *ms, const char *name) {
-    fl_ms_zk_t *m = FL_MSZ(ms);
-    for (size_t i = 0; i < m->db_count; i++)
-        if (strcmp(m->dbs[i].name, name) == 0) return &m->dbs[i];
-    return NULL;
+    return fl_ms_find_db(FL_MSZ(ms)->dbs, FL_MSZ(ms)->db_count, name);
 }
 
 static int fl_msz_db_create(fl_metastore_t *ms, const fl_ms_database_t *db, fl_error_t *err) {
@@ -530,11 +525,7 @@ static const fl_ms_table_t *fl_msz_table_at(fl_metastore_t *ms, size_t i) {
 
 static const fl_ms_table_t *fl_msz_table_get(fl_metastore_t *ms, const char *db,
                                              const char *name) {
-    fl_ms_zk_t *m = FL_MSZ(ms);
-    for (size_t i = 0; i < m->table_count; i++)
-        if (strcmp(m->tables[i].database, db) == 0 && strcmp(m->tables[i].name, name) == 0)
-            return &m->tables[i];
-    return NULL;
+    return fl_ms_find_table(FL_MSZ(ms)->tables, FL_MSZ(ms)->table_count, db, name);
 }
 
 static const fl_ms_table_t *fl_msz_table_by_id(fl_metastore_t *ms, int64_t id) {
