@@ -7,15 +7,18 @@ the clients download those segments themselves.
 
 With FLUSS_SERVER=ours each test starts a flussd of its own with 4 KB
 segments, a 1 KB index interval and a 200 ms tiering interval. Against the
-reference, the client-visible tests run on the session server, which must
-have been started with the same settings:
-
-    REF_EXTRA_CONFIG=$'log.segment.file-size: 4kb\\nlog.index.interval-size: 1kb\\n'\\
-    $'remote.log.task-interval-duration: 1s' tests/reference/start
+reference, the client-visible tests run on a reference cluster of this
+module's own (tests/reference/start in a temporary state dir, free ports,
+the jars the session cluster was started from) with 4 KB segments, a 1 KB
+index interval and a 1 s tiering interval: 0.9.1 has no per-table segment
+size, its defaults (1 GB segments, 1 min) never tier within a test, and
+the session cluster cannot take 4 KB segments for the whole suite (libfluss
+reads no remote segments, so its scans of larger tables would stall there).
 """
 
 import asyncio
 import json
+import os
 import subprocess
 import time
 import uuid
@@ -25,7 +28,7 @@ import pyarrow as pa
 import pytest
 
 import fluss
-from conftest import IS_OURS, IS_REFERENCE, REPO, connect, unique
+from conftest import IS_OURS, IS_REFERENCE, REPO, ReferenceServer, connect, free_ports, unique
 from logutil import (OFFSET_TIMESTAMP, create_log_table, fetch_log, list_offsets_raw,
                      parse_batches, raw_tablet, read_all, wait_ready)
 from rawwire import as_int32, as_int64, decode
@@ -34,7 +37,7 @@ SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
 PAD = 40
 TIERED_ARGS = ["-D", "log.segment.file-size=4kb", "-D", "log.index.interval-size=1kb",
                "-D", "remote.log.task-interval-duration=200 ms"]
-WAIT_S = 60 if IS_REFERENCE else 20
+WAIT_S = 30 if IS_REFERENCE else 20
 
 
 @pytest.fixture
@@ -43,12 +46,38 @@ def start_server(start_server):
     return lambda *args: start_server(*TIERED_ARGS, *args)
 
 
+REFERENCE_TIERED_CONFIG = ("log.segment.file-size: 4kb\nlog.index.interval-size: 1kb\n"
+                           "remote.log.task-interval-duration: 1s")
+REFERENCE_START_S = 90
+
+
+@pytest.fixture(scope="module")
+def tiered_reference(tmp_path_factory):
+    """A reference cluster of this module's own with the tiering settings,
+    stopped (by the PIDs its start recorded) after the module."""
+    run = tmp_path_factory.mktemp("reference-tiered")
+    coord, tablet, coord_int, tablet_int, zk = free_ports(5)
+    env = {**os.environ, "REF_RUN_DIR": str(run), "REF_OFFLINE": "1",
+           "REF_COORD_PORT": str(coord), "REF_TABLET_PORT": str(tablet),
+           "REF_COORD_INTERNAL_PORT": str(coord_int), "REF_TABLET_INTERNAL_PORT": str(tablet_int),
+           "REF_ZK_PORT": str(zk), "REF_START_TIMEOUT": str(REFERENCE_START_S - 10),
+           "REF_EXTRA_CONFIG": REFERENCE_TIERED_CONFIG}
+    ref = REPO / "tests" / "reference"
+    try:
+        started = subprocess.run([str(ref / "start")], env=env, capture_output=True, text=True,
+                                 timeout=REFERENCE_START_S)
+        assert started.returncode == 0, started.stdout[-3000:] + started.stderr[-3000:]
+        yield ReferenceServer(f"127.0.0.1:{coord}")
+    finally:
+        subprocess.run([str(ref / "stop")], env=env, capture_output=True, timeout=120)
+
+
 @pytest.fixture
-def tiered_server(request, server):
+def tiered_server(request):
     """Ours: a fresh flussd with small segments and a short interval. The
-    reference: the session server (started with REF_EXTRA_CONFIG above)."""
+    reference: the module's own cluster (tiered_reference)."""
     if IS_REFERENCE:
-        yield server
+        yield request.getfixturevalue("tiered_reference")
         return
     start = request.getfixturevalue("start_server")
     yield start()
@@ -119,6 +148,7 @@ async def read_exact(conn, admin, path, lo, hi):
     assert all(names[i] == f"n{i}" + "x" * PAD for i in range(lo, hi))
 
 
+@pytest.mark.timeout(60 + REFERENCE_START_S)
 async def test_tiered_segments_read_back(tiered_server):
     srv = tiered_server
     conn = await connect(srv.bootstrap)
@@ -379,6 +409,7 @@ async def test_tiered_primary_key_changelog_stays_until_snapshot(start_server):
     await conn.close()
 
 
+@pytest.mark.timeout(120 + REFERENCE_START_S)
 async def test_tiered_java_client_reads_remote_segments(tiered_server):
     srv = tiered_server
     conn = await connect(srv.bootstrap)

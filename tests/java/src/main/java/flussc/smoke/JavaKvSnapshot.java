@@ -136,7 +136,18 @@ public final class JavaKvSnapshot {
                 for (int i = 0; i < 1000; i += 10) delete(w, expect, i);
                 w.flush();
 
+                // snapshots taken after the last write: a snapshot of a state
+                // before the flush (a slow machine) holds other counts
+                Map<Integer, Long> written = admin.listOffsets(path, List.of(0, 1), new OffsetSpec.LatestSpec())
+                        .all().get(60, TimeUnit.SECONDS);
                 KvSnapshots ks = waitSnapshots(admin, path, new long[] {-1, -1});
+                long snapDeadline = System.currentTimeMillis() + 60_000;
+                while (ks.getLogOffset(0).getAsLong() < written.get(0)
+                        || ks.getLogOffset(1).getAsLong() < written.get(1)) {
+                    check(System.currentTimeMillis() < snapDeadline, "no snapshot covers the writes within 60 s");
+                    Thread.sleep(200);
+                    ks = waitSnapshots(admin, path, new long[] {-1, -1});
+                }
                 check(ks.getTableId() == tableId, "snapshots of another table id");
                 Map<TableBucket, Long> leased = new HashMap<>();
                 long[] logOffset = new long[BUCKETS];
