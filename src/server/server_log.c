@@ -608,6 +608,15 @@ FL_API_HANDLER(fl_api_produce_log) {
                                                     br->has_partition_id, br->partition_id,
                                                     br->bucket_id, &r, &e);
         if (!rc && table_rc) rc = fl_err_set(&e, table_rc, "%s", table_err.msg);
+        if (!rc && br->records.len == 0) {
+            /* no batch at all: nothing to append, answered as the
+             * reference answers it (success, no offset) */
+            b.has_base_offset = 1;
+            b.base_offset = -1;
+            fl_replica_unref(r);
+            p->resp[i] = b;
+            continue;
+        }
         if (!rc)
             rc = fl_record_validate(br->records.data, br->records.len, (fl_log_format_t)format,
                                     fl_proj_schema_types, table, &e);
