@@ -11,8 +11,7 @@
 #include "arrow_validate.h"
 #include "record_batch.h"
 #include "record_row_builder.h"
-#include "types_row_compacted.h"
-#include "types_row_indexed.h"
+#include "types_row_format.h"
 
 #define RV_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
 
@@ -62,9 +61,8 @@ static int fl_validate_rows(const fl_batch_view_t *b, const uint8_t *body, size_
         rc = fl_row_record_next(body, n, &pos, i, &ct, &p, &len, err);
         if (rc) break;
         fl_row_reset(&row, columns);
-        rc = format == FL_LOG_FORMAT_INDEXED
-                 ? fl_indexed_row_decode(p, len, types, columns, &row, err)
-                 : fl_compacted_row_decode(p, len, types, columns, &row, err);
+        rc = fl_row_decode(format == FL_LOG_FORMAT_INDEXED ? FL_ROW_INDEXED : FL_ROW_COMPACTED, p,
+                           len, types, columns, &row, err);
         if (rc) fl_err_prefix(err, "record %d: ", i);
     }
     fl_row_free(&row);
