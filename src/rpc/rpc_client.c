@@ -64,6 +64,10 @@ typedef struct fl_local_peer {
     atomic_int refs;
     fl_rpc_loop_t *loop;      /* the client's */
     fl_rpc_client_t *client;  /* client loop only; NULL once detached */
+    /* set when the client lets go: the server's loop posts nothing to the
+     * client's loop after that (it may be gone) */
+    pthread_mutex_t mu;
+    bool detached;
 } fl_local_peer_t;
 
 struct fl_rpc_client {
@@ -371,7 +375,10 @@ static void fl_client_start(fl_rpc_client_t *c) {
 /* ---- the local transport ---- */
 
 static void fl_local_peer_unref(fl_local_peer_t *p) {
-    if (atomic_fetch_sub(&p->refs, 1) == 1) fl_free(p);
+    if (atomic_fetch_sub(&p->refs, 1) == 1) {
+        pthread_mutex_destroy(&p->mu);
+        fl_free(p);
+    }
 }
 
 typedef struct fl_local_answer {
@@ -399,13 +406,17 @@ static void fl_local_answer_run(void *arg) {
 /* On the server's loop: answers (or the close) go to the client's loop. */
 static void fl_local_deliver(void *arg, const uint8_t *frames, size_t len) {
     fl_local_peer_t *p = arg;
-    fl_local_answer_t *a = fl_malloc(sizeof(*a) + len);
-    a->peer = p;
-    a->closed = frames == NULL;
-    a->len = len;
-    if (len) memcpy(a->frames, frames, len);
-    atomic_fetch_add(&p->refs, 1);
-    fl_rpc_loop_post(p->loop, fl_local_answer_run, a);
+    pthread_mutex_lock(&p->mu);
+    if (!p->detached) {
+        fl_local_answer_t *a = fl_malloc(sizeof(*a) + len);
+        a->peer = p;
+        a->closed = frames == NULL;
+        a->len = len;
+        if (len) memcpy(a->frames, frames, len);
+        atomic_fetch_add(&p->refs, 1);
+        fl_rpc_loop_post(p->loop, fl_local_answer_run, a);
+    }
+    pthread_mutex_unlock(&p->mu);
 }
 
 static void fl_local_release(void *arg) { fl_local_peer_unref(arg); }
@@ -413,6 +424,7 @@ static void fl_local_release(void *arg) { fl_local_peer_unref(arg); }
 static void fl_local_connect(fl_rpc_client_t *c) {
     fl_local_peer_t *p = fl_calloc(1, sizeof(*p));
     atomic_init(&p->refs, 2); /* the client's and the connection's */
+    pthread_mutex_init(&p->mu, NULL);
     p->loop = c->loop;
     p->client = c;
     c->peer = p;
@@ -427,6 +439,9 @@ static void fl_local_connect(fl_rpc_client_t *c) {
 static void fl_local_detach(fl_rpc_client_t *c) {
     if (!c->peer) return;
     c->peer->client = NULL;
+    pthread_mutex_lock(&c->peer->mu);
+    c->peer->detached = true;
+    pthread_mutex_unlock(&c->peer->mu);
     fl_local_peer_unref(c->peer);
     c->peer = NULL;
     fl_rpc_local_close(c->local_conn);
