@@ -198,6 +198,7 @@ static void fuzz_fixture_create(void) {
         if (m && !rc) fl_coordinator_server_table_changed(cs, m->table_id);
     }
     pthread_mutex_unlock(&cs->lock);
+    fl_coordinator_server_push_flush(cs);
     if (rc) fprintf(stderr, "fixture: %s\n", err.msg);
     FUZZ_CHECK(rc == 0);
 }
@@ -237,6 +238,7 @@ static void fuzz_fixture_truncate(void) {
         fl_coordinator_server_table_changed(cs, fuzz_tables[i].id);
     }
     pthread_mutex_unlock(&cs->lock);
+    fl_coordinator_server_push_flush(cs);
 }
 
 /* ---- the server ---- */
@@ -269,6 +271,9 @@ static void fuzz_setup(void) {
     tc[0].kv_block_cache_bytes = (size_t)1 << 20;
     tc[0].kv_write_buffer_bytes = (size_t)256 << 10;
     FUZZ_CHECK(fl_local_cluster_new(&cc, tc, 1, &fuzz.lc, &err) == 0);
+    /* running: the coordinator's messages reach the tablet server over its
+     * in-process connection (the inputs themselves come with no connection) */
+    FUZZ_CHECK(fl_local_cluster_start(&fuzz.lc, &err) == 0);
     fuzz.ms = fuzz.lc.cs->ms;
     /* RocksDB builds its default Env (thread pools) at first use and
      * registers its destructor then; a store opened and closed here does
@@ -337,6 +342,7 @@ static void fuzz_reset_store(void) {
     fl_err_clear(&err);
     if (!rc) rc = fl_catalog_create_database(cat, FL_CATALOG_DEFAULT_DATABASE, NULL, 0, true, &err);
     pthread_mutex_unlock(&cs->lock);
+    fl_coordinator_server_push_flush(cs);
     if (rc || !fuzz_fixture_intact()) {
         fuzz_rebuild();
         return;

@@ -270,6 +270,25 @@ bool fl_kv_leases_pinned(fl_kv_leases_t *l, int64_t table_id, int64_t partition_
     return pinned;
 }
 
+size_t fl_kv_leases_pinned_ids(fl_kv_leases_t *l, int64_t table_id, int64_t partition_id,
+                               int32_t bucket, int64_t now_ms, int64_t **ids) {
+    fl_kv_lease_bucket_t want = {table_id, partition_id, bucket, 0};
+    size_t n = 0, cap = 0;
+    int64_t *v = NULL;
+    pthread_mutex_lock(&l->mu);
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->v[i].expires_ms <= now_ms) continue;
+        for (size_t k = 0; k < l->v[i].n; k++) {
+            if (!fl_lease_same_bucket(&l->v[i].b[k], &want)) continue;
+            if (n == cap) v = fl_realloc(v, (cap = cap ? cap * 2 : 8) * sizeof(*v));
+            v[n++] = l->v[i].b[k].snapshot_id;
+        }
+    }
+    pthread_mutex_unlock(&l->mu);
+    *ids = v;
+    return n;
+}
+
 size_t fl_kv_leases_expire(fl_kv_leases_t *l, int64_t now_ms) {
     pthread_mutex_lock(&l->mu);
     size_t dropped = fl_leases_purge(l, now_ms);

@@ -53,6 +53,10 @@ int fl_kv_leases_drop(fl_kv_leases_t *l, const char *lease_id, fl_error_t *err);
 bool fl_kv_leases_pinned(fl_kv_leases_t *l, int64_t table_id, int64_t partition_id,
                          int32_t bucket, int64_t snapshot_id, int64_t now_ms);
 /* Drops the leases expired at now_ms; returns how many. */
+/* The snapshot ids of one bucket some unexpired lease holds (*ids NULL
+ * when none; fl_free). */
+size_t fl_kv_leases_pinned_ids(fl_kv_leases_t *l, int64_t table_id, int64_t partition_id,
+                               int32_t bucket, int64_t now_ms, int64_t **ids);
 size_t fl_kv_leases_expire(fl_kv_leases_t *l, int64_t now_ms);
 /* Leases held (tests, stats). */
 size_t fl_kv_leases_count(fl_kv_leases_t *l);

@@ -154,6 +154,7 @@ static void fl_ap_pass(fl_auto_partitioner_t *ap) {
     pthread_mutex_lock(&ap->cs->lock);
     fl_auto_partition_all(&ap->env, now, &st);
     pthread_mutex_unlock(&ap->cs->lock);
+    fl_coordinator_server_push_flush(ap->cs); /* the tablet servers are told */
     FL_DEBUG("auto partitioning: pass at %lld: %zu created, %zu dropped, %zu refused",
              (long long)now, st.created, st.dropped, st.refused);
 }

@@ -14,7 +14,6 @@
 #include "common_log.h"
 #include "common_time.h"
 #include "proto_api.h"
-#include "server_tablet.h"
 
 int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator_server_t **out,
                               fl_error_t *err) {
@@ -62,22 +61,20 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     cs->loop = fl_rpc_loop_new("cs-net");
     cs->rpc = fl_rpc_server_new(&cs->loop, 1, &cfg->limits, fl_server_handle);
     cs->workers = fl_workq_new(1, "cs-work");
-    cs->role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self};
+    cs->push = fl_push_new(&cs->self);
+    cs->role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self, false};
+    cs->internal_role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self, true};
+    cs->internal_workers = fl_workq_new(1, "cs-internal");
     *out = cs;
     return 0;
 }
 
-void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, fl_tablet_server_t *ts) {
-    pthread_mutex_lock(&cs->lock);
-    if (cs->tablet_count < FL_CATALOG_TABLET_SERVERS_MAX) {
-        cs->tablets[cs->tablet_count++] = ts;
-        ts->cs = cs;
-        ts->role.cs = cs;
-        for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
-            fl_tablet_server_update_table(ts, cs->ms->ops->table_at(cs->ms, i));
-    }
-    pthread_mutex_unlock(&cs->lock);
+void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endpoint_t *ep,
+                                      fl_rpc_client_t *client) {
+    fl_push_add_tablet(cs->push, ep, client);
 }
+
+fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs) { return cs->loop; }
 
 /* ---- the producer offsets sweep (timer on the loop, work on the worker) ---- */
 
@@ -108,16 +105,60 @@ static void fl_producer_sweep_stop(void *arg) {
     uv_timer_stop(&cs->producer_sweep_timer);
 }
 
+/* The listener is bound on the loop's thread: the loop runs already (the
+ * tablet servers were told every table through it). */
+typedef struct fl_listen_task {
+    fl_coordinator_server_t *cs;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+    int rc;
+    int port;
+    fl_error_t err;
+} fl_listen_task_t;
+
+static void fl_listen_run(void *arg) {
+    fl_listen_task_t *t = arg;
+    fl_coordinator_server_t *cs = t->cs;
+    int rc = fl_rpc_server_listen(cs->rpc, cs->cfg.bind_host, cs->cfg.bind_port, &cs->role,
+                                  &t->port, &t->err);
+    pthread_mutex_lock(&t->mu);
+    t->rc = rc;
+    t->done = true;
+    pthread_cond_signal(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+}
+
 int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
-    int port = 0;
-    int rc = fl_rpc_server_listen(cs->rpc, cs->cfg.bind_host, cs->cfg.bind_port, &cs->role, &port,
-                                  err);
-    if (rc) return rc;
-    if (cs->self.port == 0) cs->self.port = port;
     fl_rpc_loop_post(cs->loop, fl_producer_sweep_start, cs);
     if (fl_rpc_loop_start(cs->loop))
         return fl_err_set(err, FLUSS_ERR__STATE, "cannot start the coordinator's network thread");
     cs->started = true;
+    /* every tablet server knows every table before a client can ask */
+    pthread_mutex_lock(&cs->lock);
+    for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
+        fl_push_table(cs->push, cs->ms->ops->table_at(cs->ms, i));
+    pthread_mutex_unlock(&cs->lock);
+    fl_push_flush(cs->push);
+    fl_listen_task_t t = {.cs = cs};
+    fl_err_clear(&t.err);
+    pthread_mutex_init(&t.mu, NULL);
+    pthread_cond_init(&t.cv, NULL);
+    fl_rpc_loop_post(cs->loop, fl_listen_run, &t);
+    pthread_mutex_lock(&t.mu);
+    while (!t.done) pthread_cond_wait(&t.cv, &t.mu);
+    pthread_mutex_unlock(&t.mu);
+    pthread_mutex_destroy(&t.mu);
+    pthread_cond_destroy(&t.cv);
+    if (t.rc) {
+        *err = t.err;
+        return t.rc;
+    }
+    if (cs->self.port == 0) {
+        cs->self.port = t.port;
+        fl_push_set_coordinator(cs->push, &cs->self);
+        fl_push_flush(cs->push);
+    }
     fl_auto_partitioner_start(cs->auto_partitioner);
     return 0;
 }
@@ -133,14 +174,18 @@ void fl_coordinator_server_stop(fl_coordinator_server_t *cs) {
      * still reach the tablet servers, before those are torn down */
     fl_workq_destroy(cs->workers);
     cs->workers = NULL;
+    fl_workq_destroy(cs->internal_workers);
+    cs->internal_workers = NULL;
 }
 
 void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
     if (!cs) return;
     fl_coordinator_server_stop(cs);
+    fl_push_destroy(cs->push); /* its clients live on the loop */
     fl_rpc_loop_destroy(cs->loop);
     fl_rpc_server_destroy(cs->rpc);
     if (cs->workers) fl_workq_destroy(cs->workers);
+    if (cs->internal_workers) fl_workq_destroy(cs->internal_workers);
     fl_auto_partitioner_destroy(cs->auto_partitioner);
     cs->ms->ops->close(cs->ms);
     fl_kv_leases_close(cs->leases);
@@ -176,21 +221,23 @@ int fl_coordinator_server_autoinc_reserve(fl_coordinator_server_t *cs, int64_t t
 
 void fl_coordinator_server_table_changed(fl_coordinator_server_t *cs, int64_t table_id) {
     const fl_ms_table_t *t = cs->ms->ops->table_by_id(cs->ms, table_id);
-    if (!t) return;
-    for (size_t i = 0; i < cs->tablet_count; i++) fl_tablet_server_update_table(cs->tablets[i], t);
+    if (t) fl_push_table(cs->push, t);
 }
 
 void fl_coordinator_server_table_dropped(fl_coordinator_server_t *cs, const char *db,
                                          const char *name, int64_t table_id) {
-    for (size_t i = 0; i < cs->tablet_count; i++)
-        fl_tablet_server_drop_table(cs->tablets[i], db, name, table_id);
+    fl_push_table_dropped(cs->push, db, name, table_id);
 }
 
+/* The table as it is now: the push stops the partition that is gone. */
 void fl_coordinator_server_partition_dropped(fl_coordinator_server_t *cs, const char *db,
                                              const char *name, int64_t table_id,
                                              const char *partition_name, int64_t partition_id) {
+    (void)db;
+    (void)name;
+    (void)partition_name;
+    (void)partition_id;
     fl_coordinator_server_table_changed(cs, table_id);
-    for (size_t i = 0; i < cs->tablet_count; i++)
-        fl_tablet_server_drop_partition(cs->tablets[i], db, name, table_id, partition_name,
-                                        partition_id);
 }
+
+void fl_coordinator_server_push_flush(fl_coordinator_server_t *cs) { fl_push_flush(cs->push); }

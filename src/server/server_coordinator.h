@@ -8,8 +8,9 @@
  *
  * The catalog and every metastore view are guarded by `lock`; handlers of
  * catalog APIs run with it held (server_dispatch.c). After a DDL the
- * coordinator pushes the change to every registered tablet server (a
- * direct call: they share the process). Its auto-partition scheduler
+ * coordinator sends the change to every registered tablet server as
+ * messages (server_push.h), after the lock is released and before the DDL
+ * is answered. Its auto-partition scheduler
  * (server_auto_partition.h) creates and drops partitions of
  * auto-partitioned tables on a thread of its own, under the same lock.
  *
@@ -30,6 +31,7 @@
 #include "rpc_server.h"
 #include "server_auto_partition.h"
 #include "server_node.h"
+#include "server_push.h"
 
 #define FL_WRITER_ID_BLOCK_DEFAULT 1000
 
@@ -57,12 +59,16 @@ struct fl_coordinator_server {
     fl_metastore_t *ms;
     fl_catalog_t catalog;
     fl_endpoint_t self;
-    size_t tablet_count;
-    fl_tablet_server_t *tablets[FL_CATALOG_TABLET_SERVERS_MAX]; /* in this process */
+    fl_push_t *push;       /* its messages to the tablet servers */
     fl_rpc_loop_t *loop;
     fl_rpc_server_t *rpc;
     fl_workq_t *workers;
-    fl_server_role_t role;
+    /* what tablet servers ask that may write (INIT_WRITER's ids,
+     * auto-increment blocks): its own thread, never behind a DDL that
+     * waits for those tablet servers */
+    fl_workq_t *internal_workers;
+    fl_server_role_t role;          /* the client listener */
+    fl_server_role_t internal_role; /* the tablet servers' connections */
     int64_t writer_next, writer_limit; /* (lock) the current block of writer ids */
     fl_kv_leases_t *leases;            /* KV snapshot leases (own lock) */
     fl_producer_offsets_t *producers;  /* producer offsets (own locks) */
@@ -74,10 +80,14 @@ struct fl_coordinator_server {
 
 int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator_server_t **out,
                               fl_error_t *err);
-/* Registers a tablet server of this process and pushes every table to it.
- * Before start. */
-void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, fl_tablet_server_t *ts);
-/* Binds and starts serving. */
+/* Registers a tablet server and the client that reaches it (taken: made
+ * on fl_coordinator_server_loop). Before start. */
+void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endpoint_t *ep,
+                                      fl_rpc_client_t *client);
+/* The network loop the coordinator's clients live on. */
+fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs);
+/* Starts its loop, sends every table to the registered tablet servers and
+ * waits for their answers, then binds and serves. */
 int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err);
 /* Stops serving (closes connections) and finishes the queued metadata
  * jobs, without freeing. Stop the tablet servers' listeners first (their
@@ -94,12 +104,15 @@ int fl_coordinator_server_writer_id(fl_coordinator_server_t *cs, int64_t *out, f
 int fl_coordinator_server_autoinc_reserve(fl_coordinator_server_t *cs, int64_t table_id,
                                           int64_t count, int64_t *first, fl_error_t *err);
 
-/* Pushes to the tablet servers (lock held, from the DDL handlers). */
+/* The messages a metadata change sends to the tablet servers, queued
+ * (lock held, from the DDL handlers); fl_coordinator_server_push_flush
+ * (lock not held, never on a loop) sends them and waits for the answers. */
 void fl_coordinator_server_table_changed(fl_coordinator_server_t *cs, int64_t table_id);
 void fl_coordinator_server_table_dropped(fl_coordinator_server_t *cs, const char *db,
                                          const char *name, int64_t table_id);
 void fl_coordinator_server_partition_dropped(fl_coordinator_server_t *cs, const char *db,
                                              const char *name, int64_t table_id,
                                              const char *partition_name, int64_t partition_id);
+void fl_coordinator_server_push_flush(fl_coordinator_server_t *cs);
 
 #endif

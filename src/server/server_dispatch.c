@@ -16,6 +16,7 @@
 #include "common_time.h"
 #include "proto_api.h"
 #include "proto_produce.h"
+#include "server_call.h"
 #include "server_coordinator.h"
 #include "server_filter.h"
 #include "server_node.h"
@@ -27,6 +28,14 @@
 #define FL_API_WORKER 2
 #define FL_API_TS_POOL 4   /* on the tablet server's worker pool (RocksDB reads) */
 #define FL_API_KV_WRITER 8 /* on the tablet server's kv writer thread (PUT_KV) */
+#define FL_API_INTERNAL 16 /* inter-server: on the internal listener only */
+#define FL_API_TS_CONTROL 32 /* on the tablet server's control thread, in order */
+/* a tablet server passes it on to the coordinator (whose catalog and
+ * counters answer it), as it came */
+#define FL_API_FORWARD 64
+/* the coordinator serves it on its internal side only (a tablet server's
+ * forward), never to a client */
+#define FL_API_CS_INTERNAL 128
 
 typedef struct fl_api_entry {
     int16_t key;
@@ -44,30 +53,32 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_API_VERSIONS, FL_ROLE_CS | FL_ROLE_TS, &fluss__api_versions_request__descriptor, fl_api_versions, 0},
     {FL_API_CREATE_DATABASE, FL_ROLE_CS, &fluss__create_database_request__descriptor, fl_api_create_database, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_DROP_DATABASE, FL_ROLE_CS, &fluss__drop_database_request__descriptor, fl_api_drop_database, FL_API_CATALOG | FL_API_WORKER},
-    {FL_API_LIST_DATABASES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_databases_request__descriptor, fl_api_list_databases, FL_API_CATALOG},
-    {FL_API_DATABASE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__database_exists_request__descriptor, fl_api_database_exists, FL_API_CATALOG},
-    {FL_API_GET_DATABASE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_database_info_request__descriptor, fl_api_get_database_info, FL_API_CATALOG},
+    {FL_API_LIST_DATABASES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_databases_request__descriptor, fl_api_list_databases, FL_API_CATALOG | FL_API_FORWARD},
+    {FL_API_DATABASE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__database_exists_request__descriptor, fl_api_database_exists, FL_API_CATALOG | FL_API_FORWARD},
+    {FL_API_GET_DATABASE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_database_info_request__descriptor, fl_api_get_database_info, FL_API_CATALOG | FL_API_FORWARD},
     {FL_API_CREATE_TABLE, FL_ROLE_CS, &fluss__create_table_request__descriptor, fl_api_create_table, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_DROP_TABLE, FL_ROLE_CS, &fluss__drop_table_request__descriptor, fl_api_drop_table, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_ALTER_TABLE, FL_ROLE_CS, &fluss__alter_table_request__descriptor, fl_api_alter_table, FL_API_CATALOG | FL_API_WORKER},
-    {FL_API_GET_TABLE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_info_request__descriptor, fl_api_get_table_info, FL_API_CATALOG},
-    {FL_API_LIST_TABLES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_tables_request__descriptor, fl_api_list_tables, FL_API_CATALOG},
-    {FL_API_TABLE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__table_exists_request__descriptor, fl_api_table_exists, FL_API_CATALOG},
-    {FL_API_GET_TABLE_SCHEMA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_schema_request__descriptor, fl_api_get_table_schema, FL_API_CATALOG},
-    {FL_API_LIST_PARTITION_INFOS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_partition_infos_request__descriptor, fl_api_list_partition_infos, FL_API_CATALOG},
+    {FL_API_GET_TABLE_INFO, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_info_request__descriptor, fl_api_get_table_info, FL_API_CATALOG | FL_API_FORWARD},
+    {FL_API_LIST_TABLES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_tables_request__descriptor, fl_api_list_tables, FL_API_CATALOG | FL_API_FORWARD},
+    {FL_API_TABLE_EXISTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__table_exists_request__descriptor, fl_api_table_exists, FL_API_CATALOG | FL_API_FORWARD},
+    {FL_API_GET_TABLE_SCHEMA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_table_schema_request__descriptor, fl_api_get_table_schema, FL_API_CATALOG | FL_API_FORWARD},
+    {FL_API_LIST_PARTITION_INFOS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_partition_infos_request__descriptor, fl_api_list_partition_infos, FL_API_CATALOG | FL_API_FORWARD},
     {FL_API_CREATE_PARTITION, FL_ROLE_CS, &fluss__create_partition_request__descriptor, fl_api_create_partition, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_DROP_PARTITION, FL_ROLE_CS, &fluss__drop_partition_request__descriptor, fl_api_drop_partition, FL_API_CATALOG | FL_API_WORKER},
-    {FL_API_GET_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__metadata_request__descriptor, fl_api_get_metadata, FL_API_CATALOG},
+    {FL_API_GET_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__metadata_request__descriptor, fl_api_get_metadata, FL_API_CATALOG | FL_API_FORWARD},
     {FL_API_GET_FILESYSTEM_SECURITY_TOKEN, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_file_system_security_token_request__descriptor, fl_api_get_fs_token, 0},
-    {FL_API_GET_LATEST_KV_SNAPSHOTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_latest_kv_snapshots_request__descriptor, fl_api_get_latest_kv_snapshots, FL_API_CATALOG},
-    {FL_API_GET_KV_SNAPSHOT_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_kv_snapshot_metadata_request__descriptor, fl_api_get_kv_snapshot_metadata, FL_API_CATALOG},
+    {FL_API_GET_LATEST_KV_SNAPSHOTS, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_latest_kv_snapshots_request__descriptor, fl_api_get_latest_kv_snapshots, FL_API_CATALOG | FL_API_FORWARD},
+    {FL_API_GET_KV_SNAPSHOT_METADATA, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_kv_snapshot_metadata_request__descriptor, fl_api_get_kv_snapshot_metadata, FL_API_CATALOG | FL_API_FORWARD},
     {FL_API_ACQUIRE_KV_SNAPSHOT_LEASE, FL_ROLE_CS, &fluss__acquire_kv_snapshot_lease_request__descriptor, fl_api_acquire_kv_snapshot_lease, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_RELEASE_KV_SNAPSHOT_LEASE, FL_ROLE_CS, &fluss__release_kv_snapshot_lease_request__descriptor, fl_api_release_kv_snapshot_lease, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_DROP_KV_SNAPSHOT_LEASE, FL_ROLE_CS, &fluss__drop_kv_snapshot_lease_request__descriptor, fl_api_drop_kv_snapshot_lease, FL_API_WORKER},
     {FL_API_REGISTER_PRODUCER_OFFSETS, FL_ROLE_CS, &fluss__register_producer_offsets_request__descriptor, fl_api_register_producer_offsets, FL_API_WORKER},
     {FL_API_GET_PRODUCER_OFFSETS, FL_ROLE_CS, &fluss__get_producer_offsets_request__descriptor, fl_api_get_producer_offsets, 0},
     {FL_API_DELETE_PRODUCER_OFFSETS, FL_ROLE_CS, &fluss__delete_producer_offsets_request__descriptor, fl_api_delete_producer_offsets, FL_API_WORKER},
-    {FL_API_INIT_WRITER, FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer, FL_API_WORKER},
+    {FL_API_INIT_WRITER, FL_ROLE_CS | FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer, FL_API_WORKER | FL_API_FORWARD | FL_API_CS_INTERNAL},
+    {FL_API_LIST_LEASED_KV_SNAPSHOTS, FL_ROLE_CS, &fluss__list_leased_kv_snapshots_request__descriptor, fl_api_list_leased_kv_snapshots, FL_API_INTERNAL},
+    {FL_API_RESERVE_AUTO_INCREMENT, FL_ROLE_CS, &fluss__reserve_auto_increment_request__descriptor, fl_api_reserve_auto_increment, FL_API_WORKER | FL_API_INTERNAL},
     {FL_API_PRODUCE_LOG, FL_ROLE_TS, &fluss__produce_log_request__descriptor, fl_api_produce_log, 0},
     {FL_API_FETCH_LOG, FL_ROLE_TS, &fluss__fetch_log_request__descriptor, fl_api_fetch_log, 0},
     {FL_API_LIST_OFFSETS, FL_ROLE_TS, &fluss__list_offsets_request__descriptor, fl_api_list_offsets, 0},
@@ -76,10 +87,21 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_PREFIX_LOOKUP, FL_ROLE_TS, &fluss__prefix_lookup_request__descriptor, fl_api_prefix_lookup, FL_API_TS_POOL},
     {FL_API_LIMIT_SCAN, FL_ROLE_TS, &fluss__limit_scan_request__descriptor, fl_api_limit_scan, FL_API_TS_POOL},
     {FL_API_GET_TABLE_STATS, FL_ROLE_TS, &fluss__get_table_stats_request__descriptor, fl_api_get_table_stats, FL_API_TS_POOL},
-    {FL_API_GET_LAKE_SNAPSHOT, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_lake_snapshot_request__descriptor, fl_api_get_lake_snapshot, FL_API_CATALOG},
+    {FL_API_UPDATE_METADATA, FL_ROLE_TS, &fluss__update_metadata_request__descriptor, fl_api_update_metadata, FL_API_INTERNAL | FL_API_TS_CONTROL},
+    {FL_API_NOTIFY_LEADER_AND_ISR, FL_ROLE_TS, &fluss__notify_leader_and_isr_request__descriptor, fl_api_notify_leader_and_isr, FL_API_INTERNAL | FL_API_TS_CONTROL},
+    {FL_API_STOP_REPLICA, FL_ROLE_TS, &fluss__stop_replica_request__descriptor, fl_api_stop_replica, FL_API_INTERNAL | FL_API_TS_CONTROL},
+    {FL_API_GET_LAKE_SNAPSHOT, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_lake_snapshot_request__descriptor, fl_api_get_lake_snapshot, FL_API_CATALOG | FL_API_FORWARD},
 };
 
 #define FL_API_ENTRY_COUNT (sizeof(fl_api_entries) / sizeof(fl_api_entries[0]))
+
+/* Whether the listener of role serves e. */
+static bool fl_api_served(const fl_api_entry_t *e, const fl_server_role_t *role) {
+    if (!(e->roles & role->role)) return false;
+    if ((e->how & FL_API_INTERNAL) && !role->internal) return false;
+    if ((e->how & FL_API_CS_INTERNAL) && role->role == FL_ROLE_CS && !role->internal) return false;
+    return true;
+}
 
 static const fl_api_entry_t *fl_api_entry(int key) {
     for (size_t i = 0; i < FL_API_ENTRY_COUNT; i++)
@@ -128,7 +150,7 @@ static FL_API_HANDLER(fl_api_versions) {
     size_t n = 0;
     for (size_t i = 0; i < FL_API_ENTRY_COUNT; i++) {
         const fl_api_entry_t *e = &fl_api_entries[i];
-        if (!(e->roles & role->role)) continue;
+        if (!fl_api_served(e, role)) continue;
         const fl_api_info_t *info = fl_api_info(e->key);
         Fluss__PbApiVersion v = FLUSS__PB_API_VERSION__INIT;
         v.api_key = e->key;
@@ -204,6 +226,11 @@ static void fl_dispatch_run(const fl_api_entry_t *e, fl_req_ctx_t *ctx, fl_buf_t
     if (locked) pthread_mutex_lock(&ctx->cs->lock);
     int rc = e->fn(ctx, ctx->body, out, &err);
     if (locked) pthread_mutex_unlock(&ctx->cs->lock);
+    /* what the change sends to the tablet servers, answered before the
+     * client is (on the worker only: a loop never waits) */
+    if ((e->how & FL_API_WORKER) && ctx->cs && ctx->role->role == FL_ROLE_CS &&
+        !ctx->role->internal)
+        fl_coordinator_server_push_flush(ctx->cs);
     if (rc) {
         const fl_api_info_t *info = fl_api_info(e->key);
         FL_DEBUG("rpc: %s failed: %s (%d) %s", info->name, fl_err_name(rc), rc, err.msg);
@@ -241,7 +268,7 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
     const fl_api_info_t *info = fl_api_info(req->api_key);
     const fl_api_entry_t *e = fl_api_entry(req->api_key);
     char msg[256];
-    if (!info || !e || !(e->roles & role->role)) {
+    if (!info || !e || !fl_api_served(e, role)) {
         snprintf(msg, sizeof(msg), "The %s does not support API key %d%s%s",
                  role->role == FL_ROLE_CS ? "coordinator server" : "tablet server", req->api_key,
                  info ? " " : "", info ? info->name : "");
@@ -253,6 +280,22 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         snprintf(msg, sizeof(msg), "Unsupported version %d of API %s (supported %d..%d)",
                  req->api_version, info->name, info->min_version, info->max_version);
         fl_server_reply_error(out, req->request_id, FLUSS_ERR_UNSUPPORTED_VERSION, msg);
+        return 0;
+    }
+    /* what the coordinator answers: passed on, undecoded */
+    if ((e->how & FL_API_FORWARD) && role->role == FL_ROLE_TS) {
+        fl_rpc_client_t *cc = role->ts ? role->ts->coordinator : NULL;
+        if (!cc) {
+            fl_server_reply_error(out, req->request_id, FLUSS_ERR_NETWORK_EXCEPTION,
+                                  "This tablet server has no coordinator yet.");
+        } else if (conn) {
+            fl_req_ctx_t ctx = {.conn = conn, .request_id = req->request_id,
+                                .api_key = req->api_key, .api_version = req->api_version,
+                                .received_ms = fl_time_mono_ms(), .role = role, .ts = role->ts};
+            fl_server_forward(cc, fl_req_defer(&ctx), req->body, req->body_len);
+        } else {
+            fl_server_forward_wait(cc, req, out);
+        }
         return 0;
     }
     /* PRODUCE_LOG's records are most of its bytes: decode a view that
@@ -288,8 +331,10 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
     };
     /* APIs that must not run on a network loop go to their queue */
     fl_workq_t *queue = NULL;
-    if ((e->how & FL_API_WORKER) && ctx.cs) queue = ctx.cs->workers;
+    if ((e->how & FL_API_WORKER) && ctx.cs)
+        queue = role->internal ? ctx.cs->internal_workers : ctx.cs->workers;
     else if ((e->how & FL_API_KV_WRITER) && ctx.ts) queue = ctx.ts->kv_writer;
+    else if ((e->how & FL_API_TS_CONTROL) && ctx.ts) queue = ctx.ts->control;
     else if ((e->how & FL_API_TS_POOL) && ctx.ts) queue = ctx.ts->workers;
     if (queue && conn && e->key == FL_API_LOOKUP && fl_lookup_inline(&ctx, body, out)) {
         fl_req_body_free(&ctx);

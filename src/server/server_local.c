@@ -20,7 +20,6 @@ int fl_local_cluster_new(const fl_coordinator_config_t *ccfg, const fl_tablet_co
         rc = fl_tablet_server_new(&tcfgs[i], &out->tablets[i], err);
         if (rc) break;
         out->tablet_count++;
-        fl_coordinator_server_add_tablet(out->cs, out->tablets[i]);
     }
     if (rc) fl_local_cluster_destroy(out);
     return rc;
@@ -58,8 +57,17 @@ void fl_local_test_config(const char *dir, size_t tablets, fl_coordinator_config
 
 int fl_local_cluster_start(fl_local_cluster_t *lc, fl_error_t *err) {
     for (size_t i = 0; i < lc->tablet_count; i++) {
-        int rc = fl_tablet_server_start(lc->tablets[i], err);
+        fl_tablet_server_t *ts = lc->tablets[i];
+        int rc = fl_tablet_server_start(ts, err);
         if (rc) return rc;
+        /* the coordinator reaches the tablet server's internal side over
+         * an in-process connection: the messages of a cluster, no socket */
+        fl_rpc_client_t *c = fl_rpc_client_new_local(fl_coordinator_server_loop(lc->cs), ts->rpc,
+                                                     &ts->internal_role, NULL);
+        fl_coordinator_server_add_tablet(lc->cs, &ts->self, c);
+        /* and the tablet server the coordinator's, the same way */
+        ts->coordinator = fl_rpc_client_new_local(ts->loops[0], lc->cs->rpc,
+                                                  &lc->cs->internal_role, NULL);
     }
     return fl_coordinator_server_start(lc->cs, err);
 }

@@ -33,7 +33,6 @@
 #include "record_project.h"
 #include "record_validate.h"
 #include "server_ackwait.h"
-#include "server_coordinator.h"
 #include "record_stats_build.h"
 #include "server_filter.h"
 #include "server_node.h"
@@ -48,16 +47,6 @@
 enum { FL_OFFSETS_EARLIEST = 0, FL_OFFSETS_LATEST = 1, FL_OFFSETS_TIMESTAMP = 2, FL_OFFSETS_LEO = 3 };
 
 /* ---- INIT_WRITER (on the coordinator's worker: the id block may be written) ---- */
-
-FL_API_HANDLER(fl_api_init_writer) {
-    int32_t rid = ctx->request_id;
-    (void)m;
-    Fluss__InitWriterResponse resp = FLUSS__INIT_WRITER_RESPONSE__INIT;
-    int rc = fl_coordinator_server_writer_id(ctx->cs, &resp.writer_id, err);
-    if (rc) return rc;
-    fl_server_reply(out, rid, &resp.base);
-    return 0;
-}
 
 /* ---- FETCH_LOG ---- */
 

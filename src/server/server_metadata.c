@@ -77,10 +77,12 @@ FL_API_HANDLER(fl_api_get_metadata) {
 
     Fluss__PbServerNode coord;
     fl_node_of(&cs->self, &coord);
+    fl_endpoint_t eps[FL_CATALOG_TABLET_SERVERS_MAX];
+    size_t tablet_count = fl_push_tablets(cs->push, eps, FL_CATALOG_TABLET_SERVERS_MAX);
     Fluss__PbServerNode tablets[FL_CATALOG_TABLET_SERVERS_MAX];
     Fluss__PbServerNode *tablet_ptrs[FL_CATALOG_TABLET_SERVERS_MAX];
-    for (size_t i = 0; i < cs->tablet_count; i++) {
-        fl_node_of(&cs->tablets[i]->self, &tablets[i]);
+    for (size_t i = 0; i < tablet_count; i++) {
+        fl_node_of(&eps[i], &tablets[i]);
         tablet_ptrs[i] = &tablets[i];
     }
 
@@ -147,7 +149,7 @@ FL_API_HANDLER(fl_api_get_metadata) {
     resp.n_partition_metadata = nq;
     resp.partition_metadata = pm_ptrs;
     resp.coordinator_server = &coord;
-    resp.n_tablet_servers = cs->tablet_count;
+    resp.n_tablet_servers = tablet_count;
     resp.tablet_servers = tablet_ptrs;
     resp.n_table_metadata = nt;
     resp.table_metadata = tm_ptrs;

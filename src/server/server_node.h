@@ -25,6 +25,7 @@
 #define FL_SERVER_NODE_H
 
 #include <protobuf-c/protobuf-c.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common_buf.h"
@@ -54,6 +55,9 @@ typedef struct fl_server_role {
     fl_coordinator_server_t *cs; /* always set: the metadata source */
     fl_tablet_server_t *ts;      /* the tablet server (FL_ROLE_TS) */
     const fl_endpoint_t *self;
+    /* the internal listener (or the in-process connection between the
+     * roles): inter-server APIs are served here and nowhere else */
+    bool internal;
 } fl_server_role_t;
 
 typedef struct fl_req_ctx {
@@ -126,8 +130,11 @@ FL_API_HANDLER(fl_api_drop_partition);
 FL_API_HANDLER(fl_api_list_partition_infos);
 /* server_alter.c: */
 FL_API_HANDLER(fl_api_alter_table);
-/* server_log.c: */
+/* server_counters.c (the coordinator's, on its internal side): */
 FL_API_HANDLER(fl_api_init_writer);
+FL_API_HANDLER(fl_api_reserve_auto_increment);
+FL_API_HANDLER(fl_api_list_leased_kv_snapshots);
+/* server_log.c: */
 FL_API_HANDLER(fl_api_produce_log);
 FL_API_HANDLER(fl_api_fetch_log);
 FL_API_HANDLER(fl_api_list_offsets);
@@ -155,5 +162,9 @@ FL_API_HANDLER(fl_api_get_table_stats);
 FL_API_HANDLER(fl_api_get_lake_snapshot);
 /* server_metadata.c: */
 FL_API_HANDLER(fl_api_get_metadata);
+/* server_tablet_control.c (the coordinator's messages to a tablet server): */
+FL_API_HANDLER(fl_api_update_metadata);
+FL_API_HANDLER(fl_api_notify_leader_and_isr);
+FL_API_HANDLER(fl_api_stop_replica);
 
 #endif

@@ -21,134 +21,13 @@
 #include "kv_lease.h"
 #include "kv_snapshot.h"
 #include "proto_api.h"
-#include "server_coordinator.h"
+#include "server_call.h"
+#include "server_hosted_table.h"
 #include "server_tiering.h"
 
 #define FL_RETENTION_CHECK_MS_DEFAULT (5 * 60 * 1000)
 
 /* ---- hosted tables ---- */
-
-static void fl_hosted_table_free(fl_hosted_table_t *t) {
-    for (size_t i = 0; i < t->schema_count; i++) {
-        if (t->schema_ok[i]) fl_schema_free(&t->schemas[i]);
-        fl_free(t->schema_types[i]);
-        fl_schema_map_free(&t->latest_maps[i]);
-    }
-    fl_free(t->latest_maps);
-    fl_free(t->schemas);
-    fl_free(t->schema_ok);
-    fl_free(t->schema_types);
-    fl_free(t->buckets);
-    for (size_t i = 0; i < t->partition_count; i++) {
-        fl_free(t->partitions[i].name);
-        fl_free(t->partitions[i].buckets);
-    }
-    fl_free(t->partitions);
-    fl_free(t->database);
-    fl_free(t->name);
-    fl_free(t->log_format);
-    fl_free(t->stats_columns);
-    fl_hosted_kv_table_free(t->kv);
-    fl_free(t);
-}
-
-void fl_hosted_table_unref(fl_hosted_table_t *t) {
-    if (t && atomic_fetch_sub(&t->refs, 1) == 1) fl_hosted_table_free(t);
-}
-
-/* table.log.ttl in Fluss's duration syntax; the default when unset or
- * unreadable (CREATE_TABLE validated it). */
-static int64_t fl_parse_ttl_ms(const char *v, int64_t dflt) {
-    int64_t ms;
-    fl_error_t e;
-    if (!v || fl_duration_parse_ms(v, &ms, &e) != 0) return dflt;
-    return ms;
-}
-
-static fl_ms_bucket_t *fl_buckets_copy(const fl_ms_bucket_t *b, int32_t n) {
-    fl_ms_bucket_t *c = fl_calloc(n > 0 ? (size_t)n : 1, sizeof(*c));
-    if (n > 0) memcpy(c, b, (size_t)n * sizeof(*c));
-    return c;
-}
-
-static fl_hosted_table_t *fl_hosted_table_from(const fl_ms_table_t *m) {
-    fl_hosted_table_t *t = fl_calloc(1, sizeof(*t));
-    atomic_init(&t->refs, 1);
-    t->table_id = m->table_id;
-    t->database = fl_strdup(m->database);
-    t->name = fl_strdup(m->name);
-    t->schema_id = m->schema_id;
-    json_t *j = json_loads(m->table_json, 0, NULL);
-    json_t *props = j ? json_object_get(j, "properties") : NULL;
-    t->ttl_ms = fl_parse_ttl_ms(json_string_value(json_object_get(props, "table.log.ttl")),
-                                7LL * 24 * 3600 * 1000);
-    /* validated at CREATE TABLE (> 0) */
-    const char *ls = json_string_value(json_object_get(props, "table.log.tiered.local-segments"));
-    t->tiered_local_segments = ls ? (int32_t)strtol(ls, NULL, 10) : 2;
-    if (t->tiered_local_segments < 1) t->tiered_local_segments = 2;
-    const char *fmt = json_string_value(json_object_get(props, "table.log.format"));
-    t->log_format = fl_strdup(fmt ? fmt : "ARROW");
-    const char *sc = json_string_value(json_object_get(props, "table.statistics.columns"));
-    t->stats_columns = sc ? fl_strdup(sc) : NULL;
-    json_t *pk = j ? json_object_get(json_object_get(j, "schema"), "primary_key") : NULL;
-    t->has_primary_key = pk && json_array_size(pk) > 0;
-    t->schema_count = m->schema_count;
-    size_t n = m->schema_count ? m->schema_count : 1;
-    t->schemas = fl_calloc(n, sizeof(*t->schemas));
-    t->schema_ok = fl_calloc(n, sizeof(bool));
-    t->schema_types = fl_calloc(n, sizeof(*t->schema_types));
-    for (size_t i = 0; i < m->schema_count; i++) {
-        json_t *sj = json_loads(m->schema_jsons[i], 0, NULL);
-        fl_error_t e;
-        if (sj && fl_schema_from_json(sj, &t->schemas[i], &e) == 0) {
-            t->schema_ok[i] = true;
-            fl_schema_t *s = &t->schemas[i];
-            t->schema_types[i] = fl_calloc(s->column_count ? s->column_count : 1,
-                                           sizeof(fl_datatype_t *));
-            for (size_t c = 0; c < s->column_count; c++) t->schema_types[i][c] = s->columns[c].type;
-            if (i + 1 == m->schema_count) t->has_primary_key |= s->has_primary_key;
-        }
-        if (sj) json_decref(sj);
-    }
-    /* every schema's columns in the latest one; a schema that does not
-     * parse (or an unparsed latest) gets no map */
-    t->latest_maps = fl_calloc(n, sizeof(*t->latest_maps));
-    bool latest_ok = m->schema_count > 0 && t->schema_ok[m->schema_count - 1];
-    for (size_t i = 0; latest_ok && i < m->schema_count; i++)
-        if (t->schema_ok[i])
-            fl_schema_map_init(&t->latest_maps[i], &t->schemas[i],
-                               &t->schemas[m->schema_count - 1]);
-    t->bucket_count = m->bucket_count;
-    t->buckets = fl_buckets_copy(m->buckets, m->bucket_count);
-    t->partitioned = m->partition_count > 0 || m->bucket_count == 0;
-    t->partition_count = m->partition_count;
-    t->partitions = fl_calloc(m->partition_count ? m->partition_count : 1, sizeof(*t->partitions));
-    for (size_t i = 0; i < m->partition_count; i++) {
-        const fl_ms_partition_t *p = &m->partitions[i];
-        t->partitions[i].partition_id = p->partition_id;
-        t->partitions[i].name = fl_strdup(p->name);
-        t->partitions[i].bucket_count = p->bucket_count;
-        t->partitions[i].buckets = fl_buckets_copy(p->buckets, p->bucket_count);
-    }
-    if (t->has_primary_key && j) t->kv = fl_hosted_kv_table_new(t, j);
-    if (j) json_decref(j);
-    return t;
-}
-
-const fl_datatype_t *const *fl_hosted_table_schema_types(const fl_hosted_table_t *t,
-                                                         int16_t schema_id, size_t *count) {
-    if (schema_id < 1 || (size_t)schema_id > t->schema_count || !t->schema_ok[schema_id - 1])
-        return NULL;
-    *count = t->schemas[schema_id - 1].column_count;
-    return t->schema_types[schema_id - 1];
-}
-
-const fl_schema_map_t *fl_hosted_table_latest_map(const fl_hosted_table_t *t, int16_t schema_id) {
-    if (schema_id < 1 || (size_t)schema_id > t->schema_count ||
-        !t->latest_maps[schema_id - 1].source)
-        return NULL;
-    return &t->latest_maps[schema_id - 1];
-}
 
 /* Under the write lock: index of table_id or -1. */
 static ssize_t fl_tables_find(fl_tablet_server_t *ts, int64_t table_id) {
@@ -157,60 +36,35 @@ static ssize_t fl_tables_find(fl_tablet_server_t *ts, int64_t table_id) {
     return -1;
 }
 
-/* Opens (recovering) every bucket of t this server leads, on the caller's
- * thread — the coordinator's worker after a DDL, main at start — so that
- * no network loop pays for a bucket's recovery. */
-static void fl_tablet_server_open_led(fl_tablet_server_t *ts, const fl_hosted_table_t *t) {
-    for (int32_t b = 0; b < t->bucket_count; b++) {
-        if (t->buckets[b].leader != ts->self.id) continue;
-        fl_replica_t *r = NULL;
-        fl_error_t e;
-        if (fl_tablet_server_replica(ts, t->table_id, t, false, -1, b, &r, &e) == 0) {
-            fl_kv_tablet_t *kt;
-            if (t->kv && fl_tablet_server_kv(ts, t, r, &kt, &e))
-                FL_WARN("tablet server %d: opening the kv of bucket %d of table %lld: %s",
-                        ts->self.id, b, (long long)t->table_id, e.msg);
-            fl_replica_unref(r);
-        } else FL_WARN("tablet server %d: opening bucket %d of table %lld: %s", ts->self.id, b,
-                     (long long)t->table_id, e.msg);
-    }
-    for (size_t i = 0; i < t->partition_count; i++) {
-        const fl_hosted_partition_t *p = &t->partitions[i];
-        for (int32_t b = 0; b < p->bucket_count; b++) {
-            if (p->buckets[b].leader != ts->self.id) continue;
-            fl_replica_t *r = NULL;
-            fl_error_t e;
-            if (fl_tablet_server_replica(ts, t->table_id, t, true, p->partition_id, b, &r, &e) == 0) {
-                fl_kv_tablet_t *kt;
-                if (t->kv && fl_tablet_server_kv(ts, t, r, &kt, &e))
-                    FL_WARN("tablet server %d: opening the kv of bucket %d of partition %lld: %s",
-                            ts->self.id, b, (long long)p->partition_id, e.msg);
-                fl_replica_unref(r);
-            } else FL_WARN("tablet server %d: opening bucket %d of partition %lld: %s", ts->self.id,
-                         b, (long long)p->partition_id, e.msg);
-        }
-    }
-}
-
-/* Auto-increment blocks come from the coordinator's metadata store (the
- * one durable counter per table that every bucket draws from). */
+/* Auto-increment blocks come from the coordinator (the one durable
+ * counter per table that every bucket draws from), asked with fluss-c's
+ * RESERVE_AUTO_INCREMENT; on the kv writer, which may wait. */
 static int fl_tablet_autoinc_reserve(void *ctx, int64_t table_id, int64_t count, int64_t *first,
                                      fl_error_t *err) {
     fl_tablet_server_t *ts = ctx;
-    if (!ts->cs)
+    if (!ts->coordinator)
         return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
                           "Failed to fetch auto-increment values: no coordinator.");
-    return fl_coordinator_server_autoinc_reserve(ts->cs, table_id, count, first, err);
+    Fluss__ReserveAutoIncrementRequest req = FLUSS__RESERVE_AUTO_INCREMENT_REQUEST__INIT;
+    req.table_id = table_id;
+    req.count = count;
+    ProtobufCMessage *resp = NULL;
+    int rc = fl_server_call(ts->coordinator, FL_API_RESERVE_AUTO_INCREMENT, &req.base,
+                            &fluss__reserve_auto_increment_response__descriptor, &resp, err);
+    if (rc) return rc;
+    *first = ((Fluss__ReserveAutoIncrementResponse *)resp)->first;
+    protobuf_c_message_free_unpacked(resp, NULL);
+    return 0;
 }
 
-void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *m) {
-    fl_hosted_table_t *t = fl_hosted_table_from(m), *old = NULL;
+void fl_tablet_server_publish_table(fl_tablet_server_t *ts, fl_hosted_table_t *t) {
+    fl_hosted_table_t *old = NULL;
     if (t->kv) { /* set before the table is published */
         t->kv->autoinc_reserve = fl_tablet_autoinc_reserve;
         t->kv->autoinc_ctx = ts;
     }
     pthread_rwlock_wrlock(&ts->tables_lock);
-    ssize_t i = fl_tables_find(ts, m->table_id);
+    ssize_t i = fl_tables_find(ts, t->table_id);
     if (i >= 0) {
         old = ts->tables[i];
         ts->tables[i] = t;
@@ -221,24 +75,44 @@ void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *
         }
         ts->tables[ts->table_count++] = t;
     }
-    atomic_fetch_add(&t->refs, 1);
     pthread_rwlock_unlock(&ts->tables_lock);
     fl_hosted_table_unref(old);
-    fl_tablet_server_open_led(ts, t);
+}
+
+void fl_tablet_server_forget_table(fl_tablet_server_t *ts, const char *db, const char *name) {
+    fl_hosted_table_t *old = NULL;
+    pthread_rwlock_wrlock(&ts->tables_lock);
+    for (size_t i = 0; i < ts->table_count && !old; i++)
+        if (strcmp(ts->tables[i]->database, db) == 0 && strcmp(ts->tables[i]->name, name) == 0) {
+            old = ts->tables[i];
+            ts->tables[i] = ts->tables[--ts->table_count];
+        }
+    pthread_rwlock_unlock(&ts->tables_lock);
+    /* what is left of it here goes: the table directory (partitions
+     * included), its tiered log and KV snapshots */
+    if (old) fl_tablet_server_drop_table(ts, db, name, old->table_id);
+    fl_hosted_table_unref(old);
+}
+
+/* Opens (recovering) the bucket's log and, for a primary-key table, its
+ * kv tablet, on the control thread, so that no network loop pays for a
+ * bucket's recovery. */
+int fl_tablet_server_become_leader(fl_tablet_server_t *ts, int64_t table_id, bool has_partition,
+                                   int64_t partition_id, int32_t bucket, fl_error_t *err) {
+    fl_hosted_table_t *t = fl_tablet_server_table(ts, table_id);
+    fl_replica_t *r = NULL;
+    int rc = fl_tablet_server_replica(ts, table_id, t, has_partition, partition_id, bucket, &r, err);
+    if (!rc) {
+        fl_kv_tablet_t *kt;
+        if (t->kv) rc = fl_tablet_server_kv(ts, t, r, &kt, err);
+        fl_replica_unref(r);
+    }
     fl_hosted_table_unref(t);
+    return rc;
 }
 
 void fl_tablet_server_drop_table(fl_tablet_server_t *ts, const char *db, const char *name,
                                  int64_t table_id) {
-    fl_hosted_table_t *old = NULL;
-    pthread_rwlock_wrlock(&ts->tables_lock);
-    ssize_t i = fl_tables_find(ts, table_id);
-    if (i >= 0) {
-        old = ts->tables[i];
-        ts->tables[i] = ts->tables[--ts->table_count];
-    }
-    pthread_rwlock_unlock(&ts->tables_lock);
-    fl_hosted_table_unref(old);
     fl_error_t e;
     fl_replica_manager_drop_table(&ts->replicas, db, name, table_id, &e);
     /* its tiered log too, as the reference's RemoteStorageCleaner does */
@@ -488,18 +362,45 @@ static void fl_on_flush_timer(uv_timer_t *t) {
     fl_replica_manager_flush_dirty(&ts->replicas);
 }
 
-/* What retention asks of the coordinator's leases for one bucket. */
+/* What retention asks of the coordinator's leases for one bucket: the
+ * leased ids, fetched once, when retention first asks (most rounds take
+ * no snapshot and ask nothing). */
 typedef struct fl_pin_ctx {
     fl_tablet_server_t *ts;
     fl_replica_t *r;
-    int64_t now_ms;
+    bool fetched, failed;
+    size_t n;
+    int64_t *ids;
 } fl_pin_ctx_t;
 
 static bool fl_snapshot_pinned(void *arg, int64_t id) {
     fl_pin_ctx_t *p = arg;
-    fl_kv_leases_t *l = p->ts->cs ? p->ts->cs->leases : NULL;
-    return l && fl_kv_leases_pinned(l, p->r->table_id, p->r->partition_id, p->r->bucket, id,
-                                    p->now_ms);
+    if (!p->fetched) {
+        p->fetched = true;
+        Fluss__ListLeasedKvSnapshotsRequest req = FLUSS__LIST_LEASED_KV_SNAPSHOTS_REQUEST__INIT;
+        req.table_id = p->r->table_id;
+        req.has_partition_id = p->r->partition_id >= 0;
+        req.partition_id = p->r->partition_id;
+        req.bucket_id = p->r->bucket;
+        ProtobufCMessage *resp = NULL;
+        fl_error_t e;
+        if (!p->ts->coordinator ||
+            fl_server_call(p->ts->coordinator, FL_API_LIST_LEASED_KV_SNAPSHOTS, &req.base,
+                           &fluss__list_leased_kv_snapshots_response__descriptor, &resp, &e)) {
+            p->failed = true;
+        } else {
+            const Fluss__ListLeasedKvSnapshotsResponse *lr =
+                (const Fluss__ListLeasedKvSnapshotsResponse *)resp;
+            p->n = lr->n_snapshot_id;
+            p->ids = fl_calloc(p->n ? p->n : 1, sizeof(int64_t));
+            if (p->n) memcpy(p->ids, lr->snapshot_id, p->n * sizeof(int64_t));
+            protobuf_c_message_free_unpacked(resp, NULL);
+        }
+    }
+    if (p->failed) return true; /* leases unknown: nothing goes this round */
+    for (size_t i = 0; i < p->n; i++)
+        if (p->ids[i] == id) return true;
+    return false;
 }
 
 size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
@@ -516,12 +417,13 @@ size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
     for (size_t i = 0; i < n; i++) {
         fl_kv_tablet_t *kt = atomic_load(&rs[i]->kv);
         if (kt && !atomic_load(&rs[i]->deleted)) {
-            fl_pin_ctx_t pin = {ts, rs[i], fl_time_wall_ms()};
+            fl_pin_ctx_t pin = {.ts = ts, .r = rs[i]};
             bool took = false;
             fl_error_t e;
-            if (fl_kv_tablet_snapshot(kt, pin.now_ms, (size_t)keep, fl_snapshot_pinned, &pin,
-                                      &took, &e))
+            if (fl_kv_tablet_snapshot(kt, fl_time_wall_ms(), (size_t)keep, fl_snapshot_pinned,
+                                      &pin, &took, &e))
                 FL_WARN("tablet server %d: kv snapshot of %s: %s", ts->self.id, kt->dir, e.msg);
+            fl_free(pin.ids);
             taken += took;
         }
         fl_replica_unref(rs[i]);
@@ -634,7 +536,10 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
         ts->loops[i] = fl_rpc_loop_new(name);
     }
     ts->rpc = fl_rpc_server_new(ts->loops, ts->loop_count, &cfg->limits, fl_server_handle);
-    ts->role = (fl_server_role_t){FL_ROLE_TS, NULL, ts, &ts->self};
+    ts->role = (fl_server_role_t){FL_ROLE_TS, NULL, ts, &ts->self, false};
+    ts->internal_role = (fl_server_role_t){FL_ROLE_TS, NULL, ts, &ts->self, true};
+    snprintf(name, sizeof(name), "ts%d-ctl", cfg->id);
+    ts->control = fl_workq_new(1, name);
     (void)err;
     *out = ts;
     return 0;
@@ -669,10 +574,12 @@ void fl_tablet_server_stop(fl_tablet_server_t *ts) {
 void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     if (!ts) return;
     fl_tablet_server_stop(ts);
+    fl_rpc_client_destroy(ts->coordinator); /* before its loop goes */
     for (size_t i = 0; i < ts->loop_count; i++) fl_rpc_loop_destroy(ts->loops[i]);
     fl_rpc_server_destroy(ts->rpc);
-    /* no loop runs now: nothing appends; puts and flushes in the queues
-     * finish first */
+    /* no loop runs now: nothing appends; the coordinator's messages,
+     * puts and flushes in the queues finish first */
+    fl_workq_destroy(ts->control);
     fl_workq_destroy(ts->kv_writer);
     fl_workq_destroy(ts->kv_committer); /* after the puts that queue its jobs */
     fl_workq_destroy(ts->workers);

@@ -19,9 +19,11 @@
 #include "metastore.h"
 #include "replica_manager.h"
 #include "replica_purgatory.h"
+#include "rpc_client.h"
 #include "rpc_loop.h"
 #include "rpc_server.h"
 #include "server_disk.h"
+#include "server_hosted_table.h"
 #include "server_node.h"
 #include "kv_store.h"
 #include "kv_table.h"
@@ -63,49 +65,24 @@ typedef struct fl_tablet_config {
     int64_t disk_check_interval_ms; /* 0 = 30 s */
 } fl_tablet_config_t;
 
-typedef struct fl_hosted_partition {
-    int64_t partition_id;
-    char *name;
-    int32_t bucket_count;
-    fl_ms_bucket_t *buckets;
-} fl_hosted_partition_t;
-
-/* What the tablet server knows of one table: immutable once published;
- * a change publishes a new one (readers hold a reference). */
-typedef struct fl_hosted_table {
-    atomic_int refs;
-    int64_t table_id;
-    char *database, *name;
-    int64_t ttl_ms;             /* table.log.ttl */
-    int32_t tiered_local_segments; /* table.log.tiered.local-segments (2) */
-    char *log_format;           /* table.log.format: ARROW, INDEXED, COMPACTED */
-    char *stats_columns;        /* table.statistics.columns, NULL when unset */
-    bool has_primary_key;
-    bool partitioned;
-    int32_t schema_id;          /* latest */
-    size_t schema_count;        /* schemas[i] is schema id i + 1 (parsed ones) */
-    fl_schema_t *schemas;
-    bool *schema_ok;
-    const fl_datatype_t ***schema_types;
-    fl_schema_map_t *latest_maps; /* [i]: schema id i + 1's columns in the latest */
-    int32_t bucket_count;
-    fl_ms_bucket_t *buckets;
-    size_t partition_count;
-    fl_hosted_partition_t *partitions;
-    fl_kv_table_t *kv;          /* primary-key tables: merge engine, formats, key */
-} fl_hosted_table_t;
-
 struct fl_tablet_server {
     fl_tablet_config_t cfg;
     fl_endpoint_t self;
-    fl_coordinator_server_t *cs;
+    /* the coordinator's internal side (set by whoever wires the roles,
+     * before start; on loops[0]): catalog reads and INIT_WRITER passed
+     * on, auto-increment blocks */
+    fl_rpc_client_t *coordinator;
     fl_replica_manager_t replicas;
     fl_purgatory_t *purgatory;
     fl_workq_t *workers;
     size_t loop_count;
     fl_rpc_loop_t *loops[FL_TABLET_LOOPS_MAX];
     fl_rpc_server_t *rpc;
-    fl_server_role_t role;
+    fl_server_role_t role;          /* the client listener */
+    fl_server_role_t internal_role; /* the coordinator's connection: inter-server APIs */
+    /* the coordinator's messages (UPDATE_METADATA, NOTIFY_LEADER_AND_ISR,
+     * STOP_REPLICA) run here, one at a time, in the order they came */
+    fl_workq_t *control;
     pthread_rwlock_t tables_lock;
     size_t table_count, table_cap;
     fl_hosted_table_t **tables;
@@ -142,8 +119,15 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts);
  * many were taken. Not on a loop. */
 size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts);
 
-/* The coordinator's pushes. */
-void fl_tablet_server_update_table(fl_tablet_server_t *ts, const fl_ms_table_t *t);
+/* What the coordinator's messages do (server_tablet_control.c decodes
+ * them): publish a table (replacing the one of its id); forget a deleted
+ * one (what is left of it here goes: replicas, tiered log, KV snapshots);
+ * open a bucket this server leads; delete a table's or a partition's
+ * replicas here. On the control thread. */
+void fl_tablet_server_publish_table(fl_tablet_server_t *ts, fl_hosted_table_t *t);
+void fl_tablet_server_forget_table(fl_tablet_server_t *ts, const char *db, const char *name);
+int fl_tablet_server_become_leader(fl_tablet_server_t *ts, int64_t table_id, bool has_partition,
+                                   int64_t partition_id, int32_t bucket, fl_error_t *err);
 void fl_tablet_server_drop_table(fl_tablet_server_t *ts, const char *db, const char *name,
                                  int64_t table_id);
 void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, const char *name,
@@ -152,14 +136,6 @@ void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, con
 
 /* The table (referenced: fl_hosted_table_unref), or NULL. */
 fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id);
-void fl_hosted_table_unref(fl_hosted_table_t *t);
-/* Column types of a schema id of the table, or NULL (unknown id). */
-const fl_datatype_t *const *fl_hosted_table_schema_types(const fl_hosted_table_t *t,
-                                                         int16_t schema_id, size_t *count);
-
-/* How the columns of a schema id of the table sit in its latest schema
- * (by column id), or NULL (unknown id). */
-const fl_schema_map_t *fl_hosted_table_latest_map(const fl_hosted_table_t *t, int16_t schema_id);
 
 /* The replica of a bucket this server leads (referenced), or a per-bucket
  * error; t is the hosted table of table_id, or NULL when it has none.
@@ -173,7 +149,4 @@ int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_
  * lives as long as r), opened and recovered on first use. Not on a loop. */
 int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
                         fl_kv_tablet_t **out, fl_error_t *err);
-/* server_kv.c: the kv view of a table descriptor (NULL for log tables). */
-fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *table_json);
-void fl_hosted_kv_table_free(fl_kv_table_t *kv);
 #endif

@@ -281,6 +281,7 @@ static void replay_setup(replay_t *r, int coordinator_port, int tablet_port) {
     cc.advertised.port = coordinator_port;
     tc[0].advertised.port = tablet_port;
     assert_int_equal(fl_local_cluster_new(&cc, tc, 1, &r->lc, &err), 0);
+    assert_int_equal(fl_local_cluster_start(&r->lc, &err), 0);
     r->ms = r->lc.cs->ms;
 }
 

@@ -126,6 +126,7 @@ static void test_scheduler(void **state) {
     fl_coordinator_server_table_changed(cs, table_id);
     fl_auto_partitioner_table_created(cs->auto_partitioner, table_id);
     pthread_mutex_unlock(&cs->lock);
+    fl_coordinator_server_push_flush(cs); /* as the DDL's dispatch does */
     char got[512];
     int64_t ids[8];
     names(cs, got, sizeof(got), ids);
@@ -138,6 +139,8 @@ static void test_scheduler(void **state) {
     /* the periodic passes follow the clock file */
     set_clock(cc.auto_partition_clock_file, t0 + 2 * 3600 * 1000);
     wait_names(cs, "2024091006 2024091007 2024091008");
+    /* the pass tells the tablet server (STOP_REPLICA) after the store */
+    for (int i = 0; i < 500 && dir_exists(old_dir); i++) usleep(10000);
     assert_false(dir_exists(old_dir));
     /* an unreadable clock skips passes */
     FILE *f = fopen(cc.auto_partition_clock_file, "w");

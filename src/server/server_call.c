@@ -1,0 +1,111 @@
+/*
+ * server_call.c — calls between server roles (server_call.h).
+ */
+#include "server_call.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "common_alloc.h"
+#include "proto_frame.h"
+
+typedef struct fl_call_wait {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+    int status;
+    uint8_t type;
+    uint8_t *body;
+    size_t len;
+} fl_call_wait_t;
+
+static void fl_call_on_reply(void *arg, const fl_rpc_reply_t *r) {
+    fl_call_wait_t *w = arg;
+    pthread_mutex_lock(&w->mu);
+    w->status = r->status;
+    if (!r->status) {
+        w->type = r->type;
+        w->len = r->body_len;
+        w->body = fl_malloc(r->body_len ? r->body_len : 1);
+        if (r->body_len) memcpy(w->body, r->body, r->body_len);
+    }
+    w->done = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+int fl_server_call(fl_rpc_client_t *c, int16_t api_key, const ProtobufCMessage *req,
+                   const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
+                   fl_error_t *err) {
+    size_t n = protobuf_c_message_get_packed_size(req);
+    uint8_t *b = fl_malloc(n ? n : 1);
+    protobuf_c_message_pack(req, b);
+    fl_call_wait_t w = {0};
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    fl_rpc_client_send(c, api_key, 0, b, n, fl_call_on_reply, &w);
+    fl_free(b);
+    pthread_mutex_lock(&w.mu);
+    while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+    pthread_mutex_unlock(&w.mu);
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv);
+    int rc = 0;
+    if (w.status) {
+        rc = fl_err_set(err, FLUSS_ERR_NETWORK_EXCEPTION, "no answer from the peer: %s",
+                        fl_err_name(w.status));
+    } else if (w.type != FL_RESPONSE_SUCCESS) {
+        Fluss__ErrorResponse *er = fluss__error_response__unpack(NULL, w.len, w.body);
+        if (!er) rc = fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "an error answer that does not decode");
+        else {
+            int code = er->error_code ? er->error_code : FLUSS_ERR_UNKNOWN_SERVER_ERROR;
+            rc = fl_err_set(err, code, "%s", er->error_message ? er->error_message : "");
+            fluss__error_response__free_unpacked(er, NULL);
+        }
+    } else {
+        *resp = protobuf_c_message_unpack(resp_desc, NULL, w.len, w.body);
+        if (!*resp) rc = fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "an answer that does not decode");
+    }
+    fl_free(w.body);
+    return rc;
+}
+
+static void fl_forward_on_reply(void *arg, const fl_rpc_reply_t *r) {
+    fl_req_ctx_t *d = arg;
+    if (r->status) {
+        fl_req_answer_error(d, FLUSS_ERR_NETWORK_EXCEPTION, "The coordinator did not answer.");
+    } else {
+        fl_buf_t b;
+        fl_buf_init(&b);
+        fl_frame_put_response_header(&b, r->type, d->request_id, r->body_len);
+        fl_buf_append(&b, r->body, r->body_len);
+        fl_req_answer_frames(d, &b);
+        fl_buf_free(&b);
+    }
+    fl_req_free(d);
+}
+
+void fl_server_forward(fl_rpc_client_t *c, fl_req_ctx_t *d, const uint8_t *body, size_t len) {
+    fl_rpc_client_send(c, d->api_key, d->api_version, body, len, fl_forward_on_reply, d);
+}
+
+void fl_server_forward_wait(fl_rpc_client_t *c, const fl_frame_request_t *req, fl_buf_t *out) {
+    fl_call_wait_t w = {0};
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    fl_rpc_client_send(c, req->api_key, req->api_version, req->body, req->body_len,
+                       fl_call_on_reply, &w);
+    pthread_mutex_lock(&w.mu);
+    while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+    pthread_mutex_unlock(&w.mu);
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv);
+    if (w.status) {
+        fl_server_reply_error(out, req->request_id, FLUSS_ERR_NETWORK_EXCEPTION,
+                              "The coordinator did not answer.");
+    } else {
+        fl_frame_put_response_header(out, w.type, req->request_id, w.len);
+        fl_buf_append(out, w.body, w.len);
+    }
+    fl_free(w.body);
+}

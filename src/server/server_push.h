@@ -1,0 +1,54 @@
+/*
+ * server_push.h — the coordinator's messages to its tablet servers: what
+ * Fluss's CoordinatorRequestBatch sends, built from the metadata store's
+ * tables and sent over one rpc_client per tablet server (an in-process
+ * connection in local mode, the internal listener in a cluster).
+ *
+ * A table created or changed becomes one UPDATE_METADATA to every tablet
+ * server (the table whole: its entry, every schema by id in fluss-c's
+ * field 1000, every partition) and one NOTIFY_LEADER_AND_ISR to each
+ * server holding a replica of one of its buckets. A table or partition
+ * that is gone becomes STOP_REPLICA (delete, deleteRemote) for each of its
+ * buckets to the servers holding them, before the UPDATE_METADATA that
+ * forgets it (DELETED_TABLE_ID for a table). To know what is gone, the
+ * push keeps the assignment it last sent of every table (Fluss's
+ * CoordinatorContext).
+ *
+ * Messages are queued in order by the fl_push_table* calls, which run
+ * under the coordinator's lock (they read the store's views), and sent by
+ * fl_push_flush, which runs without it and returns once every message
+ * queued before it was answered (or failed: that is logged). Sends keep
+ * the queue's order on every connection; a tablet server applies them in
+ * that order on one thread.
+ *
+ * Thread rule: any thread; fl_push_flush never from a loop thread.
+ */
+#ifndef FL_SERVER_PUSH_H
+#define FL_SERVER_PUSH_H
+
+#include "metastore.h"
+#include "rpc_client.h"
+#include "server_node.h"
+
+typedef struct fl_push fl_push_t;
+
+fl_push_t *fl_push_new(const fl_endpoint_t *coordinator);
+/* Registers a tablet server and the client that reaches it (taken). */
+void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, fl_rpc_client_t *client);
+/* The registered tablet servers' endpoints, in registration order. */
+size_t fl_push_tablets(fl_push_t *p, fl_endpoint_t *out, size_t cap);
+
+/* The coordinator's endpoint changed (its port is known once it listens):
+ * queues an UPDATE_METADATA with the servers and no table. */
+void fl_push_set_coordinator(fl_push_t *p, const fl_endpoint_t *coordinator);
+/* Queues the messages for a created or changed table (its partitions
+ * that disappeared since the last push are stopped first). */
+void fl_push_table(fl_push_t *p, const fl_ms_table_t *t);
+/* Queues the messages for a dropped table. */
+void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64_t table_id);
+/* Sends what is queued and waits for the answers. */
+void fl_push_flush(fl_push_t *p);
+/* Destroys the clients (what is pending fails) and frees. */
+void fl_push_destroy(fl_push_t *p);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * server_tablet_control.c — the coordinator's messages to a tablet server,
+ * served on its internal listener only, one at a time on its control
+ * thread, in the order they came:
+ *
+ *   UPDATE_METADATA        tables (whole: entry, schemas, partitions) into
+ *                          the server's table of tables; DELETED_TABLE_ID
+ *                          (-2) with a path forgets that table
+ *   NOTIFY_LEADER_AND_ISR  the buckets this server leads are opened
+ *                          (recovered), with their kv tablets
+ *   STOP_REPLICA           delete: the replicas of the named table or
+ *                          partition go from this server (with
+ *                          deleteRemote, its tiered log and KV snapshots)
+ *
+ * A message that does not hold what it must is refused with
+ * CORRUPT_MESSAGE and changes nothing; per-bucket failures are answered
+ * per bucket.
+ */
+#include <string.h>
+
+#include "common_alloc.h"
+#include "common_log.h"
+#include "server_hosted_table.h"
+#include "server_node.h"
+#include "server_tablet.h"
+
+FL_API_HANDLER(fl_api_update_metadata) {
+    const Fluss__UpdateMetadataRequest *req = (const Fluss__UpdateMetadataRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    size_t n = req->n_table_metadata;
+    fl_hosted_table_t **built = fl_calloc(n ? n : 1, sizeof(*built));
+    int rc = 0;
+    /* every entry is checked before any is applied */
+    for (size_t i = 0; i < n && !rc; i++) {
+        const Fluss__PbTableMetadata *tm = req->table_metadata[i];
+        if (tm->table_id == FL_DELETED_ID) {
+            if (!tm->table_path || !tm->table_path->database_name || !tm->table_path->table_name)
+                rc = fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "a deleted table without a path");
+            continue;
+        }
+        built[i] = fl_hosted_table_from_pb(tm, req->partition_metadata, req->n_partition_metadata,
+                                           err);
+        if (!built[i]) rc = err->code;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const Fluss__PbTableMetadata *tm = req->table_metadata[i];
+        if (rc) fl_hosted_table_unref(built[i]);
+        else if (tm->table_id == FL_DELETED_ID)
+            fl_tablet_server_forget_table(ts, tm->table_path->database_name,
+                                          tm->table_path->table_name);
+        else fl_tablet_server_publish_table(ts, built[i]);
+    }
+    fl_free(built);
+    if (rc) return rc;
+    Fluss__UpdateMetadataResponse resp = FLUSS__UPDATE_METADATA_RESPONSE__INIT;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    return 0;
+}
+
+FL_API_HANDLER(fl_api_notify_leader_and_isr) {
+    (void)err;
+    const Fluss__NotifyLeaderAndIsrRequest *req = (const Fluss__NotifyLeaderAndIsrRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    size_t n = req->n_notify_buckets_leader_req;
+    Fluss__PbNotifyLeaderAndIsrRespForBucket *rs = fl_calloc(n ? n : 1, sizeof(*rs));
+    Fluss__PbNotifyLeaderAndIsrRespForBucket **ptrs = fl_calloc(n ? n : 1, sizeof(*ptrs));
+    char **msgs = fl_calloc(n ? n : 1, sizeof(*msgs));
+    for (size_t i = 0; i < n; i++) {
+        const Fluss__PbNotifyLeaderAndIsrReqForBucket *b = req->notify_buckets_leader_req[i];
+        fluss__pb_notify_leader_and_isr_resp_for_bucket__init(&rs[i]);
+        rs[i].table_bucket = b->table_bucket;
+        ptrs[i] = &rs[i];
+        if (b->leader != ts->self.id) continue; /* followers: replication comes later */
+        fl_error_t e;
+        fl_err_clear(&e);
+        int rc = fl_tablet_server_become_leader(ts, b->table_bucket->table_id,
+                                                b->table_bucket->has_partition_id,
+                                                b->table_bucket->partition_id,
+                                                b->table_bucket->bucket_id, &e);
+        if (rc) {
+            FL_WARN("tablet server %d: leading bucket %d of table %lld: %s", ts->self.id,
+                    b->table_bucket->bucket_id, (long long)b->table_bucket->table_id, e.msg);
+            rs[i].has_error_code = 1;
+            rs[i].error_code = fl_server_wire_code(rc);
+            msgs[i] = fl_strdup(e.msg);
+            rs[i].error_message = msgs[i];
+        }
+    }
+    Fluss__NotifyLeaderAndIsrResponse resp = FLUSS__NOTIFY_LEADER_AND_ISR_RESPONSE__INIT;
+    resp.n_notify_buckets_leader_resp = n;
+    resp.notify_buckets_leader_resp = ptrs;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    for (size_t i = 0; i < n; i++) fl_free(msgs[i]);
+    fl_free(msgs);
+    fl_free(rs);
+    fl_free(ptrs);
+    return 0;
+}
+
+/* The replicas of a table (partition_id < 0) or of one partition go. */
+static void fl_stop_group(fl_tablet_server_t *ts, int64_t table_id, int64_t partition_id,
+                          bool remote) {
+    fl_hosted_table_t *t = fl_tablet_server_table(ts, table_id);
+    if (!t) return; /* never published here: nothing of it on this server */
+    if (partition_id < 0) {
+        fl_tablet_server_drop_table(ts, t->database, t->name, table_id);
+    } else {
+        const fl_hosted_partition_t *p = fl_hosted_table_partition(t, partition_id);
+        if (p)
+            fl_tablet_server_drop_partition(ts, t->database, t->name, table_id, p->name,
+                                            partition_id);
+    }
+    (void)remote; /* the drops above remove remote data too */
+    fl_hosted_table_unref(t);
+}
+
+FL_API_HANDLER(fl_api_stop_replica) {
+    (void)err;
+    const Fluss__StopReplicaRequest *req = (const Fluss__StopReplicaRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    size_t n = req->n_stop_replicas_req;
+    Fluss__PbStopReplicaRespForBucket *rs = fl_calloc(n ? n : 1, sizeof(*rs));
+    Fluss__PbStopReplicaRespForBucket **ptrs = fl_calloc(n ? n : 1, sizeof(*ptrs));
+    for (size_t i = 0; i < n; i++) {
+        const Fluss__PbStopReplicaReqForBucket *b = req->stop_replicas_req[i];
+        fluss__pb_stop_replica_resp_for_bucket__init(&rs[i]);
+        rs[i].table_bucket = b->table_bucket;
+        ptrs[i] = &rs[i];
+        if (!b->delete_) continue; /* a stop without delete: nothing to close yet (no followers) */
+        int64_t tid = b->table_bucket->table_id;
+        int64_t pid = b->table_bucket->has_partition_id ? b->table_bucket->partition_id : -1;
+        /* once per table or partition: the coordinator names all its buckets */
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++) {
+            const Fluss__PbTableBucket *o = req->stop_replicas_req[k]->table_bucket;
+            seen = req->stop_replicas_req[k]->delete_ && o->table_id == tid &&
+                   (o->has_partition_id ? o->partition_id : -1) == pid;
+        }
+        if (!seen) fl_stop_group(ts, tid, pid, b->has_deleteremote && b->deleteremote);
+    }
+    Fluss__StopReplicaResponse resp = FLUSS__STOP_REPLICA_RESPONSE__INIT;
+    resp.n_stop_replicas_resp = n;
+    resp.stop_replicas_resp = ptrs;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    fl_free(rs);
+    fl_free(ptrs);
+    return 0;
+}

@@ -1,0 +1,354 @@
+/*
+ * test_server_push.c — the coordinator and its tablet servers talk only in
+ * messages (server_push.h, server_tablet_control.c, server_call.h), in an
+ * in-process local cluster of one coordinator and two tablet servers:
+ *
+ * - DDL through the coordinator's dispatcher reaches each tablet server's
+ *   table of tables before it is answered: every schema by id after an
+ *   ALTER, partitions, bucket leaders; led buckets are opened on their
+ *   leader only; a dropped partition's and a dropped table's directories
+ *   go from the server that led them.
+ * - Inter-server APIs are refused on client listeners (UPDATE_METADATA on
+ *   the tablet server's, INIT_WRITER and RESERVE_AUTO_INCREMENT on the
+ *   coordinator's) and served on internal ones; a tablet server passes a
+ *   client's INIT_WRITER and catalog reads on to the coordinator.
+ * - An UPDATE_METADATA that does not hold a usable table is refused with
+ *   CORRUPT_MESSAGE and changes nothing.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common_alloc.h"
+#include "proto_api.h"
+#include "proto_frame.h"
+#include "server_local.h"
+
+#include "test_tmpdir.h"
+
+typedef struct answer {
+    uint8_t type;
+    ProtobufCMessage *msg; /* the response, or the ErrorResponse */
+} answer_t;
+
+/* Sends msg as api_key to role (no connection: handled on this thread,
+ * forwards waited for) and decodes the answer as resp_desc. */
+static answer_t call(fl_server_role_t *role, int16_t api_key, const ProtobufCMessage *msg,
+                     const ProtobufCMessageDescriptor *resp_desc) {
+    static int32_t next_id = 1;
+    size_t n = protobuf_c_message_get_packed_size(msg);
+    uint8_t *body = fl_malloc(n ? n : 1);
+    protobuf_c_message_pack(msg, body);
+    fl_frame_request_t req = {api_key, 0, next_id++, body, n};
+    fl_rpc_out_t rout;
+    fl_rpc_out_init(&rout);
+    assert_int_equal(fl_server_handle(role, NULL, &req, &rout), 0);
+    fl_rpc_out_flatten(&rout);
+    fl_frame_response_t r;
+    assert_int_equal(fl_frame_parse_response(rout.buf.data, rout.buf.len, &r), FL_FRAME_OK);
+    assert_int_equal(r.request_id, req.request_id);
+    answer_t a = {r.type, NULL};
+    a.msg = protobuf_c_message_unpack(r.type == FL_RESPONSE_SUCCESS ? resp_desc
+                                                                    : &fluss__error_response__descriptor,
+                                      NULL, r.body_len, r.body);
+    assert_non_null(a.msg);
+    fl_rpc_out_free(&rout);
+    fl_free(body);
+    return a;
+}
+
+static int error_code(const answer_t *a) {
+    if (a->type == FL_RESPONSE_SUCCESS) return 0;
+    return ((const Fluss__ErrorResponse *)a->msg)->error_code;
+}
+
+static void done(answer_t *a) { protobuf_c_message_free_unpacked(a->msg, NULL); }
+
+static void expect_ok(fl_server_role_t *role, int16_t key, const ProtobufCMessage *m,
+                      const ProtobufCMessageDescriptor *d) {
+    answer_t a = call(role, key, m, d);
+    if (a.type != FL_RESPONSE_SUCCESS)
+        fail_msg("api %d: error %d %s", key, error_code(&a),
+                 ((Fluss__ErrorResponse *)a.msg)->error_message);
+    done(&a);
+}
+
+static bool dir_exists(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *TABLE_JSON =
+    "{\"version\":1,\"schema\":{\"version\":1,\"columns\":["
+    "{\"name\":\"id\",\"data_type\":{\"type\":\"INTEGER\",\"nullable\":false}},"
+    "{\"name\":\"dt\",\"data_type\":{\"type\":\"STRING\",\"nullable\":false}}],"
+    "\"primary_key\":[\"id\",\"dt\"]},"
+    "\"partition_key\":[\"dt\"],\"bucket_key\":[\"id\"],\"bucket_count\":2,"
+    "\"properties\":{},\"custom_properties\":{}}";
+
+static void create_table(fl_local_cluster_t *lc) {
+    Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
+    path.database_name = "fluss";
+    path.table_name = "t";
+    Fluss__CreateTableRequest req = FLUSS__CREATE_TABLE_REQUEST__INIT;
+    req.table_path = &path;
+    req.table_json.data = (uint8_t *)TABLE_JSON;
+    req.table_json.len = strlen(TABLE_JSON);
+    expect_ok(&lc->cs->role, FL_API_CREATE_TABLE, &req.base,
+              &fluss__create_table_response__descriptor);
+}
+
+static void partition_op(fl_local_cluster_t *lc, int16_t key, const char *value) {
+    Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
+    path.database_name = "fluss";
+    path.table_name = "t";
+    Fluss__PbKeyValue kv = FLUSS__PB_KEY_VALUE__INIT;
+    kv.key = "dt";
+    kv.value = (char *)value;
+    Fluss__PbKeyValue *kvs[1] = {&kv};
+    Fluss__PbPartitionSpec spec = FLUSS__PB_PARTITION_SPEC__INIT;
+    spec.n_partition_key_values = 1;
+    spec.partition_key_values = kvs;
+    if (key == FL_API_CREATE_PARTITION) {
+        Fluss__CreatePartitionRequest req = FLUSS__CREATE_PARTITION_REQUEST__INIT;
+        req.table_path = &path;
+        req.partition_spec = &spec;
+        expect_ok(&lc->cs->role, key, &req.base, &fluss__create_partition_response__descriptor);
+    } else {
+        Fluss__DropPartitionRequest req = FLUSS__DROP_PARTITION_REQUEST__INIT;
+        req.table_path = &path;
+        req.partition_spec = &spec;
+        expect_ok(&lc->cs->role, key, &req.base, &fluss__drop_partition_response__descriptor);
+    }
+}
+
+static void add_column(fl_local_cluster_t *lc) {
+    Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
+    path.database_name = "fluss";
+    path.table_name = "t";
+    Fluss__PbAddColumn col = FLUSS__PB_ADD_COLUMN__INIT;
+    col.column_name = "v";
+    col.data_type_json.data = (uint8_t *)"{\"type\":\"BIGINT\"}";
+    col.data_type_json.len = strlen((const char *)col.data_type_json.data);
+    col.column_position_type = 0;
+    Fluss__PbAddColumn *cols[1] = {&col};
+    Fluss__AlterTableRequest req = FLUSS__ALTER_TABLE_REQUEST__INIT;
+    req.table_path = &path;
+    req.n_add_columns = 1;
+    req.add_columns = cols;
+    expect_ok(&lc->cs->role, FL_API_ALTER_TABLE, &req.base, &fluss__alter_table_response__descriptor);
+}
+
+static void test_ddl_reaches_tablets(void **state) {
+    const char *dir = *state;
+    fl_coordinator_config_t cc;
+    fl_tablet_config_t tc[2];
+    fl_local_test_config(dir, 2, &cc, tc);
+    cc.defaults.replication_factor = 1;
+    fl_local_cluster_t lc;
+    fl_error_t err;
+    assert_int_equal(fl_local_cluster_new(&cc, tc, 2, &lc, &err), 0);
+    assert_int_equal(fl_local_cluster_start(&lc, &err), 0);
+
+    create_table(&lc);
+    partition_op(&lc, FL_API_CREATE_PARTITION, "2024");
+    partition_op(&lc, FL_API_CREATE_PARTITION, "2025");
+    add_column(&lc);
+
+    pthread_mutex_lock(&lc.cs->lock);
+    const fl_ms_table_t *m = lc.cs->ms->ops->table_get(lc.cs->ms, "fluss", "t");
+    assert_non_null(m);
+    int64_t table_id = m->table_id;
+    assert_int_equal(m->partition_count, 2);
+    int64_t p2024 = m->partitions[0].partition_id;
+    fl_ms_bucket_t b2024[2];
+    memcpy(b2024, m->partitions[0].buckets, sizeof(b2024));
+    pthread_mutex_unlock(&lc.cs->lock);
+
+    /* both tablet servers have the table whole, already */
+    for (size_t i = 0; i < 2; i++) {
+        fl_hosted_table_t *t = fl_tablet_server_table(lc.tablets[i], table_id);
+        assert_non_null(t);
+        assert_string_equal(t->database, "fluss");
+        assert_string_equal(t->name, "t");
+        assert_true(t->partitioned);
+        assert_true(t->has_primary_key);
+        assert_non_null(t->kv);
+        assert_int_equal(t->schema_id, 2);
+        size_t n1 = 0, n2 = 0;
+        assert_non_null(fl_hosted_table_schema_types(t, 1, &n1));
+        assert_non_null(fl_hosted_table_schema_types(t, 2, &n2));
+        assert_int_equal(n1, 2);
+        assert_int_equal(n2, 3);
+        assert_non_null(fl_hosted_table_latest_map(t, 1));
+        assert_int_equal(t->partition_count, 2);
+        const fl_hosted_partition_t *p = fl_hosted_table_partition(t, p2024);
+        assert_non_null(p);
+        assert_string_equal(p->name, "2024");
+        assert_int_equal(p->bucket_count, 2);
+        for (int b = 0; b < 2; b++) assert_int_equal(p->buckets[b].leader, b2024[b].leader);
+        fl_hosted_table_unref(t);
+    }
+    /* each bucket is open (log and kv) on its leader, and only there */
+    char pdir[2][4400];
+    for (int b = 0; b < 2; b++) {
+        int32_t leader = b2024[b].leader;
+        assert_true(leader == 0 || leader == 1);
+        char bdir[4500];
+        snprintf(pdir[leader], sizeof(pdir[leader]), "%s/tablet-server-%d/fluss/t-%lld/2024-p%lld",
+                 dir, leader, (long long)table_id, (long long)p2024);
+        snprintf(bdir, sizeof(bdir), "%s/log-%d", pdir[leader], b);
+        assert_true(dir_exists(bdir));
+        snprintf(bdir, sizeof(bdir), "%s/kv-%d", pdir[leader], b);
+        assert_true(dir_exists(bdir));
+        snprintf(bdir, sizeof(bdir), "%s/tablet-server-%d/fluss/t-%lld/2024-p%lld/log-%d", dir,
+                 1 - leader, (long long)table_id, (long long)p2024, b);
+        assert_false(dir_exists(bdir));
+    }
+
+    /* a dropped partition: gone from the table and from the disks */
+    partition_op(&lc, FL_API_DROP_PARTITION, "2024");
+    for (size_t i = 0; i < 2; i++) {
+        fl_hosted_table_t *t = fl_tablet_server_table(lc.tablets[i], table_id);
+        assert_int_equal(t->partition_count, 1);
+        assert_null(fl_hosted_table_partition(t, p2024));
+        fl_hosted_table_unref(t);
+    }
+    for (int b = 0; b < 2; b++) assert_false(dir_exists(pdir[b2024[b].leader]));
+
+    /* a dropped table: forgotten, its directory gone */
+    Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
+    path.database_name = "fluss";
+    path.table_name = "t";
+    Fluss__DropTableRequest drop = FLUSS__DROP_TABLE_REQUEST__INIT;
+    drop.table_path = &path;
+    expect_ok(&lc.cs->role, FL_API_DROP_TABLE, &drop.base, &fluss__drop_table_response__descriptor);
+    for (size_t i = 0; i < 2; i++) {
+        assert_null(fl_tablet_server_table(lc.tablets[i], table_id));
+        char tdir[4400];
+        snprintf(tdir, sizeof(tdir), "%s/tablet-server-%zu/fluss/t-%lld", dir, i,
+                 (long long)table_id);
+        assert_false(dir_exists(tdir));
+    }
+    fl_local_cluster_destroy(&lc);
+}
+
+static void test_internal_apis(void **state) {
+    const char *dir = *state;
+    fl_coordinator_config_t cc;
+    fl_tablet_config_t tc[1];
+    fl_local_test_config(dir, 1, &cc, tc);
+    fl_local_cluster_t lc;
+    fl_error_t err;
+    assert_int_equal(fl_local_cluster_new(&cc, tc, 1, &lc, &err), 0);
+    assert_int_equal(fl_local_cluster_start(&lc, &err), 0);
+    fl_tablet_server_t *ts = lc.tablets[0];
+    create_table(&lc);
+
+    /* refused where clients connect, as an unknown API */
+    Fluss__UpdateMetadataRequest um = FLUSS__UPDATE_METADATA_REQUEST__INIT;
+    answer_t a = call(&ts->role, FL_API_UPDATE_METADATA, &um.base,
+                      &fluss__update_metadata_response__descriptor);
+    assert_int_equal(error_code(&a), FLUSS_ERR_UNSUPPORTED_VERSION);
+    done(&a);
+    Fluss__InitWriterRequest iw = FLUSS__INIT_WRITER_REQUEST__INIT;
+    a = call(&lc.cs->role, FL_API_INIT_WRITER, &iw.base, &fluss__init_writer_response__descriptor);
+    assert_int_equal(error_code(&a), FLUSS_ERR_UNSUPPORTED_VERSION);
+    done(&a);
+    Fluss__ReserveAutoIncrementRequest ra = FLUSS__RESERVE_AUTO_INCREMENT_REQUEST__INIT;
+    ra.table_id = 1;
+    ra.count = 10;
+    a = call(&lc.cs->role, FL_API_RESERVE_AUTO_INCREMENT, &ra.base,
+             &fluss__reserve_auto_increment_response__descriptor);
+    assert_int_equal(error_code(&a), FLUSS_ERR_UNSUPPORTED_VERSION);
+    done(&a);
+
+    /* a tablet server passes INIT_WRITER on: ids from the coordinator */
+    a = call(&ts->role, FL_API_INIT_WRITER, &iw.base, &fluss__init_writer_response__descriptor);
+    assert_int_equal(error_code(&a), 0);
+    int64_t w1 = ((Fluss__InitWriterResponse *)a.msg)->writer_id;
+    done(&a);
+    a = call(&ts->role, FL_API_INIT_WRITER, &iw.base, &fluss__init_writer_response__descriptor);
+    assert_int_equal(((Fluss__InitWriterResponse *)a.msg)->writer_id, w1 + 1);
+    done(&a);
+    /* and a catalog read, answered by the coordinator's catalog */
+    Fluss__ListTablesRequest lt = FLUSS__LIST_TABLES_REQUEST__INIT;
+    lt.database_name = "fluss";
+    a = call(&ts->role, FL_API_LIST_TABLES, &lt.base, &fluss__list_tables_response__descriptor);
+    assert_int_equal(error_code(&a), 0);
+    Fluss__ListTablesResponse *ltr = (Fluss__ListTablesResponse *)a.msg;
+    assert_int_equal(ltr->n_table_name, 1);
+    assert_string_equal(ltr->table_name[0], "t");
+    done(&a);
+    /* auto-increment blocks on the internal side: consecutive */
+    pthread_mutex_lock(&lc.cs->lock);
+    ra.table_id = lc.cs->ms->ops->table_get(lc.cs->ms, "fluss", "t")->table_id;
+    pthread_mutex_unlock(&lc.cs->lock);
+    a = call(&lc.cs->internal_role, FL_API_RESERVE_AUTO_INCREMENT, &ra.base,
+             &fluss__reserve_auto_increment_response__descriptor);
+    assert_int_equal(error_code(&a), 0);
+    int64_t first = ((Fluss__ReserveAutoIncrementResponse *)a.msg)->first;
+    done(&a);
+    a = call(&lc.cs->internal_role, FL_API_RESERVE_AUTO_INCREMENT, &ra.base,
+             &fluss__reserve_auto_increment_response__descriptor);
+    assert_int_equal(((Fluss__ReserveAutoIncrementResponse *)a.msg)->first, first + 10);
+    done(&a);
+
+    /* a table entry whose buckets repeat an id: refused, nothing changed */
+    fl_hosted_table_t *before = fl_tablet_server_table(ts, ra.table_id);
+    assert_non_null(before);
+    Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
+    path.database_name = "fluss";
+    path.table_name = "t";
+    Fluss__PbBucketMetadata b0 = FLUSS__PB_BUCKET_METADATA__INIT, b1 = FLUSS__PB_BUCKET_METADATA__INIT;
+    b0.bucket_id = 0;
+    b1.bucket_id = 0;
+    Fluss__PbBucketMetadata *bs[2] = {&b0, &b1};
+    Fluss__PbTableMetadata tm = FLUSS__PB_TABLE_METADATA__INIT;
+    tm.table_path = &path;
+    tm.table_id = ra.table_id;
+    tm.schema_id = 1;
+    tm.table_json.data = (uint8_t *)TABLE_JSON;
+    tm.table_json.len = strlen(TABLE_JSON);
+    tm.n_bucket_metadata = 2;
+    tm.bucket_metadata = bs;
+    Fluss__PbTableMetadata *tms[1] = {&tm};
+    um.n_table_metadata = 1;
+    um.table_metadata = tms;
+    a = call(&ts->internal_role, FL_API_UPDATE_METADATA, &um.base,
+             &fluss__update_metadata_response__descriptor);
+    assert_int_equal(error_code(&a), FLUSS_ERR_CORRUPT_MESSAGE);
+    done(&a);
+    fl_hosted_table_t *after = fl_tablet_server_table(ts, ra.table_id);
+    assert_ptr_equal(before, after);
+    fl_hosted_table_unref(before);
+    fl_hosted_table_unref(after);
+    /* a descriptor that is not JSON: the same */
+    b1.bucket_id = 1;
+    tm.table_json.data = (uint8_t *)"{not json";
+    tm.table_json.len = 9;
+    a = call(&ts->internal_role, FL_API_UPDATE_METADATA, &um.base,
+             &fluss__update_metadata_response__descriptor);
+    assert_int_equal(error_code(&a), FLUSS_ERR_CORRUPT_MESSAGE);
+    done(&a);
+    fl_local_cluster_destroy(&lc);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ddl_reaches_tablets, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_internal_apis, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
