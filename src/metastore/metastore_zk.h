@@ -70,6 +70,9 @@ int32_t fl_metastore_zk_epoch(fl_metastore_t *ms);
 int fl_metastore_zk_active_coordinator(fl_metastore_t *ms, char **id, char **listeners,
                                        fl_error_t *err);
 
+/* The same, read on any session (a tablet server finding its coordinator). */
+int fl_zk_active_coordinator(fl_zk_conn_t *c, char **id, char **listeners, fl_error_t *err);
+
 /* ---- tablet servers ---- */
 
 /* Registers a tablet server: the ephemeral /tabletservers/ids/<id>.

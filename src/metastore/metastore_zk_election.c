@@ -131,17 +131,20 @@ int32_t fl_metastore_zk_epoch(fl_metastore_t *ms) {
     return m->active && fl_zk_conn_alive(m->conn) ? m->epoch : -1;
 }
 
-int fl_metastore_zk_active_coordinator(fl_metastore_t *ms, char **id, char **listeners,
-                                       fl_error_t *err) {
-    fl_ms_zk_t *m = FL_MSZ(ms);
+int fl_zk_active_coordinator(fl_zk_conn_t *c, char **id, char **listeners, fl_error_t *err) {
     *id = *listeners = NULL;
-    char *path = fl_zk_path(m->conn, FL_ZK_COORD_ACTIVE);
+    char *path = fl_zk_path(c, FL_ZK_COORD_ACTIVE);
     fl_buf_t buf;
     fl_buf_init(&buf);
     bool missing;
-    int rc = fl_zk_get(m->conn, path, &buf, NULL, &missing, err);
+    int rc = fl_zk_get(c, path, &buf, NULL, &missing, err);
     if (!rc && !missing) rc = fl_zk_coordinator_decode(buf.data, buf.len, id, listeners, err);
     fl_buf_free(&buf);
     fl_free(path);
     return rc;
+}
+
+int fl_metastore_zk_active_coordinator(fl_metastore_t *ms, char **id, char **listeners,
+                                       fl_error_t *err) {
+    return fl_zk_active_coordinator(FL_MSZ(ms)->conn, id, listeners, err);
 }

@@ -96,6 +96,8 @@ struct fl_rpc_client {
     fl_call_list_t queued, inflight;
     fl_buf_t in;
     int32_t next_request_id;
+    uint32_t target_gen;  /* bumped by fl_rpc_client_set_peer */
+    uint32_t connect_gen; /* target_gen when the connection under way began */
 
     /* destroy handshake */
     pthread_mutex_t lock;
@@ -296,6 +298,10 @@ static void fl_client_connected(uv_connect_t *req, int status) {
         return;
     }
     c->state = FL_CLIENT_UP;
+    if (c->connect_gen != c->target_gen) { /* the peer moved while we connected */
+        fl_client_down(c, "the peer moved");
+        return;
+    }
     c->backoff_ms = c->opts.reconnect_backoff_ms;
     uv_tcp_nodelay(&c->tcp, 1);
     int rc = uv_read_start((uv_stream_t *)&c->tcp, fl_client_alloc, fl_client_read);
@@ -331,6 +337,7 @@ static void fl_local_connect(fl_rpc_client_t *c);
 
 static void fl_client_connect(fl_rpc_client_t *c) {
     if (c->state != FL_CLIENT_IDLE || c->closing) return;
+    c->connect_gen = c->target_gen;
     if (c->local_srv) {
         fl_local_connect(c);
         return;
@@ -504,6 +511,34 @@ fl_rpc_client_t *fl_rpc_client_new(fl_rpc_loop_t *loop, const char *host, int po
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->cond, NULL);
     return c;
+}
+
+typedef struct fl_set_peer_task {
+    fl_rpc_client_t *client;
+    char host[256];
+    int port;
+} fl_set_peer_task_t;
+
+static void fl_client_set_peer_run(void *arg) {
+    fl_set_peer_task_t *t = arg;
+    fl_rpc_client_t *c = t->client;
+    if (strcmp(c->host, t->host) != 0 || c->port != t->port) {
+        snprintf(c->host, sizeof(c->host), "%s", t->host);
+        c->port = t->port;
+        c->target_gen++;
+        c->backoff_ms = c->opts.reconnect_backoff_ms;
+        if (c->state == FL_CLIENT_UP) fl_client_down(c, "the peer moved");
+        c->retry_at_ms = 0; /* the new peer at once */
+    }
+    fl_free(t);
+}
+
+void fl_rpc_client_set_peer(fl_rpc_client_t *c, const char *host, int port) {
+    fl_set_peer_task_t *t = fl_malloc(sizeof(*t));
+    t->client = c;
+    snprintf(t->host, sizeof(t->host), "%s", host);
+    t->port = port;
+    fl_rpc_loop_post(c->loop, fl_client_set_peer_run, t);
 }
 
 fl_rpc_client_t *fl_rpc_client_new_local(fl_rpc_loop_t *loop, fl_rpc_server_t *srv,

@@ -75,6 +75,12 @@ typedef struct fl_rpc_server fl_rpc_server_t;
 fl_rpc_client_t *fl_rpc_client_new_local(fl_rpc_loop_t *loop, fl_rpc_server_t *srv,
                                          void *listener_ctx, const fl_rpc_client_opts_t *opts);
 
+/* Points a TCP client at another peer (the active coordinator moved): a
+ * connection up is closed (what is on it fails with FLUSS_ERR__TRANSPORT),
+ * one under way is dropped when it comes up, and the next request
+ * connects to host:port at once. Any thread; the same peer: nothing. */
+void fl_rpc_client_set_peer(fl_rpc_client_t *c, const char *host, int port);
+
 /* Sends a request of api_key/api_version with the protobuf body[0, len)
  * (copied); cb(arg, reply) is called once with its answer or failure. */
 void fl_rpc_client_send(fl_rpc_client_t *c, int16_t api_key, int16_t api_version,

@@ -276,3 +276,36 @@ int fl_config_listener(const fl_config_t *cfg, const char *key, const char *dflt
                           "config '%s': '%s' is not a listener like FLUSS://host:port", key, v);
     return 0;
 }
+
+int fl_parse_listeners(const char *text, fl_listener_addr_t *out, size_t cap, size_t *n) {
+    *n = 0;
+    const char *p = text;
+    for (;;) {
+        if (*n == cap) return -1;
+        if (fl_parse_listener(p, &out[*n]) != 0) return -1;
+        for (size_t i = 0; i < *n; i++)
+            if (strcmp(out[i].name, out[*n].name) == 0) return -1;
+        (*n)++;
+        const char *comma = strchr(p, ',');
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
+int fl_config_listeners(const fl_config_t *cfg, const char *key, const char *dflt,
+                        fl_listener_addr_t *out, size_t cap, size_t *n, fl_error_t *err) {
+    const char *v = fl_config_string(cfg, key, dflt);
+    if (!v || fl_parse_listeners(v, out, cap, n) != 0)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "config '%s': '%s' is not a list of listeners like "
+                          "FLUSS://host:port,INTERNAL://host:port (names distinct, at most %zu)",
+                          key, v ? v : "", cap);
+    return 0;
+}
+
+const fl_listener_addr_t *fl_listener_find(const fl_listener_addr_t *l, size_t n,
+                                           const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(l[i].name, name) == 0) return &l[i];
+    return NULL;
+}

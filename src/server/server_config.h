@@ -45,7 +45,17 @@ int fl_config_double(const fl_config_t *cfg, const char *key, double dflt, doubl
 int fl_config_listener(const fl_config_t *cfg, const char *key, const char *dflt,
                        fl_listener_addr_t *out, fl_error_t *err);
 
+/* Every listener of a listener list ("A://h:1, B://h:2"): at most cap,
+ * names distinct. */
+#define FL_LISTENERS_MAX 8
+int fl_config_listeners(const fl_config_t *cfg, const char *key, const char *dflt,
+                        fl_listener_addr_t *out, size_t cap, size_t *n, fl_error_t *err);
+/* The listener of that name, or NULL. */
+const fl_listener_addr_t *fl_listener_find(const fl_listener_addr_t *l, size_t n,
+                                           const char *name);
+
 /* Value parsers, exposed for tests. */
+int fl_parse_listeners(const char *text, fl_listener_addr_t *out, size_t cap, size_t *n);
 int fl_parse_bytes(const char *text, int64_t *out);
 int fl_parse_duration_ms(const char *text, int64_t *out);
 int fl_parse_listener(const char *text, fl_listener_addr_t *out);

@@ -25,7 +25,10 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     if (cs->cfg.producer_offsets_cleanup_ms <= 0)
         cs->cfg.producer_offsets_cleanup_ms = FL_PRODUCER_OFFSETS_CLEANUP_MS_DEFAULT;
     pthread_mutex_init(&cs->lock, NULL);
-    int rc = fl_metastore_embedded_open(cfg->meta_dir, &cs->ms, err);
+    int rc = 0;
+    if (cfg->metastore) cs->ms = cfg->metastore;
+    else rc = fl_metastore_embedded_open(cfg->meta_dir, &cs->ms, err);
+    if (!rc) rc = fl_fs_mkdirs(cfg->meta_dir, err); /* coordinator state files */
     if (!rc)
         rc = fl_catalog_init(&cs->catalog, cs->ms, &cfg->defaults, cfg->tablet_ids,
                              cfg->tablet_count, err);
@@ -76,6 +79,39 @@ void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endp
 
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs) { return cs->loop; }
 
+void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
+                                     const char *internal_host, int internal_port) {
+    fl_rpc_client_t *c = fl_rpc_client_new(cs->loop, internal_host, internal_port, NULL);
+    fl_push_add_tablet(cs->push, client_ep, c);
+    pthread_mutex_lock(&cs->lock);
+    fl_catalog_t *cat = &cs->catalog;
+    bool known = false;
+    for (size_t i = 0; i < cat->tablet_count && !known; i++) known = cat->tablet_ids[i] == client_ep->id;
+    if (!known && cat->tablet_count < FL_CATALOG_TABLET_SERVERS_MAX)
+        cat->tablet_ids[cat->tablet_count++] = client_ep->id;
+    for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
+        fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), client_ep->id);
+    pthread_mutex_unlock(&cs->lock);
+    fl_push_flush(cs->push);
+    FL_INFO("coordinator: tablet server %d is up (%s:%d, internal %s:%d)", client_ep->id,
+            client_ep->host, client_ep->port, internal_host, internal_port);
+}
+
+void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) {
+    pthread_mutex_lock(&cs->lock);
+    fl_catalog_t *cat = &cs->catalog;
+    for (size_t i = 0; i < cat->tablet_count; i++)
+        if (cat->tablet_ids[i] == id) {
+            memmove(&cat->tablet_ids[i], &cat->tablet_ids[i + 1],
+                    (cat->tablet_count - i - 1) * sizeof(int32_t));
+            cat->tablet_count--;
+            break;
+        }
+    pthread_mutex_unlock(&cs->lock);
+    fl_push_remove_tablet(cs->push, id);
+    FL_INFO("coordinator: tablet server %d is gone", id);
+}
+
 /* ---- the producer offsets sweep (timer on the loop, work on the worker) ---- */
 
 static void fl_producer_sweep_job(void *arg) {
@@ -120,8 +156,12 @@ typedef struct fl_listen_task {
 static void fl_listen_run(void *arg) {
     fl_listen_task_t *t = arg;
     fl_coordinator_server_t *cs = t->cs;
-    int rc = fl_rpc_server_listen(cs->rpc, cs->cfg.bind_host, cs->cfg.bind_port, &cs->role,
+    int rc = fl_rpc_server_listen(cs->rpc, cs->cfg.bind_host, cs->cfg.bind_port,
+                                  cs->cfg.client_listener_internal ? &cs->internal_role : &cs->role,
                                   &t->port, &t->err);
+    if (!rc && cs->cfg.internal_port >= 0 && cs->cfg.internal_host[0])
+        rc = fl_rpc_server_listen(cs->rpc, cs->cfg.internal_host, cs->cfg.internal_port,
+                                  &cs->internal_role, NULL, &t->err);
     pthread_mutex_lock(&t->mu);
     t->rc = rc;
     t->done = true;

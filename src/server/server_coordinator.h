@@ -36,7 +36,14 @@
 #define FL_WRITER_ID_BLOCK_DEFAULT 1000
 
 typedef struct fl_coordinator_config {
-    const char *meta_dir;          /* the metadata store's directory */
+    const char *meta_dir;          /* the metadata store's directory; coordinator state files */
+    /* cluster mode: the store to use (ZooKeeper, opened and elected by the
+     * caller; taken). NULL: the embedded store in meta_dir */
+    fl_metastore_t *metastore;
+    /* the internal listener (tablet servers' connections); port -1: none */
+    char internal_host[FL_SERVER_HOST_MAX];
+    int internal_port;
+    bool client_listener_internal; /* one listener for both (internal.listener.name names it) */
     fl_table_defaults_t defaults;
     size_t tablet_count;           /* tablet servers the catalog assigns buckets to */
     int32_t tablet_ids[FL_CATALOG_TABLET_SERVERS_MAX];
@@ -84,6 +91,13 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
  * on fl_coordinator_server_loop). Before start. */
 void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endpoint_t *ep,
                                       fl_rpc_client_t *client);
+/* Cluster mode: a tablet server came (client endpoint for clients, its
+ * internal listener for the coordinator's messages) or went. The catalog
+ * assigns new buckets over the live ones; one that came is told every
+ * table. From the membership thread, never a loop. */
+void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
+                                     const char *internal_host, int internal_port);
+void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id);
 /* The network loop the coordinator's clients live on. */
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs);
 /* Starts its loop, sends every table to the registered tablet servers and

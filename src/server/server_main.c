@@ -19,6 +19,7 @@
 #include "common_vfs_fault.h"
 #include "metastore.h"
 #include "proto_api.h"
+#include "server_cluster.h"
 #include "server_config.h"
 #include "server_disk.h"
 #include "server_local.h"
@@ -99,6 +100,115 @@ static int fl_endpoint_from(const fl_config_t *cfg, const char *bind_key, const 
 
 #define FL_TABLET_SERVERS_LOCAL_MAX FL_LOCAL_TABLETS_MAX
 
+/* The client and internal listeners of a cluster process: bind.listeners
+ * (the one named internal.listener.name is the internal one; the first
+ * other one is for clients, or the internal one when it is the only one)
+ * and advertised.listeners (by the same names; the bound address when
+ * absent). *text is what the process registers: every advertised
+ * listener, "NAME://host:port,...". */
+static int fl_cluster_listeners(const fl_config_t *cfg, const char *dflt, const char *internal_name,
+                                fl_listener_addr_t *client, fl_listener_addr_t *internal,
+                                fl_endpoint_t *client_adv, char *text, size_t cap,
+                                fl_error_t *err) {
+    fl_listener_addr_t bind[FL_LISTENERS_MAX], adv[FL_LISTENERS_MAX];
+    size_t nb, na = 0;
+    int rc = fl_config_listeners(cfg, "bind.listeners", dflt, bind, FL_LISTENERS_MAX, &nb, err);
+    if (rc) return rc;
+    if (fl_config_string(cfg, "advertised.listeners", NULL) &&
+        (rc = fl_config_listeners(cfg, "advertised.listeners", NULL, adv, FL_LISTENERS_MAX, &na,
+                                  err)))
+        return rc;
+    const fl_listener_addr_t *in = fl_listener_find(bind, nb, internal_name);
+    if (!in)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "bind.listeners has no listener named '%s' (internal.listener.name)",
+                          internal_name);
+    *internal = *in;
+    *client = *in;
+    for (size_t i = 0; i < nb; i++)
+        if (strcmp(bind[i].name, internal_name) != 0) {
+            *client = bind[i];
+            break;
+        }
+    size_t n = 0;
+    text[0] = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (bind[i].port == 0)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "bind.listeners: a cluster process needs fixed ports (%s has 0)",
+                              bind[i].name);
+        const fl_listener_addr_t *a = fl_listener_find(adv, na, bind[i].name);
+        const char *host = a ? a->host : strcmp(bind[i].host, "0.0.0.0") == 0 ? "127.0.0.1"
+                                                                                : bind[i].host;
+        int port = a ? a->port : bind[i].port;
+        n += (size_t)snprintf(text + n, cap > n ? cap - n : 0, "%s%s://%s:%d", i ? "," : "",
+                              bind[i].name, host, port);
+        if (strcmp(bind[i].name, client->name) == 0) {
+            snprintf(client_adv->host, sizeof(client_adv->host), "%s", host);
+            client_adv->port = port;
+        }
+    }
+    if (n >= cap) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "listeners too long");
+    return 0;
+}
+
+/* `flussd coordinator` / `flussd tablet`: the role's configuration from
+ * the local one's, then server_cluster.h runs it. */
+static int fl_cluster_process(bool coordinator, const fl_config_t *cfg,
+                              fl_coordinator_config_t *ccfg, fl_tablet_config_t *tcfg,
+                              const char *data_dir, const sigset_t *sigs, fl_error_t *err) {
+    static char listeners[2048];
+    fl_cluster_opts_t o = {0};
+    o.zk_address = fl_config_string(cfg, "zookeeper.address", NULL);
+    if (!o.zk_address)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "zookeeper.address is required in %s mode",
+                          coordinator ? "coordinator" : "tablet");
+    o.zk_root = fl_config_string(cfg, "zookeeper.path.root", "/fluss");
+    int64_t session_ms;
+    int rc = fl_config_duration_ms(cfg, "zookeeper.client.session-timeout", 60 * 1000,
+                                   &session_ms, err);
+    if (rc) return rc;
+    o.zk_session_timeout_ms = (int)session_ms;
+    o.internal_name = fl_config_string(cfg, "internal.listener.name", "FLUSS");
+    o.rack = fl_config_string(cfg, "tablet-server.rack", NULL);
+    o.listeners = listeners;
+    fl_listener_addr_t client, internal;
+    fl_endpoint_t adv = {0};
+    rc = fl_cluster_listeners(cfg, coordinator ? FL_DEFAULT_COORDINATOR_LISTENER
+                                               : FL_DEFAULT_TABLET_LISTENER,
+                              o.internal_name, &client, &internal, &adv, listeners,
+                              sizeof(listeners), err);
+    if (rc) return rc;
+    bool shared = strcmp(client.name, internal.name) == 0;
+    if (coordinator) {
+        static char meta_dir[4096];
+        snprintf(meta_dir, sizeof(meta_dir), "%.4000s/coordinator", data_dir);
+        ccfg->meta_dir = meta_dir;
+        snprintf(ccfg->bind_host, sizeof(ccfg->bind_host), "%s", client.host);
+        ccfg->bind_port = client.port;
+        ccfg->advertised = adv;
+        ccfg->client_listener_internal = shared;
+        if (!shared) {
+            snprintf(ccfg->internal_host, sizeof(ccfg->internal_host), "%s", internal.host);
+            ccfg->internal_port = internal.port;
+        }
+        return fl_cluster_coordinator_main(ccfg, &o, sigs, err);
+    }
+    if (!fl_config_string(cfg, "tablet-server.id", NULL))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "tablet-server.id is required in tablet mode");
+    snprintf(tcfg->data_dir, sizeof(tcfg->data_dir), "%s", data_dir);
+    snprintf(tcfg->bind_host, sizeof(tcfg->bind_host), "%s", client.host);
+    tcfg->bind_port = client.port;
+    tcfg->advertised = adv;
+    tcfg->advertised.id = tcfg->id;
+    tcfg->client_listener_internal = shared;
+    if (!shared) {
+        snprintf(tcfg->internal_host, sizeof(tcfg->internal_host), "%s", internal.host);
+        tcfg->internal_port = internal.port;
+    }
+    return fl_cluster_tablet_main(tcfg, &o, sigs, err);
+}
+
 /* Test hook (DESIGN.md, "Fault tests"): FLUSS_TEST_IO_FAULTS=<spec>
  * (common_vfs_fault.h) routes every disk operation of the process through
  * the fault-injecting seam table. Read once, before any thread starts;
@@ -134,7 +244,13 @@ int main(int argc, char **argv) {
     long tablet_servers = 1;
     fl_config_t overrides;
     fl_config_init(&overrides);
-    for (int i = 1; i < argc; i++) {
+    /* flussd [coordinator | tablet] [options]: one role of a cluster, or
+     * local mode (both roles in one process) without a subcommand */
+    enum { FL_MODE_LOCAL, FL_MODE_COORDINATOR, FL_MODE_TABLET } mode = FL_MODE_LOCAL;
+    int first = 1;
+    if (argc > 1 && strcmp(argv[1], "coordinator") == 0) mode = FL_MODE_COORDINATOR, first = 2;
+    else if (argc > 1 && strcmp(argv[1], "tablet") == 0) mode = FL_MODE_TABLET, first = 2;
+    for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fl_usage(stdout);
@@ -395,6 +511,15 @@ int main(int argc, char **argv) {
         tcfg.disk_recover_ratio = disk_recover;
         tcfg.disk_check_interval_ms = disk_check_ms;
         tcfgs[i] = tcfg;
+    }
+    if (mode != FL_MODE_LOCAL) {
+        int rc = fl_cluster_process(mode == FL_MODE_COORDINATOR, &cfg, &ccfg, &tcfgs[0], data_dir,
+                                    &sigs, &err);
+        fl_config_free(&cfg);
+        fl_test_io_faults_end(io_faults);
+        if (rc) goto fatal;
+        FL_INFO("stopped");
+        return 0;
     }
     static fl_local_cluster_t lc;
     if (fl_local_cluster_new(&ccfg, tcfgs, (size_t)tablet_servers, &lc, &err) ||

@@ -34,7 +34,7 @@ typedef struct fl_push_item {
     struct fl_push_item *next;
     fl_push_t *push;
     uint64_t seq;
-    size_t tablet;        /* index in tablets */
+    int32_t tablet;       /* its tablet server's id */
     int16_t api_key;
     uint8_t *body;
     size_t len;
@@ -47,6 +47,7 @@ typedef struct fl_push_tablet {
 } fl_push_tablet_t;
 
 struct fl_push {
+    int32_t only;            /* (mu) while encoding: the one tablet server to tell, -1 all */
     pthread_mutex_t mu;      /* everything below but the clients' use */
     pthread_cond_t cv;
     pthread_mutex_t send_mu; /* one flusher sends at a time: the queue's order */
@@ -68,10 +69,12 @@ fl_push_t *fl_push_new(const fl_endpoint_t *coordinator) {
     pthread_mutex_init(&p->send_mu, NULL);
     p->coordinator = *coordinator;
     p->next_seq = 1;
+    p->only = -1;
     return p;
 }
 
 void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, fl_rpc_client_t *client) {
+    fl_push_remove_tablet(p, ep->id); /* a server registered again: its new address */
     pthread_mutex_lock(&p->mu);
     if (p->tablet_count < FL_PUSH_TABLETS_MAX) {
         p->tablets[p->tablet_count].ep = *ep;
@@ -86,6 +89,21 @@ void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, fl_rpc_client_t *
     }
 }
 
+void fl_push_remove_tablet(fl_push_t *p, int32_t id) {
+    fl_rpc_client_t *gone = NULL;
+    pthread_mutex_lock(&p->send_mu); /* no flusher holds the client now */
+    pthread_mutex_lock(&p->mu);
+    for (size_t i = 0; i < p->tablet_count && !gone; i++)
+        if (p->tablets[i].ep.id == id) {
+            gone = p->tablets[i].client;
+            p->tablets[i] = p->tablets[--p->tablet_count];
+        }
+    pthread_mutex_unlock(&p->mu);
+    /* what was sent on it fails (its answers mark the items done) */
+    if (gone) fl_rpc_client_destroy(gone);
+    pthread_mutex_unlock(&p->send_mu);
+}
+
 size_t fl_push_tablets(fl_push_t *p, fl_endpoint_t *out, size_t cap) {
     pthread_mutex_lock(&p->mu);
     size_t n = p->tablet_count < cap ? p->tablet_count : cap;
@@ -96,7 +114,7 @@ size_t fl_push_tablets(fl_push_t *p, fl_endpoint_t *out, size_t cap) {
 
 /* ---- the queue (mu held) ---- */
 
-static void fl_push_enqueue(fl_push_t *p, size_t tablet, int16_t key, const ProtobufCMessage *m) {
+static void fl_push_enqueue(fl_push_t *p, int32_t tablet, int16_t key, const ProtobufCMessage *m) {
     fl_push_item_t *it = fl_calloc(1, sizeof(*it));
     it->push = p;
     it->seq = p->next_seq++;
@@ -171,6 +189,7 @@ static void fl_push_stop(fl_push_t *p, const fl_push_assign_t *a, const fl_push_
                          size_t nparts) {
     for (size_t ti = 0; ti < p->tablet_count; ti++) {
         int32_t id = p->tablets[ti].ep.id;
+        if (p->only >= 0 && id != p->only) continue;
         size_t cap = 0;
         for (size_t k = 0; k < nparts; k++) cap += (size_t)parts[k]->bucket_count;
         Fluss__PbStopReplicaReqForBucket *reqs = fl_calloc(cap ? cap : 1, sizeof(*reqs));
@@ -201,7 +220,7 @@ static void fl_push_stop(fl_push_t *p, const fl_push_assign_t *a, const fl_push_
             req.coordinator_epoch = 0;
             req.n_stop_replicas_req = n;
             req.stop_replicas_req = ptrs;
-            fl_push_enqueue(p, ti, FL_API_STOP_REPLICA, &req.base);
+            fl_push_enqueue(p, id, FL_API_STOP_REPLICA, &req.base);
         }
         fl_free(reqs);
         fl_free(ptrs);
@@ -229,7 +248,9 @@ static void fl_push_update(fl_push_t *p, Fluss__PbTableMetadata *tm, Fluss__PbPa
     req.partition_metadata = pms;
     req.has_coordinator_epoch = 1;
     req.coordinator_epoch = 0;
-    for (size_t i = 0; i < p->tablet_count; i++) fl_push_enqueue(p, i, FL_API_UPDATE_METADATA, &req.base);
+    for (size_t i = 0; i < p->tablet_count; i++)
+        if (p->only < 0 || p->tablets[i].ep.id == p->only)
+            fl_push_enqueue(p, p->tablets[i].ep.id, FL_API_UPDATE_METADATA, &req.base);
 }
 
 void fl_push_set_coordinator(fl_push_t *p, const fl_endpoint_t *coordinator) {
@@ -274,6 +295,7 @@ static void fl_push_leaders(fl_push_t *p, const fl_ms_table_t *t) {
     Fluss__PbPhysicalTablePath *paths = fl_calloc(1 + t->partition_count, sizeof(*paths));
     for (size_t ti = 0; ti < p->tablet_count; ti++) {
         int32_t id = p->tablets[ti].ep.id;
+        if (p->only >= 0 && id != p->only) continue;
         size_t n = 0;
         for (size_t k = 0; k <= t->partition_count; k++) {
             const fl_ms_partition_t *mp = k ? &t->partitions[k - 1] : NULL;
@@ -309,7 +331,7 @@ static void fl_push_leaders(fl_push_t *p, const fl_ms_table_t *t) {
             req.coordinator_epoch = 0;
             req.n_notify_buckets_leader_req = n;
             req.notify_buckets_leader_req = ptrs;
-            fl_push_enqueue(p, ti, FL_API_NOTIFY_LEADER_AND_ISR, &req.base);
+            fl_push_enqueue(p, id, FL_API_NOTIFY_LEADER_AND_ISR, &req.base);
         }
     }
     fl_free(reqs);
@@ -318,8 +340,11 @@ static void fl_push_leaders(fl_push_t *p, const fl_ms_table_t *t) {
     fl_free(paths);
 }
 
-void fl_push_table(fl_push_t *p, const fl_ms_table_t *t) {
+void fl_push_table(fl_push_t *p, const fl_ms_table_t *t) { fl_push_table_to(p, t, -1); }
+
+void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t only) {
     pthread_mutex_lock(&p->mu);
+    p->only = only;
     fl_push_assign_t now = fl_push_assign_of(t);
     fl_push_assign_t *old = fl_push_assign_find(p, t->table_id);
     if (old) {
@@ -386,6 +411,7 @@ void fl_push_table(fl_push_t *p, const fl_ms_table_t *t) {
     }
     fl_push_update(p, &tm, pm_ptrs, np);
     fl_push_leaders(p, t);
+    p->only = -1;
     pthread_mutex_unlock(&p->mu);
     for (size_t i = 0; i < np; i++) {
         fl_free(pblocks[i]);
@@ -432,10 +458,10 @@ static void fl_push_on_reply(void *arg, const fl_rpc_reply_t *r) {
     const fl_api_info_t *info = fl_api_info(it->api_key);
     if (r->status)
         FL_WARN("coordinator: %s to tablet server %d failed: %s", info ? info->name : "?",
-                p->tablets[it->tablet].ep.id, fl_err_name(r->status));
+                it->tablet, fl_err_name(r->status));
     else if (r->type != FL_RESPONSE_SUCCESS) {
         Fluss__ErrorResponse *er = fluss__error_response__unpack(NULL, r->body_len, r->body);
-        FL_WARN("coordinator: tablet server %d refused %s: %d %s", p->tablets[it->tablet].ep.id,
+        FL_WARN("coordinator: tablet server %d refused %s: %d %s", it->tablet,
                 info ? info->name : "?", er ? er->error_code : -1,
                 er && er->error_message ? er->error_message : "");
         if (er) fluss__error_response__free_unpacked(er, NULL);
@@ -475,16 +501,21 @@ void fl_push_flush(fl_push_t *p) {
     send = fl_calloc(ns ? ns : 1, sizeof(*send));
     size_t k = 0;
     for (fl_push_item_t *it = batch; k < ns; it = it->next) send[k++] = it;
-    fl_rpc_client_t *clients[FL_PUSH_TABLETS_MAX];
-    for (size_t i = 0; i < p->tablet_count; i++) clients[i] = p->tablets[i].client;
-    /* what each item needs, read before the send (an answer frees it) */
-    size_t *tablet = fl_calloc(ns ? ns : 1, sizeof(*tablet));
-    for (size_t i = 0; i < ns; i++) tablet[i] = send[i]->tablet;
-    pthread_mutex_unlock(&p->mu);
+    /* each item's client, found before the send (an answer frees the
+     * item); a tablet server removed meanwhile has none */
+    fl_rpc_client_t **client = fl_calloc(ns ? ns : 1, sizeof(*client));
     for (size_t i = 0; i < ns; i++)
-        fl_rpc_client_send(clients[tablet[i]], send[i]->api_key, 0, send[i]->body, send[i]->len,
-                           fl_push_on_reply, send[i]);
-    fl_free(tablet);
+        for (size_t t = 0; t < p->tablet_count && !client[i]; t++)
+            if (p->tablets[t].ep.id == send[i]->tablet) client[i] = p->tablets[t].client;
+    pthread_mutex_unlock(&p->mu);
+    static const fl_rpc_reply_t gone = {.status = FLUSS_ERR__TRANSPORT};
+    for (size_t i = 0; i < ns; i++) {
+        if (client[i])
+            fl_rpc_client_send(client[i], send[i]->api_key, 0, send[i]->body, send[i]->len,
+                               fl_push_on_reply, send[i]);
+        else fl_push_on_reply(send[i], &gone);
+    }
+    fl_free(client);
     fl_free(send);
     pthread_mutex_unlock(&p->send_mu);
     pthread_mutex_lock(&p->mu);

@@ -35,7 +35,10 @@ typedef struct fl_push fl_push_t;
 fl_push_t *fl_push_new(const fl_endpoint_t *coordinator);
 /* Registers a tablet server and the client that reaches it (taken). */
 void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, fl_rpc_client_t *client);
-/* The registered tablet servers' endpoints, in registration order. */
+/* A tablet server left: its client is destroyed (what was sent on it
+ * fails); nothing more is sent to it. Not from the client's loop. */
+void fl_push_remove_tablet(fl_push_t *p, int32_t id);
+/* The registered tablet servers' endpoints. */
 size_t fl_push_tablets(fl_push_t *p, fl_endpoint_t *out, size_t cap);
 
 /* The coordinator's endpoint changed (its port is known once it listens):
@@ -44,6 +47,8 @@ void fl_push_set_coordinator(fl_push_t *p, const fl_endpoint_t *coordinator);
 /* Queues the messages for a created or changed table (its partitions
  * that disappeared since the last push are stopped first). */
 void fl_push_table(fl_push_t *p, const fl_ms_table_t *t);
+/* The same, to one tablet server only (one that just joined). */
+void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t tablet_id);
 /* Queues the messages for a dropped table. */
 void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64_t table_id);
 /* Sends what is queued and waits for the answers. */

@@ -549,10 +549,16 @@ int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err) {
     /* a disk already past the limit refuses the first write too */
     if (ts->disk.limit_ratio < 1.0) fl_disk_guard_sample(&ts->disk);
     int port = 0;
-    int rc = fl_rpc_server_listen(ts->rpc, ts->cfg.bind_host, ts->cfg.bind_port, &ts->role, &port,
-                                  err);
+    int rc = fl_rpc_server_listen(ts->rpc, ts->cfg.bind_host, ts->cfg.bind_port,
+                                  ts->cfg.client_listener_internal ? &ts->internal_role : &ts->role,
+                                  &port, err);
     if (rc) return rc;
     if (ts->self.port == 0) ts->self.port = port;
+    if (ts->cfg.internal_host[0]) {
+        rc = fl_rpc_server_listen(ts->rpc, ts->cfg.internal_host, ts->cfg.internal_port,
+                                  &ts->internal_role, &ts->internal_bound_port, err);
+        if (rc) return rc;
+    }
     fl_rpc_loop_post(ts->loops[0], fl_tablet_timers_start, ts);
     for (size_t i = 0; i < ts->loop_count; i++)
         if (fl_rpc_loop_start(ts->loops[i]))

@@ -40,6 +40,11 @@ typedef struct fl_tablet_config {
     char bind_host[FL_SERVER_HOST_MAX];
     int bind_port;
     fl_endpoint_t advertised;      /* port 0 = the bound port */
+    /* the internal listener (the coordinator's and other tablet servers'
+     * connections); "" = none (local mode: in-process connections) */
+    char internal_host[FL_SERVER_HOST_MAX];
+    int internal_port;
+    bool client_listener_internal; /* one listener for both (internal.listener.name names it) */
     fl_rpc_limits_t limits;
     size_t network_threads;
     size_t worker_threads;
@@ -80,6 +85,7 @@ struct fl_tablet_server {
     fl_rpc_server_t *rpc;
     fl_server_role_t role;          /* the client listener */
     fl_server_role_t internal_role; /* the coordinator's connection: inter-server APIs */
+    int internal_bound_port;        /* the internal listener's port, once bound */
     /* the coordinator's messages (UPDATE_METADATA, NOTIFY_LEADER_AND_ISR,
      * STOP_REPLICA) run here, one at a time, in the order they came */
     fl_workq_t *control;

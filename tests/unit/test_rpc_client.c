@@ -237,6 +237,45 @@ static void test_peer_comes_up_later(void **state) {
     peer_stop(&p);
 }
 
+/* The peer moves (another coordinator became active): the connection to
+ * the old one closes, the next request goes to the new one at once. */
+static void test_set_peer(void **state) {
+    (void)state;
+    peer_t a, b;
+    peer_start(&a, 0);
+    peer_start(&b, 0);
+    fl_rpc_loop_t *loop = fl_rpc_loop_new("t-cli");
+    assert_int_equal(fl_rpc_loop_start(loop), 0);
+    fl_rpc_client_t *cl = fl_rpc_client_new(loop, "127.0.0.1", a.port, NULL);
+    atomic_store(&answered, 0);
+    call_t first;
+    send_call(cl, API_ECHO, &first, 1);
+    wait_answered(1, 5000);
+    assert_int_equal(first.status, 0);
+    /* the same peer again: nothing changes, the connection stays */
+    fl_rpc_client_set_peer(cl, "127.0.0.1", a.port);
+    call_t same;
+    send_call(cl, API_ECHO, &same, 2);
+    wait_answered(2, 5000);
+    assert_int_equal(same.status, 0);
+    /* a is gone: only b can answer now */
+    peer_stop(&a);
+    fl_rpc_client_set_peer(cl, "127.0.0.1", b.port);
+    int n = 2;
+    call_t moved;
+    for (int tries = 0; tries < 3; tries++) { /* a request racing a's close may fail once */
+        send_call(cl, API_ECHO, &moved, 3);
+        wait_answered(++n, 5000);
+        if (moved.status == 0) break;
+    }
+    assert_int_equal(moved.status, 0);
+    assert_true(moved.body_ok);
+    assert_int_equal(atomic_load(&moved.calls), 1);
+    fl_rpc_client_destroy(cl);
+    fl_rpc_loop_destroy(loop);
+    peer_stop(&b);
+}
+
 /* Destroying a client that never sent, and one whose connect is under way. */
 static void test_destroy_states(void **state) {
     (void)state;
@@ -295,6 +334,7 @@ int main(void) {
         cmocka_unit_test_setup(test_timeout_and_hang_up, local),
         cmocka_unit_test(test_local_server_closes),
         cmocka_unit_test(test_peer_comes_up_later),
+        cmocka_unit_test(test_set_peer),
         cmocka_unit_test(test_destroy_states),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

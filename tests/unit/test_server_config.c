@@ -143,6 +143,27 @@ static void test_parse_listener(void **state) {
     }
 }
 
+static void test_parse_listeners(void **state) {
+    (void)state;
+    fl_listener_addr_t l[FL_LISTENERS_MAX];
+    size_t n = 0;
+    assert_int_equal(fl_parse_listeners("FLUSS://127.0.0.1:9124, INTERNAL://127.0.0.1:9224", l,
+                                        FL_LISTENERS_MAX, &n),
+                     0);
+    assert_int_equal(n, 2);
+    assert_string_equal(l[1].name, "INTERNAL");
+    assert_int_equal(l[1].port, 9224);
+    assert_ptr_equal(fl_listener_find(l, n, "INTERNAL"), &l[1]);
+    assert_null(fl_listener_find(l, n, "CLIENT"));
+    assert_int_equal(fl_parse_listeners("h:1", l, FL_LISTENERS_MAX, &n), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(l[0].name, "FLUSS");
+    const char *bad[] = {"", "A://h:1,", "A://h:1,A://h:2", "A://h:1,,B://h:2", "A://h:1,B://h",
+                         "A://h:1,B://h:2,C://h:3"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (fl_parse_listeners(bad[i], l, 2, &n) == 0) fail_msg("'%s' accepted", bad[i]);
+}
+
 static char *temp_yaml(const char *content) {
     char *path = strdup("/tmp/fl_config_XXXXXX.yaml");
     int fd = mkstemps(path, 5);
@@ -244,6 +265,7 @@ int main(void) {
         cmocka_unit_test(test_parse_duration),
         cmocka_unit_test(test_parse_double),
         cmocka_unit_test(test_parse_listener),
+        cmocka_unit_test(test_parse_listeners),
         cmocka_unit_test(test_yaml_loading),
         cmocka_unit_test(test_yaml_errors),
     };
