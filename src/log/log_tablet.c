@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -673,5 +674,154 @@ int fl_log_tablet_sync(fl_log_tablet_t *t, fl_error_t *err) {
     if (t->offline) return fl_offline(t, err);
     int rc = fl_log_segment_sync(t->segments[t->segment_count - 1], err);
     if (rc) t->offline = true;
+    return rc;
+}
+
+/* ---- a follower's log ---- */
+
+int fl_log_tablet_append_follower(fl_log_tablet_t *t, uint8_t *records, size_t len,
+                                  fl_append_result_t *res, fl_error_t *err) {
+    if (t->offline) return fl_offline(t, err);
+    memset(res, 0, sizeof(*res));
+    fl_batch_view_t views[64];
+    fl_batch_view_t *batches = views;
+    size_t count = 0, cap = 64;
+    int rc = 0;
+    int64_t next = t->log_end_offset;
+    /* every batch whole, CRC-checked, at the offset that follows ours */
+    for (size_t pos = 0; pos < len;) {
+        size_t bsize;
+        rc = fl_batch_peek_size(records + pos, len - pos, t->cfg.batch_bytes_max, &bsize, err);
+        if (rc == 1 || (rc == 0 && pos + bsize > len))
+            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                            "records end inside a batch (%zu bytes left)", len - pos);
+        if (rc) goto done;
+        if (count == cap) {
+            fl_batch_view_t *bigger = fl_malloc(cap * 2 * sizeof(*bigger));
+            memcpy(bigger, batches, count * sizeof(*bigger));
+            if (batches != views) fl_free(batches);
+            batches = bigger;
+            cap *= 2;
+        }
+        fl_batch_view_t *b = &batches[count];
+        if ((rc = fl_batch_parse(records + pos, bsize, b, err))) goto done;
+        if ((rc = fl_batch_check_crc(b, err))) goto done;
+        if (b->base_offset != next || b->last_offset_delta < 0) {
+            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                            "a replicated batch at offset %lld where the log needs %lld",
+                            (long long)b->base_offset, (long long)next);
+            goto done;
+        }
+        next = fl_batch_last_offset(b) + 1;
+        count++;
+        pos += bsize;
+    }
+    if (count == 0) goto done; /* nothing new */
+    fl_log_segment_t *active = t->segments[t->segment_count - 1];
+    if (active->size > 0 && active->size + len > t->cfg.segment_bytes) {
+        if ((rc = fl_tablet_roll(t, err))) {
+            t->offline = true;
+            goto done;
+        }
+        active = t->segments[t->segment_count - 1];
+    }
+    if ((rc = fl_log_segment_append(active, records, len, batches, count, err))) {
+        t->offline = true;
+        goto done;
+    }
+    if (t->cfg.flush_every_append && (rc = fl_log_segment_sync(active, err))) {
+        t->offline = true;
+        goto done;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (batches[i].writer_id != -1)
+            fl_writer_state_record(&t->writers, batches[i].writer_id, batches[i].batch_sequence,
+                                   batches[i].base_offset, fl_batch_last_offset(&batches[i]),
+                                   batches[i].commit_timestamp);
+        if (batches[i].commit_timestamp > t->last_commit_timestamp)
+            t->last_commit_timestamp = batches[i].commit_timestamp;
+    }
+    res->base_offset = t->log_end_offset;
+    res->last_offset = next - 1;
+    t->log_end_offset = next;
+done:
+    if (batches != views) fl_free(batches);
+    return rc;
+}
+
+int fl_log_tablet_truncate(fl_log_tablet_t **tp, int64_t end_offset, fl_error_t *err) {
+    fl_log_tablet_t *t = *tp;
+    if (end_offset >= t->log_end_offset) return 0;
+    if (t->offline) return fl_offline(t, err);
+    if (end_offset < t->log_start_offset) end_offset = t->log_start_offset;
+    char *dir = fl_strdup(t->dir);
+    fl_log_config_t cfg = t->cfg;
+    /* where the batch at end_offset begins, in the segment that holds it
+     * (a cut inside a batch keeps none of it) */
+    size_t si = fl_tablet_segment_for(t, end_offset);
+    fl_log_segment_t *s = t->segments[si];
+    uint64_t position = s->size;
+    int rc = 0;
+    if (end_offset < s->next_offset) {
+        rc = fl_log_segment_find(s, end_offset, &position, err);
+        if (rc == 1) rc = 0, position = s->size;
+    }
+    int64_t cut_base = s->base_offset;
+    /* the files change under a closed tablet; recovery reopens it. From
+     * the end: a crash meanwhile leaves a shorter log, never a hole. */
+    t->offline = true; /* closing writes no snapshot of the old end */
+    fl_log_tablet_close(t);
+    *tp = NULL;
+    if (rc) goto reopen;
+    int64_t *bases = NULL;
+    size_t n = 0, capb = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 21) continue;
+        char *endp;
+        long long base = strtoll(e->d_name, &endp, 10);
+        if (endp != e->d_name + 20 || base < 0) continue;
+        bool later_segment = base > cut_base && strcmp(e->d_name + 20, ".writer_snapshot") != 0;
+        bool later_snapshot = strcmp(e->d_name + 20, ".writer_snapshot") == 0 && base > end_offset;
+        if (!later_segment && !later_snapshot) continue;
+        if (n == capb) bases = fl_realloc(bases, (capb = capb ? capb * 2 : 16) * sizeof(int64_t));
+        bases[n++] = base;
+        char path[4400];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (fl_vfs_unlink(path) != 0 && errno != ENOENT) {
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "unlink %s: %s", path,
+                            strerror(errno));
+            break;
+        }
+    }
+    if (d) closedir(d);
+    fl_free(bases);
+    if (!rc) {
+        /* the segment that holds the cut: its log file ends before it; its
+         * index and time index are rebuilt by the recovery scan */
+        char path[4400];
+        snprintf(path, sizeof(path), "%s/%020" PRId64 ".log", dir, cut_base);
+        int fd = fl_vfs_open(path, O_RDWR, 0);
+        if (fd < 0 || fl_vfs_ftruncate(fd, (off_t)position) != 0 || fl_vfs_fsync(fd) != 0)
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "truncate %s: %s", path,
+                            strerror(errno));
+        if (fd >= 0) fl_vfs_close(fd);
+        /* its index: the recovery scan of the (now last) segment rebuilds it */
+        snprintf(path, sizeof(path), "%s/%020" PRId64 ".index", dir, cut_base);
+        if (!rc && fl_vfs_unlink(path) != 0 && errno != ENOENT)
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "unlink %s: %s", path,
+                            strerror(errno));
+        if (!rc && fl_vfs_fsync_dir(dir) != 0)
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "fsync %s: %s", dir,
+                            strerror(errno));
+    }
+reopen:;
+    fl_error_t oe;
+    int orc = fl_log_tablet_open(dir, &cfg, tp, &oe);
+    if (orc && !rc) rc = fl_err_set(err, oe.code ? oe.code : FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                                    "reopening after truncation: %s", oe.msg);
+    fl_free(dir);
     return rc;
 }

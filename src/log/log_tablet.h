@@ -112,6 +112,20 @@ int fl_log_tablet_delete(fl_log_tablet_t *t, fl_error_t *err);
  * that single batch). */
 int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64_t now_ms,
                          fl_append_result_t *res, fl_error_t *err);
+/* A follower's append: batches as the leader wrote them (offsets, commit
+ * timestamps kept), every one CRC-checked, the first at this log's end
+ * and each after the one before; the writer state learns their writers
+ * (so a new leader deduplicates a retry). Nothing appended on an error. */
+int fl_log_tablet_append_follower(fl_log_tablet_t *t, uint8_t *records, size_t len,
+                                  fl_append_result_t *res, fl_error_t *err);
+/* Cuts the log at end_offset (a follower truncating to where it diverged
+ * from its leader): the tablet is closed, later segments and writer
+ * snapshots deleted (from the end: a crash leaves a shorter log, never a
+ * hole), the segment holding the cut shortened to the batch that contains
+ * end_offset, and the tablet opened again (recovery rebuilds the index and
+ * the writer state), into *t. end_offset at or past the end: nothing. A
+ * failure leaves *t NULL or offline. */
+int fl_log_tablet_truncate(fl_log_tablet_t **t, int64_t end_offset, fl_error_t *err);
 /* Appends to out whole batches starting with the one containing offset,
  * up to max_bytes (at least one batch), never past upper_offset.
  * offset < log start or > log end is LOG_OFFSET_OUT_OF_RANGE_EXCEPTION;
