@@ -263,7 +263,7 @@ int fl_cluster_tablet_main(const fl_tablet_config_t *tc, const fl_cluster_opts_t
     if (rc) return rc;
     /* the client exists before any request can use it; it connects once
      * the active coordinator is known */
-    ts->coordinator = fl_rpc_client_new(ts->loops[0], "127.0.0.1", 0, NULL);
+    ts->coordinator = fl_rpc_client_new(ts->client_loop, "127.0.0.1", 0, NULL);
     if ((rc = fl_tablet_server_start(ts, err))) {
         fl_tablet_server_destroy(ts);
         return rc;

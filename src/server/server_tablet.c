@@ -535,6 +535,8 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
         snprintf(name, sizeof(name), "ts%d-net%zu", cfg->id, i);
         ts->loops[i] = fl_rpc_loop_new(name);
     }
+    snprintf(name, sizeof(name), "ts%d-cli", cfg->id);
+    ts->client_loop = fl_rpc_loop_new(name);
     ts->rpc = fl_rpc_server_new(ts->loops, ts->loop_count, &cfg->limits, fl_server_handle);
     ts->role = (fl_server_role_t){FL_ROLE_TS, NULL, ts, &ts->self, false};
     ts->internal_role = (fl_server_role_t){FL_ROLE_TS, NULL, ts, &ts->self, true};
@@ -560,6 +562,8 @@ int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err) {
         if (rc) return rc;
     }
     fl_rpc_loop_post(ts->loops[0], fl_tablet_timers_start, ts);
+    if (fl_rpc_loop_start(ts->client_loop))
+        return fl_err_set(err, FLUSS_ERR__STATE, "cannot start the client thread");
     for (size_t i = 0; i < ts->loop_count; i++)
         if (fl_rpc_loop_start(ts->loops[i]))
             return fl_err_set(err, FLUSS_ERR__STATE, "cannot start network thread %zu", i);
@@ -580,7 +584,6 @@ void fl_tablet_server_stop(fl_tablet_server_t *ts) {
 void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     if (!ts) return;
     fl_tablet_server_stop(ts);
-    fl_rpc_client_destroy(ts->coordinator); /* before its loop goes */
     for (size_t i = 0; i < ts->loop_count; i++) fl_rpc_loop_destroy(ts->loops[i]);
     fl_rpc_server_destroy(ts->rpc);
     /* no loop runs now: nothing appends; the coordinator's messages,
@@ -590,6 +593,9 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     fl_workq_destroy(ts->kv_committer); /* after the puts that queue its jobs */
     fl_workq_destroy(ts->workers);
     ts->replicas.workers = NULL;
+    /* nothing calls the coordinator any more: its client, then its loop */
+    fl_rpc_client_destroy(ts->coordinator);
+    fl_rpc_loop_destroy(ts->client_loop);
     fl_replica_manager_close(&ts->replicas);
     fl_tablet_tiering_destroy(ts); /* after the replicas' remote logs closed */
     fl_purgatory_destroy(ts->purgatory); /* last: flushes above still reported moves */

@@ -74,9 +74,12 @@ struct fl_tablet_server {
     fl_tablet_config_t cfg;
     fl_endpoint_t self;
     /* the coordinator's internal side (set by whoever wires the roles,
-     * before start; on loops[0]): catalog reads and INIT_WRITER passed
+     * before start; on client_loop): catalog reads and INIT_WRITER passed
      * on, auto-increment blocks */
     fl_rpc_client_t *coordinator;
+    /* the loop of the server's own clients (the coordinator's above):
+     * outlives the workers that call through them */
+    fl_rpc_loop_t *client_loop;
     fl_replica_manager_t replicas;
     fl_purgatory_t *purgatory;
     fl_workq_t *workers;
