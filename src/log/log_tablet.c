@@ -424,39 +424,71 @@ void fl_log_tablet_flush_end(fl_log_tablet_t *t, fl_log_flush_t *f) {
     f->dir = NULL;
 }
 
+/* The batches of records[0, len), each whole and parsed (its CRC checked
+ * with check_crc), at most max of them (0: any): into views (cap entries)
+ * or, past that, an allocation in *out the caller frees (*out != views). */
+static int fl_tablet_parse_batches(const fl_log_tablet_t *t, uint8_t *records, size_t len,
+                                   bool check_crc, size_t max, fl_batch_view_t *views,
+                                   size_t cap, fl_batch_view_t **out, size_t *count,
+                                   fl_error_t *err) {
+    fl_batch_view_t *batches = views;
+    size_t n = 0;
+    int rc = 0;
+    for (size_t pos = 0; pos < len && !rc;) {
+        size_t bsize;
+        rc = fl_batch_peek_size(records + pos, len - pos, t->cfg.batch_bytes_max, &bsize, err);
+        if (rc == 1 || (rc == 0 && pos + bsize > len))
+            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                            "records end inside a batch (%zu bytes left)", len - pos);
+        if (rc) break;
+        if (max && n == max) {
+            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION, "too many batches in one request");
+            break;
+        }
+        if (n == cap) {
+            fl_batch_view_t *bigger = fl_malloc(cap * 2 * sizeof(*bigger));
+            memcpy(bigger, batches, n * sizeof(*bigger));
+            if (batches != views) fl_free(batches);
+            batches = bigger;
+            cap *= 2;
+        }
+        rc = fl_batch_parse(records + pos, bsize, &batches[n], err);
+        if (!rc && check_crc) rc = fl_batch_check_crc(&batches[n], err);
+        if (!rc) n++;
+        pos += bsize;
+    }
+    *out = batches;
+    *count = n;
+    return rc;
+}
+
+/* Writes the parsed batches of records at the log end, rolling a full
+ * active segment first; a failed write takes the tablet offline. */
+static int fl_tablet_write(fl_log_tablet_t *t, const uint8_t *records, size_t len,
+                           const fl_batch_view_t *batches, size_t count, fl_error_t *err) {
+    fl_log_segment_t *active = t->segments[t->segment_count - 1];
+    int rc = 0;
+    if (active->size > 0 && active->size + len > t->cfg.segment_bytes) {
+        rc = fl_tablet_roll(t, err);
+        active = t->segments[t->segment_count - 1];
+    }
+    if (!rc) rc = fl_log_segment_append(active, records, len, batches, count, err);
+    if (!rc && t->cfg.flush_every_append) rc = fl_log_segment_sync(active, err);
+    if (rc) t->offline = true;
+    return rc;
+}
+
 int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64_t now_ms,
                          fl_append_result_t *res, fl_error_t *err) {
     if (t->offline) return fl_offline(t, err);
     memset(res, 0, sizeof(*res));
     fl_batch_view_t views[64];
     fl_batch_view_t *batches = views;
-    size_t count = 0, cap = 64;
-    int rc = 0;
+    size_t count = 0;
     /* 1. validate every batch before touching the log */
-    for (size_t pos = 0; pos < len;) {
-        size_t bsize;
-        rc = fl_batch_peek_size(records + pos, len - pos, t->cfg.batch_bytes_max, &bsize, err);
-        if (rc == 1 || (rc == 0 && pos + bsize > len)) {
-            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                            "records end inside a batch (%zu bytes left)", len - pos);
-        }
-        if (rc) goto done;
-        if (count == FL_BATCHES_PER_APPEND_MAX) {
-            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION, "too many batches in one request");
-            goto done;
-        }
-        if (count == cap) {
-            fl_batch_view_t *bigger = fl_malloc(cap * 2 * sizeof(*bigger));
-            memcpy(bigger, batches, count * sizeof(*bigger));
-            if (batches != views) fl_free(batches);
-            batches = bigger;
-            cap *= 2;
-        }
-        if ((rc = fl_batch_parse(records + pos, bsize, &batches[count], err))) goto done;
-        if (!t->cfg.crc_checked && (rc = fl_batch_check_crc(&batches[count], err))) goto done;
-        count++;
-        pos += bsize;
-    }
+    int rc = fl_tablet_parse_batches(t, records, len, !t->cfg.crc_checked,
+                                     FL_BATCHES_PER_APPEND_MAX, views, 64, &batches, &count, err);
+    if (rc) goto done;
     if (count == 0) {
         rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION, "no record batch in the request");
         goto done;
@@ -513,22 +545,7 @@ int fl_log_tablet_append(fl_log_tablet_t *t, uint8_t *records, size_t len, int64
         next += batches[i].last_offset_delta + 1;
     }
     /* 4. roll if the active segment is full, then write */
-    fl_log_segment_t *active = t->segments[t->segment_count - 1];
-    if (active->size > 0 && active->size + len > t->cfg.segment_bytes) {
-        if ((rc = fl_tablet_roll(t, err))) {
-            t->offline = true;
-            goto done;
-        }
-        active = t->segments[t->segment_count - 1];
-    }
-    if ((rc = fl_log_segment_append(active, records, len, batches, count, err))) {
-        t->offline = true;
-        goto done;
-    }
-    if (t->cfg.flush_every_append && (rc = fl_log_segment_sync(active, err))) {
-        t->offline = true;
-        goto done;
-    }
+    if ((rc = fl_tablet_write(t, records, len, batches, count, err))) goto done;
     for (size_t i = 0; i < count; i++)
         if (batches[i].writer_id != -1)
             fl_writer_state_record(&t->writers, batches[i].writer_id, batches[i].batch_sequence,
@@ -685,54 +702,20 @@ int fl_log_tablet_append_follower(fl_log_tablet_t *t, uint8_t *records, size_t l
     memset(res, 0, sizeof(*res));
     fl_batch_view_t views[64];
     fl_batch_view_t *batches = views;
-    size_t count = 0, cap = 64;
-    int rc = 0;
+    size_t count = 0;
     int64_t next = t->log_end_offset;
     /* every batch whole, CRC-checked, at the offset that follows ours */
-    for (size_t pos = 0; pos < len;) {
-        size_t bsize;
-        rc = fl_batch_peek_size(records + pos, len - pos, t->cfg.batch_bytes_max, &bsize, err);
-        if (rc == 1 || (rc == 0 && pos + bsize > len))
-            rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                            "records end inside a batch (%zu bytes left)", len - pos);
-        if (rc) goto done;
-        if (count == cap) {
-            fl_batch_view_t *bigger = fl_malloc(cap * 2 * sizeof(*bigger));
-            memcpy(bigger, batches, count * sizeof(*bigger));
-            if (batches != views) fl_free(batches);
-            batches = bigger;
-            cap *= 2;
-        }
-        fl_batch_view_t *b = &batches[count];
-        if ((rc = fl_batch_parse(records + pos, bsize, b, err))) goto done;
-        if ((rc = fl_batch_check_crc(b, err))) goto done;
-        if (b->base_offset != next || b->last_offset_delta < 0) {
+    int rc = fl_tablet_parse_batches(t, records, len, true, 0, views, 64, &batches, &count, err);
+    for (size_t i = 0; !rc && i < count; i++) {
+        const fl_batch_view_t *b = &batches[i];
+        if (b->base_offset != next || b->last_offset_delta < 0)
             rc = fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
                             "a replicated batch at offset %lld where the log needs %lld",
                             (long long)b->base_offset, (long long)next);
-            goto done;
-        }
-        next = fl_batch_last_offset(b) + 1;
-        count++;
-        pos += bsize;
+        else next = fl_batch_last_offset(b) + 1;
     }
-    if (count == 0) goto done; /* nothing new */
-    fl_log_segment_t *active = t->segments[t->segment_count - 1];
-    if (active->size > 0 && active->size + len > t->cfg.segment_bytes) {
-        if ((rc = fl_tablet_roll(t, err))) {
-            t->offline = true;
-            goto done;
-        }
-        active = t->segments[t->segment_count - 1];
-    }
-    if ((rc = fl_log_segment_append(active, records, len, batches, count, err))) {
-        t->offline = true;
-        goto done;
-    }
-    if (t->cfg.flush_every_append && (rc = fl_log_segment_sync(active, err))) {
-        t->offline = true;
-        goto done;
-    }
+    if (rc || count == 0) goto done; /* an error, or nothing new */
+    if ((rc = fl_tablet_write(t, records, len, batches, count, err))) goto done;
     for (size_t i = 0; i < count; i++) {
         if (batches[i].writer_id != -1)
             fl_writer_state_record(&t->writers, batches[i].writer_id, batches[i].batch_sequence,
