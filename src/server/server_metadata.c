@@ -9,6 +9,7 @@
 #include "common_alloc.h"
 #include "server_coordinator.h"
 #include "server_node.h"
+#include "server_pb_metadata.h"
 #include "server_tablet.h"
 
 static void fl_node_of(const fl_endpoint_t *e, Fluss__PbServerNode *n) {
@@ -17,18 +18,6 @@ static void fl_node_of(const fl_endpoint_t *e, Fluss__PbServerNode *n) {
     n->node_id = e->id;
     n->host = (char *)e->host;
     n->port = e->port;
-}
-
-static void fl_bucket_meta_of(const fl_ms_bucket_t *bk, int32_t bucket, Fluss__PbBucketMetadata *out) {
-    Fluss__PbBucketMetadata bm = FLUSS__PB_BUCKET_METADATA__INIT;
-    bm.bucket_id = bucket;
-    bm.has_leader_id = 1;
-    bm.leader_id = bk->leader;
-    bm.n_replica_id = (size_t)bk->replica_count;
-    bm.replica_id = (int32_t *)bk->replicas;
-    bm.has_leader_epoch = 1;
-    bm.leader_epoch = bk->leader_epoch;
-    *out = bm;
 }
 
 FL_API_HANDLER(fl_api_get_metadata) {
@@ -99,28 +88,8 @@ FL_API_HANDLER(fl_api_get_metadata) {
             rc = err->code;
             goto done;
         }
-        Fluss__PbTableMetadata tm = FLUSS__PB_TABLE_METADATA__INIT;
-        Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
-        path.database_name = t->database;
-        path.table_name = t->name;
-        paths[i] = path;
-        tm.table_path = &paths[i];
-        tm.table_id = t->table_id;
-        tm.schema_id = t->schema_id;
-        tm.table_json.data = (uint8_t *)t->table_json;
-        tm.table_json.len = strlen(t->table_json);
-        tm.created_time = t->created_ms;
-        tm.modified_time = t->modified_ms;
-        size_t nb = (size_t)t->bucket_count;
-        bucket_blocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbBucketMetadata));
-        bucket_ptr_blocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbBucketMetadata *));
-        for (size_t b = 0; b < nb; b++) {
-            fl_bucket_meta_of(&t->buckets[b], (int32_t)b, &bucket_blocks[i][b]);
-            bucket_ptr_blocks[i][b] = &bucket_blocks[i][b];
-        }
-        tm.n_bucket_metadata = nb;
-        tm.bucket_metadata = bucket_ptr_blocks[i];
-        tms[i] = tm;
+        fl_pb_table_metadata(t, &paths[i], &tms[i], &bucket_blocks[i]);
+        bucket_ptr_blocks[i] = tms[i].bucket_metadata;
         tm_ptrs[i] = &tms[i];
     }
     Fluss__PbPartitionMetadata *pms = fl_calloc(nq ? nq : 1, sizeof(*pms));
@@ -128,21 +97,8 @@ FL_API_HANDLER(fl_api_get_metadata) {
     Fluss__PbBucketMetadata **pblocks = fl_calloc(nq ? nq : 1, sizeof(*pblocks));
     Fluss__PbBucketMetadata ***pblock_ptrs = fl_calloc(nq ? nq : 1, sizeof(*pblock_ptrs));
     for (size_t i = 0; i < nq; i++) {
-        const fl_ms_partition_t *part = parts[i];
-        size_t nb = (size_t)part->bucket_count;
-        pblocks[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbBucketMetadata));
-        pblock_ptrs[i] = fl_calloc(nb ? nb : 1, sizeof(Fluss__PbBucketMetadata *));
-        for (size_t b = 0; b < nb; b++) {
-            fl_bucket_meta_of(&part->buckets[b], (int32_t)b, &pblocks[i][b]);
-            pblock_ptrs[i][b] = &pblocks[i][b];
-        }
-        Fluss__PbPartitionMetadata pm = FLUSS__PB_PARTITION_METADATA__INIT;
-        pm.table_id = ptables[i]->table_id;
-        pm.partition_name = part->name;
-        pm.partition_id = part->partition_id;
-        pm.n_bucket_metadata = nb;
-        pm.bucket_metadata = pblock_ptrs[i];
-        pms[i] = pm;
+        fl_pb_partition_metadata(ptables[i]->table_id, parts[i], &pms[i], &pblocks[i]);
+        pblock_ptrs[i] = pms[i].bucket_metadata;
         pm_ptrs[i] = &pms[i];
     }
     Fluss__MetadataResponse resp = FLUSS__METADATA_RESPONSE__INIT;

@@ -12,6 +12,7 @@
 #include "common_log.h"
 #include "fluss_api.pb-c.h"
 #include "proto_api.h"
+#include "server_pb_metadata.h"
 
 #define FL_PUSH_TABLETS_MAX 64
 
@@ -260,27 +261,6 @@ void fl_push_set_coordinator(fl_push_t *p, const fl_endpoint_t *coordinator) {
     pthread_mutex_unlock(&p->mu);
 }
 
-/* The bucket entries of n buckets (freed by the caller: *blocks, *ptrs). */
-static Fluss__PbBucketMetadata **fl_push_buckets(const fl_ms_bucket_t *b, int32_t n,
-                                                 Fluss__PbBucketMetadata **blocks) {
-    size_t c = n > 0 ? (size_t)n : 1;
-    Fluss__PbBucketMetadata *bm = fl_calloc(c, sizeof(*bm));
-    Fluss__PbBucketMetadata **ptrs = fl_calloc(c, sizeof(*ptrs));
-    for (int32_t i = 0; i < n; i++) {
-        fluss__pb_bucket_metadata__init(&bm[i]);
-        bm[i].bucket_id = i;
-        bm[i].has_leader_id = 1;
-        bm[i].leader_id = b[i].leader;
-        bm[i].n_replica_id = (size_t)b[i].replica_count;
-        bm[i].replica_id = (int32_t *)b[i].replicas;
-        bm[i].has_leader_epoch = 1;
-        bm[i].leader_epoch = b[i].leader_epoch;
-        ptrs[i] = &bm[i];
-    }
-    *blocks = bm;
-    return ptrs;
-}
-
 /* NOTIFY_LEADER_AND_ISR for every bucket of t, to each tablet server
  * holding one (the ISR is the replica set: every replica is in sync when
  * the coordinator assigns it). */
@@ -369,20 +349,10 @@ void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t only) {
         p->assigns[p->assign_count++] = now;
     }
 
-    Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
-    path.database_name = t->database;
-    path.table_name = t->name;
-    Fluss__PbTableMetadata tm = FLUSS__PB_TABLE_METADATA__INIT;
-    tm.table_path = &path;
-    tm.table_id = t->table_id;
-    tm.schema_id = t->schema_id;
-    tm.table_json.data = (uint8_t *)t->table_json;
-    tm.table_json.len = strlen(t->table_json);
-    tm.created_time = t->created_ms;
-    tm.modified_time = t->modified_ms;
+    Fluss__PbTablePath path;
+    Fluss__PbTableMetadata tm;
     Fluss__PbBucketMetadata *blocks;
-    tm.bucket_metadata = fl_push_buckets(t->buckets, t->bucket_count, &blocks);
-    tm.n_bucket_metadata = (size_t)(t->bucket_count > 0 ? t->bucket_count : 0);
+    fl_pb_table_metadata(t, &path, &tm, &blocks);
     size_t ns = t->schema_count;
     Fluss__PbFlusscSchema *schemas = fl_calloc(ns ? ns : 1, sizeof(*schemas));
     Fluss__PbFlusscSchema **schema_ptrs = fl_calloc(ns ? ns : 1, sizeof(*schema_ptrs));
@@ -400,13 +370,7 @@ void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t only) {
     Fluss__PbPartitionMetadata **pm_ptrs = fl_calloc(np ? np : 1, sizeof(*pm_ptrs));
     Fluss__PbBucketMetadata **pblocks = fl_calloc(np ? np : 1, sizeof(*pblocks));
     for (size_t i = 0; i < np; i++) {
-        const fl_ms_partition_t *mp = &t->partitions[i];
-        fluss__pb_partition_metadata__init(&pms[i]);
-        pms[i].table_id = t->table_id;
-        pms[i].partition_name = mp->name;
-        pms[i].partition_id = mp->partition_id;
-        pms[i].bucket_metadata = fl_push_buckets(mp->buckets, mp->bucket_count, &pblocks[i]);
-        pms[i].n_bucket_metadata = (size_t)(mp->bucket_count > 0 ? mp->bucket_count : 0);
+        fl_pb_partition_metadata(t->table_id, &t->partitions[i], &pms[i], &pblocks[i]);
         pm_ptrs[i] = &pms[i];
     }
     fl_push_update(p, &tm, pm_ptrs, np);
