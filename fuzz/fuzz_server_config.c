@@ -74,6 +74,18 @@ static void fuzz_values(const char *text) {
         FUZZ_CHECK(memchr(a.host, '\0', sizeof(a.host)) != NULL && a.host[0] != '\0');
         FUZZ_CHECK(a.port >= 0 && a.port <= 65535);
     }
+    /* listener lists: also what a tablet server registers in ZooKeeper,
+     * read back by the coordinator and by the other tablet servers */
+    fl_listener_addr_t l[FL_LISTENERS_MAX];
+    size_t ln = 0;
+    if (fl_parse_listeners(text, l, FL_LISTENERS_MAX, &ln) == 0) {
+        FUZZ_CHECK(ln >= 1 && ln <= FL_LISTENERS_MAX);
+        for (size_t i = 0; i < ln; i++) {
+            FUZZ_CHECK(l[i].host[0] != '\0' && l[i].port >= 0 && l[i].port <= 65535);
+            for (size_t k = 0; k < i; k++) FUZZ_CHECK(strcmp(l[i].name, l[k].name) != 0);
+            FUZZ_CHECK(fl_listener_find(l, ln, l[i].name) == &l[i]);
+        }
+    }
 }
 
 /* The typed getters flussd calls, on whatever the file set. */
@@ -89,6 +101,10 @@ static void fuzz_getters(const fl_config_t *cfg) {
     (void)fl_config_listener(cfg, "bind.listeners", "FLUSS://127.0.0.1:9123", &a, &err);
     (void)fl_config_listener(cfg, "tablet-server.bind.listeners", "FLUSS://127.0.0.1:9124", &a,
                              &err);
+    fl_listener_addr_t l[FL_LISTENERS_MAX];
+    size_t n;
+    (void)fl_config_listeners(cfg, "bind.listeners", "FLUSS://127.0.0.1:9123", l,
+                              FL_LISTENERS_MAX, &n, &err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
