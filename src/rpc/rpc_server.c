@@ -9,6 +9,7 @@
  */
 #include "rpc_server.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -31,6 +32,7 @@ typedef struct fl_rpc_listener {
     fl_rpc_server_t *srv;
     void *ctx;
     bool open;
+    bool accepting; /* the loop accepts (uv_listen), not only the backlog */
 } fl_rpc_listener_t;
 
 struct fl_rpc_conn {
@@ -538,8 +540,9 @@ fl_rpc_server_t *fl_rpc_server_new(fl_rpc_loop_t *const *loops, size_t loop_coun
     return srv;
 }
 
-int fl_rpc_server_listen(fl_rpc_server_t *srv, const char *host, int port, void *listener_ctx,
-                         int *bound_port, fl_error_t *err) {
+static int fl_rpc_listener_add(fl_rpc_server_t *srv, const char *host, int port,
+                               void *listener_ctx, bool accept, int *bound_port,
+                               fl_error_t *err) {
     if (srv->listener_count == FL_RPC_LISTENERS_MAX)
         return fl_err_set(err, FLUSS_ERR__STATE, "too many listeners");
     struct sockaddr_storage addr;
@@ -554,16 +557,81 @@ int fl_rpc_server_listen(fl_rpc_server_t *srv, const char *host, int port, void 
     l->open = true;
     srv->listeners[srv->listener_count++] = l;
     rc = uv_tcp_bind(&l->tcp, (const struct sockaddr *)&addr, 0);
-    if (!rc) rc = uv_listen((uv_stream_t *)&l->tcp, 1024, fl_rpc_on_connection);
     if (rc)
         return fl_err_set(err, FLUSS_ERR__IO, "listen on %s:%d: %s", host, port, uv_strerror(rc));
     struct sockaddr_storage bound;
     int len = sizeof(bound);
+    memset(&bound, 0, sizeof(bound));
     uv_tcp_getsockname(&l->tcp, (struct sockaddr *)&bound, &len);
-    if (bound_port)
-        *bound_port = bound.ss_family == AF_INET6
-                          ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
-                          : ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    int got = bound.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
+                                          : ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    /* libuv keeps a bind's EADDRINUSE for uv_listen: the socket is left
+     * unbound, which shows here */
+    if (got == 0 || (port != 0 && got != port))
+        return fl_err_set(err, FLUSS_ERR__IO, "listen on %s:%d: %s", host, port,
+                          uv_strerror(UV_EADDRINUSE));
+    if (accept) {
+        rc = uv_listen((uv_stream_t *)&l->tcp, 1024, fl_rpc_on_connection);
+        l->accepting = rc == 0;
+    } else {
+        /* listen(2) without the loop watching: the port is ours alone and
+         * connections wait in the backlog until fl_rpc_server_accept */
+        uv_os_fd_t fd;
+        rc = uv_fileno((uv_handle_t *)&l->tcp, &fd);
+        if (!rc && listen(fd, 1024) != 0) rc = uv_translate_sys_error(errno);
+    }
+    if (rc)
+        return fl_err_set(err, FLUSS_ERR__IO, "listen on %s:%d: %s", host, port, uv_strerror(rc));
+    if (bound_port) *bound_port = got;
+    return 0;
+}
+
+int fl_rpc_server_listen(fl_rpc_server_t *srv, const char *host, int port, void *listener_ctx,
+                         int *bound_port, fl_error_t *err) {
+    return fl_rpc_listener_add(srv, host, port, listener_ctx, true, bound_port, err);
+}
+
+int fl_rpc_server_bind(fl_rpc_server_t *srv, const char *host, int port, void *listener_ctx,
+                       int *bound_port, fl_error_t *err) {
+    return fl_rpc_listener_add(srv, host, port, listener_ctx, false, bound_port, err);
+}
+
+typedef struct fl_rpc_accept_task {
+    fl_rpc_server_t *srv;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done;
+    int rc;
+} fl_rpc_accept_task_t;
+
+static void fl_rpc_accept_run(void *arg) {
+    fl_rpc_accept_task_t *t = arg;
+    fl_rpc_server_t *srv = t->srv;
+    int rc = srv->shards[0].closing ? UV_ECANCELED : 0;
+    for (size_t i = 0; i < srv->listener_count && !rc; i++) {
+        fl_rpc_listener_t *l = srv->listeners[i];
+        if (!l->open || l->accepting) continue;
+        rc = uv_listen((uv_stream_t *)&l->tcp, 1024, fl_rpc_on_connection);
+        l->accepting = rc == 0;
+    }
+    pthread_mutex_lock(&t->mu);
+    t->rc = rc;
+    t->done = true;
+    pthread_cond_signal(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+}
+
+int fl_rpc_server_accept(fl_rpc_server_t *srv, fl_error_t *err) {
+    fl_rpc_accept_task_t t = {.srv = srv};
+    pthread_mutex_init(&t.mu, NULL);
+    pthread_cond_init(&t.cv, NULL);
+    fl_rpc_loop_post(srv->shards[0].loop, fl_rpc_accept_run, &t);
+    pthread_mutex_lock(&t.mu);
+    while (!t.done) pthread_cond_wait(&t.cv, &t.mu);
+    pthread_mutex_unlock(&t.mu);
+    pthread_mutex_destroy(&t.mu);
+    pthread_cond_destroy(&t.cv);
+    if (t.rc) return fl_err_set(err, FLUSS_ERR__IO, "start accepting: %s", uv_strerror(t.rc));
     return 0;
 }
 

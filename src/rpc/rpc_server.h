@@ -85,6 +85,14 @@ fl_rpc_server_t *fl_rpc_server_new(fl_rpc_loop_t *const *loops, size_t loop_coun
  * loop. Returns the bound port in *bound_port. Call before the loops run. */
 int fl_rpc_server_listen(fl_rpc_server_t *srv, const char *host, int port, void *listener_ctx,
                          int *bound_port, fl_error_t *err);
+/* As fl_rpc_server_listen, but nothing is accepted yet: the port is taken
+ * and known, and connections wait in the backlog (their requests
+ * unanswered) until fl_rpc_server_accept. */
+int fl_rpc_server_bind(fl_rpc_server_t *srv, const char *host, int port, void *listener_ctx,
+                       int *bound_port, fl_error_t *err);
+/* Starts accepting on every listener fl_rpc_server_bind opened, and
+ * returns once it has. The loops must be running; not from a loop thread. */
+int fl_rpc_server_accept(fl_rpc_server_t *srv, fl_error_t *err);
 /* Stops accepting and closes every connection, and waits until all handles
  * are closed. The loops must be running. */
 void fl_rpc_server_close(fl_rpc_server_t *srv);

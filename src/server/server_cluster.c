@@ -264,7 +264,10 @@ int fl_cluster_tablet_main(const fl_tablet_config_t *tc, const fl_cluster_opts_t
     /* the client exists before any request can use it; it connects once
      * the active coordinator is known */
     ts->coordinator = fl_rpc_client_new(ts->client_loop, "127.0.0.1", 0, NULL);
-    if ((rc = fl_tablet_server_start(ts, err))) {
+    /* clients in at once: a table not yet announced by the coordinator
+     * answers UNKNOWN_TABLE_OR_BUCKET, which clients retry after a
+     * metadata refresh (as against Fluss's tablet servers) */
+    if ((rc = fl_tablet_server_start(ts, err)) || (rc = fl_tablet_server_accept(ts, err))) {
         fl_tablet_server_destroy(ts);
         return rc;
     }

@@ -69,7 +69,12 @@ int fl_local_cluster_start(fl_local_cluster_t *lc, fl_error_t *err) {
         ts->coordinator = fl_rpc_client_new_local(ts->client_loop, lc->cs->rpc,
                                                   &lc->cs->internal_role, NULL);
     }
-    return fl_coordinator_server_start(lc->cs, err);
+    /* the coordinator's start sends every tablet server its tables and
+     * waits for the answers: only then do clients get in */
+    int rc = fl_coordinator_server_start(lc->cs, err);
+    for (size_t i = 0; !rc && i < lc->tablet_count; i++)
+        rc = fl_tablet_server_accept(lc->tablets[i], err);
+    return rc;
 }
 
 void fl_local_cluster_destroy(fl_local_cluster_t *lc) {

@@ -551,9 +551,13 @@ int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err) {
     /* a disk already past the limit refuses the first write too */
     if (ts->disk.limit_ratio < 1.0) fl_disk_guard_sample(&ts->disk);
     int port = 0;
-    int rc = fl_rpc_server_listen(ts->rpc, ts->cfg.bind_host, ts->cfg.bind_port,
-                                  ts->cfg.client_listener_internal ? &ts->internal_role : &ts->role,
-                                  &port, err);
+    /* the client listener takes its port now and accepts once the
+     * coordinator has told this server its tables (fl_tablet_server_accept):
+     * a client never meets a table it hosts as unknown after a restart;
+     * its connection waits in the backlog meanwhile */
+    int rc = fl_rpc_server_bind(ts->rpc, ts->cfg.bind_host, ts->cfg.bind_port,
+                                ts->cfg.client_listener_internal ? &ts->internal_role : &ts->role,
+                                &port, err);
     if (rc) return rc;
     if (ts->self.port == 0) ts->self.port = port;
     if (ts->cfg.internal_host[0]) {
@@ -569,6 +573,10 @@ int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err) {
             return fl_err_set(err, FLUSS_ERR__STATE, "cannot start network thread %zu", i);
     ts->started = true;
     return 0;
+}
+
+int fl_tablet_server_accept(fl_tablet_server_t *ts, fl_error_t *err) {
+    return fl_rpc_server_accept(ts->rpc, err);
 }
 
 void fl_tablet_server_stop(fl_tablet_server_t *ts) {

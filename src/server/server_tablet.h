@@ -119,6 +119,11 @@ struct fl_tablet_server {
 
 int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out, fl_error_t *err);
 int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err);
+/* Starts accepting clients on the client listener, which fl_tablet_server_start
+ * opens without accepting (its port known, connections in the backlog). Local mode calls it
+ * once the coordinator's first messages are answered; the internal
+ * listener accepts from the start. */
+int fl_tablet_server_accept(fl_tablet_server_t *ts, fl_error_t *err);
 /* Stops serving: closes connections, completes parked operations. */
 void fl_tablet_server_stop(fl_tablet_server_t *ts);
 void fl_tablet_server_destroy(fl_tablet_server_t *ts);

@@ -321,6 +321,45 @@ static void test_local_server_closes(void **state) {
     fl_rpc_server_destroy(p.srv);
 }
 
+/* A listener opened with fl_rpc_server_bind holds its port: another
+ * server cannot take it. A request sent to it waits unanswered until
+ * fl_rpc_server_accept, and is answered then. */
+static void test_bind_then_accept(void **state) {
+    (void)state;
+    peer_t p;
+    p.loop = fl_rpc_loop_new("t-srv");
+    fl_rpc_limits_t lim = {.frame_max = 1 << 20, .out_pending_max = 64 << 20,
+                           .idle_timeout_ms = 600000};
+    p.srv = fl_rpc_server_new(&p.loop, 1, &lim, handler);
+    fl_error_t err;
+    assert_int_equal(fl_rpc_server_bind(p.srv, "127.0.0.1", 0, NULL, &p.port, &err), 0);
+    assert_true(p.port > 0);
+    assert_int_equal(fl_rpc_loop_start(p.loop), 0);
+    peer_t q;
+    q.loop = fl_rpc_loop_new("t-srv2");
+    q.srv = fl_rpc_server_new(&q.loop, 1, &lim, handler);
+    assert_int_not_equal(fl_rpc_server_bind(q.srv, "127.0.0.1", p.port, NULL, NULL, &err), 0);
+    assert_int_not_equal(fl_rpc_server_listen(q.srv, "127.0.0.1", p.port, NULL, NULL, &err), 0);
+    assert_int_equal(fl_rpc_loop_start(q.loop), 0);
+    peer_stop(&q);
+
+    fl_rpc_loop_t *loop = fl_rpc_loop_new("t-cli");
+    assert_int_equal(fl_rpc_loop_start(loop), 0);
+    fl_rpc_client_t *cl = fl_rpc_client_new(loop, "127.0.0.1", p.port, NULL);
+    atomic_store(&answered, 0);
+    call_t c;
+    send_call(cl, API_ECHO, &c, 7);
+    usleep(200 * 1000);
+    assert_int_equal(atomic_load(&c.calls), 0);
+    assert_int_equal(fl_rpc_server_accept(p.srv, &err), 0);
+    wait_answered(1, 5000);
+    assert_int_equal(c.status, 0);
+    assert_true(c.body_ok);
+    fl_rpc_client_destroy(cl);
+    fl_rpc_loop_destroy(loop);
+    peer_stop(&p);
+}
+
 static int local(void **state) {
     *state = (void *)"local";
     return 0;
@@ -336,6 +375,7 @@ int main(void) {
         cmocka_unit_test(test_peer_comes_up_later),
         cmocka_unit_test(test_set_peer),
         cmocka_unit_test(test_destroy_states),
+        cmocka_unit_test(test_bind_then_accept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
