@@ -141,64 +141,31 @@ static void fl_producer_sweep_stop(void *arg) {
     uv_timer_stop(&cs->producer_sweep_timer);
 }
 
-/* The listener is bound on the loop's thread: the loop runs already (the
- * tablet servers were told every table through it). */
-typedef struct fl_listen_task {
-    fl_coordinator_server_t *cs;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool done;
-    int rc;
-    int port;
-    fl_error_t err;
-} fl_listen_task_t;
-
-static void fl_listen_run(void *arg) {
-    fl_listen_task_t *t = arg;
-    fl_coordinator_server_t *cs = t->cs;
-    int rc = fl_rpc_server_listen(cs->rpc, cs->cfg.bind_host, cs->cfg.bind_port,
-                                  cs->cfg.client_listener_internal ? &cs->internal_role : &cs->role,
-                                  &t->port, &t->err);
-    if (!rc && cs->cfg.internal_port >= 0 && cs->cfg.internal_host[0])
-        rc = fl_rpc_server_listen(cs->rpc, cs->cfg.internal_host, cs->cfg.internal_port,
-                                  &cs->internal_role, NULL, &t->err);
-    pthread_mutex_lock(&t->mu);
-    t->rc = rc;
-    t->done = true;
-    pthread_cond_signal(&t->cv);
-    pthread_mutex_unlock(&t->mu);
-}
-
 int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
+    /* the listeners take their ports now and accept once every tablet
+     * server knows every table (the same bind-then-accept as theirs) */
+    int port = 0;
+    int rc = fl_rpc_server_bind(cs->rpc, cs->cfg.bind_host, cs->cfg.bind_port,
+                                cs->cfg.client_listener_internal ? &cs->internal_role : &cs->role,
+                                &port, err);
+    if (!rc && cs->cfg.internal_port >= 0 && cs->cfg.internal_host[0])
+        rc = fl_rpc_server_bind(cs->rpc, cs->cfg.internal_host, cs->cfg.internal_port,
+                                &cs->internal_role, NULL, err);
+    if (rc) return rc;
+    if (cs->self.port == 0) {
+        cs->self.port = port;
+        fl_push_set_coordinator(cs->push, &cs->self);
+    }
     fl_rpc_loop_post(cs->loop, fl_producer_sweep_start, cs);
     if (fl_rpc_loop_start(cs->loop))
         return fl_err_set(err, FLUSS_ERR__STATE, "cannot start the coordinator's network thread");
     cs->started = true;
-    /* every tablet server knows every table before a client can ask */
     pthread_mutex_lock(&cs->lock);
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
         fl_push_table(cs->push, cs->ms->ops->table_at(cs->ms, i));
     pthread_mutex_unlock(&cs->lock);
     fl_push_flush(cs->push);
-    fl_listen_task_t t = {.cs = cs};
-    fl_err_clear(&t.err);
-    pthread_mutex_init(&t.mu, NULL);
-    pthread_cond_init(&t.cv, NULL);
-    fl_rpc_loop_post(cs->loop, fl_listen_run, &t);
-    pthread_mutex_lock(&t.mu);
-    while (!t.done) pthread_cond_wait(&t.cv, &t.mu);
-    pthread_mutex_unlock(&t.mu);
-    pthread_mutex_destroy(&t.mu);
-    pthread_cond_destroy(&t.cv);
-    if (t.rc) {
-        *err = t.err;
-        return t.rc;
-    }
-    if (cs->self.port == 0) {
-        cs->self.port = t.port;
-        fl_push_set_coordinator(cs->push, &cs->self);
-        fl_push_flush(cs->push);
-    }
+    if ((rc = fl_rpc_server_accept(cs->rpc, err))) return rc;
     fl_auto_partitioner_start(cs->auto_partitioner);
     return 0;
 }
