@@ -9,7 +9,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 .PHONY: all build build-asan build-tsan deps venv run test test-unit test-asan test-tsan \
-        test-interop test-interop-loops fuzz fuzz-build fuzz-campaign clean test-crash test-crash-mutants
+        test-interop test-interop-loops fuzz fuzz-build fuzz-campaign clean test-crash test-crash-mutants \
+        cluster cluster-stop test-cluster
 
 all: build
 
@@ -34,6 +35,29 @@ build-tsan:
 
 run: deps build
 	$(BUILD)/flussd --data-dir $(DATA_DIR)
+
+# A cluster on this machine, each server its own process (scripts/cluster):
+# ZooKeeper, a coordinator on 127.0.0.1:9123, three tablet servers on
+# 9124-9126 (internal listeners 9200-9203); PIDs and logs in cluster/.
+# CLUSTER_RF sets default.replication.factor (1 until replication lands).
+cluster: deps build
+	scripts/cluster start cluster
+
+cluster-stop:
+	scripts/cluster stop cluster
+
+# The interop suite against a cluster of processes (FLUSS_SERVER=cluster:
+# tests that control a single process, or address one tablet server raw,
+# are skipped). CLUSTER_FLUSSD: the binary of every server.
+# Then tests/cluster: processes killed, stopped and started one at a time
+# (a tablet server's restart, coordinator failover to a standby).
+CLUSTER_FLUSSD ?= $(BUILD)/flussd
+test-cluster: build venv
+	FLUSS_SERVER=cluster FLUSSD=$(CLUSTER_FLUSSD) \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_zookeeper.supp \
+	    .venv/bin/python -m pytest tests/interop -q --ignore=$(FAULT_TESTS)
+	FLUSSD=$(CLUSTER_FLUSSD) LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_zookeeper.supp \
+	    .venv/bin/python -m pytest tests/cluster -q
 
 # Unit tests and fuzz-corpus replays, in the release build and under
 # AddressSanitizer + UBSan.
@@ -108,6 +132,7 @@ test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-interop INTEROP_FLUSSD=$(BUILD_ASAN)/flussd \
 	    INTEROP_ARGS="-D netty.server.num-network-threads=4 -D netty.server.num-worker-threads=3"
 	$(MAKE) --no-print-directory test-faults-ci
+	$(MAKE) --no-print-directory test-cluster CLUSTER_FLUSSD=$(BUILD_ASAN)/flussd
 	$(MAKE) --no-print-directory test-interop-loops
 	$(MAKE) --no-print-directory test-flink-core
 	$(MAKE) --no-print-directory test-tsan

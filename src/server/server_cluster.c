@@ -104,7 +104,7 @@ static void fl_membership_pass(fl_membership_t *m) {
         }
         fl_endpoint_t ep = {.id = live[i].id, .port = cl.port};
         snprintf(ep.host, sizeof(ep.host), "%s", cl.host);
-        fl_coordinator_server_tablet_up(m->cs, &ep, in.host, in.port);
+        fl_coordinator_server_tablet_up(m->cs, &ep, live[i].listeners, in.host, in.port);
         m->known[m->known_count++] = (fl_known_tablet_t){live[i].id, live[i].incarnation};
     }
     fl_zk_tablet_servers_free(live, n);
@@ -263,7 +263,7 @@ int fl_cluster_tablet_main(const fl_tablet_config_t *tc, const fl_cluster_opts_t
     if (rc) return rc;
     /* the client exists before any request can use it; it connects once
      * the active coordinator is known */
-    ts->coordinator = fl_rpc_client_new(ts->loops[0], "127.0.0.1", 0, NULL);
+    ts->coordinator = fl_rpc_client_new(ts->client_loop, "127.0.0.1", 0, NULL);
     if ((rc = fl_tablet_server_start(ts, err))) {
         fl_tablet_server_destroy(ts);
         return rc;

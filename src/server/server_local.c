@@ -66,7 +66,7 @@ int fl_local_cluster_start(fl_local_cluster_t *lc, fl_error_t *err) {
                                                      &ts->internal_role, NULL);
         fl_coordinator_server_add_tablet(lc->cs, &ts->self, c);
         /* and the tablet server the coordinator's, the same way */
-        ts->coordinator = fl_rpc_client_new_local(ts->loops[0], lc->cs->rpc,
+        ts->coordinator = fl_rpc_client_new_local(ts->client_loop, lc->cs->rpc,
                                                   &lc->cs->internal_role, NULL);
     }
     return fl_coordinator_server_start(lc->cs, err);

@@ -29,9 +29,15 @@ import fluss
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER_KIND = os.environ.get("FLUSS_SERVER", "ours").strip().lower() or "ours"
-if SERVER_KIND not in ("ours", "reference"):
-    raise pytest.UsageError(f"FLUSS_SERVER must be 'ours' or 'reference', not {SERVER_KIND!r}")
-IS_OURS = SERVER_KIND == "ours"
+if SERVER_KIND not in ("ours", "reference", "cluster"):
+    raise pytest.UsageError(
+        f"FLUSS_SERVER must be 'ours', 'cluster' or 'reference', not {SERVER_KIND!r}")
+# cluster: our servers as a cluster of processes (scripts/cluster: ZooKeeper,
+# a coordinator, FLUSS_CLUSTER_TABLETS tablet servers, replication factor
+# FLUSS_CLUSTER_RF); our behaviour is expected, but no test controls a
+# single process (those that must are skipped)
+IS_CLUSTER = SERVER_KIND == "cluster"
+IS_OURS = SERVER_KIND in ("ours", "cluster")
 IS_REFERENCE = SERVER_KIND == "reference"
 
 START_TIMEOUT_S = 10.0
@@ -258,8 +264,95 @@ class ReferenceServer:
         return True
 
 
+class ClusterServers:
+    """A cluster of our server processes (scripts/cluster), stopped by its
+    PIDs at the end of the session; any sanitizer report in a log fails the
+    run."""
+
+    def __init__(self, binary: Path, base: Path, extra_args):
+        self.base = base
+        self.dir = base / "cluster"
+        self.host = "127.0.0.1"
+        self.tablets = int(os.environ.get("FLUSS_CLUSTER_TABLETS", "3"))
+        self.coordinator_port, cs_internal = free_ports(2)
+        # tablet server i listens on tablet_port + i, internally on
+        # tablet_port + tablets + i: one run of free ports
+        self.tablet_port = _free_run(2 * self.tablets,
+                                     avoid=(self.coordinator_port, cs_internal))
+        ts_internal = self.tablet_port + self.tablets
+        self.env = {**os.environ, "FLUSSD": str(binary),
+                    "CLUSTER_TABLETS": str(self.tablets),
+                    "CLUSTER_RF": os.environ.get("FLUSS_CLUSTER_RF", "1"),
+                    "CLUSTER_ZK_PORT": "0",
+                    "CLUSTER_CS_PORTS": f"{self.coordinator_port},{cs_internal}",
+                    "CLUSTER_TS_PORTS": f"{self.tablet_port},{ts_internal}",
+                    "CLUSTER_ARGS": " ".join(extra_args)}
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.coordinator_port}"
+
+    @property
+    def tablet_address(self):
+        return self.host, self.tablet_port
+
+    def start(self):
+        subprocess.run([str(REPO / "scripts" / "cluster"), "start", str(self.dir)], env=self.env,
+                       check=True, timeout=120)
+
+    def stop(self):
+        subprocess.run([str(REPO / "scripts" / "cluster"), "stop", str(self.dir)], env=self.env,
+                       check=False, timeout=120)
+        for log in sorted(self.dir.glob("*.log")):
+            text = log.read_text(errors="replace")
+            if any(m in text for m in SANITIZER_MARKERS):
+                SERVER_PROBLEMS.append(f"{log.name}:\n{text[-8000:]}")
+
+    def is_running(self) -> bool:
+        return True
+
+    # what a test does to a single process: not in a cluster
+    def _single(self, *args, **kwargs):
+        pytest.skip("needs control of a single flussd process (FLUSS_SERVER=ours)")
+
+    restart = kill9 = _single
+
+    @property
+    def data_dir(self):
+        self._single()
+
+
+def _free_run(n: int, avoid=()) -> int:
+    """The first of n consecutive free loopback ports."""
+    for _ in range(200):
+        first = free_ports(1)[0]
+        if first + n >= 65535 or any(first <= a < first + n for a in avoid):
+            continue
+        ok = True
+        for p in range(first + 1, first + n):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", p))
+                except OSError:
+                    ok = False
+                    break
+        if ok:
+            return first
+    raise RuntimeError("no run of free ports")
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
+    if IS_CLUSTER:
+        binary = Path(os.environ.get("FLUSSD", REPO / "build" / "flussd"))
+        srv = ClusterServers(binary, tmp_path_factory.mktemp("cluster"),
+                             os.environ.get("FLUSSD_ARGS", "").split())
+        srv.start()
+        try:
+            yield srv
+        finally:
+            srv.stop()
+        return
     if IS_REFERENCE:
         bootstrap = os.environ.get("FLUSS_BOOTSTRAP")
         if not bootstrap:
@@ -290,7 +383,7 @@ def start_server(tmp_path):
     start(*flussd_args, tablet_servers=1) gives a started OurServer in a fresh
     data dir; each still running after the test is stopped and must exit 0
     (one the test killed on purpose is left as it is)."""
-    if not IS_OURS:
+    if not IS_OURS or IS_CLUSTER:
         pytest.skip("needs FLUSS_SERVER=ours (the test starts its own flussd)")
     started = []
 
@@ -313,7 +406,7 @@ def start_server(tmp_path):
 def our_server(server):
     """The session server when it is ours (tests using it are skipped
     against the reference)."""
-    if not IS_OURS:
+    if not IS_OURS or IS_CLUSTER:
         pytest.skip("needs FLUSS_SERVER=ours (the suite must control the process)")
     if not server.is_running():
         server.start()

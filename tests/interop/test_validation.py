@@ -92,7 +92,9 @@ async def test_unknown_log_format_property(admin, db):
 
 
 async def test_replication_factor_above_live_servers(admin, db):
-    desc = fluss.TableDescriptor(two_cols(), properties={"table.replication.factor": "3"})
+    live = [n for n in await admin.get_server_nodes() if n.server_type == "TabletServer"]
+    desc = fluss.TableDescriptor(two_cols(),
+                                 properties={"table.replication.factor": str(len(live) + 1)})
     await expect_error(17, admin.create_table(fluss.TablePath(db, "t"), desc))
     await assert_no_table(admin, db, "t")
 

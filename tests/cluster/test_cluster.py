@@ -1,0 +1,167 @@
+"""Cluster mode through the official client: every server its own process
+on ZooKeeper (`flussd coordinator`, `flussd tablet`).
+
+* tables whose buckets are led by three tablet server processes: pyfluss
+  writes a log table and a primary-key table and reads every row back;
+* a tablet server killed with SIGKILL and started again: the coordinator
+  sees the new registration, tells it every table, and its buckets are
+  read back whole (replication factor 1: its data is its disk);
+* the active coordinator killed with SIGKILL: a standby is elected, the
+  tablet servers follow it, and clients bootstrapping to it create tables,
+  write and read; the old coordinator's tables are all there;
+* SIGTERM stops each process cleanly (exit 0) and its registration goes.
+"""
+
+import asyncio
+import time
+
+import pyarrow as pa
+import pytest
+
+import fluss
+from conftest import free_ports
+from logutil import create_log_table, read_all, wait_ready
+
+SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
+
+
+def rows(lo, hi):
+    return pa.Table.from_batches([pa.RecordBatch.from_pylist(
+        [{"id": i, "name": f"n{i}"} for i in range(lo, hi)], schema=SCHEMA)])
+
+
+async def connect(bootstrap):
+    return await fluss.FlussConnection.create(fluss.Config({"bootstrap.servers": bootstrap}))
+
+
+async def write_log(conn, path, lo, hi):
+    w = (await conn.get_table(path)).new_append().create_writer()
+    w.write_arrow(rows(lo, hi))
+    await w.flush()
+
+
+async def upsert(conn, path, lo, hi):
+    w = (await conn.get_table(path)).new_upsert().create_writer()
+    for i in range(lo, hi):
+        w.upsert({"id": i, "name": f"v{i}"})
+    await w.flush()
+
+
+async def lookup_all(conn, path, lo, hi):
+    lk = (await conn.get_table(path)).new_lookup().create_lookuper()
+    out = {}
+    for i in range(lo, hi):
+        r = await lk.lookup({"id": i})
+        out[i] = None if r is None else r["name"]
+    return out
+
+
+async def retry(what, timeout=30.0):
+    """what() until it stops raising (a client refreshing its metadata)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return await what()
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)
+
+
+async def make_tables(conn, db, buckets=6):
+    admin = conn.get_admin()
+    await admin.create_database(db, ignore_if_exists=True)
+    log = await create_log_table(admin, db, "log", SCHEMA, bucket_count=buckets,
+                                 bucket_keys=["id"])
+    await wait_ready(admin, log, buckets)
+    pk = fluss.TablePath(db, "pk")
+    await admin.create_table(pk, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=buckets))
+    await wait_ready(admin, pk, buckets)
+    return log, pk
+
+
+async def test_three_tablet_server_processes(cluster):
+    c = cluster(tablets=3)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    nodes = await admin.get_server_nodes()
+    tablets = sorted((n.id, n.port) for n in nodes if n.server_type == "TabletServer")
+    assert tablets == [(i, c.tablet_port + i) for i in range(3)], nodes
+    log, pk = await make_tables(conn, "fluss")
+    await write_log(conn, log, 0, 600)
+    got = await read_all(conn, admin, log)
+    assert sorted(got.column("id").to_pylist()) == list(range(600))
+    await upsert(conn, pk, 0, 300)
+    assert await lookup_all(conn, pk, 0, 300) == {i: f"v{i}" for i in range(300)}
+    # every tablet server process stores some of the buckets
+    for i in range(3):
+        assert list((c.dir / f"tablet-{i}-data").rglob("log-*")), f"tablet {i} stores nothing"
+    await conn.close()
+    # a clean stop of each process: exit 0 (checked by the fixture's stop)
+    c.terminate("tablet-2")
+    assert "shutting down" in c.log("tablet-2")
+
+
+async def test_tablet_server_restart_keeps_its_data(cluster):
+    c = cluster(tablets=3)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    log, pk = await make_tables(conn, "fluss")
+    await write_log(conn, log, 0, 600)
+    await upsert(conn, pk, 0, 300)
+    await conn.close()
+    c.kill9("tablet-1")
+    c.start_tablet(1)
+    # the coordinator sees the new incarnation and tells it every table
+    deadline = time.monotonic() + 30
+    while c.log("coordinator").count("tablet server 1 is up") < 2:
+        assert time.monotonic() < deadline, c.log("coordinator")[-3000:]
+        await asyncio.sleep(0.1)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    got = await retry(lambda: read_all(conn, admin, log))
+    assert sorted(got.column("id").to_pylist()) == list(range(600))
+    assert await retry(lambda: lookup_all(conn, pk, 0, 300)) == {i: f"v{i}" for i in range(300)}
+    # and it takes writes again
+    await retry(lambda: write_log(conn, log, 600, 900))
+    got = await read_all(conn, admin, log)
+    assert sorted(got.column("id").to_pylist()) == list(range(900))
+    await conn.close()
+
+
+async def test_coordinator_failover_to_a_standby(cluster):
+    c = cluster(tablets=2)
+    port, internal = free_ports(2)
+    c.start_coordinator("standby", port, internal, wait=False)
+    conn = await connect(c.bootstrap)
+    log, pk = await make_tables(conn, "before", buckets=4)
+    await write_log(conn, log, 0, 100)
+    await conn.close()
+    time.sleep(0.5)
+    assert "waiting to be elected" in c.log("standby")
+    assert "active with epoch" not in c.log("standby")
+    c.kill9("coordinator")
+    # the standby is elected once ZooKeeper expires the old session
+    deadline = time.monotonic() + 30
+    while "serving on" not in c.log("standby"):
+        assert time.monotonic() < deadline, c.log("standby")[-3000:]
+        await asyncio.sleep(0.1)
+    conn = await retry(lambda: connect(f"127.0.0.1:{port}"))
+    admin = conn.get_admin()
+    # what the old coordinator made is there, and served by the tablets
+    got = await retry(lambda: read_all(conn, admin, log))
+    assert sorted(got.column("id").to_pylist()) == list(range(100))
+    # new DDL reaches the tablet servers from the new coordinator
+    log2, pk2 = await retry(lambda: make_tables(conn, "after", buckets=4))
+    await retry(lambda: write_log(conn, log2, 0, 200))
+    got = await read_all(conn, admin, log2)
+    assert sorted(got.column("id").to_pylist()) == list(range(200))
+    await retry(lambda: upsert(conn, pk2, 0, 50))
+    assert await lookup_all(conn, pk2, 0, 50) == {i: f"v{i}" for i in range(50)}
+    # a tablet server passes INIT_WRITER and catalog reads on to the new one
+    assert sorted(await admin.list_tables("after")) == ["log", "pk"]
+    await conn.close()
+    for i in range(2):
+        assert "the active coordinator is" in c.log(f"tablet-{i}")
+        assert c.log(f"tablet-{i}").count("the active coordinator is") >= 2
