@@ -74,21 +74,23 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
 
 void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endpoint_t *ep,
                                       fl_rpc_client_t *client) {
-    fl_push_add_tablet(cs->push, ep, client);
+    fl_push_add_tablet(cs->push, ep, NULL, client);
 }
 
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs) { return cs->loop; }
 
 void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
-                                     const char *internal_host, int internal_port) {
+                                     const char *listeners, const char *internal_host,
+                                     int internal_port) {
     fl_rpc_client_t *c = fl_rpc_client_new(cs->loop, internal_host, internal_port, NULL);
-    fl_push_add_tablet(cs->push, client_ep, c);
+    fl_push_add_tablet(cs->push, client_ep, listeners, c);
     pthread_mutex_lock(&cs->lock);
     fl_catalog_t *cat = &cs->catalog;
     bool known = false;
     for (size_t i = 0; i < cat->tablet_count && !known; i++) known = cat->tablet_ids[i] == client_ep->id;
     if (!known && cat->tablet_count < FL_CATALOG_TABLET_SERVERS_MAX)
         cat->tablet_ids[cat->tablet_count++] = client_ep->id;
+    fl_push_servers(cs->push); /* the others learn where it is */
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
         fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), client_ep->id);
     pthread_mutex_unlock(&cs->lock);
@@ -109,6 +111,8 @@ void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) 
         }
     pthread_mutex_unlock(&cs->lock);
     fl_push_remove_tablet(cs->push, id);
+    fl_push_servers(cs->push);
+    fl_push_flush(cs->push);
     FL_INFO("coordinator: tablet server %d is gone", id);
 }
 

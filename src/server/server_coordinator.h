@@ -96,7 +96,8 @@ void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endp
  * assigns new buckets over the live ones; one that came is told every
  * table. From the membership thread, never a loop. */
 void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
-                                     const char *internal_host, int internal_port);
+                                     const char *listeners, const char *internal_host,
+                                     int internal_port);
 void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id);
 /* The network loop the coordinator's clients live on. */
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs);
