@@ -32,6 +32,7 @@ typedef struct fl_fetcher {
     size_t count, cap;        /* (owner->mu) */
     fl_replica_t **replicas;  /* (owner->mu) referenced */
     fl_rpc_client_t *client;  /* the thread's */
+    bool local;               /* client is an in-process connection */
     char host[FL_SERVER_HOST_MAX];
     int port;
 } fl_fetcher_t;
@@ -42,6 +43,7 @@ struct fl_fetchers {
     pthread_cond_t cv;
     size_t count;
     fl_fetcher_t *fetchers[FL_FETCHERS_MAX];
+    bool shut; /* fl_fetchers_shutdown: nothing is added any more */
 };
 
 static bool fl_same_bucket(const fl_replica_t *r, int64_t table_id, int64_t partition_id,
@@ -163,7 +165,18 @@ static void *fl_fetcher_main(void *arg) {
         int port;
         int rc = -1;
         fl_error_t err;
-        if (fl_tablet_server_peer(ts, f->leader, host, sizeof(host), &port) == 0) {
+        if (!f->client && ts->peer_client) {
+            /* local mode: the leader's internal side in this process */
+            f->client = ts->peer_client(ts->peer_client_ctx, f->leader, ts->client_loop);
+            f->local = f->client != NULL;
+            if (f->client) {
+                rc = fl_fetch_round(f, rs, n, &err);
+                if (rc) FL_DEBUG("tablet server %d: fetch from %d: %s", ts->self.id, f->leader,
+                                 err.msg);
+            }
+        } else if (f->local) {
+            rc = fl_fetch_round(f, rs, n, &err);
+        } else if (fl_tablet_server_peer(ts, f->leader, host, sizeof(host), &port) == 0) {
             if (!f->client) {
                 f->client = fl_rpc_client_new(ts->client_loop, host, port, NULL);
             } else if (strcmp(host, f->host) != 0 || port != f->port) {
@@ -205,6 +218,10 @@ static void fl_fetchers_drop_locked(fl_fetchers_t *o, int64_t table_id, int64_t 
 
 void fl_fetchers_add(fl_fetchers_t *o, int32_t leader, fl_replica_t *r) {
     pthread_mutex_lock(&o->mu);
+    if (o->shut) {
+        pthread_mutex_unlock(&o->mu);
+        return;
+    }
     fl_fetchers_drop_locked(o, r->table_id, r->partition_id, r->bucket);
     fl_fetcher_t *f = NULL;
     for (size_t k = 0; k < o->count && !f; k++)
@@ -234,20 +251,30 @@ void fl_fetchers_remove(fl_fetchers_t *o, int64_t table_id, int64_t partition_id
     pthread_mutex_unlock(&o->mu);
 }
 
-void fl_fetchers_destroy(fl_fetchers_t *o) {
+void fl_fetchers_shutdown(fl_fetchers_t *o) {
     if (!o) return;
     pthread_mutex_lock(&o->mu);
+    o->shut = true;
     for (size_t k = 0; k < o->count; k++) o->fetchers[k]->stopping = true;
     pthread_cond_broadcast(&o->cv);
+    size_t n = o->count;
+    fl_fetcher_t *all[FL_FETCHERS_MAX];
+    memcpy(all, o->fetchers, n * sizeof(*all));
+    o->count = 0;
     pthread_mutex_unlock(&o->mu);
-    for (size_t k = 0; k < o->count; k++) {
-        fl_fetcher_t *f = o->fetchers[k];
+    for (size_t k = 0; k < n; k++) {
+        fl_fetcher_t *f = all[k];
         if (f->started) pthread_join(f->thread, NULL);
         fl_rpc_client_destroy(f->client);
         for (size_t i = 0; i < f->count; i++) fl_replica_unref(f->replicas[i]);
         fl_free(f->replicas);
         fl_free(f);
     }
+}
+
+void fl_fetchers_destroy(fl_fetchers_t *o) {
+    if (!o) return;
+    fl_fetchers_shutdown(o);
     pthread_mutex_destroy(&o->mu);
     pthread_cond_destroy(&o->cv);
     fl_free(o);

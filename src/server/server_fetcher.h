@@ -26,7 +26,10 @@ fl_fetchers_t *fl_fetchers_new(fl_tablet_server_t *ts);
 void fl_fetchers_add(fl_fetchers_t *f, int32_t leader, fl_replica_t *r);
 /* Stops fetching for that bucket (it leads now, or is stopped). */
 void fl_fetchers_remove(fl_fetchers_t *f, int64_t table_id, int64_t partition_id, int32_t bucket);
-/* Stops every thread (their fetches in flight end first). */
+/* Stops every thread (their fetches in flight end first) and closes their
+ * connections; later adds do nothing. */
+void fl_fetchers_shutdown(fl_fetchers_t *f);
+/* Shuts down if needed and frees. */
 void fl_fetchers_destroy(fl_fetchers_t *f);
 
 #endif

@@ -431,6 +431,10 @@ FL_API_HANDLER(fl_api_fetch_log) {
     int32_t rid = ctx->request_id;
     const Fluss__FetchLogRequest *req = (const Fluss__FetchLogRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
+    /* a follower's fetch (server_log_follower.c): only another tablet
+     * server, on the internal side; a client's follower id is ignored */
+    if (req->follower_server_id >= 0 && ctx->role->internal)
+        return fl_fetch_log_follower(ctx, req, out);
     size_t min = req->has_min_bytes && req->min_bytes > 0 ? (size_t)req->min_bytes : 1;
     int32_t wait = req->has_max_wait_ms ? req->max_wait_ms : 0;
     if (wait > FL_FETCH_WAIT_MAX_MS) wait = FL_FETCH_WAIT_MAX_MS;

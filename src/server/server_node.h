@@ -139,6 +139,8 @@ FL_API_HANDLER(fl_api_produce_log);
 FL_API_HANDLER(fl_api_fetch_log);
 FL_API_HANDLER(fl_api_list_offsets);
 FL_API_HANDLER(fl_api_get_fs_token);
+/* server_log_follower.c: a leader's answer to a follower's FETCH_LOG. */
+int fl_fetch_log_follower(fl_req_ctx_t *ctx, const Fluss__FetchLogRequest *req, fl_buf_t *out);
 /* server_kv_snapshot.c: */
 FL_API_HANDLER(fl_api_get_latest_kv_snapshots);
 FL_API_HANDLER(fl_api_get_kv_snapshot_metadata);

@@ -664,6 +664,9 @@ void fl_tablet_server_stop(fl_tablet_server_t *ts) {
      * in order); anything parked after this completes at once */
     fl_purgatory_shutdown(ts->purgatory);
     fl_rpc_server_close(ts->rpc);
+    /* a follower's connections end here, before any tablet server of the
+     * process (local mode: its leaders) is freed */
+    fl_fetchers_shutdown(ts->fetchers);
 }
 
 void fl_tablet_server_destroy(fl_tablet_server_t *ts) {

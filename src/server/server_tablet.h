@@ -107,6 +107,11 @@ struct fl_tablet_server {
         int port;
     } peers[64];
     struct fl_fetchers *fetchers;  /* server_fetcher.h: a follower's fetches */
+    /* How a follower reaches its leader's internal side: set in local mode
+     * (an in-process connection to the tablet server with that id, or
+     * NULL); unset, TCP to the peer's internal listener. */
+    fl_rpc_client_t *(*peer_client)(void *ctx, int32_t id, fl_rpc_loop_t *loop);
+    void *peer_client_ctx;
     uv_timer_t retention_timer, flush_timer, snapshot_timer, writer_expiry_timer, isr_timer;
     atomic_bool isr_check_queued;  /* an ISR check is queued or running */
     atomic_bool snapshot_queued;   /* a snapshot round is queued or running */
