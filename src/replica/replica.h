@@ -85,6 +85,8 @@ typedef struct fl_replica {
     bool replicated;                    /* (lock) */
     fl_isr_t isr;                       /* (lock) while replicated */
     int32_t leader_id;                  /* (lock) a follower's leader */
+    bool hw_known;                      /* (lock) led or followed since opened */
+    bool lag_reported;                  /* (lock) an out-of-sync follower was logged */
 } fl_replica_t;
 
 #define FL_REPLICA_LEADER 0

@@ -16,7 +16,12 @@ void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l,
     atomic_store(&r->role, FL_REPLICA_LEADER);
     r->leader_epoch = l->leader_epoch;
     r->leader_id = l->self;
-    if (!same) {
+    r->hw_known = true;
+    if (same) {
+        /* the coordinator's ISR (a member it removed after its server
+         * went): taken as committed */
+        fl_isr_complete(&r->isr, l->isr, l->isr_count);
+    } else {
         r->replicated = l->replica_count > 1;
         if (r->replicated)
             fl_isr_init(&r->isr, l->self, l->leader_epoch, r->log->log_end_offset, l->replicas,
@@ -26,13 +31,47 @@ void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l,
     pthread_mutex_unlock(&r->lock);
 }
 
-void fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch) {
+/* (lock) Cuts the log at offset (nothing after it stays); the high
+ * watermark follows it down. */
+static int fl_replica_truncate_locked(fl_replica_t *r, int64_t offset, fl_error_t *err) {
+    if (!r->log) return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "the log is offline");
+    if (offset >= r->log->log_end_offset) return 0;
+    int rc = fl_log_tablet_truncate(&r->log, offset, err);
+    if (!r->log || r->log->offline) {
+        atomic_store(&r->offline, true);
+        return rc ? rc : fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "the log is offline");
+    }
+    int64_t end = r->log->log_end_offset;
+    atomic_store(&r->log_end_offset, end);
+    if (atomic_load(&r->high_watermark) > end) atomic_store(&r->high_watermark, end);
+    if (atomic_load(&r->flushed_offset) > end) atomic_store(&r->flushed_offset, end);
+    return rc;
+}
+
+int fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch,
+                               fl_error_t *err) {
     pthread_mutex_lock(&r->lock);
+    bool same = atomic_load(&r->role) == FL_REPLICA_FOLLOWER && r->leader_id == leader &&
+                r->leader_epoch == leader_epoch;
+    int rc = 0;
+    if (!same && leader >= 0) {
+        /* what this replica holds past its high watermark may never have
+         * been committed: cut it and fetch it again from the leader. A
+         * replica just opened knows no high watermark of its bucket (it
+         * may be a former leader with a tail the new leader never had):
+         * it starts over from its log start (0.9.1 cuts at the high
+         * watermark; leader-epoch truncation comes next) */
+        int64_t to = r->hw_known ? atomic_load(&r->high_watermark)
+                                 : atomic_load(&r->log_start_offset);
+        rc = fl_replica_truncate_locked(r, to, err);
+        if (!rc) r->hw_known = true;
+    }
     atomic_store(&r->role, FL_REPLICA_FOLLOWER);
     r->replicated = false;
     r->leader_id = leader;
     r->leader_epoch = leader_epoch;
     pthread_mutex_unlock(&r->lock);
+    return rc;
 }
 
 int fl_replica_follower_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t leader_hw,
@@ -99,9 +138,20 @@ void fl_replica_isr_check(fl_replica_t *r, int64_t now_ms) {
     pthread_mutex_lock(&r->lock);
     bool moved = false;
     if (r->replicated && atomic_load(&r->role) == FL_REPLICA_LEADER) {
+        /* a follower that fell behind stays in the ISR until the
+         * coordinator takes it out (its server gone): a shrink the leader
+         * decided alone could elect a replica without acknowledged data.
+         * Committing shrinks through ADJUST_ISR comes next. */
         int32_t out[FL_ISR_REPLICAS_MAX];
         size_t n = fl_isr_out_of_sync(&r->isr, r->log->log_end_offset, now_ms, out);
-        if (n) fl_replica_isr_apply(r, out, n, NULL, 0);
+        if (n && !r->lag_reported) {
+            FL_WARN("bucket %d of table %lld: replica %d is out of sync (no catch-up within "
+                    "%lld ms); acks=all waits until it catches up or its server goes",
+                    r->bucket, (long long)r->table_id, out[0], (long long)r->isr.max_lag_ms);
+            r->lag_reported = true;
+        } else if (!n) {
+            r->lag_reported = false;
+        }
         moved = fl_replica_hw_advance_locked(
             r, fl_isr_high_watermark(&r->isr, fl_replica_leader_end(r),
                                      atomic_load(&r->high_watermark)));

@@ -40,8 +40,12 @@ typedef struct fl_replica_leadership {
 /* Becomes the bucket's leader (again: an unchanged epoch keeps the
  * followers' progress). */
 void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l, int64_t now_ms);
-/* Becomes a follower of leader. */
-void fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch);
+/* Becomes a follower of leader (-1: none yet). Following a new leader or
+ * epoch first cuts the log at the high watermark — at the log start for a
+ * replica opened since, which knows none — and fails only when that cut
+ * does (the replica goes offline). */
+int fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch,
+                               fl_error_t *err);
 static inline int fl_replica_role(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->role);
 }

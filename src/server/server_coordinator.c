@@ -6,6 +6,8 @@
  */
 #include "server_coordinator.h"
 
+#include "coordinator_election.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -79,6 +81,44 @@ void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endp
 
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs) { return cs->loop; }
 
+/* (cs->lock) Applies an election rule to every bucket server `id` holds a
+ * replica of; the tables that changed are pushed whole (their leaders and
+ * ISRs to every tablet server that hosts them). */
+static void fl_coordinator_elect(fl_coordinator_server_t *cs, int32_t id, bool up) {
+    fl_catalog_t *cat = &cs->catalog;
+    for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++) {
+        const fl_ms_table_t *t = cs->ms->ops->table_at(cs->ms, i);
+        bool changed = false;
+        for (size_t k = 0; k <= t->partition_count; k++) {
+            const fl_ms_partition_t *mp = k ? &t->partitions[k - 1] : NULL;
+            int32_t nb = mp ? mp->bucket_count : t->bucket_count;
+            const fl_ms_bucket_t *bs = mp ? mp->buckets : t->buckets;
+            int64_t pid = mp ? mp->partition_id : -1;
+            for (int32_t b = 0; b < nb; b++) {
+                fl_ms_bucket_t nbk;
+                bool moved = up ? fl_election_server_up(&bs[b], id, &nbk)
+                                : fl_election_server_down(&bs[b], id, cat->tablet_ids,
+                                                          cat->tablet_count, &nbk);
+                if (!moved) continue;
+                fl_error_t e;
+                if (cs->ms->ops->bucket_leader_set(cs->ms, t->table_id, pid, b, &nbk, &e)) {
+                    FL_WARN("coordinator: bucket %d of table %lld: leader %d, epoch %d not "
+                            "stored: %s",
+                            b, (long long)t->table_id, nbk.leader, nbk.leader_epoch, e.msg);
+                    continue;
+                }
+                changed = true;
+                FL_INFO("coordinator: bucket %d of table %lld%s: leader %d (epoch %d), %d in "
+                        "sync, after server %d %s",
+                        b, (long long)t->table_id, mp ? " partition" : "", nbk.leader,
+                        nbk.leader_epoch, nbk.isr_count, id, up ? "came back" : "went");
+            }
+        }
+        /* table_at again: a store may have replaced the table's record */
+        if (changed) fl_push_table(cs->push, cs->ms->ops->table_at(cs->ms, i));
+    }
+}
+
 void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
                                      const char *listeners, const char *internal_host,
                                      int internal_port) {
@@ -91,6 +131,9 @@ void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpo
     if (!known && cat->tablet_count < FL_CATALOG_TABLET_SERVERS_MAX)
         cat->tablet_ids[cat->tablet_count++] = client_ep->id;
     fl_push_servers(cs->push); /* the others learn where it is */
+    /* buckets left without a leader that it can lead get it back (pushed
+     * to every server that hosts them), then it learns every table */
+    fl_coordinator_elect(cs, client_ep->id, true);
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
         fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), client_ep->id);
     pthread_mutex_unlock(&cs->lock);
@@ -100,6 +143,8 @@ void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpo
 }
 
 void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) {
+    /* no message goes to it any more (what was in flight fails) */
+    fl_push_remove_tablet(cs->push, id);
     pthread_mutex_lock(&cs->lock);
     fl_catalog_t *cat = &cs->catalog;
     for (size_t i = 0; i < cat->tablet_count; i++)
@@ -109,9 +154,11 @@ void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) 
             cat->tablet_count--;
             break;
         }
+    /* its buckets get new leaders and ISRs */
+    fl_coordinator_elect(cs, id, false);
     pthread_mutex_unlock(&cs->lock);
-    fl_push_remove_tablet(cs->push, id);
-    fl_push_servers(cs->push);
+    fl_push_flush(cs->push);
+    fl_push_servers(cs->push); /* the others forget its internal listener */
     fl_push_flush(cs->push);
     FL_INFO("coordinator: tablet server %d is gone", id);
 }

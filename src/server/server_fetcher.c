@@ -179,8 +179,12 @@ static void *fl_fetcher_main(void *arg) {
         } else if (fl_tablet_server_peer(ts, f->leader, host, sizeof(host), &port) == 0) {
             if (!f->client) {
                 f->client = fl_rpc_client_new(ts->client_loop, host, port, NULL);
+                FL_INFO("tablet server %d: fetching from leader %d at %s:%d", ts->self.id,
+                        f->leader, host, port);
             } else if (strcmp(host, f->host) != 0 || port != f->port) {
                 fl_rpc_client_set_peer(f->client, host, port);
+                FL_INFO("tablet server %d: fetching from leader %d at %s:%d now", ts->self.id,
+                        f->leader, host, port);
             }
             snprintf(f->host, sizeof(f->host), "%s", host);
             f->port = port;

@@ -211,6 +211,10 @@ static int fl_cluster_process(bool coordinator, const fl_config_t *cfg,
     tcfg->advertised = adv;
     tcfg->advertised.id = tcfg->id;
     tcfg->client_listener_internal = shared;
+    /* where its followers find the other tablet servers (their registered
+     * listener lists) */
+    snprintf(tcfg->internal_listener_name, sizeof(tcfg->internal_listener_name), "%s",
+             o.internal_name);
     if (!shared) {
         snprintf(tcfg->internal_host, sizeof(tcfg->internal_host), "%s", internal.host);
         tcfg->internal_port = internal.port;

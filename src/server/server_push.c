@@ -311,9 +311,10 @@ static void fl_push_leaders(fl_push_t *p, const fl_ms_table_t *t) {
                 reqs[n].leader_epoch = bs[b].leader_epoch;
                 reqs[n].n_replicas = (size_t)bs[b].replica_count;
                 reqs[n].replicas = (int32_t *)bs[b].replicas;
-                reqs[n].n_isr = (size_t)bs[b].replica_count;
-                reqs[n].isr = (int32_t *)bs[b].replicas;
-                reqs[n].bucket_epoch = 0;
+                int32_t ni;
+                reqs[n].isr = (int32_t *)fl_ms_bucket_isr(&bs[b], &ni);
+                reqs[n].n_isr = (size_t)ni;
+                reqs[n].bucket_epoch = bs[b].bucket_epoch;
                 ptrs[n] = &reqs[n];
                 n++;
             }

@@ -92,8 +92,9 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
         fl_kv_tablet_t *kt;
         if (t->kv) rc = fl_tablet_server_kv(ts, t, r, &kt, err);
     } else if (!rc) {
-        fl_replica_become_follower(r, b->leader, b->leader_epoch);
-        fl_fetchers_add(ts->fetchers, b->leader, r);
+        fl_fetchers_remove(ts->fetchers, tb->table_id, pid, tb->bucket_id);
+        rc = fl_replica_become_follower(r, b->leader, b->leader_epoch, err);
+        if (!rc && b->leader >= 0) fl_fetchers_add(ts->fetchers, b->leader, r);
     }
     if (r) fl_replica_unref(r);
     fl_hosted_table_unref(t);

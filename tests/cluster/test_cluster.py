@@ -165,3 +165,51 @@ async def test_coordinator_failover_to_a_standby(cluster):
     for i in range(2):
         assert "the active coordinator is" in c.log(f"tablet-{i}")
         assert c.log(f"tablet-{i}").count("the active coordinator is") >= 2
+
+
+async def test_leader_failover_with_three_replicas(cluster):
+    c = cluster(tablets=3, rf=3)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log = await create_log_table(admin, "fluss", "log", SCHEMA, bucket_count=3,
+                                 bucket_keys=["id"])
+    await write_log(conn, log, 0, 600)
+    # every replica holds every bucket: acks=all waited for the followers
+    for i in range(3):
+        buckets = {d.name for d in (c.dir / f"tablet-{i}-data").rglob("log-*") if d.is_dir()
+                   and d.parent.name.startswith("log-")}
+        assert buckets == {"log-0", "log-1", "log-2"}, (i, buckets)
+    await conn.close()
+    # tablet server 0 leads a bucket: it dies, and the coordinator elects
+    # an in-sync follower once its ZooKeeper session expires
+    c.kill9("tablet-0")
+    deadline = time.monotonic() + 30
+    while "after server 0 went" not in c.log("coordinator"):
+        assert time.monotonic() < deadline, c.log("coordinator")[-3000:]
+        await asyncio.sleep(0.1)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    # the new leader's high watermark is the one it last heard from the old
+    # leader: readers see the rest once its follower has fetched again
+    deadline = time.monotonic() + 30
+    while True:
+        got = await retry(lambda: read_all(conn, admin, log))
+        ids = sorted(got.column("id").to_pylist())
+        if ids == list(range(600)) or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    assert ids == list(range(600))
+    # writes go on with two replicas in sync
+    await retry(lambda: write_log(conn, log, 600, 900))
+    # the old leader comes back as a follower, fetches again and is a
+    # replica like the others
+    c.start_tablet(0)
+    deadline = time.monotonic() + 30
+    while c.log("coordinator").count("tablet server 0 is up") < 2:
+        assert time.monotonic() < deadline, c.log("coordinator")[-3000:]
+        await asyncio.sleep(0.1)
+    await retry(lambda: write_log(conn, log, 900, 1000))
+    got = await read_all(conn, admin, log)
+    assert sorted(got.column("id").to_pylist()) == list(range(1000))
+    await conn.close()
