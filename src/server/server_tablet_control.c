@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "common_fs.h"
 #include "common_log.h"
 #include "common_time.h"
 #include "replica_replication.h"
@@ -61,6 +62,32 @@ FL_API_HANDLER(fl_api_update_metadata) {
     return 0;
 }
 
+/* A follower keeps no primary-key state: its log is the leader's, and
+ * the bucket's next leadership here builds the state again from the
+ * newest snapshot and the log (kv_tablet.h replays to the log end). A
+ * store left on disk (a former leader before a restart) goes: what it
+ * holds may come from a tail the cut just removed. An open one (a leader
+ * demoted while running) stays until the server restarts, which only
+ * matters when its log was cut (cut): closing it under in-flight puts
+ * comes with its own step. */
+static void fl_notify_kv_follower(fl_tablet_server_t *ts, fl_replica_t *r, bool cut) {
+    if (atomic_load(&r->kv)) {
+        if (cut)
+            FL_WARN("tablet server %d: bucket %d of table %lld: the log was cut under an open "
+                    "primary-key store; it is rebuilt at the next restart",
+                    ts->self.id, r->bucket, (long long)r->table_id);
+        return;
+    }
+    char dir[4200];
+    const char *ld = r->log->dir;
+    const char *slash = strrchr(ld, '/');
+    size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
+    snprintf(dir, sizeof(dir), "%.*skv-%d", (int)base, ld, r->bucket);
+    fl_error_t e;
+    if (fl_fs_remove_tree(dir, &e))
+        FL_WARN("tablet server %d: removing %s: %s", ts->self.id, dir, e.msg);
+}
+
 /* One bucket of NOTIFY_LEADER_AND_ISR: this server leads it (its log and
  * kv opened, its followers' progress tracked), follows it (its log opened,
  * fetched from the leader), or neither. */
@@ -93,7 +120,9 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
         if (t->kv) rc = fl_tablet_server_kv(ts, t, r, &kt, err);
     } else if (!rc) {
         fl_fetchers_remove(ts->fetchers, tb->table_id, pid, tb->bucket_id);
+        int64_t end_before = fl_replica_log_end(r);
         rc = fl_replica_become_follower(r, b->leader, b->leader_epoch, err);
+        if (!rc && t->kv) fl_notify_kv_follower(ts, r, fl_replica_log_end(r) < end_before);
         if (!rc && b->leader >= 0) fl_fetchers_add(ts->fetchers, b->leader, r);
     }
     if (r) fl_replica_unref(r);

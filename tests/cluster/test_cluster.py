@@ -172,9 +172,9 @@ async def test_leader_failover_with_three_replicas(cluster):
     conn = await connect(c.bootstrap)
     admin = conn.get_admin()
     await admin.create_database("fluss", ignore_if_exists=True)
-    log = await create_log_table(admin, "fluss", "log", SCHEMA, bucket_count=3,
-                                 bucket_keys=["id"])
+    log, pk = await make_tables(conn, "fluss", buckets=3)
     await write_log(conn, log, 0, 600)
+    await upsert(conn, pk, 0, 300)
     # every replica holds every bucket: acks=all waited for the followers
     for i in range(3):
         buckets = {d.name for d in (c.dir / f"tablet-{i}-data").rglob("log-*") if d.is_dir()
@@ -200,8 +200,12 @@ async def test_leader_failover_with_three_replicas(cluster):
             break
         await asyncio.sleep(0.2)
     assert ids == list(range(600))
+    # the new leaders built their primary-key state from the replicated
+    # changelog
+    assert await retry(lambda: lookup_all(conn, pk, 0, 300)) == {i: f"v{i}" for i in range(300)}
     # writes go on with two replicas in sync
     await retry(lambda: write_log(conn, log, 600, 900))
+    await retry(lambda: upsert(conn, pk, 300, 400))
     # the old leader comes back as a follower, fetches again and is a
     # replica like the others
     c.start_tablet(0)
@@ -212,4 +216,5 @@ async def test_leader_failover_with_three_replicas(cluster):
     await retry(lambda: write_log(conn, log, 900, 1000))
     got = await read_all(conn, admin, log)
     assert sorted(got.column("id").to_pylist()) == list(range(1000))
+    assert await lookup_all(conn, pk, 0, 400) == {i: f"v{i}" for i in range(400)}
     await conn.close()
