@@ -74,7 +74,7 @@ test-asan: build-asan venv
 # sidecars, connection flags), log-gap (writer expiry) and storage-fault
 # (fail-stop under injected I/O errors, disk full) interop tests; the
 # fault-injecting seam and the replica's offline latch by their unit tests.
-TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
+TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_replication.py tests/interop/test_log_streaming.py \
                tests/interop/test_log_buckets.py tests/interop/test_log_idempotence.py \
                tests/interop/test_partition_data.py tests/interop/test_powerloss.py \
                tests/interop/test_pk_tables.py tests/interop/test_kv_snapshots.py \

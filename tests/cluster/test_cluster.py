@@ -48,12 +48,11 @@ async def upsert(conn, path, lo, hi):
 
 
 async def lookup_all(conn, path, lo, hi):
+    """Every key's name (None: absent). The lookups go out together: the
+    client batches them (one at a time, each waits out its batch timeout)."""
     lk = (await conn.get_table(path)).new_lookup().create_lookuper()
-    out = {}
-    for i in range(lo, hi):
-        r = await lk.lookup({"id": i})
-        out[i] = None if r is None else r["name"]
-    return out
+    got = await asyncio.gather(*(lk.lookup({"id": i}) for i in range(lo, hi)))
+    return {i: None if r is None else r["name"] for i, r in zip(range(lo, hi), got)}
 
 
 async def retry(what, timeout=30.0):
@@ -185,7 +184,7 @@ async def test_leader_failover_with_three_replicas(cluster):
     # an in-sync follower once its ZooKeeper session expires
     c.kill9("tablet-0")
     deadline = time.monotonic() + 30
-    while "after server 0 went" not in c.log("coordinator"):
+    while "tablet server 0 is gone" not in c.log("coordinator"):
         assert time.monotonic() < deadline, c.log("coordinator")[-3000:]
         await asyncio.sleep(0.1)
     conn = await connect(c.bootstrap)
