@@ -60,3 +60,33 @@ bool fl_election_server_up(const fl_ms_bucket_t *b, int32_t up, fl_ms_bucket_t *
     out->leader_epoch = b->leader_epoch + 1;
     return true;
 }
+
+int fl_election_adjust_isr(const fl_ms_bucket_t *b, int32_t leader, int32_t leader_epoch,
+                           int32_t bucket_epoch, const int32_t *isr, size_t count,
+                           const int32_t *live, size_t live_count, fl_ms_bucket_t *out,
+                           fl_error_t *err) {
+    fl_election_start(b, out);
+    if (b->leader != leader || b->leader_epoch != leader_epoch)
+        return fl_err_set(err, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION,
+                          "Server %d in leader epoch %d is not the leader: the leader is %d in "
+                          "epoch %d.",
+                          leader, leader_epoch, b->leader, b->leader_epoch);
+    if (b->bucket_epoch != bucket_epoch)
+        return fl_err_set(err, FLUSS_ERR_INVALID_UPDATE_VERSION_EXCEPTION,
+                          "The bucket epoch is %d, not %d.", b->bucket_epoch, bucket_epoch);
+    if (count == 0 || count > FL_REPLICAS_MAX || !fl_has(isr, (int32_t)count, leader))
+        return fl_err_set(err, FLUSS_ERR_INVALID_UPDATE_VERSION_EXCEPTION,
+                          "An ISR of %zu replica(s) without the leader %d.", count, leader);
+    for (size_t i = 0; i < count; i++) {
+        if (!fl_has(b->replicas, b->replica_count, isr[i]) || fl_has(isr, (int32_t)i, isr[i]))
+            return fl_err_set(err, FLUSS_ERR_INVALID_UPDATE_VERSION_EXCEPTION,
+                              "Replica %d is not a replica of the bucket, or named twice.",
+                              isr[i]);
+        if (!fl_has(out->isr, out->isr_count, isr[i]) && !fl_live(live, live_count, isr[i]))
+            return fl_err_set(err, FLUSS_ERR_INELIGIBLE_REPLICA_EXCEPTION,
+                              "Replica %d cannot join the ISR: its server is not live.", isr[i]);
+    }
+    memcpy(out->isr, isr, count * sizeof(int32_t));
+    out->isr_count = (int32_t)count;
+    return 0;
+}

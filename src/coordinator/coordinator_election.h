@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common_error.h"
 #include "metastore.h"
 
 /* b's state once server `gone` is down (live: the servers up, gone not
@@ -33,5 +34,18 @@ bool fl_election_server_down(const fl_ms_bucket_t *b, int32_t gone, const int32_
                              size_t live_count, fl_ms_bucket_t *out);
 /* The same once server `up` is back. */
 bool fl_election_server_up(const fl_ms_bucket_t *b, int32_t up, fl_ms_bucket_t *out);
+
+/* A leader's ADJUST_ISR for b (Fluss's AdjustIsr, Kafka's AlterPartition):
+ * accepted only from the bucket's leader in its current leader epoch
+ * (else FENCED_LEADER_EPOCH_EXCEPTION), at the bucket epoch it last heard
+ * of (else INVALID_UPDATE_VERSION_EXCEPTION: the coordinator changed the
+ * bucket since), for an ISR of the bucket's replicas that holds the
+ * leader, each once (else INVALID_UPDATE_VERSION_EXCEPTION), whose new
+ * members are live servers (else INELIGIBLE_REPLICA_EXCEPTION). *out is
+ * b with that ISR (its bucket epoch still b's: storing bumps it). */
+int fl_election_adjust_isr(const fl_ms_bucket_t *b, int32_t leader, int32_t leader_epoch,
+                           int32_t bucket_epoch, const int32_t *isr, size_t count,
+                           const int32_t *live, size_t live_count, fl_ms_bucket_t *out,
+                           fl_error_t *err);
 
 #endif

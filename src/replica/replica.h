@@ -86,7 +86,8 @@ typedef struct fl_replica {
     fl_isr_t isr;                       /* (lock) while replicated */
     int32_t leader_id;                  /* (lock) a follower's leader */
     bool hw_known;                      /* (lock) led or followed since opened */
-    bool lag_reported;                  /* (lock) an out-of-sync follower was logged */
+    int32_t bucket_epoch;               /* (lock) of the leader and ISR it has */
+    bool isr_unsent;                    /* (lock) an ISR proposal awaits ADJUST_ISR */
 } fl_replica_t;
 
 #define FL_REPLICA_LEADER 0

@@ -18,10 +18,16 @@ void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l,
     r->leader_id = l->self;
     r->hw_known = true;
     if (same) {
-        /* the coordinator's ISR (a member it removed after its server
-         * went): taken as committed */
-        fl_isr_complete(&r->isr, l->isr, l->isr_count);
+        /* a newer ISR of the coordinator's (a member it removed after its
+         * server went): taken as committed */
+        if (l->bucket_epoch > r->bucket_epoch) {
+            fl_isr_complete(&r->isr, l->isr, l->isr_count);
+            r->isr_unsent = false;
+            r->bucket_epoch = l->bucket_epoch;
+        }
     } else {
+        r->bucket_epoch = l->bucket_epoch;
+        r->isr_unsent = false;
         r->replicated = l->replica_count > 1;
         if (r->replicated)
             fl_isr_init(&r->isr, l->self, l->leader_epoch, r->log->log_end_offset, l->replicas,
@@ -99,19 +105,6 @@ int fl_replica_follower_append(fl_replica_t *r, uint8_t *records, size_t len, in
     return rc;
 }
 
-/* Under lock: the ISR changes the leader decides, applied at once (their
- * commit through the coordinator comes with leader failover). */
-static void fl_replica_isr_apply(fl_replica_t *r, const int32_t *remove, size_t nr,
-                                 const int32_t *add, size_t na) {
-    if (!fl_isr_propose(&r->isr, remove, nr, add, na)) return;
-    int32_t isr[FL_ISR_REPLICAS_MAX];
-    size_t n = r->isr.proposed_count;
-    memcpy(isr, r->isr.proposed, n * sizeof(int32_t));
-    fl_isr_complete(&r->isr, isr, n);
-    FL_INFO("bucket %d of table %lld: ISR now %zu replica(s) (%s %d)", r->bucket,
-            (long long)r->table_id, n, nr ? "without" : "with", nr ? remove[0] : add[0]);
-}
-
 static int64_t fl_replica_leader_end(const fl_replica_t *r) {
     return r->rm->durability.sync ? atomic_load(&((fl_replica_t *)r)->flushed_offset)
                                   : r->log->log_end_offset;
@@ -125,8 +118,11 @@ void fl_replica_follower_fetched(fl_replica_t *r, int32_t follower, int64_t fetc
         int64_t end = r->log->log_end_offset;
         fl_isr_on_fetch(&r->isr, follower, fetch_offset, end, now_ms);
         int64_t hw = atomic_load(&r->high_watermark);
-        if (!fl_isr_contains(&r->isr, follower) && fl_isr_may_join(&r->isr, follower, hw))
-            fl_replica_isr_apply(r, NULL, 0, &follower, 1);
+        /* caught up: proposed to the coordinator (ADJUST_ISR); the high
+         * watermark counts it from now on */
+        if (!fl_isr_contains(&r->isr, follower) && fl_isr_may_join(&r->isr, follower, hw) &&
+            fl_isr_propose(&r->isr, NULL, 0, &follower, 1))
+            r->isr_unsent = true;
         moved = fl_replica_hw_advance_locked(
             r, fl_isr_high_watermark(&r->isr, fl_replica_leader_end(r), hw));
     }
@@ -138,19 +134,17 @@ void fl_replica_isr_check(fl_replica_t *r, int64_t now_ms) {
     pthread_mutex_lock(&r->lock);
     bool moved = false;
     if (r->replicated && atomic_load(&r->role) == FL_REPLICA_LEADER) {
-        /* a follower that fell behind stays in the ISR until the
-         * coordinator takes it out (its server gone): a shrink the leader
-         * decided alone could elect a replica without acknowledged data.
-         * Committing shrinks through ADJUST_ISR comes next. */
+        /* a follower that fell behind leaves once the coordinator has
+         * committed it (ADJUST_ISR): until then acks=all still waits for
+         * it, so no replica the coordinator may elect lacks an
+         * acknowledged batch */
         int32_t out[FL_ISR_REPLICAS_MAX];
         size_t n = fl_isr_out_of_sync(&r->isr, r->log->log_end_offset, now_ms, out);
-        if (n && !r->lag_reported) {
+        if (n && fl_isr_propose(&r->isr, out, n, NULL, 0)) {
             FL_WARN("bucket %d of table %lld: replica %d is out of sync (no catch-up within "
-                    "%lld ms); acks=all waits until it catches up or its server goes",
+                    "%lld ms): proposing an ISR without it",
                     r->bucket, (long long)r->table_id, out[0], (long long)r->isr.max_lag_ms);
-            r->lag_reported = true;
-        } else if (!n) {
-            r->lag_reported = false;
+            r->isr_unsent = true;
         }
         moved = fl_replica_hw_advance_locked(
             r, fl_isr_high_watermark(&r->isr, fl_replica_leader_end(r),
@@ -175,4 +169,51 @@ int fl_replica_read_to_end(fl_replica_t *r, int64_t offset, size_t max_bytes, fl
     int rc = fl_log_tablet_read(r->log, offset, max_bytes, r->log->log_end_offset, out, err);
     pthread_mutex_unlock(&r->lock);
     return rc;
+}
+
+bool fl_replica_isr_proposal(fl_replica_t *r, fl_isr_proposal_t *out) {
+    pthread_mutex_lock(&r->lock);
+    bool send = r->isr_unsent && r->replicated && r->isr.inflight &&
+                atomic_load(&r->role) == FL_REPLICA_LEADER;
+    if (send) {
+        out->leader_epoch = r->leader_epoch;
+        out->bucket_epoch = r->bucket_epoch;
+        out->count = r->isr.proposed_count;
+        memcpy(out->isr, r->isr.proposed, out->count * sizeof(int32_t));
+        r->isr_unsent = false;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return send;
+}
+
+void fl_replica_isr_answer(fl_replica_t *r, int32_t leader_epoch, const int32_t *isr,
+                           size_t count, int32_t bucket_epoch, int64_t now_ms) {
+    (void)now_ms;
+    pthread_mutex_lock(&r->lock);
+    bool moved = false;
+    if (r->replicated && atomic_load(&r->role) == FL_REPLICA_LEADER &&
+        r->leader_epoch == leader_epoch) {
+        if (isr && bucket_epoch > r->bucket_epoch) {
+            fl_isr_complete(&r->isr, isr, count);
+            r->bucket_epoch = bucket_epoch;
+            FL_INFO("bucket %d of table %lld: ISR now %zu replica(s) (bucket epoch %d)",
+                    r->bucket, (long long)r->table_id, r->isr.isr_count, bucket_epoch);
+        } else {
+            fl_isr_complete(&r->isr, NULL, 0); /* refused: proposed again when it holds */
+        }
+        moved = fl_replica_hw_advance_locked(
+            r, fl_isr_high_watermark(&r->isr, fl_replica_leader_end(r),
+                                     atomic_load(&r->high_watermark)));
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (moved) fl_replica_notify(r);
+}
+
+int fl_replica_check_acks_all(fl_replica_t *r, fl_error_t *err) {
+    int32_t size, min;
+    if (fl_replica_enough_isr(r, &size, &min)) return 0;
+    return fl_err_set(err, FLUSS_ERR_NOT_ENOUGH_REPLICAS_EXCEPTION,
+                      "The size of the current ISR (%d) of bucket %d of table %lld is below "
+                      "log.replica.min-in-sync-replicas-number (%d).",
+                      size, r->bucket, (long long)r->table_id, min);
 }

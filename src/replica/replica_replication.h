@@ -33,6 +33,7 @@ typedef struct fl_replica_leadership {
     size_t replica_count;
     const int32_t *isr;
     size_t isr_count;
+    int32_t bucket_epoch;  /* the coordinator's version of leader and ISR */
     int32_t min_isr;       /* log.replica.min-in-sync-replicas-number */
     int64_t max_lag_ms;    /* log.replica.max-lag-time */
 } fl_replica_leadership_t;
@@ -63,8 +64,26 @@ void fl_replica_follower_fetched(fl_replica_t *r, int32_t follower, int64_t fetc
 /* A leader's periodic check: followers that fell behind leave the ISR
  * (its high watermark may then move). */
 void fl_replica_isr_check(fl_replica_t *r, int64_t now_ms);
+/* An ISR change the leader proposed and has not sent yet (taken: sent
+ * once), for ADJUST_ISR. */
+typedef struct fl_isr_proposal {
+    int32_t leader_epoch;
+    int32_t bucket_epoch;
+    size_t count;
+    int32_t isr[FL_ISR_REPLICAS_MAX];
+} fl_isr_proposal_t;
+bool fl_replica_isr_proposal(fl_replica_t *r, fl_isr_proposal_t *out);
+/* The coordinator's answer to it: the committed ISR and bucket epoch
+ * (isr NULL: refused; the next check proposes again if it still holds).
+ * An answer for another leader epoch, or older than what the replica
+ * has, changes nothing. */
+void fl_replica_isr_answer(fl_replica_t *r, int32_t leader_epoch, const int32_t *isr,
+                           size_t count, int32_t bucket_epoch, int64_t now_ms);
+
 /* acks=all may be taken: not replicated, or the ISR has min_isr members. */
 bool fl_replica_enough_isr(fl_replica_t *r, int32_t *isr_size, int32_t *min_isr);
+/* The same as a write's check: 0, or NOT_ENOUGH_REPLICAS_EXCEPTION. */
+int fl_replica_check_acks_all(fl_replica_t *r, fl_error_t *err);
 
 /* Whole batches from offset up to the log end (not the high watermark:
  * what a follower fetches), at most max_bytes (at least one batch). */

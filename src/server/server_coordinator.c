@@ -310,6 +310,37 @@ int fl_coordinator_server_autoinc_reserve(fl_coordinator_server_t *cs, int64_t t
     return rc;
 }
 
+int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server,
+                                     int64_t table_id, int64_t partition_id, int32_t bucket,
+                                     int32_t leader_epoch, int32_t bucket_epoch,
+                                     const int32_t *isr, size_t count, fl_ms_bucket_t *out,
+                                     fl_error_t *err) {
+    pthread_mutex_lock(&cs->lock);
+    fl_ms_bucket_t *b = fl_ms_bucket_mut((fl_ms_table_t *)cs->ms->ops->table_by_id(cs->ms, table_id),
+                                         partition_id, bucket);
+    int rc = 0;
+    fl_ms_bucket_t nb;
+    if (!b)
+        rc = fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                        "Unknown bucket %d of table %lld (partition %lld).", bucket,
+                        (long long)table_id, (long long)partition_id);
+    if (!rc)
+        rc = fl_election_adjust_isr(b, server, leader_epoch, bucket_epoch, isr, count,
+                                    cs->catalog.tablet_ids, cs->catalog.tablet_count, &nb, err);
+    if (!rc) rc = cs->ms->ops->bucket_leader_set(cs->ms, table_id, partition_id, bucket, &nb, err);
+    if (!rc) {
+        /* the stored state (a store may have replaced the record) */
+        b = fl_ms_bucket_mut((fl_ms_table_t *)cs->ms->ops->table_by_id(cs->ms, table_id),
+                             partition_id, bucket);
+        if (b) *out = *b;
+        FL_INFO("coordinator: bucket %d of table %lld: ISR of %d replica(s) from leader %d "
+                "(bucket epoch %d)",
+                bucket, (long long)table_id, out->isr_count, server, out->bucket_epoch);
+    }
+    pthread_mutex_unlock(&cs->lock);
+    return rc;
+}
+
 void fl_coordinator_server_table_changed(fl_coordinator_server_t *cs, int64_t table_id) {
     const fl_ms_table_t *t = cs->ms->ops->table_by_id(cs->ms, table_id);
     if (t) fl_push_table(cs->push, t);

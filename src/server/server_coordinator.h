@@ -99,6 +99,13 @@ void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpo
                                      const char *listeners, const char *internal_host,
                                      int internal_port);
 void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id);
+/* A leader's ADJUST_ISR for one bucket (coordinator_election.h's rules),
+ * stored; *out is the bucket as stored. */
+int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server,
+                                     int64_t table_id, int64_t partition_id, int32_t bucket,
+                                     int32_t leader_epoch, int32_t bucket_epoch,
+                                     const int32_t *isr, size_t count, fl_ms_bucket_t *out,
+                                     fl_error_t *err);
 /* The network loop the coordinator's clients live on. */
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs);
 /* Starts its loop, sends every table to the registered tablet servers and

@@ -32,6 +32,7 @@
 #include "common_time.h"
 #include "record_project.h"
 #include "record_validate.h"
+#include "replica_replication.h"
 #include "server_ackwait.h"
 #include "record_stats_build.h"
 #include "server_filter.h"
@@ -613,6 +614,7 @@ FL_API_HANDLER(fl_api_produce_log) {
         if (!rc)
             rc = fl_record_validate(br->records.data, br->records.len, (fl_log_format_t)format,
                                     fl_proj_schema_types, table, &e);
+        if (!rc && req->acks == -1) rc = fl_replica_check_acks_all(r, &e);
         if (!rc) rc = fl_replica_append(r, br->records.data, br->records.len, now, &res, &e);
         if (!rc && !res.duplicate && table && table->stats_columns && format == FL_LOG_FORMAT_ARROW)
             fl_produce_keep_stats(table, r, br->records.data, br->records.len);

@@ -409,14 +409,7 @@ static void fl_on_writer_expiry_timer(uv_timer_t *t) {
  * server leads with followers). */
 static void fl_isr_check_job(void *arg) {
     fl_tablet_server_t *ts = arg;
-    size_t n;
-    fl_replica_t **rs = fl_replica_manager_list(&ts->replicas, &n);
-    int64_t now = fl_time_mono_ms();
-    for (size_t i = 0; i < n; i++) {
-        fl_replica_isr_check(rs[i], now);
-        fl_replica_unref(rs[i]);
-    }
-    fl_free(rs);
+    fl_tablet_isr_round(ts);
     atomic_store(&ts->isr_check_queued, false);
 }
 

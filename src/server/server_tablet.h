@@ -166,6 +166,11 @@ void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, con
                                      int64_t table_id, const char *partition_name,
                                      int64_t partition_id);
 
+/* server_isr.c: one ISR round over the buckets this server leads (on a
+ * worker): followers behind leave, caught-up ones join, each change
+ * committed by the coordinator through ADJUST_ISR first. */
+void fl_tablet_isr_round(fl_tablet_server_t *ts);
+
 /* UPDATE_METADATA's tablet servers: their internal listeners. */
 void fl_tablet_server_set_peers(fl_tablet_server_t *ts, Fluss__PbServerNode *const *nodes,
                                 size_t count);

@@ -114,6 +114,7 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
         fl_replica_leadership_t l = {
             .self = self, .leader_epoch = b->leader_epoch, .replicas = b->replicas,
             .replica_count = b->n_replicas, .isr = b->isr, .isr_count = b->n_isr,
+            .bucket_epoch = b->bucket_epoch,
             .min_isr = ts->cfg.replica_min_isr, .max_lag_ms = ts->cfg.replica_max_lag_ms};
         fl_replica_become_leader(r, &l, fl_time_mono_ms());
         fl_kv_tablet_t *kt;

@@ -13,6 +13,8 @@ on ZooKeeper (`flussd coordinator`, `flussd tablet`).
 """
 
 import asyncio
+import os
+import signal
 import time
 
 import pyarrow as pa
@@ -216,4 +218,58 @@ async def test_leader_failover_with_three_replicas(cluster):
     got = await read_all(conn, admin, log)
     assert sorted(got.column("id").to_pylist()) == list(range(1000))
     assert await lookup_all(conn, pk, 0, 400) == {i: f"v{i}" for i in range(400)}
+    # once caught up, the leaders take it back into the ISR through the
+    # coordinator (ADJUST_ISR): all six buckets have three in sync again
+    await wait_log(c, "coordinator", "ISR of 3 replica(s)", 6)
+    # now server 1 dies: server 0, restarted and refetched, is in sync and
+    # first in assignment order for one bucket of each table, so it leads
+    # there, its primary-key state built from its log
+    c.kill9("tablet-1")
+    await wait_log(c, "coordinator", "tablet server 1 is gone")
+    assert "leader 0 (epoch" in c.log("coordinator").split("tablet server 0 is up")[-1]
+    deadline = time.monotonic() + 30
+    while True:
+        got = await retry(lambda: read_all(conn, admin, log))
+        ids = sorted(got.column("id").to_pylist())
+        if ids == list(range(1000)) or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    assert ids == list(range(1000))
+    assert await retry(lambda: lookup_all(conn, pk, 0, 400)) == {i: f"v{i}" for i in range(400)}
+    await retry(lambda: upsert(conn, pk, 400, 450))
+    assert await lookup_all(conn, pk, 0, 450) == {i: f"v{i}" for i in range(450)}
+    await conn.close()
+
+
+async def wait_log(c, name, text, count=1, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while c.log(name).count(text) < count:
+        assert time.monotonic() < deadline, c.log(name)[-4000:]
+        await asyncio.sleep(0.1)
+
+
+async def test_isr_shrinks_and_grows_with_a_stopped_follower(cluster):
+    """A follower that stops fetching (SIGSTOP, well inside its ZooKeeper
+    session) leaves the ISR once log.replica.max-lag-time passes: its
+    leaders propose it and the coordinator commits it (ADJUST_ISR).
+    Resumed (SIGCONT), it catches up and its leaders take it back the same
+    way; the data is whole throughout."""
+    c = cluster(tablets=3, rf=3, extra=("-D", "log.replica.max-lag-time=1s"), session="10s")
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log = await create_log_table(admin, "fluss", "log", SCHEMA, bucket_count=3,
+                                 bucket_keys=["id"])
+    await write_log(conn, log, 0, 300)
+    os.kill(c.pid("tablet-2"), signal.SIGSTOP)
+    try:
+        # tablet servers 0 and 1 lead a bucket each that 2 follows
+        await wait_log(c, "coordinator", "ISR of 2 replica(s)", 2, timeout=6)
+    finally:
+        os.kill(c.pid("tablet-2"), signal.SIGCONT)
+    await wait_log(c, "coordinator", "ISR of 3 replica(s)", 2)
+    await write_log(conn, log, 300, 600)
+    got = await read_all(conn, admin, log)
+    assert sorted(got.column("id").to_pylist()) == list(range(600))
+    assert "is gone" not in c.log("coordinator")  # no session expired on the way
     await conn.close()
