@@ -26,6 +26,7 @@ static void fl_replica_destroy(fl_replica_t *r) {
             fl_log_tablet_close(r->log);
         }
     }
+    fl_epoch_cache_free(&r->epochs);
     pthread_mutex_destroy(&r->lock);
     pthread_mutex_destroy(&r->bg_lock);
     fl_free(r->table_dir);

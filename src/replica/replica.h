@@ -41,6 +41,7 @@
 #include "common_buf.h"
 #include "common_error.h"
 #include "log_tablet.h"
+#include "replica_epoch.h"
 #include "replica_isr.h"
 
 typedef struct fl_replica_manager fl_replica_manager_t;
@@ -86,6 +87,11 @@ typedef struct fl_replica {
     fl_isr_t isr;                       /* (lock) while replicated */
     int32_t leader_id;                  /* (lock) a follower's leader */
     bool hw_known;                      /* (lock) led or followed since opened */
+    /* (lock) which leader epoch began where, as in the bucket's
+     * leader-epoch-checkpoint (replica_epoch.h): a leader adds its epoch
+     * at its log end when elected, a follower takes its leader's */
+    fl_epoch_cache_t epochs;
+    bool truncation_pending;            /* (lock) following a new leader: cut by epoch first */
     int32_t bucket_epoch;               /* (lock) of the leader and ISR it has */
     bool isr_unsent;                    /* (lock) an ISR proposal awaits ADJUST_ISR */
 } fl_replica_t;

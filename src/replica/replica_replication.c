@@ -6,11 +6,30 @@
 
 #include <string.h>
 
+#include "common_alloc.h"
 #include "common_log.h"
 #include "replica_manager.h"
 
+/* (lock) Rewrites the bucket's leader-epoch-checkpoint from r->epochs. A
+ * failed write takes the replica offline (fail-stop): a leader that
+ * cannot record where its epoch began could answer its followers wrong
+ * after a restart. */
+static void fl_replica_epochs_store_locked(fl_replica_t *r) {
+    fl_error_t e;
+    if (!r->log || !fl_epoch_cache_store(r->log->dir, &r->epochs, &e)) return;
+    FL_ERROR("bucket %d of table %lld: %s; the replica is offline", r->bucket,
+             (long long)r->table_id, e.msg);
+    atomic_store(&r->offline, true);
+}
+
 void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l, int64_t now_ms) {
     pthread_mutex_lock(&r->lock);
+    /* a new epoch begins at the log end (an epoch already recorded, as
+     * every local bucket's epoch 0, stays where it began) */
+    if (r->log && l->leader_epoch > fl_epoch_cache_latest(&r->epochs) &&
+        fl_epoch_cache_assign(&r->epochs, l->leader_epoch, r->log->log_end_offset))
+        fl_replica_epochs_store_locked(r);
+    r->truncation_pending = false;
     bool same = atomic_load(&r->role) == FL_REPLICA_LEADER && r->replicated &&
                 r->leader_epoch == l->leader_epoch;
     atomic_store(&r->role, FL_REPLICA_LEADER);
@@ -51,6 +70,9 @@ static int fl_replica_truncate_locked(fl_replica_t *r, int64_t offset, fl_error_
     atomic_store(&r->log_end_offset, end);
     if (atomic_load(&r->high_watermark) > end) atomic_store(&r->high_watermark, end);
     if (atomic_load(&r->flushed_offset) > end) atomic_store(&r->flushed_offset, end);
+    size_t before = r->epochs.count;
+    fl_epoch_cache_truncate_end(&r->epochs, end);
+    if (r->epochs.count != before) fl_replica_epochs_store_locked(r);
     return rc;
 }
 
@@ -60,18 +82,11 @@ int fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_e
     bool same = atomic_load(&r->role) == FL_REPLICA_FOLLOWER && r->leader_id == leader &&
                 r->leader_epoch == leader_epoch;
     int rc = 0;
-    if (!same && leader >= 0) {
-        /* what this replica holds past its high watermark may never have
-         * been committed: cut it and fetch it again from the leader. A
-         * replica just opened knows no high watermark of its bucket (it
-         * may be a former leader with a tail the new leader never had):
-         * it starts over from its log start (0.9.1 cuts at the high
-         * watermark; leader-epoch truncation comes next) */
-        int64_t to = r->hw_known ? atomic_load(&r->high_watermark)
-                                 : atomic_load(&r->log_start_offset);
-        rc = fl_replica_truncate_locked(r, to, err);
-        if (!rc) r->hw_known = true;
-    }
+    (void)err;
+    /* what this replica holds past where its log and the new leader's
+     * agree may never have been committed: it is cut by epoch
+     * (fl_replica_follower_truncate) before the first fetch */
+    if (!same) r->truncation_pending = true;
     atomic_store(&r->role, FL_REPLICA_FOLLOWER);
     r->replicated = false;
     r->leader_id = leader;
@@ -80,11 +95,97 @@ int fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_e
     return rc;
 }
 
-int fl_replica_follower_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t leader_hw,
-                               fl_error_t *err) {
+bool fl_replica_truncation_pending(fl_replica_t *r, int32_t *leader, int32_t *leader_epoch) {
+    pthread_mutex_lock(&r->lock);
+    bool pending = r->truncation_pending && atomic_load(&r->role) == FL_REPLICA_FOLLOWER;
+    *leader = r->leader_id;
+    *leader_epoch = r->leader_epoch;
+    pthread_mutex_unlock(&r->lock);
+    return pending;
+}
+
+int fl_replica_leader_epochs(fl_replica_t *r, int32_t leader_epoch, fl_epoch_entry_t **entries,
+                             size_t *count, int64_t *log_end, fl_error_t *err) {
+    pthread_mutex_lock(&r->lock);
+    int rc = 0;
+    if (atomic_load(&r->role) != FL_REPLICA_LEADER || !r->log)
+        rc = fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
+                        "This server does not lead bucket %d of table %lld.", r->bucket,
+                        (long long)r->table_id);
+    else if (leader_epoch < r->leader_epoch)
+        rc = fl_err_set(err, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION,
+                        "Leader epoch %d of bucket %d of table %lld is older than the "
+                        "leader's %d.",
+                        leader_epoch, r->bucket, (long long)r->table_id, r->leader_epoch);
+    else if (leader_epoch > r->leader_epoch)
+        rc = fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
+                        "Leader epoch %d of bucket %d of table %lld is not known here yet "
+                        "(this leader is in %d).",
+                        leader_epoch, r->bucket, (long long)r->table_id, r->leader_epoch);
+    if (!rc) {
+        *count = r->epochs.count;
+        *entries = fl_malloc((r->epochs.count ? r->epochs.count : 1) * sizeof(**entries));
+        memcpy(*entries, r->epochs.entries, r->epochs.count * sizeof(**entries));
+        *log_end = r->log->log_end_offset;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+int fl_replica_follower_truncate(fl_replica_t *r, int32_t leader, int32_t leader_epoch,
+                                 const fl_epoch_entry_t *entries, size_t count,
+                                 int64_t leader_end, int64_t *cut, fl_error_t *err) {
+    pthread_mutex_lock(&r->lock);
+    int rc = 0;
+    *cut = -1;
+    if (!r->truncation_pending || atomic_load(&r->role) != FL_REPLICA_FOLLOWER ||
+        r->leader_id != leader || r->leader_epoch != leader_epoch || !r->log) {
+        pthread_mutex_unlock(&r->lock);
+        return 0; /* a newer leadership arrived meanwhile: its own round decides */
+    }
+    fl_epoch_cache_t theirs = {(fl_epoch_entry_t *)entries, count, count};
+    int64_t end = r->log->log_end_offset;
+    int64_t to = fl_epoch_divergence(&r->epochs, end, &theirs, leader_end);
+    if (to == FL_EPOCH_OFFSET_UNDEFINED) {
+        /* nothing in common: what the high watermark covers (or, for a
+         * replica opened since, nothing) is all that is certain */
+        to = r->hw_known ? atomic_load(&r->high_watermark) : atomic_load(&r->log_start_offset);
+        FL_WARN("bucket %d of table %lld: no leader epoch in common with leader %d; cut at "
+                "%lld",
+                r->bucket, (long long)r->table_id, leader, (long long)to);
+    }
+    if (to < end) {
+        FL_INFO("bucket %d of table %lld: log cut at %lld (was %lld) by leader %d's epochs",
+                r->bucket, (long long)r->table_id, (long long)to, (long long)end, leader);
+        rc = fl_replica_truncate_locked(r, to, err);
+    }
+    if (!rc) {
+        /* the epochs this replica will fetch from its leader */
+        bool changed = false;
+        for (size_t i = 0; i < count; i++)
+            if (entries[i].epoch > fl_epoch_cache_latest(&r->epochs))
+                changed |= fl_epoch_cache_assign(&r->epochs, entries[i].epoch,
+                                                 entries[i].start_offset);
+        if (changed) fl_replica_epochs_store_locked(r);
+        r->truncation_pending = false;
+        r->hw_known = true;
+        *cut = r->log ? r->log->log_end_offset : -1;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+int fl_replica_follower_append(fl_replica_t *r, int32_t leader, uint8_t *records, size_t len,
+                               int64_t leader_hw, fl_error_t *err) {
     pthread_mutex_lock(&r->lock);
     int rc = 0;
     bool moved = false, flush = false;
+    if (r->truncation_pending || atomic_load(&r->role) != FL_REPLICA_FOLLOWER ||
+        r->leader_id != leader) {
+        /* fetched from a leader it no longer follows, or before its cut */
+        pthread_mutex_unlock(&r->lock);
+        return 0;
+    }
     if (len) {
         fl_append_result_t ar;
         rc = fl_log_tablet_append_follower(r->log, records, len, &ar, err);

@@ -41,21 +41,41 @@ typedef struct fl_replica_leadership {
 /* Becomes the bucket's leader (again: an unchanged epoch keeps the
  * followers' progress). */
 void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l, int64_t now_ms);
-/* Becomes a follower of leader (-1: none yet). Following a new leader or
- * epoch first cuts the log at the high watermark — at the log start for a
- * replica opened since, which knows none — and fails only when that cut
- * does (the replica goes offline). */
+/* Becomes a follower of leader (-1: none yet). A new leader or epoch
+ * leaves a truncation pending: nothing is fetched until
+ * fl_replica_follower_truncate has cut the log where it and the leader's
+ * agree. Returns 0 (err is for later). */
 int fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch,
                                fl_error_t *err);
+/* A follower whose log is still to be cut against its leader's epochs;
+ * *leader and *leader_epoch: whom it follows. */
+bool fl_replica_truncation_pending(fl_replica_t *r, int32_t *leader, int32_t *leader_epoch);
+/* The leader's side: a copy of its leader-epoch entries (fl_free'd by the
+ * caller) and its log end, asked by a follower that knows it as leader in
+ * leader_epoch. A replica that is not the leader answers
+ * NOT_LEADER_OR_FOLLOWER (also for an epoch newer than its own, which it
+ * will hear of), an older epoch FENCED_LEADER_EPOCH. */
+int fl_replica_leader_epochs(fl_replica_t *r, int32_t leader_epoch, fl_epoch_entry_t **entries,
+                             size_t *count, int64_t *log_end, fl_error_t *err);
+/* The follower's cut (KIP-101/279, never at its high watermark): with its
+ * leader's epochs and log end, the log is cut where the two agree, the
+ * leader's later epochs are taken into its own cache (durably) and
+ * fetching may start; *cut is its log end after. Does nothing when the
+ * replica follows another leader or epoch by now. Fails only when the
+ * cut does (the replica goes offline). */
+int fl_replica_follower_truncate(fl_replica_t *r, int32_t leader, int32_t leader_epoch,
+                                 const fl_epoch_entry_t *entries, size_t count,
+                                 int64_t leader_end, int64_t *cut, fl_error_t *err);
 static inline int fl_replica_role(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->role);
 }
 
-/* A follower appends records its leader sent (whole batches from its log
+/* A follower of leader appends records it sent (nothing, and no error,
+ * once it follows another or its cut is pending) (whole batches from its log
  * end; log_tablet.h's follower append) and takes leader_hw as its high
  * watermark, capped at its log end. */
-int fl_replica_follower_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t leader_hw,
-                               fl_error_t *err);
+int fl_replica_follower_append(fl_replica_t *r, int32_t leader, uint8_t *records, size_t len,
+                               int64_t leader_hw, fl_error_t *err);
 
 /* A leader learns that follower fetched from fetch_offset (it holds
  * everything before it): ISR and high watermark follow. */

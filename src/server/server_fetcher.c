@@ -62,6 +62,110 @@ static fl_replica_t **fl_fetcher_snapshot(fl_fetcher_t *f, size_t *n) {
     return v;
 }
 
+/* One LIST_LEADER_EPOCHS for the buckets that follow a new leader (or
+ * epoch) and have not cut their logs against it yet; each answer cuts
+ * one (replica_replication.h). A bucket whose leader does not know the
+ * epoch yet is asked again next round. */
+static int fl_epochs_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error_t *err) {
+    fl_tablet_server_t *ts = f->owner->ts;
+    Fluss__PbListLeaderEpochsReqForBucket *bs = fl_calloc(n, sizeof(*bs));
+    Fluss__PbListLeaderEpochsReqForBucket **bp = fl_calloc(n, sizeof(*bp));
+    int32_t *epochs = fl_calloc(n, sizeof(*epochs));
+    for (size_t i = 0; i < n; i++) {
+        int32_t leader;
+        fl_replica_truncation_pending(rs[i], &leader, &epochs[i]);
+        fluss__pb_list_leader_epochs_req_for_bucket__init(&bs[i]);
+        bs[i].table_id = rs[i]->table_id;
+        bs[i].has_partition_id = rs[i]->partition_id >= 0;
+        bs[i].partition_id = rs[i]->partition_id;
+        bs[i].bucket_id = rs[i]->bucket;
+        bs[i].leader_epoch = epochs[i];
+        bp[i] = &bs[i];
+    }
+    Fluss__ListLeaderEpochsRequest req = FLUSS__LIST_LEADER_EPOCHS_REQUEST__INIT;
+    req.follower_server_id = ts->self.id;
+    req.n_buckets_req = n;
+    req.buckets_req = bp;
+    ProtobufCMessage *m = NULL;
+    int rc = fl_server_call(f->client, FL_API_LIST_LEADER_EPOCHS, &req.base,
+                            &fluss__list_leader_epochs_response__descriptor, &m, err);
+    fl_free(bs);
+    fl_free(bp);
+    if (rc) {
+        fl_free(epochs);
+        return rc;
+    }
+    const Fluss__ListLeaderEpochsResponse *resp = (const Fluss__ListLeaderEpochsResponse *)m;
+    for (size_t k = 0; k < resp->n_buckets_resp; k++) {
+        const Fluss__PbListLeaderEpochsRespForBucket *b = resp->buckets_resp[k];
+        int64_t pid = b->has_partition_id ? b->partition_id : -1;
+        size_t i = 0;
+        while (i < n && !fl_same_bucket(rs[i], b->table_id, pid, b->bucket_id)) i++;
+        if (i == n) continue;
+        if ((b->has_error_code && b->error_code) || !b->has_log_end_offset ||
+            b->n_epoch != b->n_start_offset) {
+            FL_DEBUG("tablet server %d: epochs of bucket %d of table %lld from %d: %d %s",
+                     ts->self.id, b->bucket_id, (long long)b->table_id, f->leader,
+                     b->has_error_code ? b->error_code : 0,
+                     b->error_message ? b->error_message : "");
+            continue;
+        }
+        fl_epoch_entry_t *entries = fl_calloc(b->n_epoch ? b->n_epoch : 1, sizeof(*entries));
+        size_t ne = 0;
+        for (size_t j = 0; j < b->n_epoch; j++)
+            entries[ne++] = (fl_epoch_entry_t){b->epoch[j], b->start_offset[j]};
+        /* a leader's cache is strictly increasing: anything else is not
+         * taken into this replica's */
+        bool ordered = fl_epoch_entries_valid(entries, ne) && b->log_end_offset >= 0;
+        fl_error_t e;
+        int64_t cut;
+        if (!ordered)
+            FL_WARN("tablet server %d: bucket %d of table %lld: leader %d's epochs are not in "
+                    "order; asked again",
+                    ts->self.id, b->bucket_id, (long long)b->table_id, f->leader);
+        else if (fl_replica_follower_truncate(rs[i], f->leader, epochs[i], entries, ne,
+                                              b->log_end_offset, &cut, &e))
+            FL_WARN("tablet server %d: cutting bucket %d of table %lld: %s", ts->self.id,
+                    b->bucket_id, (long long)b->table_id, e.msg);
+        fl_free(entries);
+    }
+    protobuf_c_message_free_unpacked(m, NULL);
+    fl_free(epochs);
+    return 0;
+}
+
+/* The buckets of rs[0, n) still to cut first to the front; how many. */
+static size_t fl_pending_first(fl_replica_t **rs, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t leader, epoch;
+        if (fl_replica_truncation_pending(rs[i], &leader, &epoch)) {
+            fl_replica_t *t = rs[k];
+            rs[k++] = rs[i];
+            rs[i] = t;
+        }
+    }
+    return k;
+}
+
+/* A round with the leader: the cuts still pending, then one FETCH_LOG
+ * for the buckets that may fetch. */
+static int fl_fetch_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error_t *err);
+
+static int fl_leader_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error_t *err) {
+    size_t pending = fl_pending_first(rs, n);
+    if (pending) {
+        int rc = fl_epochs_round(f, rs, pending, err);
+        if (rc) return rc;
+        pending = fl_pending_first(rs, n);
+    }
+    if (pending == n) {
+        usleep(50 * 1000); /* the leader does not know its epoch yet */
+        return 0;
+    }
+    return fl_fetch_round(f, rs + pending, n - pending, err);
+}
+
 /* One FETCH_LOG for every bucket, from each one's log end. */
 static int fl_fetch_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error_t *err) {
     fl_tablet_server_t *ts = f->owner->ts;
@@ -133,7 +237,7 @@ static int fl_fetch_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error
                 continue;
             }
             fl_error_t e;
-            if (fl_replica_follower_append(r, b->has_records ? b->records.data : NULL,
+            if (fl_replica_follower_append(r, f->leader, b->has_records ? b->records.data : NULL,
                                            b->has_records ? b->records.len : 0,
                                            b->has_high_watermark ? b->high_watermark : 0, &e))
                 FL_WARN("tablet server %d: appending bucket %d of table %lld from leader %d: %s",
@@ -170,12 +274,12 @@ static void *fl_fetcher_main(void *arg) {
             f->client = ts->peer_client(ts->peer_client_ctx, f->leader, ts->client_loop);
             f->local = f->client != NULL;
             if (f->client) {
-                rc = fl_fetch_round(f, rs, n, &err);
+                rc = fl_leader_round(f, rs, n, &err);
                 if (rc) FL_DEBUG("tablet server %d: fetch from %d: %s", ts->self.id, f->leader,
                                  err.msg);
             }
         } else if (f->local) {
-            rc = fl_fetch_round(f, rs, n, &err);
+            rc = fl_leader_round(f, rs, n, &err);
         } else if (fl_tablet_server_peer(ts, f->leader, host, sizeof(host), &port) == 0) {
             if (!f->client) {
                 f->client = fl_rpc_client_new(ts->client_loop, host, port, NULL);
@@ -188,7 +292,7 @@ static void *fl_fetcher_main(void *arg) {
             }
             snprintf(f->host, sizeof(f->host), "%s", host);
             f->port = port;
-            rc = fl_fetch_round(f, rs, n, &err);
+            rc = fl_leader_round(f, rs, n, &err);
             if (rc) FL_DEBUG("tablet server %d: fetch from %d: %s", ts->self.id, f->leader, err.msg);
         }
         for (size_t i = 0; i < n; i++) fl_replica_unref(rs[i]);

@@ -136,6 +136,8 @@ FL_API_HANDLER(fl_api_reserve_auto_increment);
 FL_API_HANDLER(fl_api_list_leased_kv_snapshots);
 /* server_isr_commit.c (the coordinator's, on its internal side): */
 FL_API_HANDLER(fl_api_adjust_isr);
+/* server_leader_epochs.c (a leader's, on its internal side): */
+FL_API_HANDLER(fl_api_list_leader_epochs);
 /* server_log.c: */
 FL_API_HANDLER(fl_api_produce_log);
 FL_API_HANDLER(fl_api_fetch_log);

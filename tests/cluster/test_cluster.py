@@ -22,7 +22,8 @@ import pytest
 
 import fluss
 from conftest import free_ports
-from logutil import create_log_table, read_all, wait_ready
+from logutil import build_batch, create_log_table, produce_log, read_all, wait_ready
+from rawwire import handshake
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
 
@@ -285,4 +286,75 @@ async def test_isr_shrinks_and_grows_with_a_stopped_follower(cluster):
     got = await read_all(conn, admin, log)
     assert sorted(got.column("id").to_pylist()) == list(range(900))
     assert "is gone" not in c.log("coordinator")  # no session expired on the way
+    await conn.close()
+
+
+def segment_bytes(c, tablet: int, table_dir: str, bucket: int) -> bytes:
+    """A replica's log segments, in offset order, as one byte string."""
+    d = next((c.dir / f"tablet-{tablet}-data").rglob(f"{table_dir}/log-{bucket}"))
+    return b"".join(p.read_bytes() for p in sorted(d.glob("*.log")))
+
+
+async def test_diverged_tail_is_cut_by_leader_epoch(cluster):
+    """KIP-101/279 through the processes: a leader appends a tail its
+    followers never fetch (acks=1 while both are stopped) and is killed;
+    a follower leads in a new epoch and takes other writes at the same
+    offsets. The old leader, restarted, asks the new one for its leader
+    epochs (LIST_LEADER_EPOCHS), cuts exactly its own tail and fetches
+    the new leader's: the three replicas end byte for byte the same."""
+    c = cluster(tablets=3, rf=3)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log = await create_log_table(admin, "fluss", "log", SCHEMA, bucket_count=1)
+    info = await admin.get_table_info(log)
+    await write_log(conn, log, 0, 100)
+    # the followers name their leader when they start fetching
+    deadline = time.monotonic() + 10
+    leader = None
+    while leader is None:
+        for i in range(3):
+            for j in range(3):
+                if f"fetching from leader {j} " in c.log(f"tablet-{i}"):
+                    leader = j
+        assert leader is not None or time.monotonic() < deadline
+        await asyncio.sleep(0.1)
+    followers = [i for i in range(3) if i != leader]
+    await conn.close()
+    for f in followers:
+        os.kill(c.pid(f"tablet-{f}"), signal.SIGSTOP)
+    try:
+        # the fetches they had parked at the leader expire (0.5 s) into
+        # socket buffers: nothing of the tail below reaches them
+        await asyncio.sleep(1.0)
+        # acks=1 straight to the leader (a client would also ask the
+        # stopped servers for metadata)
+        rc = handshake(c.host, c.tablet_port + leader)
+        try:
+            rtype, resp = produce_log(rc, info.table_id, {0: build_batch(
+                rows(100, 150).to_batches()[0], info.schema_id)}, acks=1)
+        finally:
+            rc.close()
+        assert rtype == 0 and resp[0]["error_code"] == 0, resp
+        c.kill9(f"tablet-{leader}")
+    finally:
+        for f in followers:
+            os.kill(c.pid(f"tablet-{f}"), signal.SIGCONT)
+    await wait_log(c, "coordinator", f"tablet server {leader} is gone")
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await retry(lambda: write_log(conn, log, 1000, 1030))
+    c.start_tablet(leader)
+    name = f"tablet-{leader}"
+    await wait_log(c, name, "log cut at 100 (was 150)")
+    await wait_log(c, "coordinator", "ISR of 3 replica(s)")
+    got = await read_all(conn, admin, log)
+    assert sorted(got.column("id").to_pylist()) == list(range(100)) + list(range(1000, 1030))
+    table_dir = next(p.name for p in (c.dir / f"tablet-{leader}-data" / "fluss").iterdir()
+                     if p.name.startswith("log-"))
+    want = segment_bytes(c, followers[0], table_dir, 0)
+    deadline = time.monotonic() + 10
+    while any(segment_bytes(c, i, table_dir, 0) != want for i in range(3)):
+        assert time.monotonic() < deadline, "replicas differ after the heal"
+        await asyncio.sleep(0.2)
     await conn.close()
