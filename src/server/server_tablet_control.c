@@ -66,16 +66,17 @@ FL_API_HANDLER(fl_api_update_metadata) {
  * the bucket's next leadership here builds the state again from the
  * newest snapshot and the log (kv_tablet.h replays to the log end). A
  * store left on disk (a former leader before a restart) goes: what it
- * holds may come from a tail the cut just removed. An open one (a leader
- * demoted while running) stays until the server restarts, which only
- * matters when its log was cut (cut): closing it under in-flight puts
- * comes with its own step. */
-static void fl_notify_kv_follower(fl_tablet_server_t *ts, fl_replica_t *r, bool cut) {
+ * holds may come from a tail the follower's cut by epoch removes. An open
+ * one (a leader demoted while running: its ZooKeeper session expired and
+ * it registered again) stays open until the server restarts; closing it
+ * under in-flight puts and lookups is a step of its own (DESIGN.md,
+ * "Cluster mode"), and until then this is said in the log. */
+static void fl_notify_kv_follower(fl_tablet_server_t *ts, fl_replica_t *r) {
     if (atomic_load(&r->kv)) {
-        if (cut)
-            FL_WARN("tablet server %d: bucket %d of table %lld: the log was cut under an open "
-                    "primary-key store; it is rebuilt at the next restart",
-                    ts->self.id, r->bucket, (long long)r->table_id);
+        FL_WARN("tablet server %d: bucket %d of table %lld: demoted while running, its "
+                "primary-key store stays open until a restart (leading it again here before "
+                "then would serve that store)",
+                ts->self.id, r->bucket, (long long)r->table_id);
         return;
     }
     char dir[4200];
@@ -121,9 +122,9 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
         if (t->kv) rc = fl_tablet_server_kv(ts, t, r, &kt, err);
     } else if (!rc) {
         fl_fetchers_remove(ts->fetchers, tb->table_id, pid, tb->bucket_id);
-        int64_t end_before = fl_replica_log_end(r);
+        bool was_leader = fl_replica_role(r) == FL_REPLICA_LEADER;
         rc = fl_replica_become_follower(r, b->leader, b->leader_epoch, err);
-        if (!rc && t->kv) fl_notify_kv_follower(ts, r, fl_replica_log_end(r) < end_before);
+        if (!rc && t->kv && (was_leader || !atomic_load(&r->kv))) fl_notify_kv_follower(ts, r);
         if (!rc && b->leader >= 0) fl_fetchers_add(ts->fetchers, b->leader, r);
     }
     if (r) fl_replica_unref(r);
