@@ -81,11 +81,18 @@ void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endp
 
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs) { return cs->loop; }
 
+typedef enum { FL_ELECT_DOWN, FL_ELECT_UP, FL_ELECT_SHUTDOWN } fl_elect_why_t;
+
 /* (cs->lock) Applies an election rule to every bucket server `id` holds a
  * replica of; the tables that changed are pushed whole (their leaders and
- * ISRs to every tablet server that hosts them). */
-static void fl_coordinator_elect(fl_coordinator_server_t *cs, int32_t id, bool up) {
+ * ISRs to every tablet server that hosts them). A controlled shutdown is
+ * a departure announced by the server itself: its leaderships move to
+ * another live in-sync replica where there is one (where there is none it
+ * keeps them: *kept counts those) and it leaves the ISRs. */
+static void fl_coordinator_elect(fl_coordinator_server_t *cs, int32_t id, fl_elect_why_t why,
+                                 fl_bucket_key_t **kept, size_t *kept_count) {
     fl_catalog_t *cat = &cs->catalog;
+    bool up = why == FL_ELECT_UP;
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++) {
         const fl_ms_table_t *t = cs->ms->ops->table_at(cs->ms, i);
         bool changed = false;
@@ -99,6 +106,16 @@ static void fl_coordinator_elect(fl_coordinator_server_t *cs, int32_t id, bool u
                 bool moved = up ? fl_election_server_up(&bs[b], id, &nbk)
                                 : fl_election_server_down(&bs[b], id, cat->tablet_ids,
                                                           cat->tablet_count, &nbk);
+                if (why == FL_ELECT_SHUTDOWN && bs[b].leader == id && nbk.leader < 0) {
+                    /* no other replica in sync: it leads until it is gone
+                     * (a bucket with one replica has nowhere to go: not
+                     * counted as one to wait for) */
+                    if (bs[b].replica_count > 1) {
+                        *kept = fl_realloc(*kept, (*kept_count + 1) * sizeof(**kept));
+                        (*kept)[(*kept_count)++] = (fl_bucket_key_t){t->table_id, pid, b};
+                    }
+                    continue;
+                }
                 if (!moved) continue;
                 fl_error_t e;
                 if (cs->ms->ops->bucket_leader_set(cs->ms, t->table_id, pid, b, &nbk, &e)) {
@@ -111,7 +128,8 @@ static void fl_coordinator_elect(fl_coordinator_server_t *cs, int32_t id, bool u
                 FL_INFO("coordinator: bucket %d of table %lld%s: leader %d (epoch %d), %d in "
                         "sync, after server %d %s",
                         b, (long long)t->table_id, mp ? " partition" : "", nbk.leader,
-                        nbk.leader_epoch, nbk.isr_count, id, up ? "came back" : "went");
+                        nbk.leader_epoch, nbk.isr_count, id,
+                        up ? "came back" : why == FL_ELECT_SHUTDOWN ? "asked to stop" : "went");
             }
         }
         /* table_at again: a store may have replaced the table's record */
@@ -133,7 +151,7 @@ void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpo
     fl_push_servers(cs->push); /* the others learn where it is */
     /* buckets left without a leader that it can lead get it back (pushed
      * to every server that hosts them), then it learns every table */
-    fl_coordinator_elect(cs, client_ep->id, true);
+    fl_coordinator_elect(cs, client_ep->id, FL_ELECT_UP, NULL, NULL);
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
         fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), client_ep->id);
     pthread_mutex_unlock(&cs->lock);
@@ -155,7 +173,7 @@ void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) 
             break;
         }
     /* its buckets get new leaders and ISRs */
-    fl_coordinator_elect(cs, id, false);
+    fl_coordinator_elect(cs, id, FL_ELECT_DOWN, NULL, NULL);
     pthread_mutex_unlock(&cs->lock);
     fl_push_flush(cs->push);
     fl_push_servers(cs->push); /* the others forget its internal listener */
@@ -339,6 +357,28 @@ int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server
     }
     pthread_mutex_unlock(&cs->lock);
     return rc;
+}
+
+int fl_coordinator_server_controlled_shutdown(fl_coordinator_server_t *cs, int32_t id,
+                                              fl_bucket_key_t **kept, size_t *kept_count,
+                                              fl_error_t *err) {
+    *kept = NULL;
+    *kept_count = 0;
+    pthread_mutex_lock(&cs->lock);
+    fl_catalog_t *cat = &cs->catalog;
+    bool live = false;
+    for (size_t i = 0; i < cat->tablet_count && !live; i++) live = cat->tablet_ids[i] == id;
+    if (!live) {
+        pthread_mutex_unlock(&cs->lock);
+        return fl_err_set(err, FLUSS_ERR_SERVER_NOT_EXIST_EXCEPTION,
+                          "Tablet server %d is not registered.", id);
+    }
+    fl_coordinator_elect(cs, id, FL_ELECT_SHUTDOWN, kept, kept_count);
+    pthread_mutex_unlock(&cs->lock);
+    fl_push_flush(cs->push);
+    FL_INFO("coordinator: controlled shutdown of tablet server %d: %zu bucket(s) still led by it",
+            id, *kept_count);
+    return 0;
 }
 
 void fl_coordinator_server_table_changed(fl_coordinator_server_t *cs, int64_t table_id) {

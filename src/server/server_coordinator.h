@@ -27,6 +27,7 @@
 #include "coordinator_catalog.h"
 #include "coordinator_producer_offsets.h"
 #include "metastore.h"
+#include "replica_purgatory.h"
 #include "rpc_loop.h"
 #include "rpc_server.h"
 #include "server_auto_partition.h"
@@ -106,6 +107,14 @@ int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server
                                      int32_t leader_epoch, int32_t bucket_epoch,
                                      const int32_t *isr, size_t count, fl_ms_bucket_t *out,
                                      fl_error_t *err);
+/* CONTROLLED_SHUTDOWN from tablet server id: its leaderships move to
+ * other in-sync replicas and it leaves every ISR (pushed before the
+ * answer); *kept (fl_free'd by the caller): the buckets it still leads
+ * for want of another replica in sync (not those with one replica). An unregistered server:
+ * SERVER_NOT_EXIST. */
+int fl_coordinator_server_controlled_shutdown(fl_coordinator_server_t *cs, int32_t id,
+                                              fl_bucket_key_t **kept, size_t *kept_count,
+                                              fl_error_t *err);
 /* The network loop the coordinator's clients live on. */
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs);
 /* Starts its loop, sends every table to the registered tablet servers and

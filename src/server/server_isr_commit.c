@@ -3,7 +3,8 @@
  * side: each bucket's proposed ISR checked against the leader and epochs
  * the coordinator holds, and stored (coordinator_election.h). Each bucket
  * is answered on its own: the committed leader epoch, ISR and bucket
- * epoch, or the error that refused it.
+ * epoch, or the error that refused it. And CONTROLLED_SHUTDOWN, the
+ * other leader and ISR change a tablet server asks for.
  */
 #include "common_alloc.h"
 #include "server_coordinator.h"
@@ -71,5 +72,36 @@ FL_API_HANDLER(fl_api_adjust_isr) {
     fl_free(bs);
     fl_free(tptrs);
     fl_free(tables);
+    return 0;
+}
+
+/* CONTROLLED_SHUTDOWN: a tablet server about to stop hands its
+ * leaderships over (server_coordinator.h); the answer lists the buckets
+ * it still leads. tablet_server_epoch is not checked: the registration
+ * it stands for is the one the coordinator holds for that id. */
+FL_API_HANDLER(fl_api_controlled_shutdown) {
+    const Fluss__ControlledShutdownRequest *req = (const Fluss__ControlledShutdownRequest *)m;
+    fl_bucket_key_t *kept;
+    size_t n;
+    int rc = fl_coordinator_server_controlled_shutdown(ctx->cs, req->tablet_server_id, &kept, &n,
+                                                       err);
+    if (rc) return rc;
+    Fluss__PbTableBucket *bs = fl_calloc(n ? n : 1, sizeof(*bs));
+    Fluss__PbTableBucket **bp = fl_calloc(n ? n : 1, sizeof(*bp));
+    for (size_t i = 0; i < n; i++) {
+        fluss__pb_table_bucket__init(&bs[i]);
+        bs[i].table_id = kept[i].table_id;
+        bs[i].has_partition_id = kept[i].partition_id >= 0;
+        bs[i].partition_id = kept[i].partition_id;
+        bs[i].bucket_id = kept[i].bucket;
+        bp[i] = &bs[i];
+    }
+    Fluss__ControlledShutdownResponse resp = FLUSS__CONTROLLED_SHUTDOWN_RESPONSE__INIT;
+    resp.n_remaining_leader_buckets = n;
+    resp.remaining_leader_buckets = bp;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    fl_free(bs);
+    fl_free(bp);
+    fl_free(kept);
     return 0;
 }

@@ -202,14 +202,7 @@ async def test_leader_failover_with_three_replicas(cluster):
     admin = conn.get_admin()
     # the new leader's high watermark is the one it last heard from the old
     # leader: readers see the rest once its follower has fetched again
-    deadline = time.monotonic() + 30
-    while True:
-        got = await retry(lambda: read_all(conn, admin, log))
-        ids = sorted(got.column("id").to_pylist())
-        if ids == list(range(600)) or time.monotonic() > deadline:
-            break
-        await asyncio.sleep(0.2)
-    assert ids == list(range(600))
+    assert await read_ids_until(conn, admin, log, list(range(600))) == list(range(600))
     # the new leaders built their primary-key state from the replicated
     # changelog
     assert await retry(lambda: lookup_all(conn, pk, 0, 300)) == {i: f"v{i}" for i in range(300)}
@@ -236,18 +229,24 @@ async def test_leader_failover_with_three_replicas(cluster):
     c.kill9("tablet-1")
     await wait_log(c, "coordinator", "tablet server 1 is gone")
     assert "leader 0 (epoch" in c.log("coordinator").split("tablet server 0 is up")[-1]
-    deadline = time.monotonic() + 30
-    while True:
-        got = await retry(lambda: read_all(conn, admin, log))
-        ids = sorted(got.column("id").to_pylist())
-        if ids == list(range(1000)) or time.monotonic() > deadline:
-            break
-        await asyncio.sleep(0.2)
-    assert ids == list(range(1000))
+    assert await read_ids_until(conn, admin, log, list(range(1000))) == list(range(1000))
     assert await retry(lambda: lookup_all(conn, pk, 0, 400)) == {i: f"v{i}" for i in range(400)}
     await retry(lambda: upsert(conn, pk, 400, 450))
     assert await lookup_all(conn, pk, 0, 450) == {i: f"v{i}" for i in range(450)}
     await conn.close()
+
+
+async def read_ids_until(conn, admin, path, want, timeout=30.0):
+    """The table's ids, sorted, read again until they are want or the
+    timeout passes (a new leader's high watermark catches up once its
+    followers fetched)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = await retry(lambda: read_all(conn, admin, path))
+        ids = sorted(got.column("id").to_pylist())
+        if ids == want or time.monotonic() > deadline:
+            return ids
+        await asyncio.sleep(0.2)
 
 
 async def wait_log(c, name, text, count=1, timeout=30.0):
@@ -357,4 +356,30 @@ async def test_diverged_tail_is_cut_by_leader_epoch(cluster):
     while any(segment_bytes(c, i, table_dir, 0) != want for i in range(3)):
         assert time.monotonic() < deadline, "replicas differ after the heal"
         await asyncio.sleep(0.2)
+    await conn.close()
+
+
+async def test_controlled_shutdown_moves_leaderships(cluster):
+    """SIGTERM to a tablet server: before it stops it asks the coordinator
+    to move its leaderships to in-sync followers (CONTROLLED_SHUTDOWN),
+    so every bucket has a live leader before its registration goes, and
+    writes and reads carry on whole."""
+    c = cluster(tablets=3, rf=3)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log, pk = await make_tables(conn, "fluss", buckets=3)
+    await write_log(conn, log, 0, 300)
+    await upsert(conn, pk, 0, 100)
+    c.terminate("tablet-0")
+    text = c.log("coordinator")
+    assert "controlled shutdown of tablet server 0: 0 bucket(s) still led by it" in text, text
+    before_gone = text.split("tablet server 0 is gone")[0]
+    # server 0 led one bucket of each table: both moved while it ran
+    assert before_gone.count("after server 0 asked to stop") >= 2, before_gone[-3000:]
+    assert "controlled shutdown: 0 bucket(s) still led here" in c.log("tablet-0")
+    await retry(lambda: write_log(conn, log, 300, 400))
+    await retry(lambda: upsert(conn, pk, 100, 150))
+    assert await read_ids_until(conn, admin, log, list(range(400))) == list(range(400))
+    assert await retry(lambda: lookup_all(conn, pk, 0, 150)) == {i: f"v{i}" for i in range(150)}
     await conn.close()
