@@ -39,7 +39,7 @@ run: deps build
 # A cluster on this machine, each server its own process (scripts/cluster):
 # ZooKeeper, a coordinator on 127.0.0.1:9123, three tablet servers on
 # 9124-9126 (internal listeners 9200-9203); PIDs and logs in cluster/.
-# CLUSTER_RF sets default.replication.factor (1 until replication lands).
+# CLUSTER_RF sets default.replication.factor (3).
 cluster: deps build
 	scripts/cluster start cluster
 
