@@ -39,7 +39,7 @@ run: deps build
 # A cluster on this machine, each server its own process (scripts/cluster):
 # ZooKeeper, a coordinator on 127.0.0.1:9123, three tablet servers on
 # 9124-9126 (internal listeners 9200-9203); PIDs and logs in cluster/.
-# CLUSTER_RF sets default.replication.factor (1 until replication lands).
+# CLUSTER_RF sets default.replication.factor (3).
 cluster: deps build
 	scripts/cluster start cluster
 
@@ -74,7 +74,7 @@ test-asan: build-asan venv
 # sidecars, connection flags), log-gap (writer expiry) and storage-fault
 # (fail-stop under injected I/O errors, disk full) interop tests; the
 # fault-injecting seam and the replica's offline latch by their unit tests.
-TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_log_streaming.py \
+TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_replication.py tests/interop/test_log_streaming.py \
                tests/interop/test_log_buckets.py tests/interop/test_log_idempotence.py \
                tests/interop/test_partition_data.py tests/interop/test_powerloss.py \
                tests/interop/test_pk_tables.py tests/interop/test_kv_snapshots.py \

@@ -19,6 +19,7 @@
 #include "record_builder.h"
 #include "record_row_builder.h"
 #include "record_kv.h"
+#include "replica_replication.h"
 #include "types_row_compacted.h"
 #include "types_row_field.h"
 
@@ -217,13 +218,15 @@ static int64_t fl_kv_replay_rows_now(const fl_kv_tablet_t *kt, int64_t *base,
     return *base + rp->row_delta;
 }
 
-/* Replays the log from the store's applied offset to the high watermark;
+/* Replays the log from the store's applied offset to the log end (a new
+ * leader's high watermark may still lag what its log holds, and the
+ * store is ahead of the high watermark anyway: puts apply at append);
  * *base is the row count the replay starts from (unknown when the store
  * has none, or when the log lost changes after its offset). */
 static int fl_kv_replay_log(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_kv_replay_t *rp,
                             int64_t *base, fl_error_t *err) {
     int64_t from = fl_kv_store_applied_offset(kt->store);
-    int64_t end = fl_replica_high_watermark(kt->replica);
+    int64_t end = fl_replica_log_end(kt->replica);
     int64_t start = fl_replica_log_start(kt->replica);
     *base = kt->rows_kept ? fl_kv_store_row_count(kt->store) : FL_KV_ROW_COUNT_UNKNOWN;
     if (from > end) {
@@ -246,7 +249,8 @@ static int fl_kv_replay_log(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_kv_re
     int64_t off = from;
     while (off < end) {
         fl_buf_reset(&buf);
-        if ((rc = fl_replica_read(kt->replica, off, FL_KV_REPLAY_READ_BYTES, &buf, err))) break;
+        if ((rc = fl_replica_read_to_end(kt->replica, off, FL_KV_REPLAY_READ_BYTES, &buf, err)))
+            break;
         if (buf.len == 0) break;
         size_t pos = 0;
         int64_t next = off;

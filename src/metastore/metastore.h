@@ -28,11 +28,22 @@ typedef struct fl_ms_database {
 } fl_ms_database_t;
 
 typedef struct fl_ms_bucket {
-    int32_t leader;
+    int32_t leader;       /* -1: none (no live in-sync replica) */
     int32_t leader_epoch;
     int32_t replica_count;
     int32_t replicas[FL_REPLICAS_MAX];
+    /* the committed ISR; isr_count 0 means every replica (a bucket never
+     * changed since its assignment, or a store written before ISRs) */
+    int32_t isr_count;
+    int32_t isr[FL_REPLICAS_MAX];
+    int32_t bucket_epoch; /* bumped by every leader or ISR change */
 } fl_ms_bucket_t;
+
+/* The bucket's ISR (its replicas while isr_count is 0). */
+static inline const int32_t *fl_ms_bucket_isr(const fl_ms_bucket_t *b, int32_t *count) {
+    *count = b->isr_count ? b->isr_count : b->replica_count;
+    return b->isr_count ? b->isr : b->replicas;
+}
 
 typedef struct fl_ms_partition {
     int64_t partition_id;
@@ -110,6 +121,11 @@ struct fl_metastore_ops {
      * TABLE_NOT_EXIST when the table is gone. */
     int (*reserve_table_ids)(fl_metastore_t *ms, int64_t table_id, int64_t count,
                              int64_t *first, fl_error_t *err);
+    /* A bucket's new leader, leader epoch and ISR (from b; its replicas
+     * are not changed), bucket_epoch bumped; partition_id -1 for a table's
+     * bucket. One durable write. */
+    int (*bucket_leader_set)(fl_metastore_t *ms, int64_t table_id, int64_t partition_id,
+                             int32_t bucket, const fl_ms_bucket_t *b, fl_error_t *err);
 };
 
 struct fl_metastore {
@@ -132,6 +148,11 @@ fl_ms_database_t *fl_ms_find_db(fl_ms_database_t *dbs, size_t n, const char *nam
 fl_ms_table_t *fl_ms_find_table(fl_ms_table_t *tables, size_t n, const char *db,
                                 const char *name);
 fl_ms_table_t *fl_ms_find_table_id(fl_ms_table_t *tables, size_t n, int64_t table_id);
+/* A bucket of t (partition_id -1: the table's own), or NULL. */
+fl_ms_bucket_t *fl_ms_bucket_mut(fl_ms_table_t *t, int64_t partition_id, int32_t bucket);
+/* Copies b's leader, leader epoch and ISR into dst and bumps its
+ * bucket_epoch. */
+void fl_ms_bucket_set_leader(fl_ms_bucket_t *dst, const fl_ms_bucket_t *b);
 
 /* A table's partition by id or by name, or NULL. */
 const fl_ms_partition_t *fl_ms_table_partition(const fl_ms_table_t *t, int64_t id,

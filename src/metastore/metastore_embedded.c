@@ -68,8 +68,16 @@ static json_t *fl_mse_buckets_json(const fl_ms_bucket_t *buckets, int32_t count)
         json_t *replicas = json_array();
         for (int32_t r = 0; r < buckets[b].replica_count; r++)
             json_array_append_new(replicas, json_integer(buckets[b].replicas[r]));
-        json_array_append_new(arr, json_pack("{s:i,s:i,s:o}", "leader", buckets[b].leader, "epoch",
-                                             buckets[b].leader_epoch, "replicas", replicas));
+        json_t *bj = json_pack("{s:i,s:i,s:o}", "leader", buckets[b].leader, "epoch",
+                               buckets[b].leader_epoch, "replicas", replicas);
+        if (buckets[b].isr_count) {
+            json_t *isr = json_array();
+            for (int32_t r = 0; r < buckets[b].isr_count; r++)
+                json_array_append_new(isr, json_integer(buckets[b].isr[r]));
+            json_object_set_new(bj, "isr", isr);
+            json_object_set_new(bj, "bucket_epoch", json_integer(buckets[b].bucket_epoch));
+        }
+        json_array_append_new(arr, bj);
     }
     return arr;
 }
@@ -144,6 +152,15 @@ static int32_t fl_mse_load_buckets(const json_t *arr, fl_ms_bucket_t **out) {
         (*out)[b].replica_count = (int32_t)json_array_size(reps);
         for (size_t r = 0; r < json_array_size(reps); r++)
             (*out)[b].replicas[r] = (int32_t)json_integer_value(json_array_get(reps, r));
+        const json_t *isr = json_object_get(bj, "isr");
+        if (isr) {
+            if (!json_is_array(isr) || json_array_size(isr) > FL_REPLICAS_MAX) return -1;
+            (*out)[b].isr_count = (int32_t)json_array_size(isr);
+            for (size_t r = 0; r < json_array_size(isr); r++)
+                (*out)[b].isr[r] = (int32_t)json_integer_value(json_array_get(isr, r));
+            (*out)[b].bucket_epoch =
+                (int32_t)json_integer_value(json_object_get(bj, "bucket_epoch"));
+        }
     }
     return n;
 }
@@ -555,6 +572,20 @@ static int fl_mse_next_id(fl_metastore_t *ms, enum fl_ms_counter c, int64_t *out
     return fl_mse_reserve_ids(ms, c, 1, out, err);
 }
 
+static int fl_mse_bucket_leader_set(fl_metastore_t *ms, int64_t table_id, int64_t partition_id,
+                                    int32_t bucket, const fl_ms_bucket_t *b, fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    fl_ms_bucket_t *cb = fl_ms_bucket_mut(fl_mse_table_mut(m, table_id), partition_id, bucket);
+    if (!cb)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                          "Bucket %d of table %lld (partition %lld) does not exist.", bucket,
+                          (long long)table_id, (long long)partition_id);
+    fl_ms_bucket_set_leader(cb, b);
+    return fl_mse_persist(m, err);
+}
+
 static const struct fl_metastore_ops fl_mse_ops = {
     .close = fl_mse_close,
     .db_count = fl_mse_db_count,
@@ -574,6 +605,7 @@ static const struct fl_metastore_ops fl_mse_ops = {
     .next_id = fl_mse_next_id,
     .reserve_ids = fl_mse_reserve_ids,
     .reserve_table_ids = fl_mse_reserve_table_ids,
+    .bucket_leader_set = fl_mse_bucket_leader_set,
 };
 
 int fl_metastore_embedded_open(const char *dir, fl_metastore_t **out, fl_error_t *err) {

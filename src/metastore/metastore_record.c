@@ -90,3 +90,25 @@ fl_ms_table_t *fl_ms_find_table_id(fl_ms_table_t *tables, size_t n, int64_t tabl
         if (tables[i].table_id == table_id) return &tables[i];
     return NULL;
 }
+
+fl_ms_bucket_t *fl_ms_bucket_mut(fl_ms_table_t *t, int64_t partition_id, int32_t bucket) {
+    if (!t || bucket < 0) return NULL;
+    if (partition_id < 0) return bucket < t->bucket_count ? &t->buckets[bucket] : NULL;
+    for (size_t i = 0; i < t->partition_count; i++) {
+        fl_ms_partition_t *p = &t->partitions[i];
+        if (p->partition_id == partition_id)
+            return bucket < p->bucket_count ? &p->buckets[bucket] : NULL;
+    }
+    return NULL;
+}
+
+void fl_ms_bucket_set_leader(fl_ms_bucket_t *dst, const fl_ms_bucket_t *b) {
+    dst->leader = b->leader;
+    dst->leader_epoch = b->leader_epoch;
+    int32_t n;
+    const int32_t *isr = fl_ms_bucket_isr(b, &n);
+    if (n > FL_REPLICAS_MAX) n = FL_REPLICAS_MAX;
+    memmove(dst->isr, isr, (size_t)n * sizeof(int32_t));
+    dst->isr_count = n;
+    dst->bucket_epoch++;
+}

@@ -100,6 +100,9 @@ static int fl_msz_load_buckets(fl_ms_zk_t *m, int64_t table_id, int64_t partitio
         if (!rc && !missing && !(rc = fl_zk_leader_isr_decode(buf->data, buf->len, &l, err))) {
             (*buckets)[b].leader = l.leader;
             (*buckets)[b].leader_epoch = l.leader_epoch;
+            (*buckets)[b].isr_count = l.isr_count;
+            memcpy((*buckets)[b].isr, l.isr, sizeof(l.isr));
+            (*buckets)[b].bucket_epoch = l.bucket_epoch;
         } else if (rc) {
             fl_err_prefix(err, "%s: ", path);
         }
@@ -834,6 +837,7 @@ static const struct fl_metastore_ops fl_msz_ops = {
     .next_id = fl_msz_next_id,
     .reserve_ids = fl_msz_reserve_ids,
     .reserve_table_ids = fl_msz_reserve_table_ids,
+    .bucket_leader_set = fl_metastore_zk_bucket_leader_set,
 };
 
 int fl_metastore_zk_open(const char *connect_string, const char *root, int session_timeout_ms,

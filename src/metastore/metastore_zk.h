@@ -107,5 +107,9 @@ int fl_metastore_zk_leader_isr_create(fl_metastore_t *ms, const fl_zk_bucket_ref
 int fl_metastore_zk_leader_isr_update(fl_metastore_t *ms, const fl_zk_bucket_ref_t *b,
                                       const fl_zk_leader_isr_t *l, int32_t expected_version,
                                       int32_t *new_version, fl_error_t *err);
+/* The store's bucket_leader_set: read, then replace at that version. */
+int fl_metastore_zk_bucket_leader_set(fl_metastore_t *ms, int64_t table_id,
+                                      int64_t partition_id, int32_t bucket,
+                                      const fl_ms_bucket_t *b, fl_error_t *err);
 
 #endif

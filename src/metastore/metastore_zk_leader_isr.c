@@ -22,25 +22,35 @@ static char *fl_msz_leader_isr_path(fl_ms_zk_t *m, const fl_zk_bucket_ref_t *b) 
                       b->table_id, b->bucket);
 }
 
-/* The cached bucket, or NULL. */
-static fl_ms_bucket_t *fl_msz_cached_bucket(fl_ms_zk_t *m, const fl_zk_bucket_ref_t *b) {
-    fl_ms_table_t *t = fl_msz_table_mut(m, b->table_id);
-    if (!t || b->bucket < 0) return NULL;
-    if (b->partition_id < 0) return b->bucket < t->bucket_count ? &t->buckets[b->bucket] : NULL;
-    for (size_t i = 0; i < t->partition_count; i++) {
-        fl_ms_partition_t *p = &t->partitions[i];
-        if (p->partition_id == b->partition_id)
-            return b->bucket < p->bucket_count ? &p->buckets[b->bucket] : NULL;
-    }
-    return NULL;
-}
-
 static void fl_msz_cache_leader(fl_ms_zk_t *m, const fl_zk_bucket_ref_t *b,
                                 const fl_zk_leader_isr_t *l) {
-    fl_ms_bucket_t *cb = fl_msz_cached_bucket(m, b);
+    fl_ms_bucket_t *cb = fl_ms_bucket_mut(fl_msz_table_mut(m, b->table_id), b->partition_id,
+                                          b->bucket);
     if (!cb) return;
     cb->leader = l->leader;
     cb->leader_epoch = l->leader_epoch;
+    cb->isr_count = l->isr_count;
+    memcpy(cb->isr, l->isr, sizeof(cb->isr));
+    cb->bucket_epoch = l->bucket_epoch;
+}
+
+int fl_metastore_zk_bucket_leader_set(fl_metastore_t *ms, int64_t table_id,
+                                      int64_t partition_id, int32_t bucket,
+                                      const fl_ms_bucket_t *nb, fl_error_t *err) {
+    fl_zk_bucket_ref_t ref = {.table_id = table_id, .partition_id = partition_id,
+                              .bucket = bucket};
+    fl_zk_leader_isr_t cur;
+    int32_t version;
+    int rc = fl_metastore_zk_leader_isr_get(ms, &ref, &cur, &version, err);
+    if (rc) return rc;
+    fl_zk_leader_isr_t l = {.leader = nb->leader, .leader_epoch = nb->leader_epoch,
+                            .coordinator_epoch = FL_MSZ(ms)->epoch,
+                            .bucket_epoch = cur.bucket_epoch + 1};
+    int32_t n;
+    const int32_t *isr = fl_ms_bucket_isr(nb, &n);
+    l.isr_count = n;
+    memcpy(l.isr, isr, (size_t)n * sizeof(int32_t));
+    return fl_metastore_zk_leader_isr_update(ms, &ref, &l, version, NULL, err);
 }
 
 int fl_metastore_zk_leader_isr_get(fl_metastore_t *ms, const fl_zk_bucket_ref_t *b,

@@ -84,7 +84,8 @@
  * down in KNOWN_DIFFERENCES.md); served on internal listeners only. */
 #define FL_API_OWN_TABLE(X)                                                \
     X(RESERVE_AUTO_INCREMENT, 1900, 0, 0, FL_ROLE_CS)                     \
-    X(LIST_LEASED_KV_SNAPSHOTS, 1901, 0, 0, FL_ROLE_CS)
+    X(LIST_LEASED_KV_SNAPSHOTS, 1901, 0, 0, FL_ROLE_CS)                   \
+    X(LIST_LEADER_EPOCHS, 1902, 0, 0, FL_ROLE_TS)
 
 enum fl_api_key {
 #define FL_API_ENUM_(name, key, lo, hi, roles) FL_API_##name = (key),

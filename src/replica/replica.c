@@ -26,6 +26,7 @@ static void fl_replica_destroy(fl_replica_t *r) {
             fl_log_tablet_close(r->log);
         }
     }
+    fl_epoch_cache_free(&r->epochs);
     pthread_mutex_destroy(&r->lock);
     pthread_mutex_destroy(&r->bg_lock);
     fl_free(r->table_dir);
@@ -45,7 +46,19 @@ void fl_replica_unref(fl_replica_t *r) {
     if (r && atomic_fetch_sub(&r->refs, 1) == 1) fl_replica_destroy(r);
 }
 
-static void fl_replica_notify(fl_replica_t *r) {
+bool fl_replica_hw_advance_locked(fl_replica_t *r, int64_t hw) {
+    int64_t end = r->log ? r->log->log_end_offset : hw;
+    if (hw > end) hw = end;
+    if (hw <= atomic_load(&r->high_watermark)) return false;
+    atomic_store(&r->high_watermark, hw);
+    /* bytes below it, for parked readers: exact at the end, else one more
+     * (what wakes a reader waiting for any byte) */
+    uint64_t b = atomic_load(&r->hw_bytes);
+    atomic_store(&r->hw_bytes, hw == end ? r->end_bytes : (b + 1 < r->end_bytes ? b + 1 : b));
+    return true;
+}
+
+void fl_replica_notify(fl_replica_t *r) {
     fl_replica_manager_t *rm = r->rm;
     if (rm && rm->on_watermark) rm->on_watermark(rm->on_watermark_ctx, r);
 }
@@ -122,7 +135,13 @@ int fl_replica_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t now
             flush = true;
         } else
 #endif
-        {
+        if (r->replicated) {
+            /* the followers move it (fl_replica_follower_fetched); they
+             * are told of the new end: parked follower fetches wake */
+            fl_replica_hw_advance_locked(r, fl_isr_high_watermark(&r->isr, end,
+                                                                  atomic_load(&r->high_watermark)));
+            moved = true;
+        } else {
             atomic_store(&r->high_watermark, end);
             atomic_store(&r->hw_bytes, r->end_bytes);
             moved = true;
@@ -213,7 +232,10 @@ int fl_replica_flush(fl_replica_t *r, fl_error_t *err) {
     if (rc) fl_replica_latch_locked(r, err->msg);
     else {
         if (atomic_load(&r->flushed_offset) < end) atomic_store(&r->flushed_offset, end);
-        if (r->rm->durability.sync && atomic_load(&r->high_watermark) < end) {
+        if (r->rm->durability.sync && r->replicated) {
+            fl_replica_hw_advance_locked(r, fl_isr_high_watermark(&r->isr, end,
+                                                                  atomic_load(&r->high_watermark)));
+        } else if (r->rm->durability.sync && atomic_load(&r->high_watermark) < end) {
             atomic_store(&r->high_watermark, end);
             atomic_store(&r->hw_bytes, end_bytes);
         }

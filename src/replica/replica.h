@@ -41,6 +41,8 @@
 #include "common_buf.h"
 #include "common_error.h"
 #include "log_tablet.h"
+#include "replica_epoch.h"
+#include "replica_isr.h"
 
 typedef struct fl_replica_manager fl_replica_manager_t;
 struct fl_remote_log;
@@ -78,7 +80,24 @@ typedef struct fl_replica {
     struct fl_remote_log *remote;
     atomic_int_fast64_t remote_start_offset; /* INT64_MAX: nothing remote */
     atomic_int_fast64_t remote_end_offset;   /* -1: nothing remote */
+    /* Replication (replica_replication.h): the role; a leader with
+     * followers ("replicated") takes its high watermark from the ISR */
+    atomic_int role;                    /* FL_REPLICA_LEADER / _FOLLOWER */
+    bool replicated;                    /* (lock) */
+    fl_isr_t isr;                       /* (lock) while replicated */
+    int32_t leader_id;                  /* (lock) a follower's leader */
+    bool hw_known;                      /* (lock) led or followed since opened */
+    /* (lock) which leader epoch began where, as in the bucket's
+     * leader-epoch-checkpoint (replica_epoch.h): a leader adds its epoch
+     * at its log end when elected, a follower takes its leader's */
+    fl_epoch_cache_t epochs;
+    bool truncation_pending;            /* (lock) following a new leader: cut by epoch first */
+    int32_t bucket_epoch;               /* (lock) of the leader and ISR it has */
+    bool isr_unsent;                    /* (lock) an ISR proposal awaits ADJUST_ISR */
 } fl_replica_t;
+
+#define FL_REPLICA_LEADER 0
+#define FL_REPLICA_FOLLOWER 1
 
 typedef struct fl_replica_append {
     int64_t base_offset; /* first offset of the request (original offset of a duplicate) */
@@ -143,6 +162,11 @@ int fl_replica_apply_retention(fl_replica_t *r, int64_t now_ms, fl_error_t *err)
 int fl_replica_put_stats(fl_replica_t *r, int64_t base_offset, uint32_t crc, const uint8_t *stats,
                          size_t len, fl_error_t *err);
 bool fl_replica_get_stats(fl_replica_t *r, int64_t base_offset, uint32_t crc, fl_buf_t *out);
+/* Under lock: moves the high watermark up to hw (never past the log end,
+ * never down); true when it moved. The caller notifies after unlocking. */
+bool fl_replica_hw_advance_locked(fl_replica_t *r, int64_t hw);
+/* Tells the replica manager's watermark hook (no lock held). */
+void fl_replica_notify(fl_replica_t *r);
 /* Forgets idempotent writers idle past expiration_ms; returns how many. */
 size_t fl_replica_expire_writers(fl_replica_t *r, int64_t now_ms, int64_t expiration_ms);
 

@@ -213,3 +213,35 @@ void fl_epoch_truncation_step(const fl_epoch_cache_t *follower, int64_t follower
     *truncate_to = leader_end < fend ? leader_end : fend;
     *done = true;
 }
+
+/* The follower's questions, one epoch at a time, answered from the
+ * leader's cache: its latest epoch's end there, then, for an epoch the
+ * leader never had, the epoch before it. */
+int64_t fl_epoch_divergence(const fl_epoch_cache_t *mine, int64_t my_end,
+                            const fl_epoch_cache_t *leader, int64_t leader_end) {
+    int32_t asked = fl_epoch_cache_latest(mine);
+    if (asked == FL_EPOCH_UNDEFINED) return leader_end < my_end ? leader_end : my_end;
+    int64_t end = my_end;
+    for (size_t round = 0; round <= mine->count; round++) {
+        int32_t le, next;
+        int64_t lend, to;
+        bool done;
+        fl_epoch_cache_end_offset(leader, asked, leader_end, &le, &lend);
+        if (le == FL_EPOCH_UNDEFINED) return FL_EPOCH_OFFSET_UNDEFINED;
+        fl_epoch_truncation_step(mine, end, le, lend, &to, &next, &done);
+        if (to != FL_EPOCH_OFFSET_UNDEFINED && to < end) end = to;
+        if (done) return end;
+        if (next == FL_EPOCH_UNDEFINED || next >= asked) return FL_EPOCH_OFFSET_UNDEFINED;
+        asked = next;
+    }
+    return FL_EPOCH_OFFSET_UNDEFINED;
+}
+
+bool fl_epoch_entries_valid(const fl_epoch_entry_t *e, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].epoch < 0 || e[i].start_offset < 0) return false;
+        if (i && (e[i].epoch <= e[i - 1].epoch || e[i].start_offset <= e[i - 1].start_offset))
+            return false;
+    }
+    return true;
+}

@@ -98,4 +98,18 @@ void fl_epoch_truncation_step(const fl_epoch_cache_t *follower, int64_t follower
                               int32_t leader_epoch, int64_t leader_end, int64_t *truncate_to,
                               int32_t *next_epoch, bool *done);
 
+/* Where a follower's log (its cache, its log end) and its leader's (the
+ * leader's cache and log end) agree: the truncation steps above run
+ * against the leader's whole cache, as a follower asking one epoch at a
+ * time would get them. FL_EPOCH_OFFSET_UNDEFINED when the leader's
+ * epochs say nothing about the follower's (the leader knows none of
+ * them). Never more than my_end. */
+int64_t fl_epoch_divergence(const fl_epoch_cache_t *mine, int64_t my_end,
+                            const fl_epoch_cache_t *leader, int64_t leader_end);
+
+/* Whether entries[0, n) could be a cache: epochs and start offsets
+ * non-negative and strictly increasing (what a leader's answer must be
+ * before a follower takes it). */
+bool fl_epoch_entries_valid(const fl_epoch_entry_t *entries, size_t n);
+
 #endif

@@ -99,27 +99,28 @@ fl_replica_t *fl_replica_manager_find(fl_replica_manager_t *rm, int64_t table_id
 }
 
 /* The leader-epoch → start-offset checkpoint beside the log (the batch
- * format of magic 0 cannot carry epochs; replica_epoch.h). A local server
- * leads every bucket at epoch 0 from the log's first offset: a bucket
- * without a readable checkpoint gets that one. */
+ * format of magic 0 cannot carry epochs; replica_epoch.h), loaded into c.
+ * A bucket without a readable checkpoint gets epoch 0 from the log's
+ * first offset (a local server leads every bucket at epoch 0). Epochs
+ * that begin past the log end (a crash between a cut of the log and the
+ * checkpoint's rewrite) go. */
 static int fl_replica_epoch_checkpoint(const char *dir, const fl_log_tablet_t *log,
-                                       fl_error_t *err) {
-    fl_epoch_cache_t c;
+                                       fl_epoch_cache_t *c, fl_error_t *err) {
     fl_error_t e;
-    int rc = fl_epoch_cache_load(dir, &c, &e);
+    int rc = fl_epoch_cache_load(dir, c, &e);
     if (rc == FLUSS_ERR_LOG_STORAGE_EXCEPTION) {
-        fl_epoch_cache_free(&c);
+        fl_epoch_cache_free(c);
         return fl_err_set(err, rc, "%s", e.msg);
     }
     if (rc) FL_WARN("%s: %s; written anew", dir, e.msg);
-    if (!rc && c.count > 0) {
-        fl_epoch_cache_free(&c);
+    if (!rc && c->count > 0) {
+        fl_epoch_cache_truncate_end(c, log->log_end_offset + 1);
         return 0;
     }
-    fl_epoch_cache_free(&c);
-    fl_epoch_cache_init(&c);
-    fl_epoch_cache_assign(&c, 0, log->log_start_offset);
-    if (fl_epoch_cache_store(dir, &c, &e)) {
+    fl_epoch_cache_free(c);
+    fl_epoch_cache_init(c);
+    fl_epoch_cache_assign(c, 0, log->log_start_offset);
+    if (fl_epoch_cache_store(dir, c, &e)) {
         /* the open fails and the bucket stays offline until a restart,
          * whose open writes the file anew (a failed directory fsync may
          * have left the rename behind) */
@@ -129,10 +130,10 @@ static int fl_replica_epoch_checkpoint(const char *dir, const fl_log_tablet_t *l
         fl_vfs_unlink(path);
         fl_free(path);
         rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", e.msg);
+        fl_epoch_cache_free(c);
     } else {
         rc = 0;
     }
-    fl_epoch_cache_free(&c);
     return rc;
 }
 
@@ -175,7 +176,9 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
     cfg.ttl_ms = ttl_ms;
     fl_log_tablet_t *log = NULL;
     int rc = fl_log_tablet_open(dir, &cfg, &log, err);
-    if (!rc) rc = fl_replica_epoch_checkpoint(dir, log, err);
+    fl_epoch_cache_t epochs;
+    fl_epoch_cache_init(&epochs);
+    if (!rc) rc = fl_replica_epoch_checkpoint(dir, log, &epochs, err);
     if (rc) {
         /* not retried by the next request: the recovery's fsync of what a
          * crash left in the page cache may be what failed (fsyncgate) */
@@ -193,6 +196,7 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
     r->table_dir = tdir;
     r->rm = rm;
     r->log = log;
+    r->epochs = epochs;
     pthread_mutex_init(&r->lock, NULL);
     pthread_mutex_init(&r->bg_lock, NULL);
     atomic_init(&r->log_start_offset, log->log_start_offset);

@@ -15,6 +15,8 @@
 #include "common_log.h"
 #include "common_time.h"
 #include "metastore_zk.h"
+#include "proto_api.h"
+#include "server_call.h"
 #include "server_config.h"
 
 #define FL_MEMBERSHIP_POLL_MS 300
@@ -104,7 +106,7 @@ static void fl_membership_pass(fl_membership_t *m) {
         }
         fl_endpoint_t ep = {.id = live[i].id, .port = cl.port};
         snprintf(ep.host, sizeof(ep.host), "%s", cl.host);
-        fl_coordinator_server_tablet_up(m->cs, &ep, in.host, in.port);
+        fl_coordinator_server_tablet_up(m->cs, &ep, live[i].listeners, in.host, in.port);
         m->known[m->known_count++] = (fl_known_tablet_t){live[i].id, live[i].incarnation};
     }
     fl_zk_tablet_servers_free(live, n);
@@ -256,6 +258,36 @@ static void fl_follow_coordinator(fl_follow_t *f) {
     fl_free(listeners);
 }
 
+#define FL_CONTROLLED_SHUTDOWN_TRIES 3
+#define FL_CONTROLLED_SHUTDOWN_PAUSE_MS 500
+
+/* Before it stops, a tablet server asks the coordinator to move its
+ * leaderships to other in-sync replicas (CONTROLLED_SHUTDOWN), so clients
+ * meet a leader change they are told of instead of a dead leader until
+ * its session expires. Asked again while some bucket has no other
+ * replica in sync (its followers may be catching up), a few times; then
+ * it stops anyway. */
+static void fl_tablet_controlled_shutdown(fl_tablet_server_t *ts, int32_t id) {
+    for (int attempt = 1; attempt <= FL_CONTROLLED_SHUTDOWN_TRIES; attempt++) {
+        Fluss__ControlledShutdownRequest req = FLUSS__CONTROLLED_SHUTDOWN_REQUEST__INIT;
+        req.tablet_server_id = id;
+        ProtobufCMessage *m = NULL;
+        fl_error_t e;
+        if (fl_server_call(ts->coordinator, FL_API_CONTROLLED_SHUTDOWN, &req.base,
+                           &fluss__controlled_shutdown_response__descriptor, &m, &e)) {
+            FL_WARN("tablet server %d: controlled shutdown: %s", id, e.msg);
+        } else {
+            size_t left = ((Fluss__ControlledShutdownResponse *)m)->n_remaining_leader_buckets;
+            protobuf_c_message_free_unpacked(m, NULL);
+            FL_INFO("tablet server %d: controlled shutdown: %zu bucket(s) still led here", id,
+                    left);
+            if (left == 0) return;
+        }
+        if (attempt < FL_CONTROLLED_SHUTDOWN_TRIES)
+            usleep(FL_CONTROLLED_SHUTDOWN_PAUSE_MS * 1000);
+    }
+}
+
 int fl_cluster_tablet_main(const fl_tablet_config_t *tc, const fl_cluster_opts_t *o,
                            const sigset_t *sigs, fl_error_t *err) {
     fl_tablet_server_t *ts = NULL;
@@ -298,6 +330,7 @@ int fl_cluster_tablet_main(const fl_tablet_config_t *tc, const fl_cluster_opts_t
 stop:
     FL_INFO("tablet server %d: received %s, shutting down", tc->id,
             signum == SIGINT ? "SIGINT" : "SIGTERM");
+    if (f.zk) fl_tablet_controlled_shutdown(ts, tc->id);
     if (f.zk) fl_zk_conn_close(f.zk); /* the registration goes at once */
     fl_tablet_server_stop(ts);
     fl_tablet_server_destroy(ts);

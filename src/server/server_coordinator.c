@@ -6,6 +6,8 @@
  */
 #include "server_coordinator.h"
 
+#include "coordinator_election.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -74,21 +76,82 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
 
 void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endpoint_t *ep,
                                       fl_rpc_client_t *client) {
-    fl_push_add_tablet(cs->push, ep, client);
+    fl_push_add_tablet(cs->push, ep, NULL, client);
 }
 
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs) { return cs->loop; }
 
+typedef enum { FL_ELECT_DOWN, FL_ELECT_UP, FL_ELECT_SHUTDOWN } fl_elect_why_t;
+
+/* (cs->lock) Applies an election rule to every bucket server `id` holds a
+ * replica of; the tables that changed are pushed whole (their leaders and
+ * ISRs to every tablet server that hosts them). A controlled shutdown is
+ * a departure announced by the server itself: its leaderships move to
+ * another live in-sync replica where there is one (where there is none it
+ * keeps them: *kept counts those) and it leaves the ISRs. */
+static void fl_coordinator_elect(fl_coordinator_server_t *cs, int32_t id, fl_elect_why_t why,
+                                 fl_bucket_key_t **kept, size_t *kept_count) {
+    fl_catalog_t *cat = &cs->catalog;
+    bool up = why == FL_ELECT_UP;
+    for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++) {
+        const fl_ms_table_t *t = cs->ms->ops->table_at(cs->ms, i);
+        bool changed = false;
+        for (size_t k = 0; k <= t->partition_count; k++) {
+            const fl_ms_partition_t *mp = k ? &t->partitions[k - 1] : NULL;
+            int32_t nb = mp ? mp->bucket_count : t->bucket_count;
+            const fl_ms_bucket_t *bs = mp ? mp->buckets : t->buckets;
+            int64_t pid = mp ? mp->partition_id : -1;
+            for (int32_t b = 0; b < nb; b++) {
+                fl_ms_bucket_t nbk;
+                bool moved = up ? fl_election_server_up(&bs[b], id, &nbk)
+                                : fl_election_server_down(&bs[b], id, cat->tablet_ids,
+                                                          cat->tablet_count, &nbk);
+                if (why == FL_ELECT_SHUTDOWN && bs[b].leader == id && nbk.leader < 0) {
+                    /* no other replica in sync: it leads until it is gone
+                     * (a bucket with one replica has nowhere to go: not
+                     * counted as one to wait for) */
+                    if (bs[b].replica_count > 1) {
+                        *kept = fl_realloc(*kept, (*kept_count + 1) * sizeof(**kept));
+                        (*kept)[(*kept_count)++] = (fl_bucket_key_t){t->table_id, pid, b};
+                    }
+                    continue;
+                }
+                if (!moved) continue;
+                fl_error_t e;
+                if (cs->ms->ops->bucket_leader_set(cs->ms, t->table_id, pid, b, &nbk, &e)) {
+                    FL_WARN("coordinator: bucket %d of table %lld: leader %d, epoch %d not "
+                            "stored: %s",
+                            b, (long long)t->table_id, nbk.leader, nbk.leader_epoch, e.msg);
+                    continue;
+                }
+                changed = true;
+                FL_INFO("coordinator: bucket %d of table %lld%s: leader %d (epoch %d), %d in "
+                        "sync, after server %d %s",
+                        b, (long long)t->table_id, mp ? " partition" : "", nbk.leader,
+                        nbk.leader_epoch, nbk.isr_count, id,
+                        up ? "came back" : why == FL_ELECT_SHUTDOWN ? "asked to stop" : "went");
+            }
+        }
+        /* table_at again: a store may have replaced the table's record */
+        if (changed) fl_push_table(cs->push, cs->ms->ops->table_at(cs->ms, i));
+    }
+}
+
 void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
-                                     const char *internal_host, int internal_port) {
+                                     const char *listeners, const char *internal_host,
+                                     int internal_port) {
     fl_rpc_client_t *c = fl_rpc_client_new(cs->loop, internal_host, internal_port, NULL);
-    fl_push_add_tablet(cs->push, client_ep, c);
+    fl_push_add_tablet(cs->push, client_ep, listeners, c);
     pthread_mutex_lock(&cs->lock);
     fl_catalog_t *cat = &cs->catalog;
     bool known = false;
     for (size_t i = 0; i < cat->tablet_count && !known; i++) known = cat->tablet_ids[i] == client_ep->id;
     if (!known && cat->tablet_count < FL_CATALOG_TABLET_SERVERS_MAX)
         cat->tablet_ids[cat->tablet_count++] = client_ep->id;
+    fl_push_servers(cs->push); /* the others learn where it is */
+    /* buckets left without a leader that it can lead get it back (pushed
+     * to every server that hosts them), then it learns every table */
+    fl_coordinator_elect(cs, client_ep->id, FL_ELECT_UP, NULL, NULL);
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
         fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), client_ep->id);
     pthread_mutex_unlock(&cs->lock);
@@ -98,6 +161,8 @@ void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpo
 }
 
 void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) {
+    /* no message goes to it any more (what was in flight fails) */
+    fl_push_remove_tablet(cs->push, id);
     pthread_mutex_lock(&cs->lock);
     fl_catalog_t *cat = &cs->catalog;
     for (size_t i = 0; i < cat->tablet_count; i++)
@@ -107,8 +172,12 @@ void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) 
             cat->tablet_count--;
             break;
         }
+    /* its buckets get new leaders and ISRs */
+    fl_coordinator_elect(cs, id, FL_ELECT_DOWN, NULL, NULL);
     pthread_mutex_unlock(&cs->lock);
-    fl_push_remove_tablet(cs->push, id);
+    fl_push_flush(cs->push);
+    fl_push_servers(cs->push); /* the others forget its internal listener */
+    fl_push_flush(cs->push);
     FL_INFO("coordinator: tablet server %d is gone", id);
 }
 
@@ -224,6 +293,59 @@ int fl_coordinator_server_autoinc_reserve(fl_coordinator_server_t *cs, int64_t t
     int rc = cs->ms->ops->reserve_table_ids(cs->ms, table_id, count, first, err);
     pthread_mutex_unlock(&cs->lock);
     return rc;
+}
+
+int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server,
+                                     int64_t table_id, int64_t partition_id, int32_t bucket,
+                                     int32_t leader_epoch, int32_t bucket_epoch,
+                                     const int32_t *isr, size_t count, fl_ms_bucket_t *out,
+                                     fl_error_t *err) {
+    pthread_mutex_lock(&cs->lock);
+    fl_ms_bucket_t *b = fl_ms_bucket_mut((fl_ms_table_t *)cs->ms->ops->table_by_id(cs->ms, table_id),
+                                         partition_id, bucket);
+    int rc = 0;
+    fl_ms_bucket_t nb;
+    if (!b)
+        rc = fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                        "Unknown bucket %d of table %lld (partition %lld).", bucket,
+                        (long long)table_id, (long long)partition_id);
+    if (!rc)
+        rc = fl_election_adjust_isr(b, server, leader_epoch, bucket_epoch, isr, count,
+                                    cs->catalog.tablet_ids, cs->catalog.tablet_count, &nb, err);
+    if (!rc) rc = cs->ms->ops->bucket_leader_set(cs->ms, table_id, partition_id, bucket, &nb, err);
+    if (!rc) {
+        /* the stored state (a store may have replaced the record) */
+        b = fl_ms_bucket_mut((fl_ms_table_t *)cs->ms->ops->table_by_id(cs->ms, table_id),
+                             partition_id, bucket);
+        if (b) *out = *b;
+        FL_INFO("coordinator: bucket %d of table %lld: ISR of %d replica(s) from leader %d "
+                "(bucket epoch %d)",
+                bucket, (long long)table_id, out->isr_count, server, out->bucket_epoch);
+    }
+    pthread_mutex_unlock(&cs->lock);
+    return rc;
+}
+
+int fl_coordinator_server_controlled_shutdown(fl_coordinator_server_t *cs, int32_t id,
+                                              fl_bucket_key_t **kept, size_t *kept_count,
+                                              fl_error_t *err) {
+    *kept = NULL;
+    *kept_count = 0;
+    pthread_mutex_lock(&cs->lock);
+    fl_catalog_t *cat = &cs->catalog;
+    bool live = false;
+    for (size_t i = 0; i < cat->tablet_count && !live; i++) live = cat->tablet_ids[i] == id;
+    if (!live) {
+        pthread_mutex_unlock(&cs->lock);
+        return fl_err_set(err, FLUSS_ERR_SERVER_NOT_EXIST_EXCEPTION,
+                          "Tablet server %d is not registered.", id);
+    }
+    fl_coordinator_elect(cs, id, FL_ELECT_SHUTDOWN, kept, kept_count);
+    pthread_mutex_unlock(&cs->lock);
+    fl_push_flush(cs->push);
+    FL_INFO("coordinator: controlled shutdown of tablet server %d: %zu bucket(s) still led by it",
+            id, *kept_count);
+    return 0;
 }
 
 void fl_coordinator_server_table_changed(fl_coordinator_server_t *cs, int64_t table_id) {

@@ -27,6 +27,7 @@
 #include "coordinator_catalog.h"
 #include "coordinator_producer_offsets.h"
 #include "metastore.h"
+#include "replica_purgatory.h"
 #include "rpc_loop.h"
 #include "rpc_server.h"
 #include "server_auto_partition.h"
@@ -96,8 +97,24 @@ void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endp
  * assigns new buckets over the live ones; one that came is told every
  * table. From the membership thread, never a loop. */
 void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
-                                     const char *internal_host, int internal_port);
+                                     const char *listeners, const char *internal_host,
+                                     int internal_port);
 void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id);
+/* A leader's ADJUST_ISR for one bucket (coordinator_election.h's rules),
+ * stored; *out is the bucket as stored. */
+int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server,
+                                     int64_t table_id, int64_t partition_id, int32_t bucket,
+                                     int32_t leader_epoch, int32_t bucket_epoch,
+                                     const int32_t *isr, size_t count, fl_ms_bucket_t *out,
+                                     fl_error_t *err);
+/* CONTROLLED_SHUTDOWN from tablet server id: its leaderships move to
+ * other in-sync replicas and it leaves every ISR (pushed before the
+ * answer); *kept (fl_free'd by the caller): the buckets it still leads
+ * for want of another replica in sync (not those with one replica). An unregistered server:
+ * SERVER_NOT_EXIST. */
+int fl_coordinator_server_controlled_shutdown(fl_coordinator_server_t *cs, int32_t id,
+                                              fl_bucket_key_t **kept, size_t *kept_count,
+                                              fl_error_t *err);
 /* The network loop the coordinator's clients live on. */
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs);
 /* Starts its loop, sends every table to the registered tablet servers and

@@ -78,6 +78,8 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_DELETE_PRODUCER_OFFSETS, FL_ROLE_CS, &fluss__delete_producer_offsets_request__descriptor, fl_api_delete_producer_offsets, FL_API_WORKER},
     {FL_API_INIT_WRITER, FL_ROLE_CS | FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer, FL_API_WORKER | FL_API_FORWARD | FL_API_CS_INTERNAL},
     {FL_API_LIST_LEASED_KV_SNAPSHOTS, FL_ROLE_CS, &fluss__list_leased_kv_snapshots_request__descriptor, fl_api_list_leased_kv_snapshots, FL_API_INTERNAL},
+    {FL_API_ADJUST_ISR, FL_ROLE_CS, &fluss__adjust_isr_request__descriptor, fl_api_adjust_isr, FL_API_WORKER | FL_API_INTERNAL},
+    {FL_API_CONTROLLED_SHUTDOWN, FL_ROLE_CS, &fluss__controlled_shutdown_request__descriptor, fl_api_controlled_shutdown, FL_API_WORKER | FL_API_INTERNAL},
     {FL_API_RESERVE_AUTO_INCREMENT, FL_ROLE_CS, &fluss__reserve_auto_increment_request__descriptor, fl_api_reserve_auto_increment, FL_API_WORKER | FL_API_INTERNAL},
     {FL_API_PRODUCE_LOG, FL_ROLE_TS, &fluss__produce_log_request__descriptor, fl_api_produce_log, 0},
     {FL_API_FETCH_LOG, FL_ROLE_TS, &fluss__fetch_log_request__descriptor, fl_api_fetch_log, 0},
@@ -89,6 +91,7 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_GET_TABLE_STATS, FL_ROLE_TS, &fluss__get_table_stats_request__descriptor, fl_api_get_table_stats, FL_API_TS_POOL},
     {FL_API_UPDATE_METADATA, FL_ROLE_TS, &fluss__update_metadata_request__descriptor, fl_api_update_metadata, FL_API_INTERNAL | FL_API_TS_CONTROL},
     {FL_API_NOTIFY_LEADER_AND_ISR, FL_ROLE_TS, &fluss__notify_leader_and_isr_request__descriptor, fl_api_notify_leader_and_isr, FL_API_INTERNAL | FL_API_TS_CONTROL},
+    {FL_API_LIST_LEADER_EPOCHS, FL_ROLE_TS, &fluss__list_leader_epochs_request__descriptor, fl_api_list_leader_epochs, FL_API_INTERNAL},
     {FL_API_STOP_REPLICA, FL_ROLE_TS, &fluss__stop_replica_request__descriptor, fl_api_stop_replica, FL_API_INTERNAL | FL_API_TS_CONTROL},
     {FL_API_GET_LAKE_SNAPSHOT, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_lake_snapshot_request__descriptor, fl_api_get_lake_snapshot, FL_API_CATALOG | FL_API_FORWARD},
 };

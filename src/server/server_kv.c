@@ -23,6 +23,7 @@
 #include "common_time.h"
 #include "record_batch.h"
 #include "record_value.h"
+#include "replica_replication.h"
 #include "server_ackwait.h"
 #include "server_node.h"
 #include "server_tablet.h"
@@ -242,6 +243,7 @@ FL_API_HANDLER(fl_api_put_kv) {
         int rc = disk_rc ? fl_err_set(&e, disk_rc, "%s", disk_err.msg)
                          : fl_kv_bucket(ts, req->table_id, table, br->has_partition_id,
                                         br->partition_id, br->bucket_id, &r, &kt, &e);
+        if (!rc && req->acks == -1) rc = fl_replica_check_acks_all(r, &e);
         if (!rc) {
             put.records = br->records.data;
             put.len = br->records.len;

@@ -55,7 +55,22 @@ void fl_local_test_config(const char *dir, size_t tablets, fl_coordinator_config
     }
 }
 
+/* A follower's connection to its leader: in-process, to that tablet
+ * server's internal side. */
+static fl_rpc_client_t *fl_local_peer_client(void *ctx, int32_t id, fl_rpc_loop_t *loop) {
+    fl_local_cluster_t *lc = ctx;
+    for (size_t i = 0; i < lc->tablet_count; i++)
+        if (lc->tablets[i]->self.id == id)
+            return fl_rpc_client_new_local(loop, lc->tablets[i]->rpc,
+                                           &lc->tablets[i]->internal_role, NULL);
+    return NULL;
+}
+
 int fl_local_cluster_start(fl_local_cluster_t *lc, fl_error_t *err) {
+    for (size_t i = 0; i < lc->tablet_count; i++) {
+        lc->tablets[i]->peer_client = fl_local_peer_client;
+        lc->tablets[i]->peer_client_ctx = lc;
+    }
     for (size_t i = 0; i < lc->tablet_count; i++) {
         fl_tablet_server_t *ts = lc->tablets[i];
         int rc = fl_tablet_server_start(ts, err);

@@ -32,6 +32,7 @@
 #include "common_time.h"
 #include "record_project.h"
 #include "record_validate.h"
+#include "replica_replication.h"
 #include "server_ackwait.h"
 #include "record_stats_build.h"
 #include "server_filter.h"
@@ -431,6 +432,10 @@ FL_API_HANDLER(fl_api_fetch_log) {
     int32_t rid = ctx->request_id;
     const Fluss__FetchLogRequest *req = (const Fluss__FetchLogRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
+    /* a follower's fetch (server_log_follower.c): only another tablet
+     * server, on the internal side; a client's follower id is ignored */
+    if (req->follower_server_id >= 0 && ctx->role->internal)
+        return fl_fetch_log_follower(ctx, req, out);
     size_t min = req->has_min_bytes && req->min_bytes > 0 ? (size_t)req->min_bytes : 1;
     int32_t wait = req->has_max_wait_ms ? req->max_wait_ms : 0;
     if (wait > FL_FETCH_WAIT_MAX_MS) wait = FL_FETCH_WAIT_MAX_MS;
@@ -609,6 +614,7 @@ FL_API_HANDLER(fl_api_produce_log) {
         if (!rc)
             rc = fl_record_validate(br->records.data, br->records.len, (fl_log_format_t)format,
                                     fl_proj_schema_types, table, &e);
+        if (!rc && req->acks == -1) rc = fl_replica_check_acks_all(r, &e);
         if (!rc) rc = fl_replica_append(r, br->records.data, br->records.len, now, &res, &e);
         if (!rc && !res.duplicate && table && table->stats_columns && format == FL_LOG_FORMAT_ARROW)
             fl_produce_keep_stats(table, r, br->records.data, br->records.len);

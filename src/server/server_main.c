@@ -33,9 +33,18 @@ static void fl_usage(FILE *f) {
     fprintf(f,
             "usage: flussd [--config FILE] [--data-dir DIR] [-D key=value]... [--tablet-servers N]\n"
             "              [--verbose]\n"
+            "       flussd coordinator [options]   one coordinator of a cluster\n"
+            "       flussd tablet [options]        one tablet server of a cluster\n"
             "\n"
-            "Starts a fluss-c server in local mode: a coordinator (id 0) and a tablet\n"
+            "Without a subcommand: local mode, a coordinator (id 0) and a tablet\n"
             "server (id 0) in one process, metadata in DIR (no ZooKeeper).\n"
+            "In a cluster every server is its own process on ZooKeeper:\n"
+            "zookeeper.address (required), zookeeper.path.root (/fluss),\n"
+            "zookeeper.client.session-timeout (60 s), bind.listeners and\n"
+            "advertised.listeners (lists: NAME://host:port,...), internal.listener.name\n"
+            "(FLUSS: the listener servers use among themselves), tablet-server.id\n"
+            "(required for a tablet server), tablet-server.rack, data.dir, remote.data.dir\n"
+            "(shared by every server).\n"
             "\n"
             "  --config FILE     a Fluss-style server.yaml\n"
             "  --data-dir DIR    data directory (config key data.dir, default ./data)\n"
@@ -202,6 +211,10 @@ static int fl_cluster_process(bool coordinator, const fl_config_t *cfg,
     tcfg->advertised = adv;
     tcfg->advertised.id = tcfg->id;
     tcfg->client_listener_internal = shared;
+    /* where its followers find the other tablet servers (their registered
+     * listener lists) */
+    snprintf(tcfg->internal_listener_name, sizeof(tcfg->internal_listener_name), "%s",
+             o.internal_name);
     if (!shared) {
         snprintf(tcfg->internal_host, sizeof(tcfg->internal_host), "%s", internal.host);
         tcfg->internal_port = internal.port;
@@ -293,6 +306,7 @@ int main(int argc, char **argv) {
     int64_t segment_bytes, index_interval, flush_messages, flush_ms, net_threads, worker_threads;
     int64_t kv_cache_bytes, kv_wb_bytes, kv_wb_count, kv_wb_budget, snap_interval, snap_retained;
     int64_t retention_check_ms, writer_expiration_ms, writer_check_ms, tiering_ms;
+    int64_t replica_lag_ms, min_isr;
     int64_t producer_ttl, producer_cleanup;
     int64_t auto_partition_ms, disk_check_ms;
     double disk_limit, disk_recover;
@@ -330,6 +344,9 @@ int main(int argc, char **argv) {
                               &writer_expiration_ms, &err) ||
         fl_config_duration_ms(&cfg, "server.writer-id.expiration-check-interval",
                               10LL * 60 * 1000, &writer_check_ms, &err) ||
+        fl_config_duration_ms(&cfg, "log.replica.max-lag-time", 30LL * 1000, &replica_lag_ms,
+                              &err) ||
+        fl_config_int(&cfg, "log.replica.min-in-sync-replicas-number", 1, &min_isr, &err) ||
         fl_config_duration_ms(&cfg, "coordinator.producer-offsets.ttl",
                               FL_PRODUCER_OFFSETS_TTL_MS_DEFAULT, &producer_ttl, &err) ||
         fl_config_duration_ms(&cfg, "coordinator.producer-offsets.cleanup-interval",
@@ -348,6 +365,12 @@ int main(int argc, char **argv) {
         fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
                    "server.data-disk.check-interval must be a positive duration, but was %lld ms",
                    (long long)disk_check_ms);
+        goto fatal;
+    }
+    if (replica_lag_ms < 1 || min_isr < 1 || min_isr > 16) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG,
+                   "log.replica.max-lag-time must be positive and "
+                   "log.replica.min-in-sync-replicas-number 1..16");
         goto fatal;
     }
     if (auto_partition_ms < 1) {
@@ -507,6 +530,8 @@ int main(int argc, char **argv) {
         tcfg.remote_log_interval_ms = tiering_ms;
         tcfg.writer_expiration_ms = writer_expiration_ms;
         tcfg.writer_expiration_check_ms = writer_check_ms;
+        tcfg.replica_max_lag_ms = replica_lag_ms;
+        tcfg.replica_min_isr = (int32_t)min_isr;
         tcfg.disk_limit_ratio = disk_limit;
         tcfg.disk_recover_ratio = disk_recover;
         tcfg.disk_check_interval_ms = disk_check_ms;

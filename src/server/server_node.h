@@ -134,11 +134,18 @@ FL_API_HANDLER(fl_api_alter_table);
 FL_API_HANDLER(fl_api_init_writer);
 FL_API_HANDLER(fl_api_reserve_auto_increment);
 FL_API_HANDLER(fl_api_list_leased_kv_snapshots);
+/* server_isr_commit.c (the coordinator's, on its internal side): */
+FL_API_HANDLER(fl_api_adjust_isr);
+FL_API_HANDLER(fl_api_controlled_shutdown);
+/* server_leader_epochs.c (a leader's, on its internal side): */
+FL_API_HANDLER(fl_api_list_leader_epochs);
 /* server_log.c: */
 FL_API_HANDLER(fl_api_produce_log);
 FL_API_HANDLER(fl_api_fetch_log);
 FL_API_HANDLER(fl_api_list_offsets);
 FL_API_HANDLER(fl_api_get_fs_token);
+/* server_log_follower.c: a leader's answer to a follower's FETCH_LOG. */
+int fl_fetch_log_follower(fl_req_ctx_t *ctx, const Fluss__FetchLogRequest *req, fl_buf_t *out);
 /* server_kv_snapshot.c: */
 FL_API_HANDLER(fl_api_get_latest_kv_snapshots);
 FL_API_HANDLER(fl_api_get_kv_snapshot_metadata);

@@ -6,6 +6,7 @@
 #include "server_push.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common_alloc.h"
@@ -44,6 +45,7 @@ typedef struct fl_push_item {
 
 typedef struct fl_push_tablet {
     fl_endpoint_t ep;
+    char listeners[512];
     fl_rpc_client_t *client;
 } fl_push_tablet_t;
 
@@ -74,11 +76,14 @@ fl_push_t *fl_push_new(const fl_endpoint_t *coordinator) {
     return p;
 }
 
-void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, fl_rpc_client_t *client) {
+void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, const char *listeners,
+                        fl_rpc_client_t *client) {
     fl_push_remove_tablet(p, ep->id); /* a server registered again: its new address */
     pthread_mutex_lock(&p->mu);
     if (p->tablet_count < FL_PUSH_TABLETS_MAX) {
         p->tablets[p->tablet_count].ep = *ep;
+        snprintf(p->tablets[p->tablet_count].listeners,
+                 sizeof(p->tablets[p->tablet_count].listeners), "%s", listeners ? listeners : "");
         p->tablets[p->tablet_count++].client = client;
         client = NULL;
     }
@@ -237,6 +242,7 @@ static void fl_push_update(fl_push_t *p, Fluss__PbTableMetadata *tm, Fluss__PbPa
     fl_push_node(&p->coordinator, &coord);
     for (size_t i = 0; i < p->tablet_count; i++) {
         fl_push_node(&p->tablets[i].ep, &nodes[i]);
+        if (p->tablets[i].listeners[0]) nodes[i].listeners = p->tablets[i].listeners;
         node_ptrs[i] = &nodes[i];
     }
     Fluss__UpdateMetadataRequest req = FLUSS__UPDATE_METADATA_REQUEST__INIT;
@@ -252,6 +258,12 @@ static void fl_push_update(fl_push_t *p, Fluss__PbTableMetadata *tm, Fluss__PbPa
     for (size_t i = 0; i < p->tablet_count; i++)
         if (p->only < 0 || p->tablets[i].ep.id == p->only)
             fl_push_enqueue(p, p->tablets[i].ep.id, FL_API_UPDATE_METADATA, &req.base);
+}
+
+void fl_push_servers(fl_push_t *p) {
+    pthread_mutex_lock(&p->mu);
+    fl_push_update(p, NULL, NULL, 0);
+    pthread_mutex_unlock(&p->mu);
 }
 
 void fl_push_set_coordinator(fl_push_t *p, const fl_endpoint_t *coordinator) {
@@ -299,9 +311,10 @@ static void fl_push_leaders(fl_push_t *p, const fl_ms_table_t *t) {
                 reqs[n].leader_epoch = bs[b].leader_epoch;
                 reqs[n].n_replicas = (size_t)bs[b].replica_count;
                 reqs[n].replicas = (int32_t *)bs[b].replicas;
-                reqs[n].n_isr = (size_t)bs[b].replica_count;
-                reqs[n].isr = (int32_t *)bs[b].replicas;
-                reqs[n].bucket_epoch = 0;
+                int32_t ni;
+                reqs[n].isr = (int32_t *)fl_ms_bucket_isr(&bs[b], &ni);
+                reqs[n].n_isr = (size_t)ni;
+                reqs[n].bucket_epoch = bs[b].bucket_epoch;
                 ptrs[n] = &reqs[n];
                 n++;
             }

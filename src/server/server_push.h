@@ -33,8 +33,12 @@
 typedef struct fl_push fl_push_t;
 
 fl_push_t *fl_push_new(const fl_endpoint_t *coordinator);
-/* Registers a tablet server and the client that reaches it (taken). */
-void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, fl_rpc_client_t *client);
+/* Registers a tablet server and the client that reaches it (taken);
+ * listeners: what it registered ("NAME://host:port,..."; NULL in local
+ * mode), passed on to every tablet server (PbServerNode.listeners) so
+ * followers find their leaders' internal listeners. */
+void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, const char *listeners,
+                        fl_rpc_client_t *client);
 /* A tablet server left: its client is destroyed (what was sent on it
  * fails); nothing more is sent to it. Not from the client's loop. */
 void fl_push_remove_tablet(fl_push_t *p, int32_t id);
@@ -44,6 +48,9 @@ size_t fl_push_tablets(fl_push_t *p, fl_endpoint_t *out, size_t cap);
 /* The coordinator's endpoint changed (its port is known once it listens):
  * queues an UPDATE_METADATA with the servers and no table. */
 void fl_push_set_coordinator(fl_push_t *p, const fl_endpoint_t *coordinator);
+/* Queues an UPDATE_METADATA with the servers and no table, to every
+ * tablet server (one came or went). */
+void fl_push_servers(fl_push_t *p);
 /* Queues the messages for a created or changed table (its partitions
  * that disappeared since the last push are stopped first). */
 void fl_push_table(fl_push_t *p, const fl_ms_table_t *t);

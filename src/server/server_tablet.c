@@ -22,6 +22,9 @@
 #include "kv_snapshot.h"
 #include "proto_api.h"
 #include "server_call.h"
+#include "server_fetcher.h"
+#include "replica_replication.h"
+#include "server_config.h"
 #include "server_hosted_table.h"
 #include "server_tiering.h"
 
@@ -133,6 +136,39 @@ void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, con
     fl_tablet_tiering_drop(ts, db, name, table_id, partition_name, partition_id);
 }
 
+void fl_tablet_server_set_peers(fl_tablet_server_t *ts, Fluss__PbServerNode *const *nodes,
+                                size_t count) {
+    pthread_rwlock_wrlock(&ts->tables_lock);
+    ts->peer_count = 0;
+    for (size_t i = 0; i < count && ts->peer_count < sizeof(ts->peers) / sizeof(ts->peers[0]); i++) {
+        fl_listener_addr_t l[FL_LISTENERS_MAX];
+        size_t n;
+        if (!nodes[i]->listeners || !ts->cfg.internal_listener_name[0] ||
+            fl_parse_listeners(nodes[i]->listeners, l, FL_LISTENERS_MAX, &n) != 0)
+            continue;
+        const fl_listener_addr_t *in = fl_listener_find(l, n, ts->cfg.internal_listener_name);
+        if (!in) continue;
+        struct fl_tablet_peer *p = &ts->peers[ts->peer_count++];
+        p->id = nodes[i]->node_id;
+        snprintf(p->host, sizeof(p->host), "%s", in->host);
+        p->port = in->port;
+    }
+    pthread_rwlock_unlock(&ts->tables_lock);
+}
+
+int fl_tablet_server_peer(fl_tablet_server_t *ts, int32_t id, char *host, size_t cap, int *port) {
+    int rc = -1;
+    pthread_rwlock_rdlock(&ts->tables_lock);
+    for (size_t i = 0; i < ts->peer_count && rc; i++)
+        if (ts->peers[i].id == id) {
+            snprintf(host, cap, "%s", ts->peers[i].host);
+            *port = ts->peers[i].port;
+            rc = 0;
+        }
+    pthread_rwlock_unlock(&ts->tables_lock);
+    return rc;
+}
+
 fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id) {
     pthread_rwlock_rdlock(&ts->tables_lock);
     fl_hosted_table_t *t = NULL;
@@ -174,6 +210,18 @@ int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_
         return fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
                           "Leader of bucket %d of table %lld is server %d, not %d.", bucket,
                           (long long)t->table_id, buckets[bucket].leader, ts->self.id);
+    return fl_tablet_server_open_replica(ts, t, has_partition, partition_id, bucket, out, err);
+}
+
+int fl_tablet_server_open_replica(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
+                                  bool has_partition, int64_t partition_id, int32_t bucket,
+                                  fl_replica_t **out, fl_error_t *err) {
+    const fl_hosted_partition_t *part = has_partition ? fl_hosted_table_partition(t, partition_id)
+                                                      : NULL;
+    if (has_partition && !part)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                          "Unknown partition %lld of table %lld", (long long)partition_id,
+                          (long long)t->table_id);
     int64_t pid = part ? part->partition_id : -1;
     fl_replica_t *r = fl_replica_manager_find(&ts->replicas, t->table_id, pid, bucket);
     if (r) {
@@ -357,6 +405,20 @@ static void fl_on_writer_expiry_timer(uv_timer_t *t) {
     fl_workq_submit(ts->workers, fl_writer_expiry_job, ts);
 }
 
+/* A leader's followers that fell behind leave its ISR (every bucket this
+ * server leads with followers). */
+static void fl_isr_check_job(void *arg) {
+    fl_tablet_server_t *ts = arg;
+    fl_tablet_isr_round(ts);
+    atomic_store(&ts->isr_check_queued, false);
+}
+
+static void fl_on_isr_timer(uv_timer_t *t) {
+    fl_tablet_server_t *ts = t->data;
+    if (!atomic_exchange(&ts->isr_check_queued, true))
+        fl_workq_submit(ts->workers, fl_isr_check_job, ts);
+}
+
 static void fl_on_flush_timer(uv_timer_t *t) {
     fl_tablet_server_t *ts = t->data;
     fl_replica_manager_flush_dirty(&ts->replicas);
@@ -468,6 +530,11 @@ static void fl_tablet_timers_start(void *arg) {
     ts->writer_expiry_timer.data = ts;
     uint64_t we = (uint64_t)ts->cfg.writer_expiration_check_ms;
     uv_timer_start(&ts->writer_expiry_timer, fl_on_writer_expiry_timer, we, we);
+    uv_timer_init(uv, &ts->isr_timer);
+    ts->isr_timer.data = ts;
+    uint64_t ic = (uint64_t)(ts->cfg.replica_max_lag_ms / 2 > 0 ? ts->cfg.replica_max_lag_ms / 2 : 1);
+    if (ic > 1000) ic = 1000;
+    uv_timer_start(&ts->isr_timer, fl_on_isr_timer, ic, ic);
     uv_timer_init(uv, &ts->flush_timer);
     ts->flush_timer.data = ts;
     if (!ts->cfg.durability.sync && ts->cfg.durability.flush_interval_ms > 0) {
@@ -542,6 +609,9 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     ts->internal_role = (fl_server_role_t){FL_ROLE_TS, NULL, ts, &ts->self, true};
     snprintf(name, sizeof(name), "ts%d-ctl", cfg->id);
     ts->control = fl_workq_new(1, name);
+    ts->fetchers = fl_fetchers_new(ts);
+    if (ts->cfg.replica_max_lag_ms <= 0) ts->cfg.replica_max_lag_ms = 30 * 1000;
+    if (ts->cfg.replica_min_isr <= 0) ts->cfg.replica_min_isr = 1;
     (void)err;
     *out = ts;
     return 0;
@@ -587,6 +657,9 @@ void fl_tablet_server_stop(fl_tablet_server_t *ts) {
      * in order); anything parked after this completes at once */
     fl_purgatory_shutdown(ts->purgatory);
     fl_rpc_server_close(ts->rpc);
+    /* a follower's connections end here, before any tablet server of the
+     * process (local mode: its leaders) is freed */
+    fl_fetchers_shutdown(ts->fetchers);
 }
 
 void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
@@ -601,6 +674,7 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     fl_workq_destroy(ts->kv_committer); /* after the puts that queue its jobs */
     fl_workq_destroy(ts->workers);
     ts->replicas.workers = NULL;
+    fl_fetchers_destroy(ts->fetchers); /* their clients live on client_loop */
     /* nothing calls the coordinator any more: its client, then its loop */
     fl_rpc_client_destroy(ts->coordinator);
     fl_rpc_loop_destroy(ts->client_loop);

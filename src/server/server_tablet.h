@@ -45,6 +45,9 @@ typedef struct fl_tablet_config {
     char internal_host[FL_SERVER_HOST_MAX];
     int internal_port;
     bool client_listener_internal; /* one listener for both (internal.listener.name names it) */
+    char internal_listener_name[64]; /* internal.listener.name: where peers are reached */
+    int64_t replica_max_lag_ms;    /* log.replica.max-lag-time (30 s) */
+    int32_t replica_min_isr;       /* log.replica.min-in-sync-replicas-number (1) */
     fl_rpc_limits_t limits;
     size_t network_threads;
     size_t worker_threads;
@@ -95,7 +98,22 @@ struct fl_tablet_server {
     pthread_rwlock_t tables_lock;
     size_t table_count, table_cap;
     fl_hosted_table_t **tables;
-    uv_timer_t retention_timer, flush_timer, snapshot_timer, writer_expiry_timer;
+    /* (tables_lock) the other tablet servers' internal listeners, from
+     * UPDATE_METADATA: where a follower fetches from its leader */
+    size_t peer_count;
+    struct fl_tablet_peer {
+        int32_t id;
+        char host[FL_SERVER_HOST_MAX];
+        int port;
+    } peers[64];
+    struct fl_fetchers *fetchers;  /* server_fetcher.h: a follower's fetches */
+    /* How a follower reaches its leader's internal side: set in local mode
+     * (an in-process connection to the tablet server with that id, or
+     * NULL); unset, TCP to the peer's internal listener. */
+    fl_rpc_client_t *(*peer_client)(void *ctx, int32_t id, fl_rpc_loop_t *loop);
+    void *peer_client_ctx;
+    uv_timer_t retention_timer, flush_timer, snapshot_timer, writer_expiry_timer, isr_timer;
+    atomic_bool isr_check_queued;  /* an ISR check is queued or running */
     atomic_bool snapshot_queued;   /* a snapshot round is queued or running */
     /* data-disk write protection: sampled on a worker, read on the data path */
     fl_disk_guard_t disk;
@@ -148,6 +166,20 @@ void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, con
                                      int64_t table_id, const char *partition_name,
                                      int64_t partition_id);
 
+/* server_isr.c: one ISR round over the buckets this server leads (on a
+ * worker): followers behind leave, caught-up ones join, each change
+ * committed by the coordinator through ADJUST_ISR first. */
+void fl_tablet_isr_round(fl_tablet_server_t *ts);
+
+/* UPDATE_METADATA's tablet servers: their internal listeners. */
+void fl_tablet_server_set_peers(fl_tablet_server_t *ts, Fluss__PbServerNode *const *nodes,
+                                size_t count);
+/* A peer's internal listener: 0, or -1 when unknown. */
+int fl_tablet_server_peer(fl_tablet_server_t *ts, int32_t id, char *host, size_t cap, int *port);
+/* Opens (recovers) a bucket's replica whatever leads it (a follower's). */
+int fl_tablet_server_open_replica(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
+                                  bool has_partition, int64_t partition_id, int32_t bucket,
+                                  fl_replica_t **out, fl_error_t *err);
 /* The table (referenced: fl_hosted_table_unref), or NULL. */
 fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id);
 

@@ -19,7 +19,11 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "common_fs.h"
 #include "common_log.h"
+#include "common_time.h"
+#include "replica_replication.h"
+#include "server_fetcher.h"
 #include "server_hosted_table.h"
 #include "server_node.h"
 #include "server_tablet.h"
@@ -52,9 +56,80 @@ FL_API_HANDLER(fl_api_update_metadata) {
     }
     fl_free(built);
     if (rc) return rc;
+    if (req->n_tablet_servers) fl_tablet_server_set_peers(ts, req->tablet_servers, req->n_tablet_servers);
     Fluss__UpdateMetadataResponse resp = FLUSS__UPDATE_METADATA_RESPONSE__INIT;
     fl_server_reply(out, ctx->request_id, &resp.base);
     return 0;
+}
+
+/* A follower keeps no primary-key state: its log is the leader's, and
+ * the bucket's next leadership here builds the state again from the
+ * newest snapshot and the log (kv_tablet.h replays to the log end). A
+ * store left on disk (a former leader before a restart) goes: what it
+ * holds may come from a tail the follower's cut by epoch removes. An open
+ * one (a leader demoted while running: its ZooKeeper session expired and
+ * it registered again) stays open until the server restarts; closing it
+ * under in-flight puts and lookups is a step of its own (DESIGN.md,
+ * "Cluster mode"), and until then this is said in the log. */
+static void fl_notify_kv_follower(fl_tablet_server_t *ts, fl_replica_t *r) {
+    if (atomic_load(&r->kv)) {
+        FL_WARN("tablet server %d: bucket %d of table %lld: demoted while running, its "
+                "primary-key store stays open until a restart (leading it again here before "
+                "then would serve that store)",
+                ts->self.id, r->bucket, (long long)r->table_id);
+        return;
+    }
+    char dir[4200];
+    const char *ld = r->log->dir;
+    const char *slash = strrchr(ld, '/');
+    size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
+    snprintf(dir, sizeof(dir), "%.*skv-%d", (int)base, ld, r->bucket);
+    fl_error_t e;
+    if (fl_fs_remove_tree(dir, &e))
+        FL_WARN("tablet server %d: removing %s: %s", ts->self.id, dir, e.msg);
+}
+
+/* One bucket of NOTIFY_LEADER_AND_ISR: this server leads it (its log and
+ * kv opened, its followers' progress tracked), follows it (its log opened,
+ * fetched from the leader), or neither. */
+static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderAndIsrReqForBucket *b,
+                            fl_error_t *err) {
+    const Fluss__PbTableBucket *tb = b->table_bucket;
+    int32_t self = ts->self.id;
+    bool replica = b->leader == self;
+    for (size_t i = 0; i < b->n_replicas && !replica; i++) replica = b->replicas[i] == self;
+    int64_t pid = tb->has_partition_id ? tb->partition_id : -1;
+    if (!replica) {
+        fl_fetchers_remove(ts->fetchers, tb->table_id, pid, tb->bucket_id);
+        return 0;
+    }
+    fl_hosted_table_t *t = fl_tablet_server_table(ts, tb->table_id);
+    if (!t)
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                          "Table %lld is not known here yet.", (long long)tb->table_id);
+    fl_replica_t *r = NULL;
+    int rc = fl_tablet_server_open_replica(ts, t, tb->has_partition_id, tb->partition_id,
+                                           tb->bucket_id, &r, err);
+    if (!rc && b->leader == self) {
+        fl_fetchers_remove(ts->fetchers, tb->table_id, pid, tb->bucket_id);
+        fl_replica_leadership_t l = {
+            .self = self, .leader_epoch = b->leader_epoch, .replicas = b->replicas,
+            .replica_count = b->n_replicas, .isr = b->isr, .isr_count = b->n_isr,
+            .bucket_epoch = b->bucket_epoch,
+            .min_isr = ts->cfg.replica_min_isr, .max_lag_ms = ts->cfg.replica_max_lag_ms};
+        fl_replica_become_leader(r, &l, fl_time_mono_ms());
+        fl_kv_tablet_t *kt;
+        if (t->kv) rc = fl_tablet_server_kv(ts, t, r, &kt, err);
+    } else if (!rc) {
+        fl_fetchers_remove(ts->fetchers, tb->table_id, pid, tb->bucket_id);
+        bool was_leader = fl_replica_role(r) == FL_REPLICA_LEADER;
+        rc = fl_replica_become_follower(r, b->leader, b->leader_epoch, err);
+        if (!rc && t->kv && (was_leader || !atomic_load(&r->kv))) fl_notify_kv_follower(ts, r);
+        if (!rc && b->leader >= 0) fl_fetchers_add(ts->fetchers, b->leader, r);
+    }
+    if (r) fl_replica_unref(r);
+    fl_hosted_table_unref(t);
+    return rc;
 }
 
 FL_API_HANDLER(fl_api_notify_leader_and_isr) {
@@ -70,16 +145,13 @@ FL_API_HANDLER(fl_api_notify_leader_and_isr) {
         fluss__pb_notify_leader_and_isr_resp_for_bucket__init(&rs[i]);
         rs[i].table_bucket = b->table_bucket;
         ptrs[i] = &rs[i];
-        if (b->leader != ts->self.id) continue; /* followers: replication comes later */
         fl_error_t e;
         fl_err_clear(&e);
-        int rc = fl_tablet_server_become_leader(ts, b->table_bucket->table_id,
-                                                b->table_bucket->has_partition_id,
-                                                b->table_bucket->partition_id,
-                                                b->table_bucket->bucket_id, &e);
+        int rc = fl_notify_bucket(ts, b, &e);
         if (rc) {
-            FL_WARN("tablet server %d: leading bucket %d of table %lld: %s", ts->self.id,
-                    b->table_bucket->bucket_id, (long long)b->table_bucket->table_id, e.msg);
+            FL_WARN("tablet server %d: bucket %d of table %lld (leader %d): %s", ts->self.id,
+                    b->table_bucket->bucket_id, (long long)b->table_bucket->table_id, b->leader,
+                    e.msg);
             rs[i].has_error_code = 1;
             rs[i].error_code = fl_server_wire_code(rc);
             msgs[i] = fl_strdup(e.msg);
@@ -126,7 +198,10 @@ FL_API_HANDLER(fl_api_stop_replica) {
         fluss__pb_stop_replica_resp_for_bucket__init(&rs[i]);
         rs[i].table_bucket = b->table_bucket;
         ptrs[i] = &rs[i];
-        if (!b->delete_) continue; /* a stop without delete: nothing to close yet (no followers) */
+        fl_fetchers_remove(ts->fetchers, b->table_bucket->table_id,
+                           b->table_bucket->has_partition_id ? b->table_bucket->partition_id : -1,
+                           b->table_bucket->bucket_id);
+        if (!b->delete_) continue; /* a stop without delete: no fetching is all it asks */
         int64_t tid = b->table_bucket->table_id;
         int64_t pid = b->table_bucket->has_partition_id ? b->table_bucket->partition_id : -1;
         /* once per table or partition: the coordinator names all its buckets */

@@ -36,7 +36,7 @@ class Cluster:
     (another coordinator, a tablet server started again) on the same
     ZooKeeper with the same settings."""
 
-    def __init__(self, base: Path, tablets: int = 3, rf: int = 1, extra=()):
+    def __init__(self, base: Path, tablets: int = 3, rf: int = 1, extra=(), session="4s"):
         self.dir = base / "cluster"
         self.host = "127.0.0.1"
         self.tablets = tablets
@@ -48,7 +48,8 @@ class Cluster:
                     "CLUSTER_RF": str(rf), "CLUSTER_ZK_PORT": "0",
                     "CLUSTER_CS_PORTS": f"{self.coordinator_port},{self.cs_internal}",
                     "CLUSTER_TS_PORTS": f"{self.tablet_port},{self.tablet_port + tablets}",
-                    "CLUSTER_ARGS": " ".join(self.extra), "CLUSTER_SESSION": "4s"}
+                    "CLUSTER_ARGS": " ".join(self.extra), "CLUSTER_SESSION": session}
+        self.session = session
         self.procs = {}  # processes this object started (name -> Popen)
 
     def start(self):
@@ -65,7 +66,7 @@ class Cluster:
 
     def common_args(self):
         args = ["-D", f"zookeeper.address={self.zk_address}",
-                "-D", "zookeeper.client.session-timeout=4s",
+                "-D", f"zookeeper.client.session-timeout={self.session}",
                 "-D", "internal.listener.name=INTERNAL",
                 "-D", f"remote.data.dir={self.dir / 'remote'}",
                 "-D", f"default.replication.factor={self.rf}"]

@@ -13,6 +13,8 @@ on ZooKeeper (`flussd coordinator`, `flussd tablet`).
 """
 
 import asyncio
+import os
+import signal
 import time
 
 import pyarrow as pa
@@ -20,7 +22,8 @@ import pytest
 
 import fluss
 from conftest import free_ports
-from logutil import create_log_table, read_all, wait_ready
+from logutil import build_batch, create_log_table, produce_log, read_all, wait_ready
+from rawwire import handshake
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
 
@@ -48,12 +51,19 @@ async def upsert(conn, path, lo, hi):
 
 
 async def lookup_all(conn, path, lo, hi):
-    lk = (await conn.get_table(path)).new_lookup().create_lookuper()
-    out = {}
-    for i in range(lo, hi):
-        r = await lk.lookup({"id": i})
-        out[i] = None if r is None else r["name"]
-    return out
+    """Every key's name (None: absent). A lookuper answers one lookup at a
+    time, each after the client's batch timeout (~0.1 s): the keys are
+    split over lookupers that go together."""
+    table = await conn.get_table(path)
+    keys = list(range(lo, hi))
+    parts = [keys[j:j + 10] for j in range(0, len(keys), 10)]
+
+    async def part(ks):
+        lk = table.new_lookup().create_lookuper()
+        return [await lk.lookup({"id": i}) for i in ks]
+
+    got = [r for rs in await asyncio.gather(*(part(p) for p in parts)) for r in rs]
+    return {i: None if r is None else r["name"] for i, r in zip(keys, got)}
 
 
 async def retry(what, timeout=30.0):
@@ -165,3 +175,211 @@ async def test_coordinator_failover_to_a_standby(cluster):
     for i in range(2):
         assert "the active coordinator is" in c.log(f"tablet-{i}")
         assert c.log(f"tablet-{i}").count("the active coordinator is") >= 2
+
+
+async def test_leader_failover_with_three_replicas(cluster):
+    c = cluster(tablets=3, rf=3)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log, pk = await make_tables(conn, "fluss", buckets=3)
+    await write_log(conn, log, 0, 600)
+    await upsert(conn, pk, 0, 300)
+    # every replica holds every bucket: acks=all waited for the followers
+    for i in range(3):
+        buckets = {d.name for d in (c.dir / f"tablet-{i}-data").rglob("log-*") if d.is_dir()
+                   and d.parent.name.startswith("log-")}
+        assert buckets == {"log-0", "log-1", "log-2"}, (i, buckets)
+    await conn.close()
+    # tablet server 0 leads a bucket: it dies, and the coordinator elects
+    # an in-sync follower once its ZooKeeper session expires
+    c.kill9("tablet-0")
+    deadline = time.monotonic() + 30
+    while "tablet server 0 is gone" not in c.log("coordinator"):
+        assert time.monotonic() < deadline, c.log("coordinator")[-3000:]
+        await asyncio.sleep(0.1)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    # the new leader's high watermark is the one it last heard from the old
+    # leader: readers see the rest once its follower has fetched again
+    assert await read_ids_until(conn, admin, log, list(range(600))) == list(range(600))
+    # the new leaders built their primary-key state from the replicated
+    # changelog
+    assert await retry(lambda: lookup_all(conn, pk, 0, 300)) == {i: f"v{i}" for i in range(300)}
+    # writes go on with two replicas in sync
+    await retry(lambda: write_log(conn, log, 600, 900))
+    await retry(lambda: upsert(conn, pk, 300, 400))
+    # the old leader comes back as a follower, fetches again and is a
+    # replica like the others
+    c.start_tablet(0)
+    deadline = time.monotonic() + 30
+    while c.log("coordinator").count("tablet server 0 is up") < 2:
+        assert time.monotonic() < deadline, c.log("coordinator")[-3000:]
+        await asyncio.sleep(0.1)
+    await retry(lambda: write_log(conn, log, 900, 1000))
+    got = await read_all(conn, admin, log)
+    assert sorted(got.column("id").to_pylist()) == list(range(1000))
+    assert await lookup_all(conn, pk, 0, 400) == {i: f"v{i}" for i in range(400)}
+    # once caught up, the leaders take it back into the ISR through the
+    # coordinator (ADJUST_ISR): all six buckets have three in sync again
+    await wait_log(c, "coordinator", "ISR of 3 replica(s)", 6)
+    # now server 1 dies: server 0, restarted and refetched, is in sync and
+    # first in assignment order for one bucket of each table, so it leads
+    # there, its primary-key state built from its log
+    c.kill9("tablet-1")
+    await wait_log(c, "coordinator", "tablet server 1 is gone")
+    assert "leader 0 (epoch" in c.log("coordinator").split("tablet server 0 is up")[-1]
+    assert await read_ids_until(conn, admin, log, list(range(1000))) == list(range(1000))
+    assert await retry(lambda: lookup_all(conn, pk, 0, 400)) == {i: f"v{i}" for i in range(400)}
+    await retry(lambda: upsert(conn, pk, 400, 450))
+    assert await lookup_all(conn, pk, 0, 450) == {i: f"v{i}" for i in range(450)}
+    await conn.close()
+
+
+async def read_ids_until(conn, admin, path, want, timeout=30.0):
+    """The table's ids, sorted, read again until they are want or the
+    timeout passes (a new leader's high watermark catches up once its
+    followers fetched)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = await retry(lambda: read_all(conn, admin, path))
+        ids = sorted(got.column("id").to_pylist())
+        if ids == want or time.monotonic() > deadline:
+            return ids
+        await asyncio.sleep(0.2)
+
+
+async def wait_log(c, name, text, count=1, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while c.log(name).count(text) < count:
+        assert time.monotonic() < deadline, c.log(name)[-4000:]
+        await asyncio.sleep(0.1)
+
+
+async def test_isr_shrinks_and_grows_with_a_stopped_follower(cluster):
+    """A follower that stops fetching (SIGSTOP, well inside its ZooKeeper
+    session) leaves the ISR once log.replica.max-lag-time passes: its
+    leaders propose it and the coordinator commits it (ADJUST_ISR).
+    Resumed (SIGCONT), it catches up and its leaders take it back the same
+    way; the data is whole throughout."""
+    c = cluster(tablets=3, rf=3, extra=("-D", "log.replica.max-lag-time=1s"), session="10s")
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log = await create_log_table(admin, "fluss", "log", SCHEMA, bucket_count=3,
+                                 bucket_keys=["id"])
+    await write_log(conn, log, 0, 300)
+    os.kill(c.pid("tablet-2"), signal.SIGSTOP)
+    try:
+        # a follower is out of sync once the leader's log has grown past
+        # it for max-lag: these writes wait (acks=all) until the ISR of
+        # the buckets that 0 and 1 lead has shrunk; the bucket 2 leads
+        # waits for it to resume
+        writing = asyncio.ensure_future(write_log(conn, log, 300, 600))
+        await wait_log(c, "coordinator", "ISR of 2 replica(s)", 2, timeout=6)
+    finally:
+        os.kill(c.pid("tablet-2"), signal.SIGCONT)
+    await writing
+    await wait_log(c, "coordinator", "ISR of 3 replica(s)", 2)
+    await write_log(conn, log, 600, 900)
+    got = await read_all(conn, admin, log)
+    assert sorted(got.column("id").to_pylist()) == list(range(900))
+    assert "is gone" not in c.log("coordinator")  # no session expired on the way
+    await conn.close()
+
+
+def segment_bytes(c, tablet: int, table_dir: str, bucket: int) -> bytes:
+    """A replica's log segments, in offset order, as one byte string."""
+    d = next((c.dir / f"tablet-{tablet}-data").rglob(f"{table_dir}/log-{bucket}"))
+    return b"".join(p.read_bytes() for p in sorted(d.glob("*.log")))
+
+
+async def test_diverged_tail_is_cut_by_leader_epoch(cluster):
+    """KIP-101/279 through the processes: a leader appends a tail its
+    followers never fetch (acks=1 while both are stopped) and is killed;
+    a follower leads in a new epoch and takes other writes at the same
+    offsets. The old leader, restarted, asks the new one for its leader
+    epochs (LIST_LEADER_EPOCHS), cuts exactly its own tail and fetches
+    the new leader's: the three replicas end byte for byte the same."""
+    c = cluster(tablets=3, rf=3)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log = await create_log_table(admin, "fluss", "log", SCHEMA, bucket_count=1)
+    info = await admin.get_table_info(log)
+    await write_log(conn, log, 0, 100)
+    # the followers name their leader when they start fetching
+    deadline = time.monotonic() + 10
+    leader = None
+    while leader is None:
+        for i in range(3):
+            for j in range(3):
+                if f"fetching from leader {j} " in c.log(f"tablet-{i}"):
+                    leader = j
+        assert leader is not None or time.monotonic() < deadline
+        await asyncio.sleep(0.1)
+    followers = [i for i in range(3) if i != leader]
+    await conn.close()
+    for f in followers:
+        os.kill(c.pid(f"tablet-{f}"), signal.SIGSTOP)
+    try:
+        # the fetches they had parked at the leader expire (0.5 s) into
+        # socket buffers: nothing of the tail below reaches them
+        await asyncio.sleep(1.0)
+        # acks=1 straight to the leader (a client would also ask the
+        # stopped servers for metadata)
+        rc = handshake(c.host, c.tablet_port + leader)
+        try:
+            rtype, resp = produce_log(rc, info.table_id, {0: build_batch(
+                rows(100, 150).to_batches()[0], info.schema_id)}, acks=1)
+        finally:
+            rc.close()
+        assert rtype == 0 and resp[0]["error_code"] == 0, resp
+        c.kill9(f"tablet-{leader}")
+    finally:
+        for f in followers:
+            os.kill(c.pid(f"tablet-{f}"), signal.SIGCONT)
+    await wait_log(c, "coordinator", f"tablet server {leader} is gone")
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await retry(lambda: write_log(conn, log, 1000, 1030))
+    c.start_tablet(leader)
+    name = f"tablet-{leader}"
+    await wait_log(c, name, "log cut at 100 (was 150)")
+    await wait_log(c, "coordinator", "ISR of 3 replica(s)")
+    got = await read_all(conn, admin, log)
+    assert sorted(got.column("id").to_pylist()) == list(range(100)) + list(range(1000, 1030))
+    table_dir = next(p.name for p in (c.dir / f"tablet-{leader}-data" / "fluss").iterdir()
+                     if p.name.startswith("log-"))
+    want = segment_bytes(c, followers[0], table_dir, 0)
+    deadline = time.monotonic() + 10
+    while any(segment_bytes(c, i, table_dir, 0) != want for i in range(3)):
+        assert time.monotonic() < deadline, "replicas differ after the heal"
+        await asyncio.sleep(0.2)
+    await conn.close()
+
+
+async def test_controlled_shutdown_moves_leaderships(cluster):
+    """SIGTERM to a tablet server: before it stops it asks the coordinator
+    to move its leaderships to in-sync followers (CONTROLLED_SHUTDOWN),
+    so every bucket has a live leader before its registration goes, and
+    writes and reads carry on whole."""
+    c = cluster(tablets=3, rf=3)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log, pk = await make_tables(conn, "fluss", buckets=3)
+    await write_log(conn, log, 0, 300)
+    await upsert(conn, pk, 0, 100)
+    c.terminate("tablet-0")
+    text = c.log("coordinator")
+    assert "controlled shutdown of tablet server 0: 0 bucket(s) still led by it" in text, text
+    before_gone = text.split("tablet server 0 is gone")[0]
+    # server 0 led one bucket of each table: both moved while it ran
+    assert before_gone.count("after server 0 asked to stop") >= 2, before_gone[-3000:]
+    assert "controlled shutdown: 0 bucket(s) still led here" in c.log("tablet-0")
+    await retry(lambda: write_log(conn, log, 300, 400))
+    await retry(lambda: upsert(conn, pk, 100, 150))
+    assert await read_ids_until(conn, admin, log, list(range(400))) == list(range(400))
+    assert await retry(lambda: lookup_all(conn, pk, 0, 150)) == {i: f"v{i}" for i in range(150)}
+    await conn.close()

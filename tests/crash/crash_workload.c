@@ -209,7 +209,7 @@ int cw_meta_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_
             rc = ms->ops->table_drop(ms, "db", name, &err);
         } else {
             snprintf(name, sizeof(name), "t%d", i);
-            fl_ms_bucket_t buckets[2] = {{0, 0, 1, {0}}, {0, 0, 1, {0}}};
+            fl_ms_bucket_t buckets[2] = {{.replica_count = 1}, {.replica_count = 1}};
             fl_ms_table_t t = {.database = "db", .name = name, .table_id = 100 + i,
                                .schema_id = 1, .table_json = "{\"x\":1}", .created_ms = i,
                                .modified_ms = i, .bucket_count = 2, .buckets = buckets};

@@ -39,6 +39,8 @@ if SERVER_KIND not in ("ours", "reference", "cluster"):
 IS_CLUSTER = SERVER_KIND == "cluster"
 IS_OURS = SERVER_KIND in ("ours", "cluster")
 IS_REFERENCE = SERVER_KIND == "reference"
+# what a table created without table.replication.factor gets
+DEFAULT_RF = os.environ.get("FLUSS_CLUSTER_RF", "3") if IS_CLUSTER else "1"
 
 START_TIMEOUT_S = 10.0
 
@@ -282,7 +284,7 @@ class ClusterServers:
         ts_internal = self.tablet_port + self.tablets
         self.env = {**os.environ, "FLUSSD": str(binary),
                     "CLUSTER_TABLETS": str(self.tablets),
-                    "CLUSTER_RF": os.environ.get("FLUSS_CLUSTER_RF", "1"),
+                    "CLUSTER_RF": os.environ.get("FLUSS_CLUSTER_RF", "3"),
                     "CLUSTER_ZK_PORT": "0",
                     "CLUSTER_CS_PORTS": f"{self.coordinator_port},{cs_internal}",
                     "CLUSTER_TS_PORTS": f"{self.tablet_port},{ts_internal}",

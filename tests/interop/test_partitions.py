@@ -4,7 +4,7 @@ test_partition_data.py)."""
 import pyarrow as pa
 
 import fluss
-from conftest import expect_error
+from conftest import DEFAULT_RF, expect_error
 
 
 async def test_partitioned_log_table(admin, db):
@@ -19,7 +19,7 @@ async def test_partitioned_log_table(admin, db):
     assert info.get_bucket_keys() == []
     assert info.get_primary_keys() == []
     assert info.num_buckets == 2
-    assert info.get_properties() == {"table.replication.factor": "1"}
+    assert info.get_properties() == {"table.replication.factor": DEFAULT_RF}
     assert await admin.list_partition_infos(path) == []
 
 
@@ -41,7 +41,7 @@ async def test_partitioned_pk_table_default_bucket_key(admin, db):
     assert info.get_schema().get_columns() == [
         ("id", "bigint NOT NULL"), ("region", "string NOT NULL"),
         ("dt", "string NOT NULL"), ("v", "double")]
-    assert info.get_properties() == {"table.replication.factor": "1",
+    assert info.get_properties() == {"table.replication.factor": DEFAULT_RF,
                                      "table.kv.format-version": "2"}
     assert await admin.list_partition_infos(path) == []
 

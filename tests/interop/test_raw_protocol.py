@@ -8,7 +8,7 @@ import pytest
 
 import fluss
 import rawwire
-from conftest import IS_OURS, IS_REFERENCE, connect, unique
+from conftest import DEFAULT_RF, IS_OURS, IS_REFERENCE, connect, unique
 
 ours_only = pytest.mark.skipif(
     not IS_OURS, reason="reference (Java) server behaves differently here; "
@@ -249,7 +249,7 @@ async def test_raw_table_json_data_types(server, db):
     assert got["partition_key"] == []
     assert got["bucket_key"] == ["id"]
     assert got["bucket_count"] == 2
-    assert got["properties"] == {"table.replication.factor": "1",
+    assert got["properties"] == {"table.replication.factor": DEFAULT_RF,
                                  "table.kv.format-version": "2"}
     assert got["custom_properties"] == {"src": "raw"}
     schema = got["schema"]

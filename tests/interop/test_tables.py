@@ -4,7 +4,7 @@ import pyarrow as pa
 import pytest
 
 import fluss
-from conftest import assert_recent_ms, expect_error, unique
+from conftest import DEFAULT_RF, assert_recent_ms, expect_error, unique
 
 E = fluss.ErrorCode
 
@@ -55,7 +55,7 @@ async def test_create_log_table(admin, db):
     assert info.get_custom_properties() == {"owner": "interop", "x.y": "z"}
     props = info.get_properties()
     assert props == {"table.log.arrow.compression.type": "ZSTD",
-                     "table.replication.factor": "1"}
+                     "table.replication.factor": DEFAULT_RF}
     assert_recent_ms(info.created_time, "created_time")
     assert_recent_ms(info.modified_time, "modified_time")
     assert info.modified_time >= info.created_time
@@ -79,7 +79,7 @@ async def test_create_log_table_defaults(admin, db):
     assert info.num_buckets == 1  # default.bucket.number
     assert info.comment is None
     assert info.get_custom_properties() == {}
-    assert info.get_properties() == {"table.replication.factor": "1"}
+    assert info.get_properties() == {"table.replication.factor": DEFAULT_RF}
 
 
 async def test_create_pk_table(admin, db):
@@ -105,7 +105,7 @@ async def test_create_pk_table(admin, db):
         ("id", "bigint NOT NULL"), ("region", "string NOT NULL"),
         ("amount", "decimal(10,2)")]
     assert info.get_custom_properties() == {"team": "a"}
-    assert info.get_properties() == {"table.replication.factor": "1",
+    assert info.get_properties() == {"table.replication.factor": DEFAULT_RF,
                                      "table.kv.format-version": "2"}
     assert_recent_ms(info.created_time, "created_time")
 
@@ -129,7 +129,7 @@ async def test_table_formats_from_descriptor(admin, db):
     assert props.get("table.log.format") == "ARROW"
     assert props.get("table.kv.format") == "COMPACTED"
     assert props.get("table.kv.format-version") == "2"
-    assert props.get("table.replication.factor") == "1"
+    assert props.get("table.replication.factor") == DEFAULT_RF
 
 
 async def test_table_ids_distinct_and_increasing(admin, db):

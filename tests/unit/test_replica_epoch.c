@@ -245,6 +245,43 @@ static void test_kip279_two_steps(void **state) {
     fl_epoch_cache_free(&f);
 }
 
+/* The cut from a leader's whole cache: the KIP cases above, a follower
+ * with no epoch, a leader that knows none of the follower's; and which
+ * answers a follower takes at all. */
+static void test_divergence(void **state) {
+    (void)state;
+    fl_epoch_cache_t l, f, none;
+    const int64_t el[][2] = {{0, 0}, {1, 3}, {3, 6}};
+    const int64_t ef[][2] = {{0, 0}, {2, 5}};
+    cache_of(&l, el, 3);
+    cache_of(&f, ef, 2);
+    fl_epoch_cache_init(&none);
+    assert_int_equal(fl_epoch_divergence(&f, 8, &l, 9), 3);      /* KIP-279 */
+    const int64_t e01[][2] = {{0, 0}, {1, 100}};
+    const int64_t e0[][2] = {{0, 0}};
+    fl_epoch_cache_t l01, f0;
+    cache_of(&l01, e01, 2);
+    cache_of(&f0, e0, 1);
+    assert_int_equal(fl_epoch_divergence(&f0, 150, &l01, 130), 100); /* its own tail goes */
+    assert_int_equal(fl_epoch_divergence(&f0, 80, &l01, 130), 80);   /* a prefix: all kept */
+    assert_int_equal(fl_epoch_divergence(&l01, 120, &l01, 130), 120); /* the same epochs */
+    assert_int_equal(fl_epoch_divergence(&none, 10, &l01, 5), 5);
+    assert_int_equal(fl_epoch_divergence(&f0, 10, &none, 5), FL_EPOCH_OFFSET_UNDEFINED);
+    const fl_epoch_entry_t ok[] = {{0, 0}, {1, 100}, {4, 101}};
+    const fl_epoch_entry_t same_epoch[] = {{0, 0}, {0, 100}};
+    const fl_epoch_entry_t same_start[] = {{0, 5}, {1, 5}};
+    const fl_epoch_entry_t negative[] = {{-1, 0}};
+    assert_true(fl_epoch_entries_valid(ok, 3));
+    assert_true(fl_epoch_entries_valid(ok, 0));
+    assert_false(fl_epoch_entries_valid(same_epoch, 2));
+    assert_false(fl_epoch_entries_valid(same_start, 2));
+    assert_false(fl_epoch_entries_valid(negative, 1));
+    fl_epoch_cache_free(&l);
+    fl_epoch_cache_free(&f);
+    fl_epoch_cache_free(&l01);
+    fl_epoch_cache_free(&f0);
+}
+
 /* A replica as the simulation sees it: the epoch of each record. */
 #define SIM_MAX 4096
 typedef struct sim_replica {
@@ -307,8 +344,12 @@ static void test_random_histories(void **state) {
             while (shared < f->end && shared < l->end && f->epoch_at[shared] == l->epoch_at[shared])
                 shared++;
             if (shared < f->end) divergent++;
+            /* the whole-cache answer (LIST_LEADER_EPOCHS) cuts where the
+             * steps do */
+            int64_t whole = fl_epoch_divergence(&f->cache, f->end, &l->cache, l->end);
             int steps;
             int64_t cut = truncate_follower(&f->cache, &f->end, &l->cache, l->end, &steps);
+            assert_int_equal(whole, cut);
             if (steps > 1) multi_step++;
             if (cut < shared)
                 fail_msg("round %d: cut at %lld but %lld records were shared", round,
@@ -334,6 +375,7 @@ int main(void) {
         cmocka_unit_test(test_truncate),        cmocka_unit_test(test_checkpoint_file),
         cmocka_unit_test(test_kip101_no_loss),  cmocka_unit_test(test_kip101_no_divergence),
         cmocka_unit_test(test_kip279_two_steps), cmocka_unit_test(test_random_histories),
+        cmocka_unit_test(test_divergence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

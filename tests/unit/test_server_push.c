@@ -303,6 +303,47 @@ static void test_internal_apis(void **state) {
     assert_int_equal(((Fluss__ReserveAutoIncrementResponse *)a.msg)->first, first + 10);
     done(&a);
 
+    /* a bucket's leader epochs (LIST_LEADER_EPOCHS): refused where
+     * clients connect; on the internal side each bucket answered, in the
+     * epoch the asker names */
+    partition_op(&lc, FL_API_CREATE_PARTITION, "2024");
+    pthread_mutex_lock(&lc.cs->lock);
+    int64_t pid = lc.cs->ms->ops->table_get(lc.cs->ms, "fluss", "t")->partitions[0].partition_id;
+    pthread_mutex_unlock(&lc.cs->lock);
+    Fluss__PbListLeaderEpochsReqForBucket eb[3];
+    Fluss__PbListLeaderEpochsReqForBucket *ebp[3] = {&eb[0], &eb[1], &eb[2]};
+    for (int i = 0; i < 3; i++) {
+        fluss__pb_list_leader_epochs_req_for_bucket__init(&eb[i]);
+        eb[i].table_id = ra.table_id;
+        eb[i].has_partition_id = 1;
+        eb[i].partition_id = pid;
+    }
+    eb[1].leader_epoch = 5; /* newer than the leader knows */
+    eb[2].bucket_id = 99;   /* no such bucket */
+    Fluss__ListLeaderEpochsRequest le = FLUSS__LIST_LEADER_EPOCHS_REQUEST__INIT;
+    le.follower_server_id = 7;
+    le.n_buckets_req = 3;
+    le.buckets_req = ebp;
+    a = call(&ts->role, FL_API_LIST_LEADER_EPOCHS, &le.base,
+             &fluss__list_leader_epochs_response__descriptor);
+    assert_int_equal(error_code(&a), FLUSS_ERR_UNSUPPORTED_VERSION);
+    done(&a);
+    a = call(&ts->internal_role, FL_API_LIST_LEADER_EPOCHS, &le.base,
+             &fluss__list_leader_epochs_response__descriptor);
+    assert_int_equal(error_code(&a), 0);
+    Fluss__ListLeaderEpochsResponse *ler = (Fluss__ListLeaderEpochsResponse *)a.msg;
+    assert_int_equal(ler->n_buckets_resp, 3);
+    if (ler->buckets_resp[0]->has_error_code)
+        fail_msg("%d %s", ler->buckets_resp[0]->error_code, ler->buckets_resp[0]->error_message);
+    assert_int_equal(ler->buckets_resp[0]->log_end_offset, 0);
+    assert_int_equal(ler->buckets_resp[0]->n_epoch, 1);
+    assert_int_equal(ler->buckets_resp[0]->epoch[0], 0);
+    assert_int_equal(ler->buckets_resp[0]->start_offset[0], 0);
+    assert_int_equal(ler->buckets_resp[1]->error_code, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER);
+    assert_int_equal(ler->buckets_resp[1]->n_epoch, 0);
+    assert_int_equal(ler->buckets_resp[2]->error_code, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION);
+    done(&a);
+
     /* a table entry whose buckets repeat an id: refused, nothing changed */
     fl_hosted_table_t *before = fl_tablet_server_table(ts, ra.table_id);
     assert_non_null(before);
