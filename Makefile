@@ -10,7 +10,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 .PHONY: all build build-asan build-tsan deps venv run test test-unit test-asan test-tsan \
         test-interop test-interop-loops fuzz fuzz-build fuzz-campaign clean test-crash test-crash-mutants \
-        cluster cluster-stop test-cluster
+        cluster cluster-stop test-cluster test-cluster-faults
 
 all: build
 
@@ -58,6 +58,16 @@ test-cluster: build venv
 	    .venv/bin/python -m pytest tests/interop -q --ignore=$(FAULT_TESTS)
 	FLUSSD=$(CLUSTER_FLUSSD) LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_zookeeper.supp \
 	    .venv/bin/python -m pytest tests/cluster -q
+
+# The cluster fault suites at their gate size (make test runs their CI
+# tier inside tests/cluster): D1, FLUSS_D1_KILLS leader kills, figures
+# appended to tests/fault/RESULTS.jsonl.
+D1_KILLS ?= 50
+test-cluster-faults: build venv
+	FLUSSD=$(CLUSTER_FLUSSD) FLUSS_D1_KILLS=$(D1_KILLS) \
+	    FLUSS_FAULT_LEDGER=$(CURDIR)/tests/fault/RESULTS.jsonl \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_zookeeper.supp \
+	    .venv/bin/python -m pytest tests/cluster/test_fault_d1.py -q -s
 
 # Unit tests and fuzz-corpus replays, in the release build and under
 # AddressSanitizer + UBSan.
