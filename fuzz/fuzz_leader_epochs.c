@@ -1,13 +1,13 @@
 /*
  * fuzz_leader_epochs.c — fuzzes what a follower does with a leader's
  * LIST_LEADER_EPOCHS answer (server_fetcher.c): the protobuf decode of
- * ListLeaderEpochsResponse, the check that each bucket's entries could be
- * a cache (fl_epoch_entries_valid), and the cut computed against this
- * replica's epochs (fl_epoch_divergence) for a few follower caches.
+ * ListLeaderEpochsResponse, each bucket read into entries the way the
+ * fetcher reads it (fl_leader_epochs_entries), and the cut computed
+ * against a few follower caches (fl_epoch_divergence).
  *
- * Invariants checked: entries that pass the check are strictly
- * increasing; a cut is never past the follower's log end and, when the
- * follower holds no epoch, never past the leader's either; the same
+ * Invariants checked: entries a follower takes are strictly increasing
+ * and non-negative; a cut is never past the follower's log end and, when
+ * the follower holds no epoch, never past the leader's either; the same
  * question asked twice gets the same answer.
  */
 #include <stdint.h>
@@ -17,6 +17,7 @@
 #include "fluss_api.pb-c.h"
 #include "fuzz_common.h"
 #include "replica_epoch.h"
+#include "server_leader_epochs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,29 +30,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!r) return 0;
     for (size_t k = 0; k < r->n_buckets_resp; k++) {
         const Fluss__PbListLeaderEpochsRespForBucket *b = r->buckets_resp[k];
-        if (b->n_epoch != b->n_start_offset || !b->has_log_end_offset || b->log_end_offset < 0)
+        fl_epoch_entry_t *e;
+        size_t n;
+        if (fl_leader_epochs_entries(b, &e, &n)) {
+            FUZZ_CHECK(e == NULL && n == 0);
             continue;
-        size_t n = b->n_epoch;
-        fl_epoch_entry_t *e = fl_calloc(n ? n : 1, sizeof(*e));
-        for (size_t i = 0; i < n; i++) e[i] = (fl_epoch_entry_t){b->epoch[i], b->start_offset[i]};
-        if (fl_epoch_entries_valid(e, n)) {
-            for (size_t i = 1; i < n; i++) {
+        }
+        FUZZ_CHECK(n == b->n_epoch && b->log_end_offset >= 0);
+        for (size_t i = 0; i < n; i++) {
+            FUZZ_CHECK(e[i].epoch >= 0 && e[i].start_offset >= 0);
+            if (i) {
                 FUZZ_CHECK(e[i].epoch > e[i - 1].epoch);
                 FUZZ_CHECK(e[i].start_offset > e[i - 1].start_offset);
             }
-            fl_epoch_cache_t leader = {e, n, n};
-            fl_epoch_cache_t mines[3] = {{NULL, 0, 0},
-                                         {(fl_epoch_entry_t *)MINE_A, 2, 2},
-                                         {(fl_epoch_entry_t *)MINE_B, 4, 4}};
-            const int64_t ends[3] = {0, 80, 2000};
-            for (int m = 0; m < 3; m++) {
-                int64_t cut = fl_epoch_divergence(&mines[m], ends[m], &leader, b->log_end_offset);
-                FUZZ_CHECK(cut == fl_epoch_divergence(&mines[m], ends[m], &leader,
-                                                      b->log_end_offset));
-                if (cut == FL_EPOCH_OFFSET_UNDEFINED) continue;
-                FUZZ_CHECK(cut >= 0 && cut <= ends[m]);
-                if (mines[m].count == 0) FUZZ_CHECK(cut <= b->log_end_offset);
-            }
+        }
+        fl_epoch_cache_t leader = {e, n, n};
+        fl_epoch_cache_t mines[3] = {{NULL, 0, 0},
+                                     {(fl_epoch_entry_t *)MINE_A, 2, 2},
+                                     {(fl_epoch_entry_t *)MINE_B, 4, 4}};
+        const int64_t ends[3] = {0, 80, 2000};
+        for (int m = 0; m < 3; m++) {
+            int64_t cut = fl_epoch_divergence(&mines[m], ends[m], &leader, b->log_end_offset);
+            FUZZ_CHECK(cut == fl_epoch_divergence(&mines[m], ends[m], &leader, b->log_end_offset));
+            if (cut == FL_EPOCH_OFFSET_UNDEFINED) continue;
+            FUZZ_CHECK(cut >= 0 && cut <= ends[m]);
+            if (mines[m].count == 0) FUZZ_CHECK(cut <= b->log_end_offset);
         }
         fl_free(e);
     }

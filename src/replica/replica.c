@@ -12,6 +12,7 @@
 #include "common_time.h"
 #include "log_remote_log.h"
 #include "replica_manager.h"
+#include "replica_replication.h"
 
 static void fl_replica_destroy(fl_replica_t *r) {
     void *kv = atomic_load(&r->kv);
@@ -138,8 +139,7 @@ int fl_replica_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t now
         if (r->replicated) {
             /* the followers move it (fl_replica_follower_fetched); they
              * are told of the new end: parked follower fetches wake */
-            fl_replica_hw_advance_locked(r, fl_isr_high_watermark(&r->isr, end,
-                                                                  atomic_load(&r->high_watermark)));
+            fl_replica_hw_from_isr_locked(r);
             moved = true;
         } else {
             atomic_store(&r->high_watermark, end);
@@ -233,8 +233,7 @@ int fl_replica_flush(fl_replica_t *r, fl_error_t *err) {
     else {
         if (atomic_load(&r->flushed_offset) < end) atomic_store(&r->flushed_offset, end);
         if (r->rm->durability.sync && r->replicated) {
-            fl_replica_hw_advance_locked(r, fl_isr_high_watermark(&r->isr, end,
-                                                                  atomic_load(&r->high_watermark)));
+            fl_replica_hw_from_isr_locked(r);
         } else if (r->rm->durability.sync && atomic_load(&r->high_watermark) < end) {
             atomic_store(&r->high_watermark, end);
             atomic_store(&r->hw_bytes, end_bytes);

@@ -76,13 +76,10 @@ static int fl_replica_truncate_locked(fl_replica_t *r, int64_t offset, fl_error_
     return rc;
 }
 
-int fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch,
-                               fl_error_t *err) {
+void fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch) {
     pthread_mutex_lock(&r->lock);
     bool same = atomic_load(&r->role) == FL_REPLICA_FOLLOWER && r->leader_id == leader &&
                 r->leader_epoch == leader_epoch;
-    int rc = 0;
-    (void)err;
     /* what this replica holds past where its log and the new leader's
      * agree may never have been committed: it is cut by epoch
      * (fl_replica_follower_truncate) before the first fetch */
@@ -92,14 +89,12 @@ int fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_e
     r->leader_id = leader;
     r->leader_epoch = leader_epoch;
     pthread_mutex_unlock(&r->lock);
-    return rc;
 }
 
-bool fl_replica_truncation_pending(fl_replica_t *r, int32_t *leader, int32_t *leader_epoch) {
+bool fl_replica_truncation_pending(fl_replica_t *r, int32_t *leader_epoch) {
     pthread_mutex_lock(&r->lock);
     bool pending = r->truncation_pending && atomic_load(&r->role) == FL_REPLICA_FOLLOWER;
-    *leader = r->leader_id;
-    *leader_epoch = r->leader_epoch;
+    if (leader_epoch) *leader_epoch = r->leader_epoch;
     pthread_mutex_unlock(&r->lock);
     return pending;
 }
@@ -134,10 +129,9 @@ int fl_replica_leader_epochs(fl_replica_t *r, int32_t leader_epoch, fl_epoch_ent
 
 int fl_replica_follower_truncate(fl_replica_t *r, int32_t leader, int32_t leader_epoch,
                                  const fl_epoch_entry_t *entries, size_t count,
-                                 int64_t leader_end, int64_t *cut, fl_error_t *err) {
+                                 int64_t leader_end, fl_error_t *err) {
     pthread_mutex_lock(&r->lock);
     int rc = 0;
-    *cut = -1;
     if (!r->truncation_pending || atomic_load(&r->role) != FL_REPLICA_FOLLOWER ||
         r->leader_id != leader || r->leader_epoch != leader_epoch || !r->log) {
         pthread_mutex_unlock(&r->lock);
@@ -169,7 +163,6 @@ int fl_replica_follower_truncate(fl_replica_t *r, int32_t leader, int32_t leader
         if (changed) fl_replica_epochs_store_locked(r);
         r->truncation_pending = false;
         r->hw_known = true;
-        *cut = r->log ? r->log->log_end_offset : -1;
     }
     pthread_mutex_unlock(&r->lock);
     return rc;
@@ -206,9 +199,11 @@ int fl_replica_follower_append(fl_replica_t *r, int32_t leader, uint8_t *records
     return rc;
 }
 
-static int64_t fl_replica_leader_end(const fl_replica_t *r) {
-    return r->rm->durability.sync ? atomic_load(&((fl_replica_t *)r)->flushed_offset)
-                                  : r->log->log_end_offset;
+bool fl_replica_hw_from_isr_locked(fl_replica_t *r) {
+    int64_t end = r->rm->durability.sync ? atomic_load(&r->flushed_offset)
+                                         : r->log->log_end_offset;
+    return fl_replica_hw_advance_locked(
+        r, fl_isr_high_watermark(&r->isr, end, atomic_load(&r->high_watermark)));
 }
 
 void fl_replica_follower_fetched(fl_replica_t *r, int32_t follower, int64_t fetch_offset,
@@ -224,8 +219,7 @@ void fl_replica_follower_fetched(fl_replica_t *r, int32_t follower, int64_t fetc
         if (!fl_isr_contains(&r->isr, follower) && fl_isr_may_join(&r->isr, follower, hw) &&
             fl_isr_propose(&r->isr, NULL, 0, &follower, 1))
             r->isr_unsent = true;
-        moved = fl_replica_hw_advance_locked(
-            r, fl_isr_high_watermark(&r->isr, fl_replica_leader_end(r), hw));
+        moved = fl_replica_hw_from_isr_locked(r);
     }
     pthread_mutex_unlock(&r->lock);
     if (moved) fl_replica_notify(r);
@@ -247,21 +241,10 @@ void fl_replica_isr_check(fl_replica_t *r, int64_t now_ms) {
                     r->bucket, (long long)r->table_id, out[0], (long long)r->isr.max_lag_ms);
             r->isr_unsent = true;
         }
-        moved = fl_replica_hw_advance_locked(
-            r, fl_isr_high_watermark(&r->isr, fl_replica_leader_end(r),
-                                     atomic_load(&r->high_watermark)));
+        moved = fl_replica_hw_from_isr_locked(r);
     }
     pthread_mutex_unlock(&r->lock);
     if (moved) fl_replica_notify(r);
-}
-
-bool fl_replica_enough_isr(fl_replica_t *r, int32_t *isr_size, int32_t *min_isr) {
-    pthread_mutex_lock(&r->lock);
-    bool ok = !r->replicated || fl_isr_enough_for_acks_all(&r->isr);
-    *isr_size = r->replicated ? (int32_t)r->isr.isr_count : 1;
-    *min_isr = r->replicated ? r->isr.min_isr : 1;
-    pthread_mutex_unlock(&r->lock);
-    return ok;
 }
 
 int fl_replica_read_to_end(fl_replica_t *r, int64_t offset, size_t max_bytes, fl_buf_t *out,
@@ -288,8 +271,7 @@ bool fl_replica_isr_proposal(fl_replica_t *r, fl_isr_proposal_t *out) {
 }
 
 void fl_replica_isr_answer(fl_replica_t *r, int32_t leader_epoch, const int32_t *isr,
-                           size_t count, int32_t bucket_epoch, int64_t now_ms) {
-    (void)now_ms;
+                           size_t count, int32_t bucket_epoch) {
     pthread_mutex_lock(&r->lock);
     bool moved = false;
     if (r->replicated && atomic_load(&r->role) == FL_REPLICA_LEADER &&
@@ -302,17 +284,19 @@ void fl_replica_isr_answer(fl_replica_t *r, int32_t leader_epoch, const int32_t 
         } else {
             fl_isr_complete(&r->isr, NULL, 0); /* refused: proposed again when it holds */
         }
-        moved = fl_replica_hw_advance_locked(
-            r, fl_isr_high_watermark(&r->isr, fl_replica_leader_end(r),
-                                     atomic_load(&r->high_watermark)));
+        moved = fl_replica_hw_from_isr_locked(r);
     }
     pthread_mutex_unlock(&r->lock);
     if (moved) fl_replica_notify(r);
 }
 
 int fl_replica_check_acks_all(fl_replica_t *r, fl_error_t *err) {
-    int32_t size, min;
-    if (fl_replica_enough_isr(r, &size, &min)) return 0;
+    pthread_mutex_lock(&r->lock);
+    bool ok = !r->replicated || fl_isr_enough_for_acks_all(&r->isr);
+    int32_t size = r->replicated ? (int32_t)r->isr.isr_count : 1;
+    int32_t min = r->replicated ? r->isr.min_isr : 1;
+    pthread_mutex_unlock(&r->lock);
+    if (ok) return 0;
     return fl_err_set(err, FLUSS_ERR_NOT_ENOUGH_REPLICAS_EXCEPTION,
                       "The size of the current ISR (%d) of bucket %d of table %lld is below "
                       "log.replica.min-in-sync-replicas-number (%d).",

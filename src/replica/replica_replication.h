@@ -44,12 +44,11 @@ void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l,
 /* Becomes a follower of leader (-1: none yet). A new leader or epoch
  * leaves a truncation pending: nothing is fetched until
  * fl_replica_follower_truncate has cut the log where it and the leader's
- * agree. Returns 0 (err is for later). */
-int fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch,
-                               fl_error_t *err);
+ * agree. */
+void fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch);
 /* A follower whose log is still to be cut against its leader's epochs;
- * *leader and *leader_epoch: whom it follows. */
-bool fl_replica_truncation_pending(fl_replica_t *r, int32_t *leader, int32_t *leader_epoch);
+ * *leader_epoch (may be NULL): the epoch of the leader it follows. */
+bool fl_replica_truncation_pending(fl_replica_t *r, int32_t *leader_epoch);
 /* The leader's side: a copy of its leader-epoch entries (fl_free'd by the
  * caller) and its log end, asked by a follower that knows it as leader in
  * leader_epoch. A replica that is not the leader answers
@@ -60,12 +59,12 @@ int fl_replica_leader_epochs(fl_replica_t *r, int32_t leader_epoch, fl_epoch_ent
 /* The follower's cut (KIP-101/279, never at its high watermark): with its
  * leader's epochs and log end, the log is cut where the two agree, the
  * leader's later epochs are taken into its own cache (durably) and
- * fetching may start; *cut is its log end after. Does nothing when the
- * replica follows another leader or epoch by now. Fails only when the
- * cut does (the replica goes offline). */
+ * fetching may start. Does nothing when the replica follows another
+ * leader or epoch by now. Fails only when the cut does (the replica goes
+ * offline). */
 int fl_replica_follower_truncate(fl_replica_t *r, int32_t leader, int32_t leader_epoch,
                                  const fl_epoch_entry_t *entries, size_t count,
-                                 int64_t leader_end, int64_t *cut, fl_error_t *err);
+                                 int64_t leader_end, fl_error_t *err);
 static inline int fl_replica_role(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->role);
 }
@@ -98,11 +97,15 @@ bool fl_replica_isr_proposal(fl_replica_t *r, fl_isr_proposal_t *out);
  * An answer for another leader epoch, or older than what the replica
  * has, changes nothing. */
 void fl_replica_isr_answer(fl_replica_t *r, int32_t leader_epoch, const int32_t *isr,
-                           size_t count, int32_t bucket_epoch, int64_t now_ms);
+                           size_t count, int32_t bucket_epoch);
+/* Under lock, a leader with followers: its high watermark moved up to
+ * what every member of the maximal ISR holds (of its log end, or its
+ * flushed offset in the durable mode); true when it moved. */
+bool fl_replica_hw_from_isr_locked(fl_replica_t *r);
 
-/* acks=all may be taken: not replicated, or the ISR has min_isr members. */
-bool fl_replica_enough_isr(fl_replica_t *r, int32_t *isr_size, int32_t *min_isr);
-/* The same as a write's check: 0, or NOT_ENOUGH_REPLICAS_EXCEPTION. */
+/* Whether an acks=all write may be taken: 0 when the replica is not
+ * replicated or its ISR has min_isr members, else
+ * NOT_ENOUGH_REPLICAS_EXCEPTION. */
 int fl_replica_check_acks_all(fl_replica_t *r, fl_error_t *err);
 
 /* Whole batches from offset up to the log end (not the high watermark:

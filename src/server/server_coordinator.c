@@ -175,7 +175,6 @@ void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) 
     /* its buckets get new leaders and ISRs */
     fl_coordinator_elect(cs, id, FL_ELECT_DOWN, NULL, NULL);
     pthread_mutex_unlock(&cs->lock);
-    fl_push_flush(cs->push);
     fl_push_servers(cs->push); /* the others forget its internal listener */
     fl_push_flush(cs->push);
     FL_INFO("coordinator: tablet server %d is gone", id);

@@ -16,6 +16,7 @@
 #include "proto_api.h"
 #include "replica_replication.h"
 #include "server_call.h"
+#include "server_leader_epochs.h"
 #include "server_tablet.h"
 
 #define FL_FETCHERS_MAX 64
@@ -72,8 +73,7 @@ static int fl_epochs_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_erro
     Fluss__PbListLeaderEpochsReqForBucket **bp = fl_calloc(n, sizeof(*bp));
     int32_t *epochs = fl_calloc(n, sizeof(*epochs));
     for (size_t i = 0; i < n; i++) {
-        int32_t leader;
-        fl_replica_truncation_pending(rs[i], &leader, &epochs[i]);
+        fl_replica_truncation_pending(rs[i], &epochs[i]);
         fluss__pb_list_leader_epochs_req_for_bucket__init(&bs[i]);
         bs[i].table_id = rs[i]->table_id;
         bs[i].has_partition_id = rs[i]->partition_id >= 0;
@@ -102,29 +102,22 @@ static int fl_epochs_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_erro
         size_t i = 0;
         while (i < n && !fl_same_bucket(rs[i], b->table_id, pid, b->bucket_id)) i++;
         if (i == n) continue;
-        if ((b->has_error_code && b->error_code) || !b->has_log_end_offset ||
-            b->n_epoch != b->n_start_offset) {
-            FL_DEBUG("tablet server %d: epochs of bucket %d of table %lld from %d: %d %s",
-                     ts->self.id, b->bucket_id, (long long)b->table_id, f->leader,
-                     b->has_error_code ? b->error_code : 0,
-                     b->error_message ? b->error_message : "");
-            continue;
-        }
-        fl_epoch_entry_t *entries = fl_calloc(b->n_epoch ? b->n_epoch : 1, sizeof(*entries));
-        size_t ne = 0;
-        for (size_t j = 0; j < b->n_epoch; j++)
-            entries[ne++] = (fl_epoch_entry_t){b->epoch[j], b->start_offset[j]};
-        /* a leader's cache is strictly increasing: anything else is not
-         * taken into this replica's */
-        bool ordered = fl_epoch_entries_valid(entries, ne) && b->log_end_offset >= 0;
+        fl_epoch_entry_t *entries;
+        size_t ne;
         fl_error_t e;
-        int64_t cut;
-        if (!ordered)
-            FL_WARN("tablet server %d: bucket %d of table %lld: leader %d's epochs are not in "
-                    "order; asked again",
-                    ts->self.id, b->bucket_id, (long long)b->table_id, f->leader);
-        else if (fl_replica_follower_truncate(rs[i], f->leader, epochs[i], entries, ne,
-                                              b->log_end_offset, &cut, &e))
+        if (fl_leader_epochs_entries(b, &entries, &ne)) {
+            /* asked again next round (a leader that has not heard of the
+             * epoch yet answers NOT_LEADER_OR_FOLLOWER) */
+            if (b->has_error_code && b->error_code)
+                FL_DEBUG("tablet server %d: epochs of bucket %d of table %lld from %d: %d %s",
+                         ts->self.id, b->bucket_id, (long long)b->table_id, f->leader,
+                         b->error_code, b->error_message ? b->error_message : "");
+            else
+                FL_WARN("tablet server %d: bucket %d of table %lld: leader %d's epochs are "
+                        "not a leader-epoch cache; asked again",
+                        ts->self.id, b->bucket_id, (long long)b->table_id, f->leader);
+        } else if (fl_replica_follower_truncate(rs[i], f->leader, epochs[i], entries, ne,
+                                              b->log_end_offset, &e))
             FL_WARN("tablet server %d: cutting bucket %d of table %lld: %s", ts->self.id,
                     b->bucket_id, (long long)b->table_id, e.msg);
         fl_free(entries);
@@ -138,32 +131,13 @@ static int fl_epochs_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_erro
 static size_t fl_pending_first(fl_replica_t **rs, size_t n) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        int32_t leader, epoch;
-        if (fl_replica_truncation_pending(rs[i], &leader, &epoch)) {
+        if (fl_replica_truncation_pending(rs[i], NULL)) {
             fl_replica_t *t = rs[k];
             rs[k++] = rs[i];
             rs[i] = t;
         }
     }
     return k;
-}
-
-/* A round with the leader: the cuts still pending, then one FETCH_LOG
- * for the buckets that may fetch. */
-static int fl_fetch_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error_t *err);
-
-static int fl_leader_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error_t *err) {
-    size_t pending = fl_pending_first(rs, n);
-    if (pending) {
-        int rc = fl_epochs_round(f, rs, pending, err);
-        if (rc) return rc;
-        pending = fl_pending_first(rs, n);
-    }
-    if (pending == n) {
-        usleep(50 * 1000); /* the leader does not know its epoch yet */
-        return 0;
-    }
-    return fl_fetch_round(f, rs + pending, n - pending, err);
 }
 
 /* One FETCH_LOG for every bucket, from each one's log end. */
@@ -191,8 +165,7 @@ static int fl_fetch_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error
         buckets[i].max_fetch_bytes = FL_FOLLOWER_BUCKET_BYTES;
         bptrs[i] = &buckets[i];
     }
-    /* grouped by table: buckets of a table are contiguous in bptrs order
-     * when sorted; a table per distinct id, its buckets pointed at */
+    /* one entry per table, pointing at its buckets */
     Fluss__PbFetchLogReqForBucket ***tb = fl_calloc(n, sizeof(*tb));
     for (size_t i = 0; i < n; i++) {
         size_t t = 0;
@@ -200,7 +173,6 @@ static int fl_fetch_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error
         if (t == nt) {
             fluss__pb_fetch_log_req_for_table__init(&tables[t]);
             tables[t].table_id = rs[i]->table_id;
-            tables[t].projection_pushdown_enabled = 0;
             tb[t] = fl_calloc(n, sizeof(**tb));
             tptrs[t] = &tables[t];
             nt++;
@@ -248,6 +220,22 @@ static int fl_fetch_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error
     return 0;
 }
 
+/* A round with the leader: the cuts still pending, then one FETCH_LOG
+ * for the buckets that may fetch. */
+static int fl_leader_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error_t *err) {
+    size_t pending = fl_pending_first(rs, n);
+    if (pending) {
+        int rc = fl_epochs_round(f, rs, pending, err);
+        if (rc) return rc;
+        pending = fl_pending_first(rs, n);
+    }
+    if (pending == n) {
+        usleep(50 * 1000); /* the leader does not know its epoch yet */
+        return 0;
+    }
+    return fl_fetch_round(f, rs + pending, n - pending, err);
+}
+
 static void *fl_fetcher_main(void *arg) {
     fl_fetcher_t *f = arg;
     fl_fetchers_t *o = f->owner;
@@ -265,22 +253,19 @@ static void *fl_fetcher_main(void *arg) {
         size_t n;
         fl_replica_t **rs = fl_fetcher_snapshot(f, &n);
         pthread_mutex_unlock(&o->mu);
-        char host[FL_SERVER_HOST_MAX];
-        int port;
         int rc = -1;
         fl_error_t err;
         if (!f->client && ts->peer_client) {
             /* local mode: the leader's internal side in this process */
             f->client = ts->peer_client(ts->peer_client_ctx, f->leader, ts->client_loop);
             f->local = f->client != NULL;
-            if (f->client) {
-                rc = fl_leader_round(f, rs, n, &err);
-                if (rc) FL_DEBUG("tablet server %d: fetch from %d: %s", ts->self.id, f->leader,
-                                 err.msg);
-            }
-        } else if (f->local) {
-            rc = fl_leader_round(f, rs, n, &err);
-        } else if (fl_tablet_server_peer(ts, f->leader, host, sizeof(host), &port) == 0) {
+        }
+        bool ready = f->local;
+        char host[FL_SERVER_HOST_MAX];
+        int port;
+        /* a cluster: the leader's internal listener, as UPDATE_METADATA
+         * last named it (not known yet: no round) */
+        if (!f->local && fl_tablet_server_peer(ts, f->leader, host, sizeof(host), &port) == 0) {
             if (!f->client) {
                 f->client = fl_rpc_client_new(ts->client_loop, host, port, NULL);
                 FL_INFO("tablet server %d: fetching from leader %d at %s:%d", ts->self.id,
@@ -292,6 +277,9 @@ static void *fl_fetcher_main(void *arg) {
             }
             snprintf(f->host, sizeof(f->host), "%s", host);
             f->port = port;
+            ready = true;
+        }
+        if (ready) {
             rc = fl_leader_round(f, rs, n, &err);
             if (rc) FL_DEBUG("tablet server %d: fetch from %d: %s", ts->self.id, f->leader, err.msg);
         }

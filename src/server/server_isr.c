@@ -56,7 +56,6 @@ static void fl_isr_send(fl_tablet_server_t *ts, fl_isr_item_t *items, size_t n) 
     fl_error_t err;
     int rc = fl_server_call(ts->coordinator, FL_API_ADJUST_ISR, &req.base,
                             &fluss__adjust_isr_response__descriptor, &m, &err);
-    int64_t now = fl_time_mono_ms();
     bool *answered = fl_calloc(n, sizeof(bool));
     if (!rc) {
         const Fluss__AdjustIsrResponse *resp = (const Fluss__AdjustIsrResponse *)m;
@@ -76,10 +75,10 @@ static void fl_isr_send(fl_tablet_server_t *ts, fl_isr_item_t *items, size_t n) 
                                 "%d %s",
                                 ts->self.id, r->bucket, (long long)r->table_id, b->error_code,
                                 b->error_message ? b->error_message : "");
-                        fl_replica_isr_answer(r, items[i].p.leader_epoch, NULL, 0, 0, now);
+                        fl_replica_isr_answer(r, items[i].p.leader_epoch, NULL, 0, 0);
                     } else {
                         fl_replica_isr_answer(r, b->leader_epoch, b->isr, b->n_isr,
-                                              b->bucket_epoch, now);
+                                              b->bucket_epoch);
                     }
                 }
             }
@@ -90,7 +89,7 @@ static void fl_isr_send(fl_tablet_server_t *ts, fl_isr_item_t *items, size_t n) 
     }
     /* no answer: the proposal is dropped and made again while it holds */
     for (size_t i = 0; i < n; i++)
-        if (!answered[i]) fl_replica_isr_answer(items[i].r, items[i].p.leader_epoch, NULL, 0, 0, now);
+        if (!answered[i]) fl_replica_isr_answer(items[i].r, items[i].p.leader_epoch, NULL, 0, 0);
     fl_free(answered);
     for (size_t t = 0; t < nt; t++) fl_free(tb[t]);
     fl_free(tb);
@@ -112,7 +111,7 @@ void fl_tablet_isr_round(fl_tablet_server_t *ts) {
     if (k && ts->coordinator) fl_isr_send(ts, items, k);
     else
         for (size_t i = 0; i < k; i++)
-            fl_replica_isr_answer(items[i].r, items[i].p.leader_epoch, NULL, 0, 0, now);
+            fl_replica_isr_answer(items[i].r, items[i].p.leader_epoch, NULL, 0, 0);
     fl_free(items);
     for (size_t i = 0; i < n; i++) fl_replica_unref(rs[i]);
     fl_free(rs);

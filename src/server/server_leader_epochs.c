@@ -5,8 +5,12 @@
  * truncation by epoch needs (replica_replication.h,
  * fl_replica_follower_truncate). A bucket not led here, or asked about
  * in another leader epoch, gets its error and the others their answer.
+ * And how a follower reads one bucket of that answer
+ * (server_leader_epochs.h).
  */
 #include <string.h>
+
+#include "server_leader_epochs.h"
 
 #include "common_alloc.h"
 #include "replica_replication.h"
@@ -71,5 +75,23 @@ FL_API_HANDLER(fl_api_list_leader_epochs) {
     }
     fl_free(bs);
     fl_free(bp);
+    return 0;
+}
+
+int fl_leader_epochs_entries(const Fluss__PbListLeaderEpochsRespForBucket *b,
+                             fl_epoch_entry_t **out, size_t *count) {
+    *out = NULL;
+    *count = 0;
+    if ((b->has_error_code && b->error_code) || !b->has_log_end_offset ||
+        b->log_end_offset < 0 || b->n_epoch != b->n_start_offset)
+        return -1;
+    fl_epoch_entry_t *e = fl_calloc(b->n_epoch ? b->n_epoch : 1, sizeof(*e));
+    for (size_t i = 0; i < b->n_epoch; i++) e[i] = (fl_epoch_entry_t){b->epoch[i], b->start_offset[i]};
+    if (!fl_epoch_entries_valid(e, b->n_epoch)) {
+        fl_free(e);
+        return -1;
+    }
+    *out = e;
+    *count = b->n_epoch;
     return 0;
 }

@@ -97,23 +97,6 @@ void fl_tablet_server_forget_table(fl_tablet_server_t *ts, const char *db, const
     fl_hosted_table_unref(old);
 }
 
-/* Opens (recovering) the bucket's log and, for a primary-key table, its
- * kv tablet, on the control thread, so that no network loop pays for a
- * bucket's recovery. */
-int fl_tablet_server_become_leader(fl_tablet_server_t *ts, int64_t table_id, bool has_partition,
-                                   int64_t partition_id, int32_t bucket, fl_error_t *err) {
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, table_id);
-    fl_replica_t *r = NULL;
-    int rc = fl_tablet_server_replica(ts, table_id, t, has_partition, partition_id, bucket, &r, err);
-    if (!rc) {
-        fl_kv_tablet_t *kt;
-        if (t->kv) rc = fl_tablet_server_kv(ts, t, r, &kt, err);
-        fl_replica_unref(r);
-    }
-    fl_hosted_table_unref(t);
-    return rc;
-}
-
 void fl_tablet_server_drop_table(fl_tablet_server_t *ts, const char *db, const char *name,
                                  int64_t table_id) {
     fl_error_t e;
@@ -167,6 +150,13 @@ int fl_tablet_server_peer(fl_tablet_server_t *ts, int32_t id, char *host, size_t
         }
     pthread_rwlock_unlock(&ts->tables_lock);
     return rc;
+}
+
+void fl_tablet_kv_dir(const fl_replica_t *r, char *dir, size_t cap) {
+    const char *ld = r->log->dir;
+    const char *slash = strrchr(ld, '/');
+    size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
+    snprintf(dir, cap, "%.*skv-%d", (int)base, ld, r->bucket);
 }
 
 fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id) {
@@ -331,12 +321,8 @@ int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_r
     int rc = 0;
     kt = atomic_load(&r->kv);
     if (!kt) {
-        /* <table>/kv-<bucket> beside <table>/log-<bucket> */
         char dir[4200], remote[8400];
-        const char *ld = r->log->dir;
-        const char *slash = strrchr(ld, '/');
-        size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
-        snprintf(dir, sizeof(dir), "%.*skv-%d", (int)base, ld, r->bucket);
+        fl_tablet_kv_dir(r, dir, sizeof(dir));
         fl_kv_remote_dir(ts, t, r, remote, sizeof(remote));
         /* a bucket whose local state is gone starts from its newest
          * snapshot, then replays the log after it */

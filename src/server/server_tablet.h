@@ -154,12 +154,10 @@ size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts);
 /* What the coordinator's messages do (server_tablet_control.c decodes
  * them): publish a table (replacing the one of its id); forget a deleted
  * one (what is left of it here goes: replicas, tiered log, KV snapshots);
- * open a bucket this server leads; delete a table's or a partition's
- * replicas here. On the control thread. */
+ * delete a table's or a partition's replicas here. On the control
+ * thread. */
 void fl_tablet_server_publish_table(fl_tablet_server_t *ts, fl_hosted_table_t *t);
 void fl_tablet_server_forget_table(fl_tablet_server_t *ts, const char *db, const char *name);
-int fl_tablet_server_become_leader(fl_tablet_server_t *ts, int64_t table_id, bool has_partition,
-                                   int64_t partition_id, int32_t bucket, fl_error_t *err);
 void fl_tablet_server_drop_table(fl_tablet_server_t *ts, const char *db, const char *name,
                                  int64_t table_id);
 void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, const char *name,
@@ -191,6 +189,9 @@ int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_
                              bool has_partition, int64_t partition_id, int32_t bucket,
                              fl_replica_t **out, fl_error_t *err);
 
+/* The bucket's kv directory: <table>/kv-<bucket> beside its
+ * <table>/log-<bucket>. */
+void fl_tablet_kv_dir(const fl_replica_t *r, char *dir, size_t cap);
 /* The kv tablet of a primary-key bucket this server leads (borrowed: it
  * lives as long as r), opened and recovered on first use. Not on a loop. */
 int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,

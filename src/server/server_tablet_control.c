@@ -80,10 +80,7 @@ static void fl_notify_kv_follower(fl_tablet_server_t *ts, fl_replica_t *r) {
         return;
     }
     char dir[4200];
-    const char *ld = r->log->dir;
-    const char *slash = strrchr(ld, '/');
-    size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
-    snprintf(dir, sizeof(dir), "%.*skv-%d", (int)base, ld, r->bucket);
+    fl_tablet_kv_dir(r, dir, sizeof(dir));
     fl_error_t e;
     if (fl_fs_remove_tree(dir, &e))
         FL_WARN("tablet server %d: removing %s: %s", ts->self.id, dir, e.msg);
@@ -98,11 +95,10 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
     int32_t self = ts->self.id;
     bool replica = b->leader == self;
     for (size_t i = 0; i < b->n_replicas && !replica; i++) replica = b->replicas[i] == self;
-    int64_t pid = tb->has_partition_id ? tb->partition_id : -1;
-    if (!replica) {
-        fl_fetchers_remove(ts->fetchers, tb->table_id, pid, tb->bucket_id);
-        return 0;
-    }
+    /* it fetches from the new leader only, if from anyone */
+    fl_fetchers_remove(ts->fetchers, tb->table_id, tb->has_partition_id ? tb->partition_id : -1,
+                       tb->bucket_id);
+    if (!replica) return 0;
     fl_hosted_table_t *t = fl_tablet_server_table(ts, tb->table_id);
     if (!t)
         return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
@@ -111,7 +107,6 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
     int rc = fl_tablet_server_open_replica(ts, t, tb->has_partition_id, tb->partition_id,
                                            tb->bucket_id, &r, err);
     if (!rc && b->leader == self) {
-        fl_fetchers_remove(ts->fetchers, tb->table_id, pid, tb->bucket_id);
         fl_replica_leadership_t l = {
             .self = self, .leader_epoch = b->leader_epoch, .replicas = b->replicas,
             .replica_count = b->n_replicas, .isr = b->isr, .isr_count = b->n_isr,
@@ -121,11 +116,10 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
         fl_kv_tablet_t *kt;
         if (t->kv) rc = fl_tablet_server_kv(ts, t, r, &kt, err);
     } else if (!rc) {
-        fl_fetchers_remove(ts->fetchers, tb->table_id, pid, tb->bucket_id);
         bool was_leader = fl_replica_role(r) == FL_REPLICA_LEADER;
-        rc = fl_replica_become_follower(r, b->leader, b->leader_epoch, err);
-        if (!rc && t->kv && (was_leader || !atomic_load(&r->kv))) fl_notify_kv_follower(ts, r);
-        if (!rc && b->leader >= 0) fl_fetchers_add(ts->fetchers, b->leader, r);
+        fl_replica_become_follower(r, b->leader, b->leader_epoch);
+        if (t->kv && (was_leader || !atomic_load(&r->kv))) fl_notify_kv_follower(ts, r);
+        if (b->leader >= 0) fl_fetchers_add(ts->fetchers, b->leader, r);
     }
     if (r) fl_replica_unref(r);
     fl_hosted_table_unref(t);
