@@ -23,7 +23,7 @@ import pytest
 import fluss
 from conftest import free_ports
 from logutil import build_batch, create_log_table, produce_log, read_all, wait_ready
-from rawwire import handshake
+from rawwire import GET_METADATA, as_int32, decode, f_bytes, handshake
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
 
@@ -236,6 +236,23 @@ async def test_leader_failover_with_three_replicas(cluster):
     await conn.close()
 
 
+def bucket_leaders(c, db, table):
+    """{bucket: leader id} from the coordinator's GET_METADATA."""
+    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
+    rc = handshake(c.host, c.coordinator_port)
+    try:
+        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
+    finally:
+        rc.close()
+    assert rtype == 0, resp
+    leaders = {}
+    for tm in decode(resp).get(3, []):
+        for bm in decode(tm).get(5, []):
+            f = decode(bm)
+            leaders[as_int32(f[1][0])] = as_int32(f[2][0]) if 2 in f else -1
+    return leaders
+
+
 async def read_ids_until(conn, admin, path, want, timeout=30.0):
     """The table's ids, sorted, read again until they are want or the
     timeout passes (a new leader's high watermark catches up once its
@@ -269,21 +286,36 @@ async def test_isr_shrinks_and_grows_with_a_stopped_follower(cluster):
     log = await create_log_table(admin, "fluss", "log", SCHEMA, bucket_count=3,
                                  bucket_keys=["id"])
     await write_log(conn, log, 0, 300)
+    info = await admin.get_table_info(log)
+    led_by_others = {b: leader for b, leader in bucket_leaders(c, "fluss", "log").items()
+                     if leader != 2}
+    assert len(led_by_others) == 2, led_by_others
+    tail = []
     os.kill(c.pid("tablet-2"), signal.SIGSTOP)
     try:
         # a follower is out of sync once the leader's log has grown past
-        # it for max-lag: these writes wait (acks=all) until the ISR of
-        # the buckets that 0 and 1 lead has shrunk; the bucket 2 leads
-        # waits for it to resume
-        writing = asyncio.ensure_future(write_log(conn, log, 300, 600))
+        # it for max-lag. The tail goes straight to the leaders of the two
+        # buckets server 2 follows (acks=1: answered at once; a client
+        # could ask the stopped server for metadata and wait on it)
+        for b, leader in led_by_others.items():
+            ids = list(range(300 + 100 * b, 400 + 100 * b))
+            rc = handshake(c.host, c.tablet_port + leader)
+            try:
+                rtype, resp = produce_log(rc, info.table_id, {b: build_batch(
+                    pa.RecordBatch.from_pylist([{"id": i, "name": f"n{i}"} for i in ids],
+                                               schema=SCHEMA), info.schema_id)}, acks=1)
+            finally:
+                rc.close()
+            assert rtype == 0 and resp[0]["error_code"] == 0, resp
+            tail += ids
         await wait_log(c, "coordinator", "ISR of 2 replica(s)", 2, timeout=6)
     finally:
         os.kill(c.pid("tablet-2"), signal.SIGCONT)
-    await writing
     await wait_log(c, "coordinator", "ISR of 3 replica(s)", 2)
     await write_log(conn, log, 600, 900)
     got = await read_all(conn, admin, log)
-    assert sorted(got.column("id").to_pylist()) == list(range(900))
+    assert sorted(got.column("id").to_pylist()) == sorted(list(range(300)) + tail +
+                                                         list(range(600, 900)))
     assert "is gone" not in c.log("coordinator")  # no session expired on the way
     await conn.close()
 
@@ -308,16 +340,7 @@ async def test_diverged_tail_is_cut_by_leader_epoch(cluster):
     log = await create_log_table(admin, "fluss", "log", SCHEMA, bucket_count=1)
     info = await admin.get_table_info(log)
     await write_log(conn, log, 0, 100)
-    # the followers name their leader when they start fetching
-    deadline = time.monotonic() + 10
-    leader = None
-    while leader is None:
-        for i in range(3):
-            for j in range(3):
-                if f"fetching from leader {j} " in c.log(f"tablet-{i}"):
-                    leader = j
-        assert leader is not None or time.monotonic() < deadline
-        await asyncio.sleep(0.1)
+    leader = bucket_leaders(c, "fluss", "log")[0]
     followers = [i for i in range(3) if i != leader]
     await conn.close()
     for f in followers:

@@ -39,34 +39,11 @@ import pyarrow as pa
 import pytest
 
 from logutil import build_batch, create_log_table, init_writer, produce_log, read_all, wait_ready
-from rawwire import GET_METADATA, ConnectionClosed, as_int32, decode, f_bytes, handshake
-from test_cluster import SCHEMA, connect, read_ids_until, wait_log
+from rawwire import ConnectionClosed, handshake
+from test_cluster import SCHEMA, bucket_leaders, connect, segment_bytes, wait_log
 
 KILLS = int(os.environ.get("FLUSS_D1_KILLS", "10"))
 BATCH = 20
-
-
-def bucket_leaders(c, db, table):
-    """{bucket: leader id} from the coordinator's GET_METADATA."""
-    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
-    rc = handshake(c.host, c.coordinator_port)
-    try:
-        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
-    finally:
-        rc.close()
-    assert rtype == 0, resp
-    leaders = {}
-    for tm in decode(resp).get(3, []):
-        for bm in decode(tm).get(5, []):
-            f = decode(bm)
-            leaders[as_int32(f[1][0])] = as_int32(f[2][0]) if 2 in f else -1
-    return leaders
-
-
-def segment_bytes(c, tablet, bucket):
-    base = c.dir / f"tablet-{tablet}-data" / "fluss"
-    d = next(p for p in base.rglob(f"log-{bucket}") if p.parent.name.startswith("d1-"))
-    return b"".join(p.read_bytes() for p in sorted(d.glob("*.log")))
 
 
 RETRIABLE = {1, 12, 21, 25, 29, 44}  # network, not leader, unknown bucket, timeout,
@@ -195,7 +172,7 @@ async def test_d1_leader_kill_under_acks_all(cluster):
     divergent = 3
     while divergent and time.monotonic() < deadline:
         divergent = sum(1 for b in range(3)
-                        if len({segment_bytes(c, i, b) for i in range(3)}) != 1)
+                        if len({segment_bytes(c, i, f"d1-{info.table_id}", b) for i in range(3)}) != 1)
         if divergent:
             await asyncio.sleep(0.5)
     got = await read_all(conn, admin, log)
