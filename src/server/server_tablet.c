@@ -518,8 +518,10 @@ static void fl_tablet_timers_start(void *arg) {
     uv_timer_start(&ts->writer_expiry_timer, fl_on_writer_expiry_timer, we, we);
     uv_timer_init(uv, &ts->isr_timer);
     ts->isr_timer.data = ts;
-    uint64_t ic = (uint64_t)(ts->cfg.replica_max_lag_ms / 2 > 0 ? ts->cfg.replica_max_lag_ms / 2 : 1);
-    if (ic > 1000) ic = 1000;
+    /* a follower leaves within max-lag plus this (and the coordinator's
+     * answer): a quarter of max-lag, at most 250 ms (a round is cheap) */
+    uint64_t ic = (uint64_t)(ts->cfg.replica_max_lag_ms / 4 > 0 ? ts->cfg.replica_max_lag_ms / 4 : 1);
+    if (ic > 250) ic = 250;
     uv_timer_start(&ts->isr_timer, fl_on_isr_timer, ic, ic);
     uv_timer_init(uv, &ts->flush_timer);
     ts->flush_timer.data = ts;

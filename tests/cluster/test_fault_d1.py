@@ -28,101 +28,17 @@ in `make test`; `make test-cluster-faults` runs the gate size).
 """
 
 import asyncio
-import json
 import os
-import socket
-import statistics
-import threading
 import time
 
-import pyarrow as pa
 import pytest
 
-from logutil import build_batch, create_log_table, init_writer, produce_log, read_all, wait_ready
-from rawwire import ConnectionClosed, handshake
+from faultutil import LeaderWriter, percentile, report
+from logutil import create_log_table, init_writer, read_all, wait_ready
+from rawwire import handshake
 from test_cluster import SCHEMA, bucket_leaders, connect, segment_bytes, wait_log
 
 KILLS = int(os.environ.get("FLUSS_D1_KILLS", "10"))
-BATCH = 20
-
-
-RETRIABLE = {1, 12, 21, 25, 29, 44}  # network, not leader, unknown bucket, timeout,
-                                      # not enough replicas, no leader
-
-
-def report(figures):
-    """The JSON line, printed and appended to FLUSS_FAULT_LEDGER's file
-    (with the date) when that is set."""
-    line = json.dumps(figures)
-    print("\n" + line)
-    ledger = os.environ.get("FLUSS_FAULT_LEDGER")
-    if ledger:
-        with open(ledger, "a") as f:
-            f.write(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                **figures}) + "\n")
-
-
-class LeaderWriter(threading.Thread):
-    """One bucket's idempotent writer over the raw protocol: one PRODUCE_LOG
-    (acks=all) at a time to the bucket's leader, as GET_METADATA names it.
-    A batch that fails in a way a client retries (a lost connection, not
-    the leader, a timeout, …) is sent again, same writer id and sequence,
-    to whichever server leads then: the server must deduplicate it."""
-
-    def __init__(self, c, table_id, schema_id, bucket, writer_id):
-        super().__init__(daemon=True)
-        self.c, self.table_id, self.schema_id = c, table_id, schema_id
-        self.bucket, self.writer_id = bucket, writer_id
-        self.next_id = bucket * 10_000_000
-        self.acked, self.ack_times, self.other_errors = [], [], []
-        self.retries = 0
-        self.stop_event = threading.Event()
-
-    def _leader_conn(self):
-        while not self.stop_event.is_set():
-            try:
-                leader = bucket_leaders(self.c, "fluss", "d1").get(self.bucket, -1)
-                if leader >= 0:
-                    return handshake(self.c.host, self.c.tablet_port + leader, timeout=15.0)
-            except (OSError, ConnectionClosed, socket.timeout, AssertionError):
-                pass
-            time.sleep(0.1)
-        return None
-
-    def run(self):
-        seq, rc = 0, None
-        while not self.stop_event.is_set():
-            ids = list(range(self.next_id, self.next_id + BATCH))
-            data = build_batch(pa.RecordBatch.from_pylist(
-                [{"id": i, "name": f"d{i}"} for i in ids], schema=SCHEMA), self.schema_id,
-                writer_id=self.writer_id, seq=seq)
-            while not self.stop_event.is_set():
-                rc = rc or self._leader_conn()
-                if rc is None:
-                    break
-                try:
-                    rtype, resp = produce_log(rc, self.table_id, {self.bucket: data}, acks=-1,
-                                              timeout_ms=10000)
-                    code, msg = resp if rtype != 0 else (resp[0]["error_code"],
-                                                         resp[0]["error_message"])
-                except (OSError, ConnectionClosed, socket.timeout, AssertionError):
-                    code, msg = 1, "transport"
-                if code == 0:
-                    self.acked.extend(ids)
-                    self.ack_times.append(time.monotonic())
-                    break
-                if code not in RETRIABLE:
-                    self.other_errors.append((code, msg))
-                    self.stop_event.set()
-                    break
-                self.retries += 1
-                rc.close()
-                rc = None
-                time.sleep(0.05)
-            self.next_id += BATCH
-            seq += 1
-        if rc:
-            rc.close()
 
 
 @pytest.mark.timeout(900)
@@ -140,7 +56,7 @@ async def test_d1_leader_kill_under_acks_all(cluster):
         ids = [init_writer(rc, "fluss", "d1") for _ in range(3)]
     finally:
         rc.close()
-    writers = [LeaderWriter(c, info.table_id, info.schema_id, b, ids[b]) for b in range(3)]
+    writers = [LeaderWriter(c, "fluss", "d1", info.table_id, info.schema_id, b, ids[b]) for b in range(3)]
     for w in writers:
         w.start()
     unavailable = []
@@ -186,9 +102,8 @@ async def test_d1_leader_kill_under_acks_all(cluster):
         "lost_acked": len(acked - present),
         "duplicates": len(ids) - len(present),
         "replica_divergence_buckets": divergent,
-        "unavailability_p50_s": round(statistics.median(unavailable), 3),
-        "unavailability_p99_s": round(max(unavailable) if len(unavailable) < 100 else
-                                      statistics.quantiles(unavailable, n=100)[98], 3),
+        "unavailability_p50_s": round(percentile(unavailable, 50), 3),
+        "unavailability_p99_s": round(percentile(unavailable, 99), 3),
     }
     report(figures)
     assert figures["lost_acked"] == 0, figures

@@ -1,0 +1,121 @@
+"""What the fault suites of tests/cluster share (reliability.md §4
+conventions): the JSON line of counters each prints, and an idempotent
+raw-protocol writer that follows a bucket's leader."""
+
+import json
+import os
+import socket
+import threading
+import time
+from collections import Counter
+
+import pyarrow as pa
+
+from logutil import build_batch, produce_log
+from rawwire import ConnectionClosed, handshake
+from test_cluster import SCHEMA, bucket_leaders
+
+# a lost connection, not the leader, unknown bucket, a timeout, not enough
+# replicas, no leader: what a client sends again
+RETRIABLE = {1, 12, 21, 25, 29, 44}
+NOT_ENOUGH_REPLICAS = 29
+
+
+def report(figures):
+    """The JSON line, printed and appended to FLUSS_FAULT_LEDGER's file
+    (with the date) when that is set."""
+    line = json.dumps(figures)
+    print("\n" + line)
+    ledger = os.environ.get("FLUSS_FAULT_LEDGER")
+    if ledger:
+        with open(ledger, "a") as f:
+            f.write(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                **figures}) + "\n")
+
+
+def percentile(values, p):
+    """The p-th percentile (nearest rank) of values; the largest when there
+    are fewer than 100."""
+    v = sorted(values)
+    if not v:
+        return None
+    return v[min(len(v) - 1, max(0, int(round(p / 100 * len(v))) - 1))]
+
+
+class LeaderWriter(threading.Thread):
+    """One bucket's idempotent writer over the raw protocol: one PRODUCE_LOG
+    (acks=all) at a time to the bucket's leader, as GET_METADATA names it.
+    A batch that fails in a way a client retries (a lost connection, not
+    the leader, a timeout, …) is sent again, same writer id and sequence,
+    to whichever server leads then: the server must deduplicate it.
+
+    Each acknowledgement is kept as (time sent, time answered, base offset,
+    ids); each error code answered is counted."""
+
+    def __init__(self, c, db, table, table_id, schema_id, bucket, writer_id, batch=20,
+                 timeout_ms=10000):
+        super().__init__(daemon=True)
+        self.c, self.db, self.table = c, db, table
+        self.table_id, self.schema_id = table_id, schema_id
+        self.bucket, self.writer_id, self.batch = bucket, writer_id, batch
+        self.timeout_ms = timeout_ms
+        self.next_id = bucket * 10_000_000
+        self.acks, self.other_errors = [], []
+        self.codes = Counter()
+        self.retries = 0
+        self.stop_event = threading.Event()
+
+    @property
+    def acked(self):
+        return [i for a in self.acks for i in a[3]]
+
+    @property
+    def ack_times(self):
+        return [a[1] for a in self.acks]
+
+    def _leader_conn(self):
+        while not self.stop_event.is_set():
+            try:
+                leader = bucket_leaders(self.c, self.db, self.table).get(self.bucket, -1)
+                if leader >= 0:
+                    return handshake(self.c.host, self.c.tablet_port + leader, timeout=15.0)
+            except (OSError, ConnectionClosed, socket.timeout, AssertionError):
+                pass
+            time.sleep(0.1)
+        return None
+
+    def run(self):
+        seq, rc = 0, None
+        while not self.stop_event.is_set():
+            ids = list(range(self.next_id, self.next_id + self.batch))
+            data = build_batch(pa.RecordBatch.from_pylist(
+                [{"id": i, "name": f"d{i}"} for i in ids], schema=SCHEMA), self.schema_id,
+                writer_id=self.writer_id, seq=seq)
+            while not self.stop_event.is_set():
+                rc = rc or self._leader_conn()
+                if rc is None:
+                    break
+                sent = time.monotonic()
+                try:
+                    rtype, resp = produce_log(rc, self.table_id, {self.bucket: data}, acks=-1,
+                                              timeout_ms=self.timeout_ms)
+                    code, msg = resp if rtype != 0 else (resp[0]["error_code"],
+                                                         resp[0]["error_message"])
+                except (OSError, ConnectionClosed, socket.timeout, AssertionError):
+                    code, msg = 1, "transport"
+                self.codes[code] += 1
+                if code == 0:
+                    self.acks.append((sent, time.monotonic(), resp[0]["base_offset"], ids))
+                    break
+                if code not in RETRIABLE:
+                    self.other_errors.append((code, msg))
+                    self.stop_event.set()
+                    break
+                self.retries += 1
+                rc.close()
+                rc = None
+                time.sleep(0.05)
+            self.next_id += self.batch
+            seq += 1
+        if rc:
+            rc.close()
