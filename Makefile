@@ -60,14 +60,16 @@ test-cluster: build venv
 	    .venv/bin/python -m pytest tests/cluster -q
 
 # The cluster fault suites at their gate size (make test runs their CI
-# tier inside tests/cluster): D1, FLUSS_D1_KILLS leader kills, figures
-# appended to tests/fault/RESULTS.jsonl.
+# tier inside tests/cluster): D1 with D1_KILLS leader kills, D3, D8 with
+# D8_ROUNDS rolling restarts of every tablet server; figures appended to
+# tests/fault/RESULTS.jsonl.
 D1_KILLS ?= 50
+D8_ROUNDS ?= 10
 test-cluster-faults: build venv
-	FLUSSD=$(CLUSTER_FLUSSD) FLUSS_D1_KILLS=$(D1_KILLS) \
+	FLUSSD=$(CLUSTER_FLUSSD) FLUSS_D1_KILLS=$(D1_KILLS) FLUSS_D8_ROUNDS=$(D8_ROUNDS) \
 	    FLUSS_FAULT_LEDGER=$(CURDIR)/tests/fault/RESULTS.jsonl \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_zookeeper.supp \
-	    .venv/bin/python -m pytest tests/cluster/test_fault_d1.py -q -s
+	    .venv/bin/python -m pytest tests/cluster/test_fault_*.py -q -s
 
 # Unit tests and fuzz-corpus replays, in the release build and under
 # AddressSanitizer + UBSan.
