@@ -61,12 +61,14 @@ test-cluster: build venv
 
 # The cluster fault suites at their gate size (make test runs their CI
 # tier inside tests/cluster): D1 with D1_KILLS leader kills, D3, D8 with
-# D8_ROUNDS rolling restarts of every tablet server; figures appended to
-# tests/fault/RESULTS.jsonl.
+# D8_ROUNDS rolling restarts of every tablet server, F5 with F5_KILLS
+# primary-key leader kills; figures appended to tests/fault/RESULTS.jsonl.
 D1_KILLS ?= 50
 D8_ROUNDS ?= 10
+F5_KILLS ?= 20
 test-cluster-faults: build venv
 	FLUSSD=$(CLUSTER_FLUSSD) FLUSS_D1_KILLS=$(D1_KILLS) FLUSS_D8_ROUNDS=$(D8_ROUNDS) \
+	    FLUSS_F5_KILLS=$(F5_KILLS) \
 	    FLUSS_FAULT_LEDGER=$(CURDIR)/tests/fault/RESULTS.jsonl \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_zookeeper.supp \
 	    .venv/bin/python -m pytest tests/cluster/test_fault_*.py -q -s

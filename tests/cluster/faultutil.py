@@ -50,7 +50,8 @@ class LeaderWriter(threading.Thread):
     to whichever server leads then: the server must deduplicate it.
 
     Each acknowledgement is kept as (time sent, time answered, base offset,
-    ids); each error code answered is counted."""
+    what the batch carried); each error code answered is counted. Another
+    kind of batch (PUT_KV) comes from overriding make_batch and send."""
 
     def __init__(self, c, db, table, table_id, schema_id, bucket, writer_id, batch=20,
                  timeout_ms=10000):
@@ -63,6 +64,7 @@ class LeaderWriter(threading.Thread):
         self.acks, self.other_errors = [], []
         self.codes = Counter()
         self.retries = 0
+        self.pending = None  # what the batch not (yet) acknowledged carries
         self.stop_event = threading.Event()
 
     @property
@@ -84,28 +86,40 @@ class LeaderWriter(threading.Thread):
             time.sleep(0.1)
         return None
 
+    def make_batch(self, seq):
+        """(the batch's bytes, what it carries: its ids)."""
+        ids = list(range(self.next_id, self.next_id + self.batch))
+        self.next_id += self.batch
+        return build_batch(pa.RecordBatch.from_pylist(
+            [{"id": i, "name": f"d{i}"} for i in ids], schema=SCHEMA), self.schema_id,
+            writer_id=self.writer_id, seq=seq), ids
+
+    def send(self, rc, data):
+        """-> (error code, message, base offset or None)."""
+        rtype, resp = produce_log(rc, self.table_id, {self.bucket: data}, acks=-1,
+                                  timeout_ms=self.timeout_ms)
+        if rtype != 0:
+            return resp[0], resp[1], None
+        return resp[0]["error_code"], resp[0]["error_message"], resp[0]["base_offset"]
+
     def run(self):
         seq, rc = 0, None
         while not self.stop_event.is_set():
-            ids = list(range(self.next_id, self.next_id + self.batch))
-            data = build_batch(pa.RecordBatch.from_pylist(
-                [{"id": i, "name": f"d{i}"} for i in ids], schema=SCHEMA), self.schema_id,
-                writer_id=self.writer_id, seq=seq)
+            data, carried = self.make_batch(seq)
+            self.pending = carried
             while not self.stop_event.is_set():
                 rc = rc or self._leader_conn()
                 if rc is None:
                     break
                 sent = time.monotonic()
                 try:
-                    rtype, resp = produce_log(rc, self.table_id, {self.bucket: data}, acks=-1,
-                                              timeout_ms=self.timeout_ms)
-                    code, msg = resp if rtype != 0 else (resp[0]["error_code"],
-                                                         resp[0]["error_message"])
+                    code, msg, offset = self.send(rc, data)
                 except (OSError, ConnectionClosed, socket.timeout, AssertionError):
                     code, msg = 1, "transport"
                 self.codes[code] += 1
                 if code == 0:
-                    self.acks.append((sent, time.monotonic(), resp[0]["base_offset"], ids))
+                    self.acks.append((sent, time.monotonic(), offset, carried))
+                    self.pending = None
                     break
                 if code not in RETRIABLE:
                     self.other_errors.append((code, msg))
@@ -115,7 +129,6 @@ class LeaderWriter(threading.Thread):
                 rc.close()
                 rc = None
                 time.sleep(0.05)
-            self.next_id += self.batch
             seq += 1
         if rc:
             rc.close()
