@@ -10,7 +10,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 .PHONY: all build build-asan build-tsan deps venv run test test-unit test-asan test-tsan \
         test-interop test-interop-loops fuzz fuzz-build fuzz-campaign clean test-crash test-crash-mutants \
-        cluster cluster-stop test-cluster test-cluster-faults
+        cluster cluster-stop test-cluster test-cluster-faults test-cluster-mutants
 
 all: build
 
@@ -72,6 +72,28 @@ test-cluster-faults: build venv
 	    FLUSS_FAULT_LEDGER=$(CURDIR)/tests/fault/RESULTS.jsonl \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_zookeeper.supp \
 	    .venv/bin/python -m pytest tests/cluster/test_fault_*.py -q -s
+
+# Each cluster mutant (one replication rule removed: FL_MUTATION_<name>)
+# built on its own and run MUTANT_RUNS times against the fault test that
+# guards the rule (<name>:<test>): it must be caught in all runs but at
+# most one. A line per mutant goes to tests/fault/RESULTS.jsonl.
+CLUSTER_MUTANTS ?= ACK_BEFORE_REPLICATE:test_fault_d1.py ACKS_BELOW_MIN_ISR:test_fault_d3.py
+MUTANT_RUNS ?= 10
+test-cluster-mutants: venv
+	@for mt in $(CLUSTER_MUTANTS); do \
+	  m=$${mt%%:*}; t=$${mt#*:}; d=build-mut-$$m; \
+	  cmake -S . -B $$d -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS=-DFL_MUTATION_$$m >/dev/null && \
+	  cmake --build $$d -j $(JOBS) --target flussd >/dev/null || exit 1; \
+	  caught=0; \
+	  for r in $$(seq $(MUTANT_RUNS)); do \
+	    if FLUSSD=$$d/flussd FLUSS_D1_KILLS=3 .venv/bin/python -m pytest \
+	         tests/cluster/$$t -q -x >$$d/run-$$r.log 2>&1; then \
+	      echo "$$m run $$r: NOT caught"; else caught=$$((caught + 1)); echo "$$m run $$r: caught"; fi; \
+	  done; \
+	  line="{\"date\": \"$$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"suite\": \"mutant\", \"mutant\": \"$$m\", \"test\": \"$$t\", \"runs\": $(MUTANT_RUNS), \"caught\": $$caught}"; \
+	  echo "$$line"; echo "$$line" >> tests/fault/RESULTS.jsonl; \
+	  [ $$caught -ge $$(($(MUTANT_RUNS) - 1)) ] || exit 1; \
+	done
 
 # Unit tests and fuzz-corpus replays, in the release build and under
 # AddressSanitizer + UBSan.
@@ -203,7 +225,7 @@ test-crash-mutants: build
 	  echo "caught: $$(cat $(BUILD)/mutant.json)"; done
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) build-fuzz
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) build-fuzz build-mut-*
 
 include mk/reference.mk
 include mk/flink.mk

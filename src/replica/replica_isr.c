@@ -67,7 +67,14 @@ void fl_isr_on_fetch(fl_isr_t *s, int32_t follower, int64_t fetch_offset, int64_
 }
 
 int64_t fl_isr_high_watermark(const fl_isr_t *s, int64_t leader_end, int64_t current_hw) {
+#ifndef FL_MUTATION_ACKS_BELOW_MIN_ISR /* a mutant: the minimum ISR ignored */
     if ((int64_t)s->isr_count < s->min_isr) return current_hw;
+#endif
+#ifdef FL_MUTATION_ACK_BEFORE_REPLICATE
+    /* a mutant for the cluster fault suites (make test-cluster-mutants):
+     * the leader's log end, whatever the followers hold */
+    return leader_end > current_hw ? leader_end : current_hw;
+#endif
     int64_t hw = leader_end;
     for (size_t i = 0; i < s->follower_count; i++) {
         const fl_isr_follower_t *f = &s->followers[i];
@@ -97,7 +104,12 @@ bool fl_isr_may_join(const fl_isr_t *s, int32_t follower, int64_t hw) {
            f->log_end >= s->epoch_start_offset;
 }
 
-bool fl_isr_enough_for_acks_all(const fl_isr_t *s) { return (int64_t)s->isr_count >= s->min_isr; }
+bool fl_isr_enough_for_acks_all(const fl_isr_t *s) {
+#ifdef FL_MUTATION_ACKS_BELOW_MIN_ISR
+    return s != NULL;
+#endif
+    return (int64_t)s->isr_count >= s->min_isr;
+}
 
 bool fl_isr_propose(fl_isr_t *s, const int32_t *remove, size_t remove_count, const int32_t *add,
                     size_t add_count) {
