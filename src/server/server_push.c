@@ -5,9 +5,11 @@
  */
 #include "server_push.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "common_alloc.h"
 #include "common_log.h"
@@ -16,6 +18,12 @@
 #include "server_pb_metadata.h"
 
 #define FL_PUSH_TABLETS_MAX 64
+/* How long a flush waits for its answers. A tablet server that stopped
+ * answering (paused, or on its way out) must not hold the coordinator:
+ * the next event may be that server's own session expiring, whose
+ * election has to go out at once. What is unanswered then is answered
+ * (or fails) later on its own. */
+#define FL_PUSH_WAIT_MS 1000
 
 /* What was last sent of a table: where its buckets are. */
 typedef struct fl_push_part {
@@ -68,7 +76,11 @@ struct fl_push {
 fl_push_t *fl_push_new(const fl_endpoint_t *coordinator) {
     fl_push_t *p = fl_calloc(1, sizeof(*p));
     pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->cv, &ca);
+    pthread_condattr_destroy(&ca);
     pthread_mutex_init(&p->send_mu, NULL);
     p->coordinator = *coordinator;
     p->next_seq = 1;
@@ -495,8 +507,21 @@ void fl_push_flush(fl_push_t *p) {
     fl_free(client);
     fl_free(send);
     pthread_mutex_unlock(&p->send_mu);
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += FL_PUSH_WAIT_MS / 1000;
+    until.tv_nsec += (long)(FL_PUSH_WAIT_MS % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
     pthread_mutex_lock(&p->mu);
-    while (p->done_seq < upto) pthread_cond_wait(&p->cv, &p->mu);
+    int w = 0;
+    while (p->done_seq < upto && w != ETIMEDOUT) w = pthread_cond_timedwait(&p->cv, &p->mu, &until);
+    if (p->done_seq < upto)
+        FL_WARN("coordinator: not every message to the tablet servers answered within %d ms; "
+                "going on",
+                FL_PUSH_WAIT_MS);
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -17,7 +17,9 @@
  * Messages are queued in order by the fl_push_table* calls, which run
  * under the coordinator's lock (they read the store's views), and sent by
  * fl_push_flush, which runs without it and returns once every message
- * queued before it was answered (or failed: that is logged). Sends keep
+ * queued before it was answered (or failed: that is logged), or after a
+ * second at most: a tablet server that stopped answering does not hold
+ * the coordinator's next election. Sends keep
  * the queue's order on every connection; a tablet server applies them in
  * that order on one thread.
  *
@@ -58,7 +60,7 @@ void fl_push_table(fl_push_t *p, const fl_ms_table_t *t);
 void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t tablet_id);
 /* Queues the messages for a dropped table. */
 void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64_t table_id);
-/* Sends what is queued and waits for the answers. */
+/* Sends what is queued and waits for the answers (1 s at most). */
 void fl_push_flush(fl_push_t *p);
 /* Destroys the clients (what is pending fails) and frees. */
 void fl_push_destroy(fl_push_t *p);
