@@ -84,6 +84,16 @@ void fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_
      * agree may never have been committed: it is cut by epoch
      * (fl_replica_follower_truncate) before the first fetch */
     if (!same) r->truncation_pending = true;
+#ifdef FL_MUTATION_TRUNCATE_TO_HW
+    /* a mutant for D9 (make test-cluster-mutants): the rule before
+     * KIP-101, cut at the replica's own high watermark at once and fetch
+     * from there, whatever the new leader holds */
+    if (!same && r->hw_known) {
+        fl_error_t e;
+        (void)fl_replica_truncate_locked(r, atomic_load(&r->high_watermark), &e);
+        r->truncation_pending = false;
+    }
+#endif
     atomic_store(&r->role, FL_REPLICA_FOLLOWER);
     r->replicated = false;
     r->leader_id = leader;
