@@ -19,6 +19,7 @@
 #include "server_call.h"
 #include "server_coordinator.h"
 #include "server_filter.h"
+#include "server_metadata_cache.h"
 #include "server_node.h"
 #include "server_tablet.h"
 
@@ -264,6 +265,18 @@ static void fl_dispatch_job_run(void *arg) {
     fl_free(j);
 }
 
+/* GET_METADATA answered from ts's metadata cache: true, the answer in
+ * out. A request that does not decode goes on to the coordinator, which
+ * answers it as any other. */
+static bool fl_tablet_metadata_from_cache(fl_tablet_server_t *ts, const fl_frame_request_t *req,
+                                          fl_buf_t *out) {
+    Fluss__MetadataRequest *mr = fluss__metadata_request__unpack(NULL, req->body_len, req->body);
+    if (!mr) return false;
+    bool hit = fl_metadata_cache_answer(ts->mdcache, mr, req->request_id, out);
+    fluss__metadata_request__free_unpacked(mr, NULL);
+    return hit;
+}
+
 int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request_t *req,
                      fl_rpc_out_t *rout) {
     fl_buf_t *out = &rout->buf;
@@ -285,6 +298,11 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         fl_server_reply_error(out, req->request_id, FLUSS_ERR_UNSUPPORTED_VERSION, msg);
         return 0;
     }
+    /* GET_METADATA: from the tablet server's own cache when it holds
+     * everything asked for (else passed on, below) */
+    if (e->key == FL_API_GET_METADATA && role->role == FL_ROLE_TS && role->ts &&
+        fl_tablet_metadata_from_cache(role->ts, req, out))
+        return 0;
     /* what the coordinator answers: passed on, undecoded */
     if ((e->how & FL_API_FORWARD) && role->role == FL_ROLE_TS) {
         fl_rpc_client_t *cc = role->ts ? role->ts->coordinator : NULL;

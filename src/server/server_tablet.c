@@ -4,6 +4,7 @@
  * into the purgatory, and the periodic retention and time-based flush.
  */
 #include "server_tablet.h"
+#include "server_metadata_cache.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -545,6 +546,7 @@ static void fl_tablet_timers_start(void *arg) {
 int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out, fl_error_t *err) {
     fl_tablet_server_t *ts = fl_calloc(1, sizeof(*ts));
     ts->cfg = *cfg;
+    ts->mdcache = fl_metadata_cache_new();
     if (ts->cfg.network_threads < 1) ts->cfg.network_threads = 1;
     if (ts->cfg.network_threads > FL_TABLET_LOOPS_MAX) ts->cfg.network_threads = FL_TABLET_LOOPS_MAX;
     if (ts->cfg.worker_threads < 1) ts->cfg.worker_threads = 1;
@@ -675,5 +677,6 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     pthread_mutex_destroy(&ts->kv_open_lock);
     fl_free(ts->kv_open);
     fl_kv_cache_destroy(ts->kv_cache); /* after every store closed with its replica */
+    fl_metadata_cache_free(ts->mdcache);
     fl_free(ts);
 }

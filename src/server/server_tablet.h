@@ -106,6 +106,9 @@ struct fl_tablet_server {
         char host[FL_SERVER_HOST_MAX];
         int port;
     } peers[64];
+    /* the cluster's metadata as clients get it, from UPDATE_METADATA:
+     * GET_METADATA's answers (server_metadata_cache.h) */
+    struct fl_metadata_cache *mdcache;
     struct fl_fetchers *fetchers;  /* server_fetcher.h: a follower's fetches */
     /* How a follower reaches its leader's internal side: set in local mode
      * (an in-process connection to the tablet server with that id, or

@@ -25,6 +25,7 @@
 #include "replica_replication.h"
 #include "server_fetcher.h"
 #include "server_hosted_table.h"
+#include "server_metadata_cache.h"
 #include "server_node.h"
 #include "server_tablet.h"
 
@@ -57,6 +58,7 @@ FL_API_HANDLER(fl_api_update_metadata) {
     fl_free(built);
     if (rc) return rc;
     if (req->n_tablet_servers) fl_tablet_server_set_peers(ts, req->tablet_servers, req->n_tablet_servers);
+    fl_metadata_cache_update(ts->mdcache, req);
     Fluss__UpdateMetadataResponse resp = FLUSS__UPDATE_METADATA_RESPONSE__INIT;
     fl_server_reply(out, ctx->request_id, &resp.base);
     return 0;

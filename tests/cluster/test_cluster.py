@@ -23,7 +23,7 @@ import pytest
 import fluss
 from conftest import free_ports
 from logutil import build_batch, create_log_table, produce_log, read_all, wait_ready
-from rawwire import GET_METADATA, as_int32, decode, f_bytes, handshake
+from rawwire import GET_METADATA, as_int32, decode, decode_error, f_bytes, handshake
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
 
@@ -406,3 +406,71 @@ async def test_controlled_shutdown_moves_leaderships(cluster):
     assert await read_ids_until(conn, admin, log, list(range(400))) == list(range(400))
     assert await retry(lambda: lookup_all(conn, pk, 0, 150)) == {i: f"v{i}" for i in range(150)}
     await conn.close()
+
+
+def metadata_at(c, port, db, table):
+    """GET_METADATA for db.table sent to the server on port: (response
+    type, decoded fields or the error)."""
+    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
+    rc = handshake(c.host, port)
+    try:
+        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
+    finally:
+        rc.close()
+    return rtype, decode(resp) if rtype == 0 else decode_error(resp)
+
+
+async def test_tablet_servers_answer_metadata_from_their_cache(cluster):
+    """Each tablet server answers GET_METADATA from what UPDATE_METADATA
+    told it (server_metadata_cache.h): the same servers and table entry the
+    coordinator gives, after a leader change too, and while the
+    coordinator is stopped (SIGSTOP: a forward to it would hang). A table
+    the cache does not hold is passed on to the coordinator, whose
+    catalog answers (here: the table does not exist)."""
+    c = cluster(tablets=3, rf=3)
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log = await create_log_table(admin, "fluss", "md", SCHEMA, bucket_count=3,
+                                 bucket_keys=["id"])
+    await write_log(conn, log, 0, 100)
+    await conn.close()
+
+    def same_everywhere(ids):
+        rtype, want = metadata_at(c, c.coordinator_port, "fluss", "md")
+        assert rtype == 0, want
+        for i in ids:
+            rtype, got = metadata_at(c, c.tablet_port + i, "fluss", "md")
+            assert rtype == 0, got
+            if (got.get(1), sorted(got.get(2, [])), got.get(3)) != \
+                    (want.get(1), sorted(want.get(2, [])), want.get(3)):
+                return False
+        return True
+
+    assert same_everywhere(range(3))
+    # a leader change reaches every cache
+    gone = bucket_leaders(c, "fluss", "md")[0]
+    c.kill9(f"tablet-{gone}")
+    await wait_log(c, "coordinator", f"tablet server {gone} is gone")
+    others = [i for i in range(3) if i != gone]
+    deadline = time.monotonic() + 10
+    while not same_everywhere(others):
+        assert time.monotonic() < deadline, "a tablet server's metadata stays stale"
+        await asyncio.sleep(0.2)
+    leaders = bucket_leaders(c, "fluss", "md")
+    assert gone not in leaders.values(), leaders
+
+    os.kill(c.pid("coordinator"), signal.SIGSTOP)
+    try:
+        rtype, got = metadata_at(c, c.tablet_port + others[0], "fluss", "md")
+        assert rtype == 0, got
+        cached = {}
+        for tm in got.get(3, []):
+            for bm in decode(tm).get(5, []):
+                f = decode(bm)
+                cached[as_int32(f[1][0])] = as_int32(f[2][0])
+        assert cached == leaders
+    finally:
+        os.kill(c.pid("coordinator"), signal.SIGCONT)
+    rtype, err = metadata_at(c, c.tablet_port + others[0], "fluss", "no_such_table")
+    assert rtype != 0 and err[0] == 7, err  # TABLE_NOT_EXIST, from the coordinator
