@@ -22,6 +22,7 @@ int fl_catalog_init(fl_catalog_t *cat, fl_metastore_t *ms, const fl_table_defaul
     if (tablet_count > FL_CATALOG_TABLET_SERVERS_MAX) tablet_count = FL_CATALOG_TABLET_SERVERS_MAX;
     cat->tablet_count = tablet_count;
     memcpy(cat->tablet_ids, tablet_ids, tablet_count * sizeof(int32_t));
+    /* racks come with the registrations (fl_catalog_tablet_up); none yet */
     if (ms->ops->db_count(ms) == 0)
         return fl_catalog_create_database(cat, FL_CATALOG_DEFAULT_DATABASE, NULL, 0, true, err);
     return 0;
@@ -67,37 +68,72 @@ int fl_catalog_drop_database(fl_catalog_t *cat, const char *name, bool ignore_if
     return cat->ms->ops->db_drop(cat->ms, name, err);
 }
 
+void fl_catalog_tablet_up(fl_catalog_t *cat, int32_t id, const char *rack) {
+    size_t i = 0;
+    while (i < cat->tablet_count && cat->tablet_ids[i] != id) i++;
+    if (i == cat->tablet_count) {
+        if (cat->tablet_count == FL_CATALOG_TABLET_SERVERS_MAX) return;
+        cat->tablet_ids[cat->tablet_count++] = id;
+    }
+    /* a restart may have changed its rack: the registration is the truth */
+    fl_assignment_rack_set(&cat->tablet_racks[i], rack);
+}
+
+void fl_catalog_tablet_down(fl_catalog_t *cat, int32_t id) {
+    for (size_t i = 0; i < cat->tablet_count; i++)
+        if (cat->tablet_ids[i] == id) {
+            size_t after = cat->tablet_count - i - 1;
+            memmove(&cat->tablet_ids[i], &cat->tablet_ids[i + 1], after * sizeof(int32_t));
+            memmove(&cat->tablet_racks[i], &cat->tablet_racks[i + 1],
+                    after * sizeof(fl_assignment_rack_t));
+            cat->tablet_count--;
+            return;
+        }
+}
+
 static int fl_catalog_check_replication(fl_catalog_t *cat, const fl_table_desc_t *d,
                                         fl_error_t *err) {
     if (d->partition_keys.count > 0) return 0; /* partitions get buckets when created */
     const char *v = fl_kvlist_get(&d->properties, "table.replication.factor");
     long rf = v ? strtol(v, NULL, 10) : 1;
-    if (rf > (long)cat->tablet_count || rf > FL_REPLICAS_MAX)
+    if (rf > FL_REPLICAS_MAX)
         return fl_err_set(err, FLUSS_ERR_INVALID_REPLICATION_FACTOR,
                           "Replication factor: %ld larger than available tablet servers: %zu.",
                           rf, cat->tablet_count);
+    return fl_assignment_check(cat->tablet_racks, cat->tablet_count, rf, err);
+}
+
+/* count buckets of rf replicas each over the live servers (seed: the
+ * table or partition id); *out is the caller's to free */
+static int fl_catalog_buckets_new(fl_catalog_t *cat, int32_t count, long rf, int64_t seed,
+                                  fl_ms_bucket_t **out, fl_error_t *err) {
+    int32_t *replicas = fl_calloc((size_t)count * (size_t)rf, sizeof(int32_t));
+    int rc = fl_assignment_generate(cat->tablet_ids, cat->tablet_racks, cat->tablet_count,
+                                    (int32_t)rf, count, (uint64_t)seed, replicas, err);
+    if (rc) {
+        fl_free(replicas);
+        return rc;
+    }
+    fl_ms_bucket_t *bs = fl_calloc((size_t)count, sizeof(fl_ms_bucket_t));
+    for (int32_t b = 0; b < count; b++) {
+        bs[b].replica_count = (int32_t)rf;
+        memcpy(bs[b].replicas, &replicas[(size_t)b * (size_t)rf], (size_t)rf * sizeof(int32_t));
+        bs[b].leader = bs[b].replicas[0];
+        bs[b].leader_epoch = 0;
+    }
+    fl_free(replicas);
+    *out = bs;
     return 0;
 }
 
 static int fl_catalog_assign(fl_catalog_t *cat, const fl_table_desc_t *d, int64_t table_id,
                              fl_ms_table_t *t, fl_error_t *err) {
-    (void)err;
     if (d->partition_keys.count > 0) return 0; /* partitions get buckets when created */
     long rf = strtol(fl_kvlist_get(&d->properties, "table.replication.factor"), NULL, 10);
     if (rf < 1) rf = 1;
-    t->bucket_count = d->bucket_count;
-    t->buckets = fl_calloc((size_t)d->bucket_count, sizeof(fl_ms_bucket_t));
-    /* Round robin like the reference, starting from a table-dependent server. */
-    for (int32_t b = 0; b < d->bucket_count; b++) {
-        fl_ms_bucket_t *bk = &t->buckets[b];
-        bk->replica_count = (int32_t)rf;
-        for (long r = 0; r < rf; r++)
-            bk->replicas[r] =
-                cat->tablet_ids[(size_t)((uint64_t)(table_id + b + r) % cat->tablet_count)];
-        bk->leader = bk->replicas[0];
-        bk->leader_epoch = 0;
-    }
-    return 0;
+    int rc = fl_catalog_buckets_new(cat, d->bucket_count, rf, table_id, &t->buckets, err);
+    if (!rc) t->bucket_count = d->bucket_count;
+    return rc;
 }
 
 int fl_catalog_create_table(fl_catalog_t *cat, const char *db, const char *name,
@@ -270,11 +306,11 @@ static int fl_catalog_partition_layout(fl_catalog_t *cat, const fl_ms_table_t *t
                         : NULL;
     *rf = rfs ? strtol(rfs, NULL, 10) : 1;
     if (j) json_decref(j);
-    if (*rf > (long)cat->tablet_count || *rf > FL_REPLICAS_MAX || *rf < 1 || *buckets < 1)
+    if (*rf > FL_REPLICAS_MAX || *rf < 1 || *buckets < 1)
         return fl_err_set(err, FLUSS_ERR_INVALID_REPLICATION_FACTOR,
                           "Replication factor: %ld larger than available tablet servers: %zu.",
                           *rf, cat->tablet_count);
-    return 0;
+    return fl_assignment_check(cat->tablet_racks, cat->tablet_count, *rf, err);
 }
 
 /* MetadataManager#createPartition's limits: max.partition.num partitions
@@ -332,15 +368,8 @@ int fl_catalog_create_partition(fl_catalog_t *cat, const char *db, const char *t
     p.value_count = values.count;
     p.created_ms = fl_time_wall_ms();
     p.bucket_count = buckets;
-    p.buckets = fl_calloc((size_t)buckets, sizeof(fl_ms_bucket_t));
-    for (int32_t b = 0; b < buckets; b++) {
-        fl_ms_bucket_t *bk = &p.buckets[b];
-        bk->replica_count = (int32_t)rf;
-        for (long r = 0; r < rf; r++)
-            bk->replicas[r] = cat->tablet_ids[(size_t)((uint64_t)(p.partition_id + b + r) %
-                                                       cat->tablet_count)];
-        bk->leader = bk->replicas[0];
-    }
+    if ((rc = fl_catalog_buckets_new(cat, buckets, rf, p.partition_id, &p.buckets, err)))
+        goto done;
     rc = cat->ms->ops->partition_create(cat->ms, table_id, &p, err);
     fl_free(p.buckets);
 done:

@@ -16,22 +16,30 @@
 
 #include "common_error.h"
 #include "common_strlist.h"
+#include "coordinator_assignment.h"
 #include "coordinator_table_check.h"
 #include "metastore.h"
 
 #define FL_CATALOG_DEFAULT_DATABASE "fluss"
-#define FL_CATALOG_TABLET_SERVERS_MAX 64
+#define FL_CATALOG_TABLET_SERVERS_MAX FL_ASSIGNMENT_SERVERS_MAX
 
 typedef struct fl_catalog {
     fl_metastore_t *ms;
     fl_table_defaults_t defaults;
     size_t tablet_count;
     int32_t tablet_ids[FL_CATALOG_TABLET_SERVERS_MAX]; /* live tablet servers */
+    fl_assignment_rack_t tablet_racks[FL_CATALOG_TABLET_SERVERS_MAX]; /* tablet_ids[i]'s rack */
 } fl_catalog_t;
 
 /* Creates the default database when the store has no database at all. */
 int fl_catalog_init(fl_catalog_t *cat, fl_metastore_t *ms, const fl_table_defaults_t *defaults,
                     const int32_t *tablet_ids, size_t tablet_count, fl_error_t *err);
+
+/* A tablet server registered (rack: its tablet-server.rack, NULL: none;
+ * a known one takes the new rack) or went. New buckets go to the live
+ * ones (coordinator_assignment.h). */
+void fl_catalog_tablet_up(fl_catalog_t *cat, int32_t id, const char *rack);
+void fl_catalog_tablet_down(fl_catalog_t *cat, int32_t id);
 
 int fl_catalog_create_database(fl_catalog_t *cat, const char *name, const uint8_t *json,
                                size_t json_len, bool ignore_if_exists, fl_error_t *err);

@@ -106,7 +106,8 @@ static void fl_membership_pass(fl_membership_t *m) {
         }
         fl_endpoint_t ep = {.id = live[i].id, .port = cl.port};
         snprintf(ep.host, sizeof(ep.host), "%s", cl.host);
-        fl_coordinator_server_tablet_up(m->cs, &ep, live[i].listeners, in.host, in.port);
+        fl_coordinator_server_tablet_up(m->cs, &ep, live[i].listeners, live[i].rack, in.host,
+                                        in.port);
         m->known[m->known_count++] = (fl_known_tablet_t){live[i].id, live[i].incarnation};
     }
     fl_zk_tablet_servers_free(live, n);

@@ -138,16 +138,12 @@ static void fl_coordinator_elect(fl_coordinator_server_t *cs, int32_t id, fl_ele
 }
 
 void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
-                                     const char *listeners, const char *internal_host,
-                                     int internal_port) {
+                                     const char *listeners, const char *rack,
+                                     const char *internal_host, int internal_port) {
     fl_rpc_client_t *c = fl_rpc_client_new(cs->loop, internal_host, internal_port, NULL);
     fl_push_add_tablet(cs->push, client_ep, listeners, c);
     pthread_mutex_lock(&cs->lock);
-    fl_catalog_t *cat = &cs->catalog;
-    bool known = false;
-    for (size_t i = 0; i < cat->tablet_count && !known; i++) known = cat->tablet_ids[i] == client_ep->id;
-    if (!known && cat->tablet_count < FL_CATALOG_TABLET_SERVERS_MAX)
-        cat->tablet_ids[cat->tablet_count++] = client_ep->id;
+    fl_catalog_tablet_up(&cs->catalog, client_ep->id, rack);
     fl_push_servers(cs->push); /* the others learn where it is */
     /* buckets left without a leader that it can lead get it back (pushed
      * to every server that hosts them), then it learns every table */
@@ -156,22 +152,16 @@ void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpo
         fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), client_ep->id);
     pthread_mutex_unlock(&cs->lock);
     fl_push_flush(cs->push);
-    FL_INFO("coordinator: tablet server %d is up (%s:%d, internal %s:%d)", client_ep->id,
-            client_ep->host, client_ep->port, internal_host, internal_port);
+    FL_INFO("coordinator: tablet server %d is up (%s:%d, internal %s:%d, rack %s)",
+            client_ep->id, client_ep->host, client_ep->port, internal_host, internal_port,
+            rack ? rack : "none");
 }
 
 void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) {
     /* no message goes to it any more (what was in flight fails) */
     fl_push_remove_tablet(cs->push, id);
     pthread_mutex_lock(&cs->lock);
-    fl_catalog_t *cat = &cs->catalog;
-    for (size_t i = 0; i < cat->tablet_count; i++)
-        if (cat->tablet_ids[i] == id) {
-            memmove(&cat->tablet_ids[i], &cat->tablet_ids[i + 1],
-                    (cat->tablet_count - i - 1) * sizeof(int32_t));
-            cat->tablet_count--;
-            break;
-        }
+    fl_catalog_tablet_down(&cs->catalog, id);
     /* its buckets get new leaders and ISRs */
     fl_coordinator_elect(cs, id, FL_ELECT_DOWN, NULL, NULL);
     pthread_mutex_unlock(&cs->lock);

@@ -93,12 +93,13 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
 void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endpoint_t *ep,
                                       fl_rpc_client_t *client);
 /* Cluster mode: a tablet server came (client endpoint for clients, its
- * internal listener for the coordinator's messages) or went. The catalog
- * assigns new buckets over the live ones; one that came is told every
- * table. From the membership thread, never a loop. */
+ * rack or NULL, its internal listener for the coordinator's messages) or
+ * went. The catalog assigns new buckets over the live ones, by rack when
+ * they have racks; one that came is told every table. From the
+ * membership thread, never a loop. */
 void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
-                                     const char *listeners, const char *internal_host,
-                                     int internal_port);
+                                     const char *listeners, const char *rack,
+                                     const char *internal_host, int internal_port);
 void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id);
 /* A leader's ADJUST_ISR for one bucket (coordinator_election.h's rules),
  * stored; *out is the bucket as stored. */

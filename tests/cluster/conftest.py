@@ -36,7 +36,8 @@ class Cluster:
     (another coordinator, a tablet server started again) on the same
     ZooKeeper with the same settings."""
 
-    def __init__(self, base: Path, tablets: int = 3, rf: int = 1, extra=(), session="4s"):
+    def __init__(self, base: Path, tablets: int = 3, rf: int = 1, extra=(), session="4s",
+                 racks=None):
         self.dir = base / "cluster"
         self.host = "127.0.0.1"
         self.tablets = tablets
@@ -48,7 +49,10 @@ class Cluster:
                     "CLUSTER_RF": str(rf), "CLUSTER_ZK_PORT": "0",
                     "CLUSTER_CS_PORTS": f"{self.coordinator_port},{self.cs_internal}",
                     "CLUSTER_TS_PORTS": f"{self.tablet_port},{self.tablet_port + tablets}",
-                    "CLUSTER_ARGS": " ".join(self.extra), "CLUSTER_SESSION": session}
+                    "CLUSTER_ARGS": " ".join(self.extra), "CLUSTER_SESSION": session,
+                    # tablet-server.rack per tablet server (None: no rack)
+                    "CLUSTER_RACKS": " ".join(r or "-" for r in (racks or []))}
+        self.racks = list(racks or [])
         self.session = session
         self.procs = {}  # processes this object started (name -> Popen)
 
@@ -125,6 +129,8 @@ class Cluster:
                 f"tablet-server.id={i}", "-D",
                 f"bind.listeners=FLUSS://{self.host}:{self.tablet_port + i},"
                 f"INTERNAL://{self.host}:{self.tablet_port + self.tablets + i}"]
+        if i < len(self.racks) and self.racks[i]:
+            args += ["-D", f"tablet-server.rack={self.racks[i]}"]
         return self._spawn(name, args + self.common_args(), self.tablet_port + i)
 
     def start_coordinator(self, name: str, port: int, internal: int, wait=True):

@@ -23,7 +23,8 @@ import pytest
 import fluss
 from conftest import free_ports
 from logutil import build_batch, create_log_table, produce_log, read_all, wait_ready
-from rawwire import GET_METADATA, as_int32, decode, decode_error, f_bytes, handshake
+from rawwire import (GET_METADATA, as_int32, decode, decode_error, decode_packed_or_plain_ints,
+                     f_bytes, handshake)
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
 
@@ -251,6 +252,74 @@ def bucket_leaders(c, db, table):
             f = decode(bm)
             leaders[as_int32(f[1][0])] = as_int32(f[2][0]) if 2 in f else -1
     return leaders
+
+
+def bucket_replicas(c, db, table):
+    """{bucket: [replica ids], leader first} from the coordinator's
+    GET_METADATA (PbBucketMetadata field 3, packed)."""
+    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
+    rc = handshake(c.host, c.coordinator_port)
+    try:
+        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
+    finally:
+        rc.close()
+    assert rtype == 0, resp
+    out = {}
+    for tm in decode(resp).get(3, []):
+        for bm in decode(tm).get(5, []):
+            f = decode(bm)
+            out[as_int32(f[1][0])] = [as_int32(v) for v in
+                                      decode_packed_or_plain_ints(f.get(3, []))]
+    return out
+
+
+async def test_rack_aware_assignment(cluster):
+    """Tablet servers 0..3 on racks r0, r0, r1, r2 and replication factor
+    3: every bucket gets one replica on each rack (round robin over 0..3
+    would put 0 and 1, both on r0, in the same bucket), leaders spread over
+    the servers, and the table takes writes and reads them back."""
+    racks = ["r0", "r0", "r1", "r2"]
+    c = cluster(tablets=4, rf=3, racks=racks)
+    for i, r in enumerate(racks):
+        assert f"tablet server {i} is up" in c.log("coordinator")
+        assert f"rack {r})" in c.log("coordinator")
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    log, pk = await make_tables(conn, "fluss", buckets=8)
+    for table in ("log", "pk"):
+        replicas = bucket_replicas(c, "fluss", table)
+        assert sorted(replicas) == list(range(8)), replicas
+        for b, ids in replicas.items():
+            assert len(set(ids)) == 3, (table, b, ids)
+            assert sorted(racks[i] for i in ids) == ["r0", "r1", "r2"], (table, b, ids)
+        assert {ids[0] for ids in replicas.values()} == {0, 1, 2, 3}, (table, replicas)
+        assert bucket_leaders(c, "fluss", table) == {b: ids[0] for b, ids in replicas.items()}
+    await write_log(conn, log, 0, 400)
+    got = await read_all(conn, admin, log)
+    assert sorted(got.column("id").to_pylist()) == list(range(400))
+    await upsert(conn, pk, 0, 100)
+    assert await lookup_all(conn, pk, 0, 100) == {i: f"v{i}" for i in range(100)}
+    await conn.close()
+
+
+async def test_rack_on_some_servers_fails_create_table(cluster):
+    """A rack on two of three tablet servers: CREATE TABLE fails with
+    INVALID_SERVER_RACK_INFO (52) and Fluss 0.9.1's message, and no table
+    is left behind."""
+    c = cluster(tablets=3, rf=1, racks=["r0", None, "r1"])
+    conn = await connect(c.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database("fluss", ignore_if_exists=True)
+    path = fluss.TablePath("fluss", "mixed")
+    with pytest.raises(fluss.FlussError) as ei:
+        await admin.create_table(path, fluss.TableDescriptor(fluss.Schema(SCHEMA),
+                                                             bucket_count=3))
+    assert ei.value.error_code == 52, ei.value
+    assert ("Not all tabletServers have rack information for replica rack aware assignment."
+            in ei.value.message), ei.value.message
+    assert not await admin.table_exists(path)
+    await conn.close()
 
 
 async def read_ids_until(conn, admin, path, want, timeout=30.0):
