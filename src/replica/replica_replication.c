@@ -76,6 +76,17 @@ static int fl_replica_truncate_locked(fl_replica_t *r, int64_t offset, fl_error_
     return rc;
 }
 
+int fl_replica_check_leader_epoch(fl_replica_t *r, int32_t leader_epoch, fl_error_t *err) {
+    pthread_mutex_lock(&r->lock);
+    int32_t now = r->leader_epoch;
+    pthread_mutex_unlock(&r->lock);
+    if (leader_epoch >= now) return 0;
+    return fl_err_set(err, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION,
+                      "Leader epoch %d of bucket %d of table %lld is older than this replica's "
+                      "epoch %d.",
+                      leader_epoch, r->bucket, (long long)r->table_id, now);
+}
+
 void fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch) {
     pthread_mutex_lock(&r->lock);
     bool same = atomic_load(&r->role) == FL_REPLICA_FOLLOWER && r->leader_id == leader &&
