@@ -33,6 +33,7 @@ void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l,
     bool same = atomic_load(&r->role) == FL_REPLICA_LEADER && r->replicated &&
                 r->leader_epoch == l->leader_epoch;
     atomic_store(&r->role, FL_REPLICA_LEADER);
+    atomic_store(&r->lead_epoch, l->leader_epoch);
     r->leader_epoch = l->leader_epoch;
     r->leader_id = l->self;
     r->hw_known = true;
@@ -91,6 +92,9 @@ void fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_
     pthread_mutex_lock(&r->lock);
     bool same = atomic_load(&r->role) == FL_REPLICA_FOLLOWER && r->leader_id == leader &&
                 r->leader_epoch == leader_epoch;
+    /* first: a write this replica appended as leader is not covered by
+     * the high watermark it takes from the new leader */
+    atomic_store(&r->lead_epoch, -1);
     /* what this replica holds past where its log and the new leader's
      * agree may never have been committed: it is cut by epoch
      * (fl_replica_follower_truncate) before the first fetch */
