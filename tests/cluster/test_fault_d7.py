@@ -48,10 +48,13 @@ the active coordinator where the bucket is led) writes throughout.
   declared it gone and elected other leaders (no tablet server can close
   its own session from outside without the session's password, and the
   tests do not have a ZooKeeper client library: the stop is how). Before
-  it resumes, an acks=all PRODUCE_LOG for bucket 0 waits in its socket;
-  resumed, it is a zombie that still believes it leads in the old epoch:
-  that write must not be acknowledged (zombie_acks) nor its records end
-  up in the table, the server must register again (a new incarnation)
+  it resumes, an acks=all PRODUCE_LOG for bucket 0 (timeout 30 s: it
+  spans the demotion) waits in its socket; resumed, it is a zombie that
+  still believes it leads in the old epoch: that write must not be
+  acknowledged (zombie_acks; before the fix of server_ackwait it was,
+  once the high watermark the demoted server took as a follower passed
+  its offsets, and its records were gone) nor its records end up in the
+  table, the server must register again (a new incarnation)
   and rejoin every ISR (the coordinator commits an ISR of 3 per bucket).
   A CONTROLLED_SHUTDOWN in its former incarnation epoch is then refused.
 
@@ -461,7 +464,7 @@ async def test_d7_coordinator_and_zookeeper_faults(cluster):
         after_election = metadata(c, c.coordinator_port)
         # the zombie's first request once it runs again: an acks=all write
         # to the bucket it led
-        zombie.send_request(PRODUCE_LOG, f_varint(1, -1) + f_varint(2, table_id) + f_varint(3, 3000)
+        zombie.send_request(PRODUCE_LOG, f_varint(1, -1) + f_varint(2, table_id) + f_varint(3, 30000)
                             + f_bytes(4, f_varint(2, 0) + f_bytes(3, batch)))
         os.kill(c.pid(f"tablet-{x}"), signal.SIGCONT)
         stopped.remove(x)
