@@ -62,13 +62,18 @@ test-cluster: build venv
 # The cluster fault suites at their gate size (make test runs their CI
 # tier inside tests/cluster): D1 with D1_KILLS leader kills, D3, D8 with
 # D8_ROUNDS rolling restarts of every tablet server, F5 with F5_KILLS
-# primary-key leader kills; figures appended to tests/fault/RESULTS.jsonl.
+# primary-key leader kills, D7 with D7_KILLS coordinator kills 30 s apart
+# and ZooKeeper paused D7_ZK_PAUSE seconds; figures appended to
+# tests/fault/RESULTS.jsonl.
 D1_KILLS ?= 50
 D8_ROUNDS ?= 10
 F5_KILLS ?= 20
+D7_KILLS ?= 10
+D7_ZK_PAUSE ?= 10
 test-cluster-faults: build venv
 	FLUSSD=$(CLUSTER_FLUSSD) FLUSS_D1_KILLS=$(D1_KILLS) FLUSS_D8_ROUNDS=$(D8_ROUNDS) \
-	    FLUSS_F5_KILLS=$(F5_KILLS) \
+	    FLUSS_F5_KILLS=$(F5_KILLS) FLUSS_D7_KILLS=$(D7_KILLS) FLUSS_D7_INTERVAL=30 \
+	    FLUSS_D7_ZK_PAUSE=$(D7_ZK_PAUSE) \
 	    FLUSS_FAULT_LEDGER=$(CURDIR)/tests/fault/RESULTS.jsonl \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_zookeeper.supp \
 	    .venv/bin/python -m pytest tests/cluster/test_fault_*.py -q -s

@@ -83,6 +83,10 @@ typedef struct fl_replica {
     /* Replication (replica_replication.h): the role; a leader with
      * followers ("replicated") takes its high watermark from the ISR */
     atomic_int role;                    /* FL_REPLICA_LEADER / _FOLLOWER */
+    /* the leader epoch it leads in, -1 while a follower (set with role):
+     * a write waiting for the high watermark is acknowledged only in the
+     * leadership that appended it (server_ackwait.h) */
+    atomic_int lead_epoch;
     bool replicated;                    /* (lock) */
     fl_isr_t isr;                       /* (lock) while replicated */
     int32_t leader_id;                  /* (lock) a follower's leader */

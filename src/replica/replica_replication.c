@@ -33,6 +33,7 @@ void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l,
     bool same = atomic_load(&r->role) == FL_REPLICA_LEADER && r->replicated &&
                 r->leader_epoch == l->leader_epoch;
     atomic_store(&r->role, FL_REPLICA_LEADER);
+    atomic_store(&r->lead_epoch, l->leader_epoch);
     r->leader_epoch = l->leader_epoch;
     r->leader_id = l->self;
     r->hw_known = true;
@@ -76,10 +77,24 @@ static int fl_replica_truncate_locked(fl_replica_t *r, int64_t offset, fl_error_
     return rc;
 }
 
+int fl_replica_check_leader_epoch(fl_replica_t *r, int32_t leader_epoch, fl_error_t *err) {
+    pthread_mutex_lock(&r->lock);
+    int32_t now = r->leader_epoch;
+    pthread_mutex_unlock(&r->lock);
+    if (leader_epoch >= now) return 0;
+    return fl_err_set(err, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION,
+                      "Leader epoch %d of bucket %d of table %lld is older than this replica's "
+                      "epoch %d.",
+                      leader_epoch, r->bucket, (long long)r->table_id, now);
+}
+
 void fl_replica_become_follower(fl_replica_t *r, int32_t leader, int32_t leader_epoch) {
     pthread_mutex_lock(&r->lock);
     bool same = atomic_load(&r->role) == FL_REPLICA_FOLLOWER && r->leader_id == leader &&
                 r->leader_epoch == leader_epoch;
+    /* first: a write this replica appended as leader is not covered by
+     * the high watermark it takes from the new leader */
+    atomic_store(&r->lead_epoch, -1);
     /* what this replica holds past where its log and the new leader's
      * agree may never have been committed: it is cut by epoch
      * (fl_replica_follower_truncate) before the first fetch */

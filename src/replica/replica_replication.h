@@ -41,6 +41,10 @@ typedef struct fl_replica_leadership {
 /* Becomes the bucket's leader (again: an unchanged epoch keeps the
  * followers' progress). */
 void fl_replica_become_leader(fl_replica_t *r, const fl_replica_leadership_t *l, int64_t now_ms);
+/* 0 when a leadership named in leader_epoch may be taken: not older
+ * than the epoch the replica leads or follows in (the same epoch again
+ * is the coordinator telling a new ISR); else FENCED_LEADER_EPOCH. */
+int fl_replica_check_leader_epoch(fl_replica_t *r, int32_t leader_epoch, fl_error_t *err);
 /* Becomes a follower of leader (-1: none yet). A new leader or epoch
  * leaves a truncation pending: nothing is fetched until
  * fl_replica_follower_truncate has cut the log where it and the leader's

@@ -16,6 +16,7 @@ void fl_ack_wait_init(fl_ack_wait_t *w, const fl_ack_wait_ops_t *ops, size_t cou
     w->replicas = fl_calloc(n, sizeof(*w->replicas));
     w->hw_wait = fl_calloc(n, sizeof(int64_t));
     w->durable_wait = fl_calloc(n, sizeof(int64_t));
+    w->lead_epoch = fl_calloc(n, sizeof(int32_t));
     w->keys = fl_calloc(n, sizeof(*w->keys));
 }
 
@@ -27,23 +28,42 @@ void fl_ack_wait_bucket(fl_ack_wait_t *w, size_t i, fl_replica_t *r, int64_t hw,
     w->replicas[i] = r;
     w->hw_wait[i] = hw;
     w->durable_wait[i] = durable;
+    w->lead_epoch[i] = atomic_load(&r->lead_epoch);
     w->keys[w->key_count++] = (fl_bucket_key_t){r->table_id, r->partition_id, r->bucket};
+}
+
+/* An acks=all wait whose replica no longer leads in the epoch that
+ * appended: the high watermark it has now (a follower's, from another
+ * leader) says nothing of these records. */
+static bool fl_ack_wait_deposed(const fl_ack_wait_t *w, size_t i) {
+    fl_replica_t *r = w->replicas[i];
+    return r && w->hw_wait[i] && atomic_load(&r->lead_epoch) != w->lead_epoch[i];
 }
 
 bool fl_ack_wait_ready(const fl_ack_wait_t *w, size_t i) {
     const fl_replica_t *r = w->replicas[i];
-    return !r || (fl_replica_high_watermark(r) >= w->hw_wait[i] &&
-                  fl_replica_flushed(r) >= w->durable_wait[i]);
+    if (!r) return true;
+    /* the watermarks first, then the leadership: a demotion is published
+     * before the follower's high watermark moves */
+    bool covered = fl_replica_high_watermark(r) >= w->hw_wait[i] &&
+                   fl_replica_flushed(r) >= w->durable_wait[i];
+    return covered && !fl_ack_wait_deposed(w, i);
 }
 
 /* Not ready and never will be: the replica is offline (fail-stop), so
- * its watermarks stay where the failure left them. */
+ * its watermarks stay where the failure left them; or deposed. */
 static bool fl_ack_wait_failed(const fl_ack_wait_t *w, size_t i) {
-    return w->replicas[i] && !fl_ack_wait_ready(w, i) && fl_replica_offline(w->replicas[i]);
+    return w->replicas[i] && !fl_ack_wait_ready(w, i) &&
+           (fl_replica_offline(w->replicas[i]) || fl_ack_wait_deposed(w, i));
 }
 
 int fl_ack_wait_error(const fl_ack_wait_t *w, size_t i, const char *timeout_msg, const char **msg) {
     if (fl_ack_wait_ready(w, i)) return 0;
+    if (fl_ack_wait_deposed(w, i)) {
+        *msg = "This server stopped leading the bucket in the epoch that appended these "
+               "records before they were replicated: they are not acknowledged.";
+        return FLUSS_ERR_NOT_LEADER_OR_FOLLOWER;
+    }
     if (fl_ack_wait_failed(w, i)) {
         *msg = "The log of this bucket went offline after a failed write or fsync before these "
                "records were covered: they are not acknowledged (the server must restart).";
@@ -95,6 +115,7 @@ void fl_ack_wait_release(fl_ack_wait_t *w) {
     fl_free(w->replicas);
     fl_free(w->hw_wait);
     fl_free(w->durable_wait);
+    fl_free(w->lead_epoch);
     fl_free(w->keys);
     if (w->req) fl_req_free(w->req);
 }

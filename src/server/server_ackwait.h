@@ -7,8 +7,12 @@
  * when every bucket is ready or failed, or the deadline passes, the
  * request's own reply function answers (fl_ack_wait_error: a bucket whose
  * replica went offline before it was covered gets LOG_STORAGE_EXCEPTION —
- * nothing the failed write or fsync concerned is acknowledged —, one still
- * not ready at the deadline REQUEST_TIME_OUT). A request with nothing to
+ * nothing the failed write or fsync concerned is acknowledged —, one whose
+ * replica stopped leading in the epoch that appended (a leader demoted, or
+ * a zombie whose session expired: the high watermark it takes as a
+ * follower counts the new leader's records, not these)
+ * NOT_LEADER_OR_FOLLOWER, one still not ready at the deadline
+ * REQUEST_TIME_OUT). A request with nothing to
  * wait for is answered at once, on the caller's thread.
  *
  * Thread rule: filled by one handler; after fl_ack_wait_finish parks it,
@@ -41,6 +45,7 @@ struct fl_ack_wait {
     fl_replica_t **replicas;   /* NULL: nothing to wait for in that bucket */
     int64_t *hw_wait;          /* high watermark to reach (0: none) */
     int64_t *durable_wait;     /* flushed offset to reach (0: none) */
+    int32_t *lead_epoch;       /* with hw_wait: the leadership that appended */
     fl_bucket_key_t *keys;
     size_t key_count;
 };

@@ -107,7 +107,7 @@ static void fl_membership_pass(fl_membership_t *m) {
         fl_endpoint_t ep = {.id = live[i].id, .port = cl.port};
         snprintf(ep.host, sizeof(ep.host), "%s", cl.host);
         fl_coordinator_server_tablet_up(m->cs, &ep, live[i].listeners, live[i].rack, in.host,
-                                        in.port);
+                                        in.port, live[i].incarnation);
         m->known[m->known_count++] = (fl_known_tablet_t){live[i].id, live[i].incarnation};
     }
     fl_zk_tablet_servers_free(live, n);
@@ -159,6 +159,7 @@ int fl_cluster_coordinator_main(fl_coordinator_config_t *cc, const fl_cluster_op
     }
     /* the tablet servers registered now; the membership thread follows */
     cc->metastore = ms;
+    cc->coordinator_epoch = fl_metastore_zk_epoch(ms);
     cc->tablet_count = 0;
     fl_coordinator_server_t *cs = NULL;
     if ((rc = fl_coordinator_server_new(cc, &cs, err))) return rc;
@@ -268,10 +269,12 @@ static void fl_follow_coordinator(fl_follow_t *f) {
  * its session expires. Asked again while some bucket has no other
  * replica in sync (its followers may be catching up), a few times; then
  * it stops anyway. */
-static void fl_tablet_controlled_shutdown(fl_tablet_server_t *ts, int32_t id) {
+static void fl_tablet_controlled_shutdown(fl_tablet_server_t *ts, int32_t id,
+                                          int64_t incarnation) {
     for (int attempt = 1; attempt <= FL_CONTROLLED_SHUTDOWN_TRIES; attempt++) {
         Fluss__ControlledShutdownRequest req = FLUSS__CONTROLLED_SHUTDOWN_REQUEST__INIT;
         req.tablet_server_id = id;
+        req.tablet_server_epoch = (int32_t)incarnation; /* the wire's int32: its low bits */
         ProtobufCMessage *m = NULL;
         fl_error_t e;
         if (fl_server_call(ts->coordinator, FL_API_CONTROLLED_SHUTDOWN, &req.base,
@@ -331,7 +334,7 @@ int fl_cluster_tablet_main(const fl_tablet_config_t *tc, const fl_cluster_opts_t
 stop:
     FL_INFO("tablet server %d: received %s, shutting down", tc->id,
             signum == SIGINT ? "SIGINT" : "SIGTERM");
-    if (f.zk) fl_tablet_controlled_shutdown(ts, tc->id);
+    if (f.zk) fl_tablet_controlled_shutdown(ts, tc->id, f.reg.incarnation);
     if (f.zk) fl_zk_conn_close(f.zk); /* the registration goes at once */
     fl_tablet_server_stop(ts);
     fl_tablet_server_destroy(ts);

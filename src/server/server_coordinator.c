@@ -66,7 +66,7 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     cs->loop = fl_rpc_loop_new("cs-net");
     cs->rpc = fl_rpc_server_new(&cs->loop, 1, &cfg->limits, fl_server_handle);
     cs->workers = fl_workq_new(1, "cs-work");
-    cs->push = fl_push_new(&cs->self);
+    cs->push = fl_push_new(&cs->self, cfg->coordinator_epoch);
     cs->role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self, false};
     cs->internal_role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self, true};
     cs->internal_workers = fl_workq_new(1, "cs-internal");
@@ -137,12 +137,36 @@ static void fl_coordinator_elect(fl_coordinator_server_t *cs, int32_t id, fl_ele
     }
 }
 
+/* (lock) */
+static void fl_coordinator_forget_incarnation(fl_coordinator_server_t *cs, int32_t id) {
+    for (size_t i = 0; i < cs->incarnation_count; i++)
+        if (cs->incarnations[i].id == id) {
+            cs->incarnations[i] = cs->incarnations[--cs->incarnation_count];
+            return;
+        }
+}
+
+/* (lock) Whether epoch is not the live registration's of server id (the
+ * low 32 bits: the wire's int32). No registration known (local mode):
+ * nothing to compare. */
+static bool fl_coordinator_stale_incarnation(fl_coordinator_server_t *cs, int32_t id,
+                                             int32_t epoch) {
+    for (size_t i = 0; i < cs->incarnation_count; i++)
+        if (cs->incarnations[i].id == id) return (int32_t)cs->incarnations[i].incarnation != epoch;
+    return false;
+}
+
 void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
                                      const char *listeners, const char *rack,
-                                     const char *internal_host, int internal_port) {
+                                     const char *internal_host, int internal_port,
+                                     int64_t incarnation) {
     fl_rpc_client_t *c = fl_rpc_client_new(cs->loop, internal_host, internal_port, NULL);
     fl_push_add_tablet(cs->push, client_ep, listeners, c);
     pthread_mutex_lock(&cs->lock);
+    fl_coordinator_forget_incarnation(cs, client_ep->id);
+    if (cs->incarnation_count < FL_CATALOG_TABLET_SERVERS_MAX)
+        cs->incarnations[cs->incarnation_count++] =
+            (struct fl_tablet_incarnation){client_ep->id, incarnation};
     fl_catalog_tablet_up(&cs->catalog, client_ep->id, rack);
     fl_push_servers(cs->push); /* the others learn where it is */
     /* buckets left without a leader that it can lead get it back (pushed
@@ -161,6 +185,7 @@ void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id) 
     /* no message goes to it any more (what was in flight fails) */
     fl_push_remove_tablet(cs->push, id);
     pthread_mutex_lock(&cs->lock);
+    fl_coordinator_forget_incarnation(cs, id);
     fl_catalog_tablet_down(&cs->catalog, id);
     /* its buckets get new leaders and ISRs */
     fl_coordinator_elect(cs, id, FL_ELECT_DOWN, NULL, NULL);
@@ -316,8 +341,8 @@ int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server
 }
 
 int fl_coordinator_server_controlled_shutdown(fl_coordinator_server_t *cs, int32_t id,
-                                              fl_bucket_key_t **kept, size_t *kept_count,
-                                              fl_error_t *err) {
+                                              int32_t epoch, fl_bucket_key_t **kept,
+                                              size_t *kept_count, fl_error_t *err) {
     *kept = NULL;
     *kept_count = 0;
     pthread_mutex_lock(&cs->lock);
@@ -328,6 +353,11 @@ int fl_coordinator_server_controlled_shutdown(fl_coordinator_server_t *cs, int32
         pthread_mutex_unlock(&cs->lock);
         return fl_err_set(err, FLUSS_ERR_SERVER_NOT_EXIST_EXCEPTION,
                           "Tablet server %d is not registered.", id);
+    }
+    if (fl_coordinator_stale_incarnation(cs, id, epoch)) {
+        pthread_mutex_unlock(&cs->lock);
+        return fl_err_set(err, FLUSS_ERR_SERVER_NOT_EXIST_EXCEPTION,
+                          "Tablet server %d in epoch %d is not the registered one.", id, epoch);
     }
     fl_coordinator_elect(cs, id, FL_ELECT_SHUTDOWN, kept, kept_count);
     pthread_mutex_unlock(&cs->lock);

@@ -41,6 +41,10 @@ typedef struct fl_coordinator_config {
     /* cluster mode: the store to use (ZooKeeper, opened and elected by the
      * caller; taken). NULL: the embedded store in meta_dir */
     fl_metastore_t *metastore;
+    /* the epoch the store was won in (ZooKeeper's /coordinators/epoch; 0
+     * for the embedded store): stamped on every message to the tablet
+     * servers, which refuse one older than the newest they have seen */
+    int32_t coordinator_epoch;
     /* the internal listener (tablet servers' connections); port -1: none */
     char internal_host[FL_SERVER_HOST_MAX];
     int internal_port;
@@ -83,6 +87,13 @@ struct fl_coordinator_server {
     uv_timer_t producer_sweep_timer;   /* on loop: expired producer offsets go */
     atomic_bool producer_sweep_queued;
     fl_auto_partitioner_t *auto_partitioner; /* its thread takes `lock` per pass */
+    /* (lock) cluster mode: the registration each live tablet server came
+     * with (its incarnation epoch), which its CONTROLLED_SHUTDOWN names */
+    size_t incarnation_count;
+    struct fl_tablet_incarnation {
+        int32_t id;
+        int64_t incarnation;
+    } incarnations[FL_CATALOG_TABLET_SERVERS_MAX];
     bool started;
 };
 
@@ -99,7 +110,8 @@ void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endp
  * membership thread, never a loop. */
 void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpoint_t *client_ep,
                                      const char *listeners, const char *rack,
-                                     const char *internal_host, int internal_port);
+                                     const char *internal_host, int internal_port,
+                                     int64_t incarnation);
 void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id);
 /* A leader's ADJUST_ISR for one bucket (coordinator_election.h's rules),
  * stored; *out is the bucket as stored. */
@@ -108,14 +120,17 @@ int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server
                                      int32_t leader_epoch, int32_t bucket_epoch,
                                      const int32_t *isr, size_t count, fl_ms_bucket_t *out,
                                      fl_error_t *err);
-/* CONTROLLED_SHUTDOWN from tablet server id: its leaderships move to
- * other in-sync replicas and it leaves every ISR (pushed before the
- * answer); *kept (fl_free'd by the caller): the buckets it still leads
- * for want of another replica in sync (not those with one replica). An unregistered server:
- * SERVER_NOT_EXIST. */
+/* CONTROLLED_SHUTDOWN from tablet server id in incarnation epoch (the
+ * low 32 bits of its registration's; the wire field is an int32): its
+ * leaderships move to other in-sync replicas and it leaves every ISR
+ * (pushed before the answer); *kept (fl_free'd by the caller): the
+ * buckets it still leads for want of another replica in sync (not those
+ * with one replica). An unregistered server, or a registration that is
+ * not the live one (a process whose session expired, asking after it
+ * registered again or another took its id): SERVER_NOT_EXIST. */
 int fl_coordinator_server_controlled_shutdown(fl_coordinator_server_t *cs, int32_t id,
-                                              fl_bucket_key_t **kept, size_t *kept_count,
-                                              fl_error_t *err);
+                                              int32_t epoch, fl_bucket_key_t **kept,
+                                              size_t *kept_count, fl_error_t *err);
 /* The network loop the coordinator's clients live on. */
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs);
 /* Starts its loop, sends every table to the registered tablet servers and

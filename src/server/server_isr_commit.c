@@ -77,14 +77,14 @@ FL_API_HANDLER(fl_api_adjust_isr) {
 
 /* CONTROLLED_SHUTDOWN: a tablet server about to stop hands its
  * leaderships over (server_coordinator.h); the answer lists the buckets
- * it still leads. tablet_server_epoch is not checked: the registration
- * it stands for is the one the coordinator holds for that id. */
+ * it still leads. tablet_server_epoch must be its live registration's:
+ * a former incarnation of it moves nothing. */
 FL_API_HANDLER(fl_api_controlled_shutdown) {
     const Fluss__ControlledShutdownRequest *req = (const Fluss__ControlledShutdownRequest *)m;
     fl_bucket_key_t *kept;
     size_t n;
-    int rc = fl_coordinator_server_controlled_shutdown(ctx->cs, req->tablet_server_id, &kept, &n,
-                                                       err);
+    int rc = fl_coordinator_server_controlled_shutdown(ctx->cs, req->tablet_server_id,
+                                                       req->tablet_server_epoch, &kept, &n, err);
     if (rc) return rc;
     Fluss__PbTableBucket *bs = fl_calloc(n ? n : 1, sizeof(*bs));
     Fluss__PbTableBucket **bp = fl_calloc(n ? n : 1, sizeof(*bp));

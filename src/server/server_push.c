@@ -58,6 +58,7 @@ typedef struct fl_push_tablet {
 } fl_push_tablet_t;
 
 struct fl_push {
+    int32_t epoch;           /* the coordinator epoch every message carries */
     int32_t only;            /* (mu) while encoding: the one tablet server to tell, -1 all */
     pthread_mutex_t mu;      /* everything below but the clients' use */
     pthread_cond_t cv;
@@ -73,8 +74,9 @@ struct fl_push {
     fl_push_assign_t *assigns;
 };
 
-fl_push_t *fl_push_new(const fl_endpoint_t *coordinator) {
+fl_push_t *fl_push_new(const fl_endpoint_t *coordinator, int32_t epoch) {
     fl_push_t *p = fl_calloc(1, sizeof(*p));
+    p->epoch = epoch;
     pthread_mutex_init(&p->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -235,7 +237,7 @@ static void fl_push_stop(fl_push_t *p, const fl_push_assign_t *a, const fl_push_
         }
         if (n) {
             Fluss__StopReplicaRequest req = FLUSS__STOP_REPLICA_REQUEST__INIT;
-            req.coordinator_epoch = 0;
+            req.coordinator_epoch = p->epoch;
             req.n_stop_replicas_req = n;
             req.stop_replicas_req = ptrs;
             fl_push_enqueue(p, id, FL_API_STOP_REPLICA, &req.base);
@@ -266,7 +268,7 @@ static void fl_push_update(fl_push_t *p, Fluss__PbTableMetadata *tm, Fluss__PbPa
     req.n_partition_metadata = npm;
     req.partition_metadata = pms;
     req.has_coordinator_epoch = 1;
-    req.coordinator_epoch = 0;
+    req.coordinator_epoch = p->epoch;
     for (size_t i = 0; i < p->tablet_count; i++)
         if (p->only < 0 || p->tablets[i].ep.id == p->only)
             fl_push_enqueue(p, p->tablets[i].ep.id, FL_API_UPDATE_METADATA, &req.base);
@@ -333,7 +335,7 @@ static void fl_push_leaders(fl_push_t *p, const fl_ms_table_t *t) {
         }
         if (n) {
             Fluss__NotifyLeaderAndIsrRequest req = FLUSS__NOTIFY_LEADER_AND_ISR_REQUEST__INIT;
-            req.coordinator_epoch = 0;
+            req.coordinator_epoch = p->epoch;
             req.n_notify_buckets_leader_req = n;
             req.notify_buckets_leader_req = ptrs;
             fl_push_enqueue(p, id, FL_API_NOTIFY_LEADER_AND_ISR, &req.base);

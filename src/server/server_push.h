@@ -34,7 +34,9 @@
 
 typedef struct fl_push fl_push_t;
 
-fl_push_t *fl_push_new(const fl_endpoint_t *coordinator);
+/* epoch: the coordinator epoch its UPDATE_METADATA, NOTIFY_LEADER_AND_ISR
+ * and STOP_REPLICA carry (tablet servers fence older ones). */
+fl_push_t *fl_push_new(const fl_endpoint_t *coordinator, int32_t epoch);
 /* Registers a tablet server and the client that reaches it (taken);
  * listeners: what it registered ("NAME://host:port,..."; NULL in local
  * mode), passed on to every tablet server (PbServerNode.listeners) so

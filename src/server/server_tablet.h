@@ -95,6 +95,10 @@ struct fl_tablet_server {
     /* the coordinator's messages (UPDATE_METADATA, NOTIFY_LEADER_AND_ISR,
      * STOP_REPLICA) run here, one at a time, in the order they came */
     fl_workq_t *control;
+    /* (control) the newest coordinator epoch a message came with: one
+     * from an older coordinator (a deposed one still running, a message
+     * delayed) is refused. 0 at start, the lowest epoch there is */
+    int32_t coordinator_epoch;
     pthread_rwlock_t tables_lock;
     size_t table_count, table_cap;
     fl_hosted_table_t **tables;

@@ -14,7 +14,12 @@
  *
  * A message that does not hold what it must is refused with
  * CORRUPT_MESSAGE and changes nothing; per-bucket failures are answered
- * per bucket.
+ * per bucket. Each is fenced by the coordinator epoch it carries: one
+ * older than the newest seen here is refused whole with
+ * INVALID_COORDINATOR and changes nothing (as Fluss's
+ * validateAndApplyCoordinatorEpoch); a bucket's leadership named in a
+ * leader epoch older than the replica's is refused with
+ * FENCED_LEADER_EPOCH.
  */
 #include <string.h>
 
@@ -29,12 +34,29 @@
 #include "server_node.h"
 #include "server_tablet.h"
 
+/* The message's coordinator epoch against the newest seen (the control
+ * thread's alone: messages are taken one at a time); a newer one is
+ * remembered. */
+static int fl_control_epoch(fl_tablet_server_t *ts, int32_t epoch, const char *what,
+                            fl_error_t *err) {
+    if (epoch < ts->coordinator_epoch)
+        return fl_err_set(err, FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION,
+                          "%s from coordinator epoch %d: the coordinator's epoch is %d now.", what,
+                          epoch, ts->coordinator_epoch);
+    ts->coordinator_epoch = epoch;
+    return 0;
+}
+
 FL_API_HANDLER(fl_api_update_metadata) {
     const Fluss__UpdateMetadataRequest *req = (const Fluss__UpdateMetadataRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
+    /* optional in the message: a coordinator that sends none is not fenced */
+    int rc = req->has_coordinator_epoch
+                 ? fl_control_epoch(ts, req->coordinator_epoch, "UPDATE_METADATA", err)
+                 : 0;
+    if (rc) return rc;
     size_t n = req->n_table_metadata;
     fl_hosted_table_t **built = fl_calloc(n ? n : 1, sizeof(*built));
-    int rc = 0;
     /* every entry is checked before any is applied */
     for (size_t i = 0; i < n && !rc; i++) {
         const Fluss__PbTableMetadata *tm = req->table_metadata[i];
@@ -97,6 +119,14 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
     int32_t self = ts->self.id;
     bool replica = b->leader == self;
     for (size_t i = 0; i < b->n_replicas && !replica; i++) replica = b->replicas[i] == self;
+    /* a leadership older than the one the replica has changes nothing
+     * (a replica not open here has none to fence with) */
+    fl_replica_t *held = fl_replica_manager_find(&ts->replicas, tb->table_id,
+                                                 tb->has_partition_id ? tb->partition_id : -1,
+                                                 tb->bucket_id);
+    int fenced = held ? fl_replica_check_leader_epoch(held, b->leader_epoch, err) : 0;
+    if (held) fl_replica_unref(held);
+    if (fenced) return fenced;
     /* it fetches from the new leader only, if from anyone */
     fl_fetchers_remove(ts->fetchers, tb->table_id, tb->has_partition_id ? tb->partition_id : -1,
                        tb->bucket_id);
@@ -129,9 +159,10 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
 }
 
 FL_API_HANDLER(fl_api_notify_leader_and_isr) {
-    (void)err;
     const Fluss__NotifyLeaderAndIsrRequest *req = (const Fluss__NotifyLeaderAndIsrRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
+    int rc = fl_control_epoch(ts, req->coordinator_epoch, "NOTIFY_LEADER_AND_ISR", err);
+    if (rc) return rc;
     size_t n = req->n_notify_buckets_leader_req;
     Fluss__PbNotifyLeaderAndIsrRespForBucket *rs = fl_calloc(n ? n : 1, sizeof(*rs));
     Fluss__PbNotifyLeaderAndIsrRespForBucket **ptrs = fl_calloc(n ? n : 1, sizeof(*ptrs));
@@ -143,7 +174,7 @@ FL_API_HANDLER(fl_api_notify_leader_and_isr) {
         ptrs[i] = &rs[i];
         fl_error_t e;
         fl_err_clear(&e);
-        int rc = fl_notify_bucket(ts, b, &e);
+        rc = fl_notify_bucket(ts, b, &e);
         if (rc) {
             FL_WARN("tablet server %d: bucket %d of table %lld (leader %d): %s", ts->self.id,
                     b->table_bucket->bucket_id, (long long)b->table_bucket->table_id, b->leader,
@@ -183,9 +214,10 @@ static void fl_stop_group(fl_tablet_server_t *ts, int64_t table_id, int64_t part
 }
 
 FL_API_HANDLER(fl_api_stop_replica) {
-    (void)err;
     const Fluss__StopReplicaRequest *req = (const Fluss__StopReplicaRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
+    int rc = fl_control_epoch(ts, req->coordinator_epoch, "STOP_REPLICA", err);
+    if (rc) return rc;
     size_t n = req->n_stop_replicas_req;
     Fluss__PbStopReplicaRespForBucket *rs = fl_calloc(n ? n : 1, sizeof(*rs));
     Fluss__PbStopReplicaRespForBucket **ptrs = fl_calloc(n ? n : 1, sizeof(*ptrs));

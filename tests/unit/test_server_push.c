@@ -14,6 +14,11 @@
  *   client's INIT_WRITER and catalog reads on to the coordinator.
  * - An UPDATE_METADATA that does not hold a usable table is refused with
  *   CORRUPT_MESSAGE and changes nothing.
+ * - Fencing: a tablet server refuses the coordinator's messages from an
+ *   epoch older than the newest it has seen (INVALID_COORDINATOR) and a
+ *   bucket's leadership in a leader epoch older than its replica's
+ *   (FENCED_LEADER_EPOCH), changing nothing; the coordinator refuses a
+ *   CONTROLLED_SHUTDOWN from a registration that is not the live one.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -31,6 +36,8 @@
 #include "common_alloc.h"
 #include "proto_api.h"
 #include "proto_frame.h"
+#include "replica_manager.h"
+#include "replica_replication.h"
 #include "server_local.h"
 
 #include "test_tmpdir.h"
@@ -384,11 +391,146 @@ static void test_internal_apis(void **state) {
     fl_local_cluster_destroy(&lc);
 }
 
+/* NOTIFY_LEADER_AND_ISR in coordinator epoch epoch for bucket 0 of the
+ * partition: leader in leader_epoch, replicas {0, 7}. The answer's
+ * top-level error, or the bucket's. */
+static int notify(fl_tablet_server_t *ts, int32_t epoch, int64_t table_id, int64_t pid,
+                  int32_t leader, int32_t leader_epoch) {
+    Fluss__PbPhysicalTablePath pp = FLUSS__PB_PHYSICAL_TABLE_PATH__INIT;
+    pp.database_name = "fluss";
+    pp.table_name = "t";
+    pp.partition_name = "2024";
+    Fluss__PbTableBucket tb = FLUSS__PB_TABLE_BUCKET__INIT;
+    tb.table_id = table_id;
+    tb.has_partition_id = 1;
+    tb.partition_id = pid;
+    tb.bucket_id = 0;
+    int32_t replicas[2] = {0, 7};
+    Fluss__PbNotifyLeaderAndIsrReqForBucket b = FLUSS__PB_NOTIFY_LEADER_AND_ISR_REQ_FOR_BUCKET__INIT;
+    b.physical_table_path = &pp;
+    b.table_bucket = &tb;
+    b.leader = leader;
+    b.leader_epoch = leader_epoch;
+    b.n_replicas = 2;
+    b.replicas = replicas;
+    b.n_isr = 2;
+    b.isr = replicas;
+    b.bucket_epoch = 0;
+    Fluss__PbNotifyLeaderAndIsrReqForBucket *bp[1] = {&b};
+    Fluss__NotifyLeaderAndIsrRequest req = FLUSS__NOTIFY_LEADER_AND_ISR_REQUEST__INIT;
+    req.coordinator_epoch = epoch;
+    req.n_notify_buckets_leader_req = 1;
+    req.notify_buckets_leader_req = bp;
+    answer_t a = call(&ts->internal_role, FL_API_NOTIFY_LEADER_AND_ISR, &req.base,
+                      &fluss__notify_leader_and_isr_response__descriptor);
+    int code = error_code(&a);
+    if (!code) {
+        Fluss__NotifyLeaderAndIsrResponse *r = (Fluss__NotifyLeaderAndIsrResponse *)a.msg;
+        assert_int_equal(r->n_notify_buckets_leader_resp, 1);
+        code = r->notify_buckets_leader_resp[0]->error_code;
+    }
+    done(&a);
+    return code;
+}
+
+static int leader_role(fl_tablet_server_t *ts, int64_t table_id, int64_t pid) {
+    fl_replica_t *r = fl_replica_manager_find(&ts->replicas, table_id, pid, 0);
+    assert_non_null(r);
+    int role = fl_replica_role(r);
+    fl_replica_unref(r);
+    return role;
+}
+
+static void test_stale_epochs_refused(void **state) {
+    const char *dir = *state;
+    fl_coordinator_config_t cc;
+    fl_tablet_config_t tc[1];
+    fl_local_test_config(dir, 1, &cc, tc);
+    fl_local_cluster_t lc;
+    fl_error_t err;
+    assert_int_equal(fl_local_cluster_new(&cc, tc, 1, &lc, &err), 0);
+    assert_int_equal(fl_local_cluster_start(&lc, &err), 0);
+    fl_tablet_server_t *ts = lc.tablets[0];
+    create_table(&lc);
+    partition_op(&lc, FL_API_CREATE_PARTITION, "2024");
+    pthread_mutex_lock(&lc.cs->lock);
+    const fl_ms_table_t *t = lc.cs->ms->ops->table_get(lc.cs->ms, "fluss", "t");
+    int64_t table_id = t->table_id, pid = t->partitions[0].partition_id;
+    pthread_mutex_unlock(&lc.cs->lock);
+    assert_int_equal(leader_role(ts, table_id, pid), FL_REPLICA_LEADER);
+
+    /* a coordinator of epoch 3 speaks: its epoch is the newest */
+    Fluss__UpdateMetadataRequest um = FLUSS__UPDATE_METADATA_REQUEST__INIT;
+    um.has_coordinator_epoch = 1;
+    um.coordinator_epoch = 3;
+    expect_ok(&ts->internal_role, FL_API_UPDATE_METADATA, &um.base,
+              &fluss__update_metadata_response__descriptor);
+    /* epoch 2's messages are refused whole and change nothing: the bucket
+     * is still led here, the table still hosted */
+    um.coordinator_epoch = 2;
+    answer_t a = call(&ts->internal_role, FL_API_UPDATE_METADATA, &um.base,
+                      &fluss__update_metadata_response__descriptor);
+    assert_int_equal(error_code(&a), FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION);
+    done(&a);
+    assert_int_equal(notify(ts, 2, table_id, pid, 7, 5), FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION);
+    assert_int_equal(leader_role(ts, table_id, pid), FL_REPLICA_LEADER);
+    Fluss__PbTableBucket tb = FLUSS__PB_TABLE_BUCKET__INIT;
+    tb.table_id = table_id;
+    tb.has_partition_id = 1;
+    tb.partition_id = pid;
+    Fluss__PbStopReplicaReqForBucket sb = FLUSS__PB_STOP_REPLICA_REQ_FOR_BUCKET__INIT;
+    sb.table_bucket = &tb;
+    sb.delete_ = 1;
+    Fluss__PbStopReplicaReqForBucket *sbp[1] = {&sb};
+    Fluss__StopReplicaRequest sr = FLUSS__STOP_REPLICA_REQUEST__INIT;
+    sr.coordinator_epoch = 2;
+    sr.n_stop_replicas_req = 1;
+    sr.stop_replicas_req = sbp;
+    a = call(&ts->internal_role, FL_API_STOP_REPLICA, &sr.base,
+             &fluss__stop_replica_response__descriptor);
+    assert_int_equal(error_code(&a), FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION);
+    done(&a);
+    fl_hosted_table_t *still = fl_tablet_server_table(ts, table_id);
+    assert_non_null(still);
+    fl_hosted_table_unref(still);
+    assert_int_equal(leader_role(ts, table_id, pid), FL_REPLICA_LEADER);
+
+    /* in the current coordinator epoch: leader epoch 4 taken, then a
+     * leadership in epoch 3 refused (the replica stays follower of 7) */
+    assert_int_equal(notify(ts, 3, table_id, pid, 7, 4), 0);
+    assert_int_equal(leader_role(ts, table_id, pid), FL_REPLICA_FOLLOWER);
+    assert_int_equal(notify(ts, 3, table_id, pid, 0, 3), FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION);
+    assert_int_equal(leader_role(ts, table_id, pid), FL_REPLICA_FOLLOWER);
+    assert_int_equal(notify(ts, 3, table_id, pid, 0, 5), 0);
+    assert_int_equal(leader_role(ts, table_id, pid), FL_REPLICA_LEADER);
+
+    /* CONTROLLED_SHUTDOWN of a registration that is not the live one */
+    pthread_mutex_lock(&lc.cs->lock);
+    lc.cs->incarnations[0] = (struct fl_tablet_incarnation){0, 0x100000042LL};
+    lc.cs->incarnation_count = 1;
+    pthread_mutex_unlock(&lc.cs->lock);
+    Fluss__ControlledShutdownRequest cs = FLUSS__CONTROLLED_SHUTDOWN_REQUEST__INIT;
+    cs.tablet_server_id = 0;
+    cs.tablet_server_epoch = 0x41;
+    a = call(&lc.cs->internal_role, FL_API_CONTROLLED_SHUTDOWN, &cs.base,
+             &fluss__controlled_shutdown_response__descriptor);
+    assert_int_equal(error_code(&a), FLUSS_ERR_SERVER_NOT_EXIST_EXCEPTION);
+    done(&a);
+    cs.tablet_server_epoch = 0x42;
+    a = call(&lc.cs->internal_role, FL_API_CONTROLLED_SHUTDOWN, &cs.base,
+             &fluss__controlled_shutdown_response__descriptor);
+    assert_int_equal(error_code(&a), 0);
+    done(&a);
+    fl_local_cluster_destroy(&lc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ddl_reaches_tablets, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_internal_apis, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stale_epochs_refused, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
