@@ -237,26 +237,9 @@ async def test_leader_failover_with_three_replicas(cluster):
     await conn.close()
 
 
-def bucket_leaders(c, db, table):
-    """{bucket: leader id} from the coordinator's GET_METADATA."""
-    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
-    rc = handshake(c.host, c.coordinator_port)
-    try:
-        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
-    finally:
-        rc.close()
-    assert rtype == 0, resp
-    leaders = {}
-    for tm in decode(resp).get(3, []):
-        for bm in decode(tm).get(5, []):
-            f = decode(bm)
-            leaders[as_int32(f[1][0])] = as_int32(f[2][0]) if 2 in f else -1
-    return leaders
-
-
-def bucket_replicas(c, db, table):
-    """{bucket: [replica ids], leader first} from the coordinator's
-    GET_METADATA (PbBucketMetadata field 3, packed)."""
+def bucket_metadata(c, db, table):
+    """{bucket: (leader id or -1, [replica ids])} from the coordinator's
+    GET_METADATA (PbBucketMetadata fields 2 and 3, packed)."""
     path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
     rc = handshake(c.host, c.coordinator_port)
     try:
@@ -268,9 +251,20 @@ def bucket_replicas(c, db, table):
     for tm in decode(resp).get(3, []):
         for bm in decode(tm).get(5, []):
             f = decode(bm)
-            out[as_int32(f[1][0])] = [as_int32(v) for v in
-                                      decode_packed_or_plain_ints(f.get(3, []))]
+            out[as_int32(f[1][0])] = (
+                as_int32(f[2][0]) if 2 in f else -1,
+                [as_int32(v) for v in decode_packed_or_plain_ints(f.get(3, []))])
     return out
+
+
+def bucket_leaders(c, db, table):
+    """{bucket: leader id} from the coordinator's GET_METADATA."""
+    return {b: m[0] for b, m in bucket_metadata(c, db, table).items()}
+
+
+def bucket_replicas(c, db, table):
+    """{bucket: [replica ids], leader first}."""
+    return {b: m[1] for b, m in bucket_metadata(c, db, table).items()}
 
 
 async def test_rack_aware_assignment(cluster):

@@ -26,28 +26,10 @@ import pyarrow as pa
 
 from faultutil import report
 from logutil import build_batch, create_log_table, init_writer, produce_log, read_all, wait_ready
-from rawwire import GET_METADATA, as_int32, decode, decode_packed_or_plain_ints, f_bytes, handshake
-from test_cluster import SCHEMA, bucket_leaders, connect, segment_bytes, wait_log
+from rawwire import handshake
+from test_cluster import SCHEMA, bucket_leaders, bucket_replicas, connect, segment_bytes, wait_log
 
 BATCH = 20
-
-
-def bucket_replicas(c, db, table):
-    """{bucket: replica ids in assignment order} from the coordinator."""
-    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
-    rc = handshake(c.host, c.coordinator_port)
-    try:
-        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
-    finally:
-        rc.close()
-    assert rtype == 0, resp
-    out = {}
-    for tm in decode(resp).get(3, []):
-        for bm in decode(tm).get(5, []):
-            f = decode(bm)
-            out[as_int32(f[1][0])] = [as_int32(v) for v in
-                                      decode_packed_or_plain_ints(f.get(3, []))]
-    return out
 
 
 def write_acked(c, leader, info, writer_id, first, count):
@@ -70,15 +52,14 @@ def write_acked(c, leader, info, writer_id, first, count):
     return ids
 
 
-def elected(c, table_id, after):
+def elected(c, table_id, server, why="went"):
     """The leader the coordinator's log names for bucket 0 after server
-    `after` went, or None."""
+    went (or came back), the latest, or None."""
     mark = f"bucket 0 of table {table_id}: leader "
     for line in reversed(c.log("coordinator").splitlines()):
-        if mark in line and f"after server {after} went" in line:
+        if mark in line and f"after server {server} {why}" in line:
             return int(line.split(mark)[1].split()[0])
     return None
-
 
 async def wait_equal(c, table_dir, timeout=30.0):
     """Waits until the three replicas of bucket 0 hold the same bytes;
@@ -164,16 +145,6 @@ async def test_d9_committed_batch_past_a_follower_high_watermark(cluster):
     await conn.close()
 
 
-def elected_on_return(c, table_id, server):
-    """The leader the coordinator's log names for bucket 0 after server
-    came back, or None."""
-    mark = f"bucket 0 of table {table_id}: leader "
-    for line in reversed(c.log("coordinator").splitlines()):
-        if mark in line and f"after server {server} came back" in line:
-            return int(line.split(mark)[1].split()[0])
-    return None
-
-
 def write_acks1(c, leader, info, first, count):
     """count batches of BATCH ids, acks=1, straight to the leader."""
     ids = list(range(first * BATCH, (first + count) * BATCH))
@@ -243,12 +214,12 @@ async def test_d9_old_replica_back_first_after_two_leader_changes(cluster):
     await wait_log(c, "coordinator", f"tablet server {a} is up", 2)
     await asyncio.sleep(2.0)  # time enough for a wrong election to show
     offline = bucket_leaders(c, "fluss", "d9b")[0] == -1
-    assert offline and elected_on_return(c, info.table_id, a) is None, \
+    assert offline and elected(c, info.table_id, a, "came back") is None, \
         c.log("coordinator")[-2000:]
     c.start_tablet(b)
     await wait_log(c, "coordinator", f"tablet server {b} is up", 2)
     await wait_log(c, "coordinator", "ISR of 2 replica(s)", timeout=30)
-    assert elected_on_return(c, info.table_id, b) == b
+    assert elected(c, info.table_id, b, "came back") == b
     cut = f"log cut at {len(acked) // 2} (was {len(acked) // 2 + len(tail)})"
     await wait_log(c, f"tablet-{a}", cut)
 
