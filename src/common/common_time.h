@@ -6,10 +6,14 @@
 #define FL_COMMON_TIME_H
 
 #include <stdint.h>
+#include <time.h>
 
 int64_t fl_time_wall_ms(void);
 int64_t fl_time_mono_ms(void);
 /* Monotonic microseconds (latency measurements). */
 int64_t fl_time_mono_us(void);
+/* The monotonic time ms from now, as pthread_cond_timedwait takes it (for
+ * a condition variable on CLOCK_MONOTONIC). */
+struct timespec fl_time_mono_deadline(int64_t ms);
 
 #endif

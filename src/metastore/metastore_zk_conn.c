@@ -20,6 +20,7 @@
 
 #include "common_alloc.h"
 #include "common_log.h"
+#include "common_time.h"
 #include "metastore_zk_int.h"
 
 /* Longest path we build (table and partition names are at most 200 bytes). */
@@ -61,14 +62,7 @@ uint64_t fl_zk_changes(fl_zk_conn_t *c) {
 }
 
 uint64_t fl_zk_wait_change(fl_zk_conn_t *c, uint64_t seen, int timeout_ms) {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = fl_time_mono_deadline(timeout_ms);
     pthread_mutex_lock(&c->lock);
     while (c->changes == seen && !c->expired)
         if (pthread_cond_timedwait(&c->cond, &c->lock, &until) == ETIMEDOUT) break;

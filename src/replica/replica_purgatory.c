@@ -140,14 +140,7 @@ static void *fl_purgatory_timer_main(void *arg) {
             continue;
         }
         int64_t wait_ms = p->heap[0]->deadline_ms - now;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += wait_ms / 1000;
-        ts.tv_nsec += (wait_ms % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        struct timespec ts = fl_time_mono_deadline(wait_ms);
         pthread_cond_timedwait(&p->wake, &p->lock, &ts);
     }
     pthread_mutex_unlock(&p->lock);

@@ -9,10 +9,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "common_alloc.h"
 #include "common_log.h"
+#include "common_time.h"
 #include "fluss_api.pb-c.h"
 #include "proto_api.h"
 #include "server_pb_metadata.h"
@@ -509,14 +509,7 @@ void fl_push_flush(fl_push_t *p) {
     fl_free(client);
     fl_free(send);
     pthread_mutex_unlock(&p->send_mu);
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += FL_PUSH_WAIT_MS / 1000;
-    until.tv_nsec += (long)(FL_PUSH_WAIT_MS % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = fl_time_mono_deadline(FL_PUSH_WAIT_MS);
     pthread_mutex_lock(&p->mu);
     int w = 0;
     while (p->done_seq < upto && w != ETIMEDOUT) w = pthread_cond_timedwait(&p->cv, &p->mu, &until);
