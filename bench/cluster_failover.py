@@ -28,7 +28,7 @@ sys.path[:0] = [str(ROOT / "tests" / "cluster"), str(ROOT / "tests" / "interop")
 
 import fluss  # noqa: E402
 
-from faultutil import LeaderWriter, percentile  # noqa: E402
+from faultutil import LeaderWriter, percentile, unavailable_after  # noqa: E402
 from logutil import create_log_table, init_writer, read_all, wait_ready  # noqa: E402
 from rawwire import handshake  # noqa: E402
 from test_cluster import SCHEMA, bucket_leaders  # noqa: E402
@@ -84,12 +84,7 @@ async def main():
             assert leader >= 0, "bucket 0 has no leader"
             os.kill(pid_of(leader), signal.SIGKILL)
             t_kill = time.monotonic()
-            w0 = writers[0]
-            deadline = t_kill + 300
-            while not (w0.acks and w0.acks[-1][0] > t_kill):
-                assert time.monotonic() < deadline, "no write acknowledged 300 s after a kill"
-                await asyncio.sleep(0.05)
-            unavailable.append(min(x[1] for x in w0.acks if x[0] > t_kill) - t_kill)
+            unavailable.append(await unavailable_after(writers[0], t_kill, timeout=300))
     finally:
         for w in writers:
             w.stop_event.set()

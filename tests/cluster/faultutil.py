@@ -2,6 +2,7 @@
 conventions): the JSON line of counters each prints, and an idempotent
 raw-protocol writer that follows a bucket's leader."""
 
+import asyncio
 import json
 import os
 import socket
@@ -13,7 +14,7 @@ import pyarrow as pa
 
 from logutil import build_batch, produce_log
 from rawwire import ConnectionClosed, handshake
-from test_cluster import SCHEMA, bucket_leaders
+from test_cluster import SCHEMA, bucket_leaders, segment_bytes
 
 # a lost connection, not the leader, unknown bucket, a timeout, not enough
 # replicas, no leader: what a client sends again
@@ -31,6 +32,29 @@ def report(figures):
         with open(ledger, "a") as f:
             f.write(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                 **figures}) + "\n")
+
+
+async def divergent_buckets(c, table_dir, buckets, timeout=60.0):
+    """Waits until each of the table's buckets holds the same segment bytes
+    on every tablet server, or the timeout passes: -> how many buckets
+    still differ."""
+    deadline = time.monotonic() + timeout
+    while True:
+        n = sum(1 for b in range(buckets)
+                if len({segment_bytes(c, i, table_dir, b) for i in range(c.tablets)}) != 1)
+        if not n or time.monotonic() > deadline:
+            return n
+        await asyncio.sleep(0.5)
+
+
+async def unavailable_after(w, t_kill, timeout=60.0):
+    """Seconds from t_kill to w's first acknowledgement of a batch sent
+    after it (one sent before may still be answered after)."""
+    deadline = time.monotonic() + timeout
+    while not (w.acks and w.acks[-1][0] > t_kill):
+        assert time.monotonic() < deadline, f"no write acknowledged {timeout:.0f} s after a kill"
+        await asyncio.sleep(0.05)
+    return min(a[1] for a in w.acks if a[0] > t_kill) - t_kill
 
 
 def percentile(values, p):

@@ -33,10 +33,10 @@ import time
 
 import pytest
 
-from faultutil import LeaderWriter, percentile, report
+from faultutil import LeaderWriter, divergent_buckets, percentile, report, unavailable_after
 from logutil import create_log_table, init_writer, read_all, wait_ready
 from rawwire import handshake
-from test_cluster import SCHEMA, bucket_leaders, connect, segment_bytes, wait_log
+from test_cluster import SCHEMA, bucket_leaders, connect, wait_log
 
 KILLS = int(os.environ.get("FLUSS_D1_KILLS", "10"))
 
@@ -71,27 +71,14 @@ async def test_d1_leader_kill_under_acks_all(cluster):
             c.kill9(f"tablet-{leader}")
             await wait_log(c, "coordinator", f"tablet server {leader} is gone", gone + 1)
             c.start_tablet(leader)
-            # bucket 0's first acknowledgement of a request sent after the
-            # kill (one answered just before it may still arrive after)
-            w0 = writers[0]
-            deadline = time.monotonic() + 60
-            while not (w0.acks and w0.acks[-1][0] > t_kill):
-                assert time.monotonic() < deadline, "no write was acknowledged after a kill"
-                await asyncio.sleep(0.05)
-            unavailable.append(min(a[1] for a in w0.acks if a[0] > t_kill) - t_kill)
+            unavailable.append(await unavailable_after(writers[0], t_kill))
     finally:
         for w in writers:
             w.stop_event.set()
         for w in writers:
             w.join(60)
     # every replica back in sync, then the whole table read
-    deadline = time.monotonic() + 60
-    divergent = 3
-    while divergent and time.monotonic() < deadline:
-        divergent = sum(1 for b in range(3)
-                        if len({segment_bytes(c, i, f"d1-{info.table_id}", b) for i in range(3)}) != 1)
-        if divergent:
-            await asyncio.sleep(0.5)
+    divergent = await divergent_buckets(c, f"d1-{info.table_id}", 3)
     got = await read_all(conn, admin, log)
     ids = got.column("id").to_pylist()
     present = set(ids)

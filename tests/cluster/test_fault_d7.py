@@ -78,11 +78,11 @@ import time
 import pytest
 
 from conftest import free_ports
-from faultutil import LeaderWriter, percentile, report
+from faultutil import LeaderWriter, divergent_buckets, percentile, report
 from logutil import PRODUCE_LOG, build_batch, create_log_table, init_writer, read_all, wait_ready
 from rawwire import (GET_METADATA, RESPONSE_ERROR, RESPONSE_SUCCESS, ConnectionClosed, as_int32,
                      decode, decode_error, f_bytes, f_varint, handshake, table_path_msg)
-from test_cluster import SCHEMA, connect, segment_bytes
+from test_cluster import SCHEMA, connect
 
 import pyarrow as pa
 
@@ -510,14 +510,7 @@ async def test_d7_coordinator_and_zookeeper_faults(cluster):
         for w in writers:
             w.join(60)
     # every replica back in sync, then the whole table read
-    deadline = time.monotonic() + 60
-    divergent = 3
-    while divergent and time.monotonic() < deadline:
-        divergent = sum(1 for b in range(3)
-                        if len({segment_bytes(c, i, f"{TABLE}-{table_id}", b)
-                                for i in range(3)}) != 1)
-        if divergent:
-            await asyncio.sleep(0.5)
+    divergent = await divergent_buckets(c, f"{TABLE}-{table_id}", 3)
     conn = await connect(c.bootstrap)
     admin = conn.get_admin()
     got = await read_all(conn, admin, log)

@@ -25,10 +25,10 @@ import time
 
 import pytest
 
-from faultutil import LeaderWriter, percentile, report
+from faultutil import LeaderWriter, divergent_buckets, percentile, report
 from logutil import create_log_table, init_writer, read_all, wait_ready
 from rawwire import handshake
-from test_cluster import SCHEMA, connect, segment_bytes, wait_log
+from test_cluster import SCHEMA, connect, wait_log
 
 ROUNDS = int(os.environ.get("FLUSS_D8_ROUNDS", "5"))
 
@@ -80,13 +80,7 @@ async def test_d8_rolling_restarts_under_acks_all(cluster):
         for w in writers:
             w.join(60)
     gaps = [longest_gap(w.ack_times, lo, hi) for lo, hi in windows for w in writers]
-    divergent = 3
-    deadline = time.monotonic() + 60
-    while divergent and time.monotonic() < deadline:
-        divergent = sum(1 for b in range(3)
-                        if len({segment_bytes(c, i, f"d8-{info.table_id}", b) for i in range(3)}) != 1)
-        if divergent:
-            await asyncio.sleep(0.5)
+    divergent = await divergent_buckets(c, f"d8-{info.table_id}", 3)
     got = await read_all(conn, admin, log)
     ids = got.column("id").to_pylist()
     present = set(ids)

@@ -24,12 +24,21 @@ import time
 
 import pyarrow as pa
 
-from faultutil import report
+from faultutil import divergent_buckets, report
 from logutil import build_batch, create_log_table, init_writer, produce_log, read_all, wait_ready
 from rawwire import handshake
-from test_cluster import SCHEMA, bucket_leaders, bucket_replicas, connect, segment_bytes, wait_log
+from test_cluster import SCHEMA, bucket_leaders, bucket_replicas, connect, wait_log
 
 BATCH = 20
+
+
+def new_writer(c, server, table):
+    """A writer id from INIT_WRITER on tablet server `server`."""
+    rc = handshake(c.host, c.tablet_port + server)
+    try:
+        return init_writer(rc, "fluss", table)
+    finally:
+        rc.close()
 
 
 def write_acked(c, leader, info, writer_id, first, count):
@@ -61,17 +70,6 @@ def elected(c, table_id, server, why="went"):
             return int(line.split(mark)[1].split()[0])
     return None
 
-async def wait_equal(c, table_dir, timeout=30.0):
-    """Waits until the three replicas of bucket 0 hold the same bytes;
-    -> whether they do."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if len({segment_bytes(c, i, table_dir, 0) for i in range(3)}) == 1:
-            return True
-        await asyncio.sleep(0.2)
-    return False
-
-
 async def test_d9_committed_batch_past_a_follower_high_watermark(cluster):
     """#674 and KIP-101's first trace, with the leader changing twice.
 
@@ -96,11 +94,7 @@ async def test_d9_committed_batch_past_a_follower_high_watermark(cluster):
     leader = bucket_leaders(c, "fluss", "d9a")[0]
     assert replicas[0] == leader, (replicas, leader)
     f1, f2 = replicas[1], replicas[2]
-    rc = handshake(c.host, c.tablet_port + leader)
-    try:
-        wid = init_writer(rc, "fluss", "d9a")
-    finally:
-        rc.close()
+    wid = new_writer(c, leader, "d9a")
 
     acked = write_acked(c, leader, info, wid, 0, 10)
     c.kill9(f"tablet-{leader}")
@@ -122,16 +116,12 @@ async def test_d9_committed_batch_past_a_follower_high_watermark(cluster):
     await wait_log(c, "coordinator", "ISR of 3 replica(s)", timeout=60)
 
     # the table is served again: more writes, then everything read back
-    rc = handshake(c.host, c.tablet_port + f2)
-    try:
-        wid2 = init_writer(rc, "fluss", "d9a")
-    finally:
-        rc.close()
+    wid2 = new_writer(c, f2, "d9a")
     acked += write_acked(c, f2, info, wid2, 10, 5)
     got = await read_all(conn, admin, log)
     ids = got.column("id").to_pylist()
     table_dir = f"d9a-{info.table_id}"
-    equal = await wait_equal(c, table_dir)
+    equal = await divergent_buckets(c, table_dir, 1, timeout=30) == 0
     figures = {
         "suite": "D9", "script": "committed_batch_past_follower_hw",
         "acked": len(acked), "lost_acked": len(set(acked) - set(ids)),
@@ -183,11 +173,7 @@ async def test_d9_old_replica_back_first_after_two_leader_changes(cluster):
     info = await admin.get_table_info(log)
     a, b = bucket_replicas(c, "fluss", "d9b")[0]
     assert bucket_leaders(c, "fluss", "d9b")[0] == a
-    rc = handshake(c.host, c.tablet_port + a)
-    try:
-        wid = init_writer(rc, "fluss", "d9b")
-    finally:
-        rc.close()
+    wid = new_writer(c, a, "d9b")
     acked = write_acked(c, a, info, wid, 0, 5)
 
     os.kill(c.pid(f"tablet-{b}"), signal.SIGSTOP)
@@ -201,11 +187,7 @@ async def test_d9_old_replica_back_first_after_two_leader_changes(cluster):
         os.kill(c.pid(f"tablet-{b}"), signal.SIGCONT)
     await wait_log(c, "coordinator", f"tablet server {a} is gone", timeout=20)
     assert elected(c, info.table_id, a) == b
-    rc = handshake(c.host, c.tablet_port + b)
-    try:
-        wid_b = init_writer(rc, "fluss", "d9b")
-    finally:
-        rc.close()
+    wid_b = new_writer(c, b, "d9b")
     acked += write_acked(c, b, info, wid_b, 5, 5)
     c.kill9(f"tablet-{b}")
     await wait_log(c, "coordinator", f"tablet server {b} is gone", timeout=20)
@@ -226,12 +208,7 @@ async def test_d9_old_replica_back_first_after_two_leader_changes(cluster):
     got = await read_all(conn, admin, log)
     ids = got.column("id").to_pylist()
     table_dir = f"d9b-{info.table_id}"
-    deadline = time.monotonic() + 30
-    equal = False
-    while not equal and time.monotonic() < deadline:
-        equal = len({segment_bytes(c, i, table_dir, 0) for i in range(2)}) == 1
-        if not equal:
-            await asyncio.sleep(0.2)
+    equal = await divergent_buckets(c, table_dir, 1, timeout=30) == 0
     figures = {
         "suite": "D9", "script": "old_replica_back_first", "acked": len(acked),
         "lost_acked": len(set(acked) - set(ids)), "duplicates": len(ids) - len(set(ids)),
