@@ -21,6 +21,10 @@
 
 #define FL_MEMBERSHIP_POLL_MS 300
 #define FL_COORDINATOR_POLL_MS 300
+/* While a tablet server knows no active coordinator (it registered first,
+ * as a cluster starts): a client's INIT_WRITER or catalog read it passes
+ * on would fail until it looks again, so it looks often. */
+#define FL_COORDINATOR_FIND_MS 20
 
 /* SIGINT/SIGTERM arrived (they are blocked: taken here, not delivered). */
 static bool fl_signalled(const sigset_t *sigs, int wait_ms, int *signum) {
@@ -318,7 +322,8 @@ int fl_cluster_tablet_main(const fl_tablet_config_t *tc, const fl_cluster_opts_t
     int signum = 0;
     for (;;) {
         fl_follow_coordinator(&f);
-        if (fl_signalled(sigs, FL_COORDINATOR_POLL_MS, &signum)) break;
+        int wait_ms = f.coordinator[0] ? FL_COORDINATOR_POLL_MS : FL_COORDINATOR_FIND_MS;
+        if (fl_signalled(sigs, wait_ms, &signum)) break;
         if (!fl_zk_conn_alive(f.zk)) {
             FL_WARN("tablet server %d: the ZooKeeper session expired; registering again",
                     tc->id);
