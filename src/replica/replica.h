@@ -98,6 +98,9 @@ typedef struct fl_replica {
     bool truncation_pending;            /* (lock) following a new leader: cut by epoch first */
     int32_t bucket_epoch;               /* (lock) of the leader and ISR it has */
     bool isr_unsent;                    /* (lock) an ISR proposal awaits ADJUST_ISR */
+    /* the error code of the follower's last answer from its leader (0:
+     * none): its fetcher says in the log when it changes */
+    atomic_int fetch_error;
 } fl_replica_t;
 
 #define FL_REPLICA_LEADER 0

@@ -63,6 +63,22 @@ static fl_replica_t **fl_fetcher_snapshot(fl_fetcher_t *f, size_t *n) {
     return v;
 }
 
+/* Notes a bucket's answer from its leader (code 0: no error): the first
+ * error of a kind goes to the log as a warning (a follower that cannot
+ * fetch falls behind in silence otherwise), the end of one as news. */
+static void fl_fetch_outcome(fl_fetcher_t *f, fl_replica_t *r, int32_t code, const char *what,
+                             const char *msg) {
+    int32_t was = atomic_exchange(&r->fetch_error, code);
+    if (was == code) return;
+    int32_t self = f->owner->ts->self.id;
+    if (code)
+        FL_WARN("tablet server %d: %s bucket %d of table %lld from leader %d: %d %s", self, what,
+                r->bucket, (long long)r->table_id, f->leader, code, msg ? msg : "");
+    else
+        FL_INFO("tablet server %d: bucket %d of table %lld fetches from leader %d again", self,
+                r->bucket, (long long)r->table_id, f->leader);
+}
+
 /* One LIST_LEADER_EPOCHS for the buckets that follow a new leader (or
  * epoch) and have not cut their logs against it yet; each answer cuts
  * one (replica_replication.h). A bucket whose leader does not know the
@@ -109,9 +125,8 @@ static int fl_epochs_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_erro
             /* asked again next round (a leader that has not heard of the
              * epoch yet answers NOT_LEADER_OR_FOLLOWER) */
             if (b->has_error_code && b->error_code)
-                FL_DEBUG("tablet server %d: epochs of bucket %d of table %lld from %d: %d %s",
-                         ts->self.id, b->bucket_id, (long long)b->table_id, f->leader,
-                         b->error_code, b->error_message ? b->error_message : "");
+                fl_fetch_outcome(f, rs[i], b->error_code, "asking the epochs of",
+                                 b->error_message);
             else
                 FL_WARN("tablet server %d: bucket %d of table %lld: leader %d's epochs are "
                         "not a leader-epoch cache; asked again",
@@ -203,17 +218,15 @@ static int fl_fetch_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error
                 if (fl_same_bucket(rs[i], tr->table_id, pid, b->bucket_id)) r = rs[i];
             if (!r) continue;
             if (b->has_error_code && b->error_code) {
-                FL_DEBUG("tablet server %d: fetching bucket %d of table %lld from %d: %d %s",
-                         ts->self.id, b->bucket_id, (long long)tr->table_id, f->leader,
-                         b->error_code, b->error_message ? b->error_message : "");
+                fl_fetch_outcome(f, r, b->error_code, "fetching", b->error_message);
                 continue;
             }
             fl_error_t e;
             if (fl_replica_follower_append(r, f->leader, b->has_records ? b->records.data : NULL,
                                            b->has_records ? b->records.len : 0,
                                            b->has_high_watermark ? b->high_watermark : 0, &e))
-                FL_WARN("tablet server %d: appending bucket %d of table %lld from leader %d: %s",
-                        ts->self.id, b->bucket_id, (long long)tr->table_id, f->leader, e.msg);
+                fl_fetch_outcome(f, r, fl_server_wire_code(e.code), "appending", e.msg);
+            else fl_fetch_outcome(f, r, 0, NULL, NULL);
         }
     }
     protobuf_c_message_free_unpacked(resp, NULL);

@@ -442,6 +442,24 @@ void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64
 
 /* ---- sends and answers ---- */
 
+/* A NOTIFY_LEADER_AND_ISR answer's refusals, bucket by bucket, for the
+ * log: a replica that did not take its leadership is not fetched or led
+ * until the bucket's next change. */
+static void fl_push_bucket_errors(int32_t tablet, const fl_rpc_reply_t *r) {
+    Fluss__NotifyLeaderAndIsrResponse *nr =
+        fluss__notify_leader_and_isr_response__unpack(NULL, r->body_len, r->body);
+    if (!nr) return;
+    for (size_t i = 0; i < nr->n_notify_buckets_leader_resp; i++) {
+        const Fluss__PbNotifyLeaderAndIsrRespForBucket *b = nr->notify_buckets_leader_resp[i];
+        if (!b->has_error_code || !b->error_code || !b->table_bucket) continue;
+        FL_WARN("coordinator: tablet server %d refused its part of bucket %d of table %lld: "
+                "%d %s",
+                tablet, b->table_bucket->bucket_id, (long long)b->table_bucket->table_id,
+                b->error_code, b->error_message ? b->error_message : "");
+    }
+    fluss__notify_leader_and_isr_response__free_unpacked(nr, NULL);
+}
+
 /* An answer's error, for the log: the whole request's or NULL. */
 static void fl_push_on_reply(void *arg, const fl_rpc_reply_t *r) {
     fl_push_item_t *it = arg;
@@ -456,6 +474,8 @@ static void fl_push_on_reply(void *arg, const fl_rpc_reply_t *r) {
                 info ? info->name : "?", er ? er->error_code : -1,
                 er && er->error_message ? er->error_message : "");
         if (er) fluss__error_response__free_unpacked(er, NULL);
+    } else if (it->api_key == FL_API_NOTIFY_LEADER_AND_ISR) {
+        fl_push_bucket_errors(it->tablet, r);
     }
     pthread_mutex_lock(&p->mu);
     it->done = true;

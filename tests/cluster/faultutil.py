@@ -40,11 +40,32 @@ async def divergent_buckets(c, table_dir, buckets, timeout=60.0):
     still differ."""
     deadline = time.monotonic() + timeout
     while True:
-        n = sum(1 for b in range(buckets)
-                if len({segment_bytes(c, i, table_dir, b) for i in range(c.tablets)}) != 1)
-        if not n or time.monotonic() > deadline:
-            return n
+        differ = [b for b in range(buckets)
+                  if len({segment_bytes(c, i, table_dir, b) for i in range(c.tablets)}) != 1]
+        if not differ or time.monotonic() > deadline:
+            for b in differ:
+                print(f"bucket {b} differs: " + describe_replicas(c, table_dir, b))
+            return len(differ)
         await asyncio.sleep(0.5)
+
+
+def describe_replicas(c, table_dir, bucket):
+    """Each replica's segment sizes and where its bytes first differ from
+    the longest replica's: what a divergence report needs to be read."""
+    replicas = [segment_bytes(c, i, table_dir, bucket) for i in range(c.tablets)]
+    longest = max(replicas, key=len)
+    parts = []
+    for i, r in enumerate(replicas):
+        d = next((c.dir / f"tablet-{i}-data").rglob(f"{table_dir}/log-{bucket}"))
+        sizes = [(p.name, p.stat().st_size) for p in sorted(d.glob("*.log"))]
+        first = next((k for k in range(min(len(r), len(longest))) if r[k] != longest[k]),
+                     min(len(r), len(longest)))
+        parts.append(f"tablet {i}: {len(r)} bytes, first difference at {first}, segments {sizes}")
+        # what the server said of the bucket's replica that was not routine
+        said = [ln for ln in c.log(f"tablet-{i}").splitlines()
+                if (" WARN " in ln or " ERROR " in ln or " cut at " in ln) and "zookeeper:" not in ln]
+        parts.extend(f"  tablet {i} log: {ln}" for ln in said[-15:])
+    return "\n".join(parts)
 
 
 async def unavailable_after(w, t_kill, timeout=60.0):
