@@ -6,8 +6,9 @@
 # fluss-dist's options) in the same run, both up side by side, and
 # rewrites the "cluster" section of BENCHMARKS.md.
 #
-#   bench/run_cluster.sh [SCALE_MB] [ROUNDS] [KILLS]
-#   (defaults 200 MB per run, 3 rounds, 2 leader kills per cluster)
+#   bench/run_cluster.sh [SCALE_MB] [ROUNDS] [KILLS] [PK_MB]
+#   (defaults 200 MB per run, 3 rounds, 2 leader kills per cluster, a
+#   200 MB primary-key bucket)
 #
 # Each round runs both clusters, in alternating order, on fresh
 # three-bucket tables with replication factor 3:
@@ -31,6 +32,11 @@
 # default; the reference's own default is 60 s), which bounds how soon a
 # killed server is seen gone.
 #
+# Last, both clusters started anew, primary-key failover
+# (bench/cluster_pk_failover.py): bucket 0 of a primary-key table loaded
+# with PK_MB MB of 1 KiB rows, its leader killed with SIGKILL, and the
+# time until the new leader answers a lookup with the values written.
+#
 # Two cores carry nine processes here (five JVMs for the reference):
 # the reference is starved, which is why CPU-seconds per GB is shown.
 set -euo pipefail
@@ -38,6 +44,7 @@ cd "$(dirname "$0")/.."
 SCALE=${1:-200}
 ROUNDS=${2:-3}
 KILLS=${3:-2}
+PK_MB=${4:-200}
 make -s build >/dev/null
 PERF=build/fluss-perf
 RUN=bench/.run-cluster
@@ -126,11 +133,28 @@ for who in ours ref; do
   log "failover $who: $out"
 done
 
-python3 - "$RES" "$SCALE" "$ROUNDS" "$KILLS" "$SESSION" <<'PYEOF'
+# primary-key failover, on clusters started anew (the kills above left
+# one replica)
+cleanup
+rm -rf "$RUN/ours"
+start_clusters
+for who in ours ref; do
+  if [[ $who == ours ]]; then
+    out=$(.venv/bin/python bench/cluster_pk_failover.py --bootstrap "$OURS_B" --tablet-port 29124 \
+      --pid-file "$RUN/ours/tablet-{id}.pid" --mb "$PK_MB")
+  else
+    out=$(.venv/bin/python bench/cluster_pk_failover.py --bootstrap "$REF_B" --tablet-port 19124 \
+      --pid-file "tests/reference/.run/tablet{id}.pid" --first-id-empty --mb "$PK_MB")
+  fi
+  echo "pkfailover $who $out" >>"$RES"
+  log "pk failover $who: $out"
+done
+
+python3 - "$RES" "$SCALE" "$ROUNDS" "$KILLS" "$SESSION" "$PK_MB" <<'PYEOF'
 import datetime, json, os, statistics, sys
 sys.path.insert(0, "bench")
 from benchmarks_md import write_section
-res, scale, rounds, kills, session = sys.argv[1:6]
+res, scale, rounds, kills, session, pk_mb = sys.argv[1:7]
 runs = {}
 for line in open(res):
     key, who, js = line.split(" ", 2)
@@ -190,6 +214,21 @@ sec.append(f"| failover: leader kill -9 → first acknowledged write, p50 s ({ki
 sec.append(f"| failover: max s | {fcell('ours', 'max_s')} | {fcell('ref', 'max_s')} | - |")
 sec.append(f"| failover: acknowledged ids lost | {fo['ours'].get('lost_acked', '-')} | "
            f"{fo['ref'].get('lost_acked', '-')} | - |")
+pk = {w: runs.get(("pkfailover", w), [{}])[0] for w in ("ours", "ref")}
+def pkcell(w, k):
+    d = pk[w]
+    if not d:
+        return "-"
+    if not d.get("recovered") and k == "first_lookup_s":
+        return f"none within {d['timeout_s']:.0f}"
+    v = d.get(k)
+    return "-" if v is None else f"{v:.2f}"
+sec.append(f"| PK failover: leader kill -9 → first right lookup, s ({pk_mb} MB bucket, session {session}) | "
+           f"{pkcell('ours', 'first_lookup_s')} | {pkcell('ref', 'first_lookup_s')} | - |")
+sec.append(f"|   of it, kill → a new leader named, s | "
+           f"{pkcell('ours', 'leader_elected_s')} | {pkcell('ref', 'leader_elected_s')} | - |")
+sec.append(f"|   lookups answered with other values | {pk['ours'].get('wrong_answers', '-')} | "
+           f"{pk['ref'].get('wrong_answers', '-')} | - |")
 text = "\n".join(sec) + "\n"
 write_section("cluster", text)
 print(text)

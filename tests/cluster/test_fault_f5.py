@@ -28,7 +28,6 @@ import asyncio
 import os
 import random
 import socket
-import struct
 import time
 
 import pyarrow as pa
@@ -36,7 +35,7 @@ import pytest
 
 import fluss
 from faultutil import LeaderWriter, percentile, report
-from logutil import OFFSET_LATEST, crc32c, init_writer, list_offsets_raw, wait_ready
+from logutil import OFFSET_LATEST, init_writer, kv_batch, list_offsets_raw, wait_ready
 from rawwire import (ConnectionClosed, as_int32, as_int64, decode, dec_varint, enc_varint,
                      f_bytes, f_varint, handshake)
 from test_cluster import bucket_leaders, connect, wait_log
@@ -62,16 +61,6 @@ def decode_value(value):
     score, _ = dec_varint(value, pos + n)
     assert value[pos:pos + n] == f"s{score}".encode(), value
     return score
-
-
-def kv_batch(records, schema_id, writer_id, seq):
-    """KvRecordBatch: records = [(key bytes, row bytes or None)]."""
-    body = b""
-    for k, row in records:
-        rest = enc_varint(len(k)) + k + (row or b"")
-        body += struct.pack("<i", len(rest)) + rest
-    tail = struct.pack("<hbqii", schema_id, 0, writer_id, seq, len(records)) + body
-    return struct.pack("<ibI", 1 + 4 + len(tail), 0, crc32c(tail)) + tail
 
 
 def raw_lookup(rc, table_id, bucket, ids):

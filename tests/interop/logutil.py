@@ -16,7 +16,7 @@ import pyarrow as pa
 
 import fluss
 from rawwire import (RESPONSE_ERROR, RESPONSE_SUCCESS, as_int32, as_int64, decode,
-                     decode_error, f_bytes, f_varint, handshake, table_path_msg)
+                     decode_error, enc_varint, f_bytes, f_varint, handshake, table_path_msg)
 
 PRODUCE_LOG = 1014
 FETCH_LOG = 1015
@@ -366,3 +366,13 @@ def records_of(fetched: list, bucket: int = 0) -> bytes:
             return b["records"] or b""
     raise AssertionError(f"bucket {bucket} missing in {fetched}")
 
+
+
+def kv_batch(records, schema_id=1, writer_id=-1, seq=-1):
+    """KvRecordBatch (protocol.md §5.1): records = [(key, row or None)]."""
+    body = b""
+    for k, row in records:
+        rest = enc_varint(len(k)) + k + (row or b"")
+        body += struct.pack("<i", len(rest)) + rest
+    tail = struct.pack("<hbqii", schema_id, 0, writer_id, seq, len(records)) + body
+    return struct.pack("<ibI", 1 + 4 + len(tail), 0, crc32c(tail)) + tail

@@ -20,7 +20,7 @@ OURS = SERVER_KIND == "ours"
 # the reference fails on undecodable records with a Java exception (-1) or
 # stores them; we refuse them with CORRUPT_RECORD_EXCEPTION (KNOWN_DIFFERENCES)
 CORRUPT = 14 if OURS else -1
-from logutil import crc32c, fetch_log, parse_batches, raw_tablet, wait_ready
+from logutil import fetch_log, kv_batch, parse_batches, raw_tablet, wait_ready
 from rawwire import as_int32, as_int64, decode, enc_varint, f_bytes, f_varint
 
 PUT_KV, LOOKUP, LIMIT_SCAN = 1016, 1017, 1033
@@ -54,17 +54,6 @@ def indexed_row(id_, name, score):
 
 def key(id_):
     return enc_varint(id_ & 0xFFFFFFFF)
-
-
-def kv_batch(records, schema_id=1, writer_id=-1, seq=-1):
-    """KvRecordBatch (protocol.md §5.1): records = [(key, row or None)]."""
-    body = b""
-    for k, row in records:
-        rest = enc_varint(len(k)) + k + (row or b"")
-        body += struct.pack("<i", len(rest)) + rest
-    tail = struct.pack("<hbqii", schema_id, 0, writer_id, seq, len(records)) + body
-    crc = crc32c(tail)
-    return struct.pack("<ibI", 1 + 4 + len(tail), 0, crc) + tail
 
 
 def put_kv(rc, table_id, buckets, targets=(), acks=-1, version=1):
