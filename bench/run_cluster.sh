@@ -188,7 +188,7 @@ rows = [
     ("  server CPU-seconds per GB", "replay", cpu_gb, False),
 ]
 sec = [f"## cluster: three tablet servers, replication factor 3, acks=all", "",
-       f"Command: `bench/run_cluster.sh {scale} {rounds} {kills}` ({datetime.date.today()}, "
+       f"Command: `bench/run_cluster.sh {scale} {rounds} {kills} {pk_mb}` ({datetime.date.today()}, "
        f"{os.cpu_count()} cores). Both clusters up side by side on loopback: fluss-c = "
        "`scripts/cluster` (ZooKeeper, `flussd coordinator`, three `flussd tablet`); reference = "
        "Apache Fluss 0.9.1-incubating, ZooKeeper + coordinator + three tablet servers, JVMs with "
