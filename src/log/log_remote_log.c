@@ -99,9 +99,7 @@ static bool fl_rl_names_segment(const fl_remote_manifest_t *m, const char *name)
     return false;
 }
 
-/* Removes what a crash between upload and commit left: segment
- * directories and manifests no commit names, temporary files. */
-static void fl_rl_clean_orphans(fl_remote_log_t *rl) {
+void fl_remote_log_clean_orphans(fl_remote_log_t *rl) {
     fl_strlist_t names = {0};
     fl_error_t e;
     char rel[FL_REMOTE_PATH_MAX + 512];
@@ -146,8 +144,36 @@ int fl_remote_log_open(fl_remote_storage_t *storage, const fl_remote_bucket_t *b
         fl_remote_log_close(rl, false);
         return rc;
     }
-    fl_rl_clean_orphans(rl);
     *out = rl;
+    return 0;
+}
+
+int fl_remote_log_refresh(fl_remote_log_t *rl, fl_error_t *err) {
+    fl_remote_log_t fresh = {.storage = rl->storage, .dir = rl->dir};
+    pthread_mutex_lock(&rl->lock);
+    fl_remote_bucket_t b = {rl->manifest.database, rl->manifest.table,
+                            rl->manifest.partition_name, rl->manifest.table_id,
+                            rl->manifest.partition_id, rl->manifest.bucket};
+    fl_remote_manifest_init(&fresh.manifest, &b);
+    pthread_mutex_unlock(&rl->lock);
+    int rc = fl_rl_load(&fresh, &b, err);
+    if (rc || !fresh.manifest_file) { /* unreadable, or nothing committed yet */
+        fl_remote_manifest_free(&fresh.manifest);
+        return rc;
+    }
+    pthread_mutex_lock(&rl->lock);
+    bool same = rl->manifest_file && strcmp(rl->manifest_file, fresh.manifest_file) == 0;
+    if (!same) {
+        fl_remote_manifest_t old = rl->manifest;
+        rl->manifest = fresh.manifest;
+        fresh.manifest = old;
+        char *f = rl->manifest_file;
+        rl->manifest_file = fresh.manifest_file;
+        fresh.manifest_file = f;
+    }
+    pthread_mutex_unlock(&rl->lock);
+    fl_remote_manifest_free(&fresh.manifest);
+    fl_free(fresh.manifest_file);
     return 0;
 }
 

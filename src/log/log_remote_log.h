@@ -22,14 +22,20 @@
  * coordinator keeps the same record (RemoteLogManifestHandle) in
  * ZooKeeper. A segment is remote once a committed manifest lists it; a
  * crash anywhere before the handle leaves files no manifest names, and
- * open removes them (and manifests the handle does not name). If the handle
- * or its manifest cannot be read, open fails and deletes nothing.
+ * fl_remote_log_clean_orphans removes them (and manifests the handle does
+ * not name). If the handle or its manifest cannot be read, open fails and
+ * deletes nothing.
  *
- * Thread rule: one writer at a time (upload, commit, close — the bucket's
- * tiering task); the reads may run alongside from any thread: the
- * committed manifest is swapped under `lock`, files are read outside it. A
- * read racing the expiry of a segment may name files that are gone when
- * the client comes for them, as in the reference.
+ * In a cluster every replica of the bucket opens the same remote log
+ * (remote.data.dir is shared): only the leader writes it (upload, commit,
+ * orphan cleanup, at the start of its leadership after a refresh); the
+ * followers refresh their view of the committed manifest from storage.
+ *
+ * Thread rule: one writer at a time (upload, commit, refresh, cleanup,
+ * close — the bucket's tiering task); the reads may run alongside from any
+ * thread: the committed manifest is swapped under `lock`, files are read
+ * outside it. A read racing the expiry of a segment may name files that
+ * are gone when the client comes for them, as in the reference.
  */
 #ifndef FL_LOG_REMOTE_LOG_H
 #define FL_LOG_REMOTE_LOG_H
@@ -56,11 +62,22 @@ typedef struct fl_remote_log {
 /* {tablet} of bucket b into out. */
 void fl_remote_log_tablet_dir(char *out, size_t cap, const fl_remote_bucket_t *b);
 
-/* Loads the bucket's committed manifest and removes what no commit names. */
+/* Loads the bucket's committed manifest (removes nothing: see
+ * fl_remote_log_clean_orphans). */
 int fl_remote_log_open(fl_remote_storage_t *storage, const fl_remote_bucket_t *b,
                        fl_remote_log_t **out, fl_error_t *err);
 /* deleted: the bucket is dropped: its remote files go too. */
 void fl_remote_log_close(fl_remote_log_t *rl, bool deleted);
+/* Reads the committed manifest again from storage (another server may
+ * have committed since): the view the bounds and reads use follows it. An
+ * unreadable handle or manifest keeps the view as it was. */
+int fl_remote_log_refresh(fl_remote_log_t *rl, fl_error_t *err);
+/* Removes what a crash between upload and commit left: segment
+ * directories and manifests no committed manifest names, temporary files.
+ * Only the bucket's one writer calls it, on a fresh view (a refresh
+ * first): an upload of another writer in progress would be taken for an
+ * orphan. */
+void fl_remote_log_clean_orphans(fl_remote_log_t *rl);
 
 /* The committed manifest's first offset (INT64_MAX: none) and end (-1). */
 void fl_remote_log_bounds(fl_remote_log_t *rl, int64_t *start, int64_t *end);

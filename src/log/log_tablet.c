@@ -16,6 +16,7 @@
 #include "common_fs.h"
 #include "common_vfs.h"
 #include "common_log.h"
+#include "common_strlist.h"
 
 #define FL_BATCHES_PER_APPEND_MAX 4096
 
@@ -729,6 +730,65 @@ int fl_log_tablet_append_follower(fl_log_tablet_t *t, uint8_t *records, size_t l
     t->log_end_offset = next;
 done:
     if (batches != views) fl_free(batches);
+    return rc;
+}
+
+static int fl_tablet_name_cmp(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files of segments (and their indexes, stats, writer snapshots:
+ * every name of 20 digits and a suffix) in dir, by base offset. */
+static int fl_tablet_offset_files(const char *dir, fl_strlist_t *out, fl_error_t *err) {
+    DIR *d = opendir(dir);
+    if (!d)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "opendir %s: %s", dir,
+                          strerror(errno));
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *endp;
+        long long base = strtoll(e->d_name, &endp, 10);
+        if (strlen(e->d_name) > 20 && endp == e->d_name + 20 && base >= 0)
+            fl_strlist_add(out, e->d_name);
+    }
+    closedir(d);
+    /* zero-padded: by name is by offset */
+    qsort(out->items, out->count, sizeof(*out->items), fl_tablet_name_cmp);
+    return 0;
+}
+
+int fl_log_tablet_reset_at(fl_log_tablet_t **tp, int64_t offset, fl_error_t *err) {
+    fl_log_tablet_t *t = *tp;
+    if (t->offline) return fl_offline(t, err);
+    char *dir = fl_strdup(t->dir);
+    fl_log_config_t cfg = t->cfg;
+    t->offline = true; /* closing writes no snapshot of the old end */
+    fl_log_tablet_close(t);
+    *tp = NULL;
+    fl_strlist_t names = {0};
+    int rc = fl_tablet_offset_files(dir, &names, err);
+    char path[4400];
+    for (size_t i = 0; !rc && i < names.count; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names.items[i]);
+        if (fl_vfs_unlink(path) != 0 && errno != ENOENT)
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "unlink %s: %s", path,
+                            strerror(errno));
+    }
+    fl_strlist_free(&names);
+    if (!rc) {
+        /* the new first segment, empty: the log starts and ends at offset */
+        snprintf(path, sizeof(path), "%s/%020" PRId64 ".log", dir, offset);
+        int fd = fl_vfs_open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || fl_vfs_fsync(fd) != 0 || fl_vfs_fsync_dir(dir) != 0)
+            rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "creating %s: %s", path,
+                            strerror(errno));
+        if (fd >= 0) fl_vfs_close(fd);
+    }
+    fl_error_t oe;
+    int orc = fl_log_tablet_open(dir, &cfg, tp, &oe);
+    if (orc && !rc) rc = fl_err_set(err, oe.code ? oe.code : FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                                    "reopening at %lld: %s", (long long)offset, oe.msg);
+    fl_free(dir);
     return rc;
 }
 

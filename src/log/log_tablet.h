@@ -126,6 +126,13 @@ int fl_log_tablet_append_follower(fl_log_tablet_t *t, uint8_t *records, size_t l
  * the writer state), into *t. end_offset at or past the end: nothing. A
  * failure leaves *t NULL or offline. */
 int fl_log_tablet_truncate(fl_log_tablet_t **t, int64_t end_offset, fl_error_t *err);
+/* Empties the log and starts it again at offset, with nothing below it (a
+ * follower whose leader's log now begins past this log's end: its older
+ * records are in remote storage). Like a truncation: the tablet is closed
+ * and opened again (*t replaced; NULL if that failed). Its files go from
+ * the oldest on, so a crash meanwhile leaves a log that starts later,
+ * never a hole. */
+int fl_log_tablet_reset_at(fl_log_tablet_t **t, int64_t offset, fl_error_t *err);
 /* Appends to out whole batches starting with the one containing offset,
  * up to max_bytes (at least one batch), never past upper_offset.
  * offset < log start or > log end is LOG_OFFSET_OUT_OF_RANGE_EXCEPTION;

@@ -78,6 +78,9 @@ typedef struct fl_replica {
      * open before the replica is published (NULL: not tiered), and the
      * offsets its committed manifest covers, [start, end). */
     struct fl_remote_log *remote;
+    /* (the tiering round) the leader epoch whose first round refreshed the
+     * remote log and cleaned up after the one before; -1: none yet */
+    int32_t tier_epoch;
     atomic_int_fast64_t remote_start_offset; /* INT64_MAX: nothing remote */
     atomic_int_fast64_t remote_end_offset;   /* -1: nothing remote */
     /* Replication (replica_replication.h): the role; a leader with

@@ -193,6 +193,38 @@ int fl_replica_follower_truncate(fl_replica_t *r, int32_t leader, int32_t leader
     return rc;
 }
 
+int fl_replica_follower_reset(fl_replica_t *r, int32_t leader, int64_t offset,
+                              fl_error_t *err) {
+    pthread_mutex_lock(&r->lock);
+    int rc = 0;
+    if (r->truncation_pending || atomic_load(&r->role) != FL_REPLICA_FOLLOWER ||
+        r->leader_id != leader || !r->log || offset <= r->log->log_end_offset) {
+        pthread_mutex_unlock(&r->lock);
+        return 0; /* another leader, or the log reaches it after all */
+    }
+    FL_INFO("bucket %d of table %lld: log starts again at %lld (was %lld..%lld): leader %d's "
+            "log begins there",
+            r->bucket, (long long)r->table_id, (long long)offset,
+            (long long)r->log->log_start_offset, (long long)r->log->log_end_offset, leader);
+    rc = fl_log_tablet_reset_at(&r->log, offset, err);
+    if (!r->log || r->log->offline) {
+        atomic_store(&r->offline, true);
+        if (!rc) rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "the log is offline");
+    } else {
+        /* what lies below is the leader's, committed and in remote storage */
+        atomic_store(&r->log_start_offset, r->log->log_start_offset);
+        atomic_store(&r->log_end_offset, r->log->log_end_offset);
+        atomic_store(&r->high_watermark, r->log->log_end_offset);
+        atomic_store(&r->flushed_offset, r->log->log_end_offset);
+        r->unflushed_messages = 0;
+        size_t before = r->epochs.count;
+        fl_epoch_cache_truncate_start(&r->epochs, offset);
+        if (r->epochs.count != before) fl_replica_epochs_store_locked(r);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
 int fl_replica_follower_append(fl_replica_t *r, int32_t leader, uint8_t *records, size_t len,
                                int64_t leader_hw, fl_error_t *err) {
     pthread_mutex_lock(&r->lock);

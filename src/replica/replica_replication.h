@@ -73,6 +73,13 @@ static inline int fl_replica_role(const fl_replica_t *r) {
     return atomic_load(&((fl_replica_t *)r)->role);
 }
 
+/* A follower whose leader answered that its log now begins at offset,
+ * past this replica's end (the records between were tiered to remote
+ * storage and deleted there): the log is emptied and starts again at
+ * offset (fl_log_tablet_reset_at). Nothing if the replica follows another
+ * leader now, or its log reaches offset. */
+int fl_replica_follower_reset(fl_replica_t *r, int32_t leader, int64_t offset,
+                              fl_error_t *err);
 /* A follower of leader appends records it sent (nothing, and no error,
  * once it follows another or its cut is pending) (whole batches from its log
  * end; log_tablet.h's follower append) and takes leader_hw as its high

@@ -29,9 +29,20 @@ static void fl_tier_publish_bounds(fl_replica_t *r) {
     atomic_store(&r->remote_end_offset, end);
 }
 
-/* Uploads and commits; *copied segments went up. */
+/* Whether r leads in leader epoch `epoch` (-1: any) now; *now: the epoch. */
+static bool fl_tier_leads(fl_replica_t *r, int32_t epoch, int32_t *now) {
+    pthread_mutex_lock(&r->lock);
+    bool leads = atomic_load(&r->role) == FL_REPLICA_LEADER &&
+                 (epoch < 0 || r->leader_epoch == epoch);
+    if (now) *now = r->leader_epoch;
+    pthread_mutex_unlock(&r->lock);
+    return leads;
+}
+
+/* Uploads and commits as the leader of `epoch`; *copied segments went
+ * up. A leadership lost meanwhile commits nothing. */
 static int fl_tier_copy_and_expire(fl_replica_t *r, const fl_tier_params_t *p, int64_t now_ms,
-                                   fl_tier_result_t *res, fl_error_t *err) {
+                                   int32_t epoch, fl_tier_result_t *res, fl_error_t *err) {
     fl_remote_log_t *rl = r->remote;
     pthread_mutex_lock(&r->lock);
     if (r->log->offline) {
@@ -71,6 +82,12 @@ static int fl_tier_copy_and_expire(fl_replica_t *r, const fl_tier_params_t *p, i
         if (rc) break;
     }
     size_t expired = fl_tiering_remote_expired(&m, now_ms, p->ttl_ms);
+    if ((up || expired) && !fl_tier_leads(r, epoch, NULL)) {
+        /* the new leader writes the remote log now: this round's uploads
+         * go, its commit would overwrite theirs */
+        for (size_t i = 0; i < up; i++) fl_remote_log_discard(rl, &added[i]);
+        up = expired = 0;
+    }
     if (up || expired) {
         fl_error_t ce;
         int crc = fl_remote_log_commit(rl, expired, added, up, &ce);
@@ -133,9 +150,26 @@ int fl_replica_tier(fl_replica_t *r, const fl_tier_params_t *p, int64_t now_ms,
                     fl_tier_result_t *res, fl_error_t *err) {
     memset(res, 0, sizeof(*res));
     if (!r->remote || atomic_load(&r->deleted)) return 0;
+    int32_t epoch;
+    if (!fl_tier_leads(r, -1, &epoch)) {
+        /* a follower: the bucket's leader writes the remote log (every
+         * replica sees the same remote.data.dir); this one reads what it
+         * committed and deletes the local segments that covers */
+        if (fl_remote_log_refresh(r->remote, err)) return err->code;
+        fl_tier_publish_bounds(r);
+        return fl_tier_delete_local(r, p, res, err);
+    }
+    if (r->tier_epoch != epoch) {
+        /* a new leadership: the commits of the leaders before it, then
+         * what an interrupted round (this server's or theirs) left */
+        if (fl_remote_log_refresh(r->remote, err)) return err->code;
+        fl_tier_publish_bounds(r);
+        fl_remote_log_clean_orphans(r->remote);
+        r->tier_epoch = epoch;
+    }
     /* rolled segments become durable first: only those are copied */
     if (fl_tier_needs_flush(r) && fl_replica_flush(r, err)) return err->code;
-    int rc = fl_tier_copy_and_expire(r, p, now_ms, res, err);
+    int rc = fl_tier_copy_and_expire(r, p, now_ms, epoch, res, err);
     /* what earlier rounds committed may go even when this one failed */
     fl_error_t de;
     int drc = fl_tier_delete_local(r, p, res, &de);

@@ -18,6 +18,12 @@
  *     flushed first (fl_replica_flush), as Fluss flushes a rolled segment
  *     right after the roll.
  *
+ * In a cluster only the bucket's leader uploads, expires and commits
+ * (checked again before its commit: a leadership lost meanwhile commits
+ * nothing); a leader's first round of a leadership reads the remote log
+ * again and removes what an interrupted round left. A follower's round
+ * reads the committed manifest and deletes the local segments it covers.
+ *
  * Thread rule: one round per replica at a time (the tablet server runs
  * them one after another on a worker); blocks on storage I/O.
  */

@@ -71,7 +71,10 @@ static void fl_fetch_outcome(fl_fetcher_t *f, fl_replica_t *r, int32_t code, con
     int32_t was = atomic_exchange(&r->fetch_error, code);
     if (was == code) return;
     int32_t self = f->owner->ts->self.id;
-    if (code)
+    if (code == FLUSS_ERR_NOT_LEADER_OR_FOLLOWER) /* a leadership moving: news, not trouble */
+        FL_INFO("tablet server %d: %s bucket %d of table %lld from leader %d: %d %s", self, what,
+                r->bucket, (long long)r->table_id, f->leader, code, msg ? msg : "");
+    else if (code)
         FL_WARN("tablet server %d: %s bucket %d of table %lld from leader %d: %d %s", self, what,
                 r->bucket, (long long)r->table_id, f->leader, code, msg ? msg : "");
     else
@@ -217,6 +220,16 @@ static int fl_fetch_round(fl_fetcher_t *f, fl_replica_t **rs, size_t n, fl_error
             for (size_t i = 0; i < n && !r; i++)
                 if (fl_same_bucket(rs[i], tr->table_id, pid, b->bucket_id)) r = rs[i];
             if (!r) continue;
+            if (b->has_error_code && b->error_code == FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION &&
+                b->has_log_start_offset && b->log_start_offset > fl_replica_log_end(r)) {
+                /* the leader's log now begins past this one's end (what
+                 * lies between is in remote storage): start again there */
+                fl_error_t e;
+                if (fl_replica_follower_reset(r, f->leader, b->log_start_offset, &e))
+                    fl_fetch_outcome(f, r, fl_server_wire_code(e.code), "starting again",
+                                     e.msg);
+                continue;
+            }
             if (b->has_error_code && b->error_code) {
                 fl_fetch_outcome(f, r, b->error_code, "fetching", b->error_message);
                 continue;

@@ -90,6 +90,12 @@ static void fl_follower_build(fl_tablet_server_t *ts, const Fluss__FetchLogReque
                 b->error_code = fl_server_wire_code(rc);
                 b->error_message = fl_strdup(e.msg);
                 fl_buf_free(&data);
+                if (r) {
+                    /* where this log begins: a follower that fell below
+                     * it (tiered away meanwhile) starts again there */
+                    b->has_log_start_offset = 1;
+                    b->log_start_offset = fl_replica_log_start(r);
+                }
             } else {
                 b->has_high_watermark = 1;
                 b->high_watermark = fl_replica_high_watermark(r);

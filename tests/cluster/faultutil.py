@@ -63,7 +63,8 @@ def describe_replicas(c, table_dir, bucket):
         parts.append(f"tablet {i}: {len(r)} bytes, first difference at {first}, segments {sizes}")
         # what the server said of the bucket's replica that was not routine
         said = [ln for ln in c.log(f"tablet-{i}").splitlines()
-                if (" WARN " in ln or " ERROR " in ln or " cut at " in ln) and "zookeeper:" not in ln]
+                if (" WARN " in ln or " ERROR " in ln or " cut at " in ln or " from leader " in ln
+                    or " starts again " in ln) and "zookeeper:" not in ln]
         parts.extend(f"  tablet {i} log: {ln}" for ln in said[-15:])
     return "\n".join(parts)
 

@@ -276,7 +276,8 @@ async def test_tiered_across_restart_and_kill(start_server):
 
     srv.kill9()
     # what a crash between copy and commit leaves: a segment directory and a
-    # manifest nobody committed; the restart removes them
+    # manifest nobody committed; the leader's first tiering round after the
+    # restart removes them
     tdir = remote_tablet_dir(srv, db, "t", info.table_id)
     orphan = tdir / str(uuid.uuid4())
     orphan.mkdir()
@@ -287,6 +288,9 @@ async def test_tiered_across_restart_and_kill(start_server):
     conn = await connect(srv.bootstrap)
     admin = conn.get_admin()
     await read_exact(conn, admin, path, 0, 800)
+    deadline = time.monotonic() + 10
+    while (orphan.exists() or stray.exists()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
     assert not orphan.exists() and not stray.exists()
     check_layout(tdir, db, "t", info.table_id, second["segments"])
     await admin.drop_table(path, ignore_if_not_exists=False)

@@ -7,6 +7,7 @@
  * across segments (later segments and writer snapshots go, the writer
  * state forgets what was cut), survives a reopen, and the follower then
  * catches up byte for byte again; a cut below the start empties the log.
+ * A follower left behind its leader's log start starts again there.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -269,10 +271,59 @@ static void test_follower_prefix_and_reopen(void **state) {
     fl_log_tablet_close(l);
 }
 
+/* A follower left behind the leader's log start (the leader tiered and
+ * deleted what it had not fetched yet) starts again there: its old files
+ * go, the log begins and ends at the leader's start, it then catches up
+ * byte for byte, and all of it holds across a reopen. */
+static void test_follower_starts_again_at_the_leaders_start(void **state) {
+    char ld[4200], fd[4200];
+    join(ld, sizeof(ld), *state, "leader");
+    join(fd, sizeof(fd), *state, "follower");
+    fl_log_tablet_t *l = open_at(ld), *f = open_at(fd);
+    fill_leader(l, 0, 30);
+    fl_error_t err;
+    /* the follower has the first fetch only */
+    fl_buf_t part;
+    fl_buf_init(&part);
+    assert_int_equal(fl_log_tablet_read(l, 0, 300, l->log_end_offset, &part, &err), 0);
+    fl_append_result_t r;
+    assert_int_equal(fl_log_tablet_append_follower(f, part.data, part.len, &r, &err), 0);
+    fl_buf_free(&part);
+    int64_t had = f->log_end_offset;
+    assert_true(had > 0);
+    /* the leader's oldest segments go (tiered): its log begins past it */
+    assert_int_equal(fl_log_tablet_drop_oldest(l, 3, &err), 0);
+    int64_t start = l->log_start_offset;
+    assert_true(start > had);
+    assert_int_equal(fl_log_tablet_read(l, had, 300, l->log_end_offset, &part, &err),
+                     FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION);
+    fl_buf_free(&part);
+    assert_int_equal(fl_log_tablet_reset_at(&f, start, &err), 0);
+    assert_non_null(f);
+    assert_int_equal(f->log_start_offset, start);
+    assert_int_equal(f->log_end_offset, start);
+    assert_int_equal(f->segment_count, 1);
+    catch_up(f, l);
+    assert_same_bytes(l, f, start);
+    /* the same after a close and open, and nothing of the old log left */
+    fl_log_tablet_close(f);
+    f = open_at(fd);
+    assert_int_equal(f->log_start_offset, start);
+    assert_int_equal(f->log_end_offset, l->log_end_offset);
+    assert_same_bytes(l, f, start);
+    char first[4300];
+    snprintf(first, sizeof(first), "%s/%020d.log", fd, 0);
+    assert_int_not_equal(access(first, F_OK), 0);
+    fl_log_tablet_close(f);
+    fl_log_tablet_close(l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_follow_and_truncate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_follower_prefix_and_reopen, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_follower_starts_again_at_the_leaders_start, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -358,8 +358,9 @@ static void test_crash_at_every_step(void **state) {
         if (!rc) rc = fl_remote_log_commit(rl, 1, added, up, &err);
         fl_remote_log_close(rl, false); /* no cleanup after the "crash" */
         done = d.budget > 0; /* the whole round fitted in the budget: every step was tried */
-        /* restart with a working storage */
+        /* restart with a working storage; the writer cleans up first */
         assert_int_equal(fl_remote_log_open(e.storage, &BUCKET, &rl, &err), 0);
+        fl_remote_log_clean_orphans(rl);
         fl_remote_manifest_t m;
         fl_remote_log_manifest(rl, &m);
         bool old = m.count == 2 && m.segments[0].start_offset == 0;
@@ -420,7 +421,7 @@ static void test_damaged_handle_deletes_nothing(void **state) {
     env_close(&e);
 }
 
-static void test_orphans_removed_at_open(void **state) {
+static void test_orphans_removed_by_the_writer(void **state) {
     env_t e;
     env_open(&e, *state, 30);
     fl_remote_log_t *rl;
@@ -440,12 +441,59 @@ static void test_orphans_removed_at_open(void **state) {
     assert_int_equal(fl_remote_log_open(e.storage, &BUCKET, &rl, &err), 0);
     char *tdir = tablet_dir(&e);
     char *meta = path_join(tdir, "metadata");
+    /* open alone removes nothing (another server may be uploading) */
+    assert_int_equal(segment_dirs(tdir), 1);
+    assert_int_equal(count_entries(meta, ".manifest"), 1);
+    fl_remote_log_clean_orphans(rl);
     assert_int_equal(segment_dirs(tdir), 0);
     assert_int_equal(count_entries(meta, ".manifest"), 0);
     assert_int_equal(count_entries(tdir, ".txt"), 1);
     fl_free(meta);
     fl_free(tdir);
     fl_remote_log_close(rl, false);
+    env_close(&e);
+}
+
+/* Two servers' replicas of one bucket on one remote storage (a cluster's
+ * shared remote.data.dir): the leader commits, the follower's refresh
+ * takes the new manifest, and a new leader's refresh and cleanup keep
+ * every segment the last commit names. */
+static void test_two_servers_share_the_remote_log(void **state) {
+    env_t e;
+    env_open(&e, *state, 30);
+    fl_remote_log_t *leader, *follower;
+    fl_error_t err;
+    assert_int_equal(fl_remote_log_open(e.storage, &BUCKET, &leader, &err), 0);
+    assert_int_equal(fl_remote_log_open(e.storage, &BUCKET, &follower, &err), 0);
+    int64_t start, end;
+    assert_int_equal(fl_remote_log_refresh(follower, &err), 0); /* nothing committed: as it was */
+    fl_remote_log_bounds(follower, &start, &end);
+    assert_int_equal(end, -1);
+    tier(leader, e.log, 0, 2, 0);
+    fl_remote_log_bounds(follower, &start, &end);
+    assert_int_equal(end, -1); /* not read again yet */
+    assert_int_equal(fl_remote_log_refresh(follower, &err), 0);
+    fl_remote_log_bounds(follower, &start, &end);
+    assert_int_equal(start, 0);
+    assert_int_equal(end, e.log->segments[2]->base_offset);
+    /* leadership moves: the old leader's view is stale, the new leader
+     * refreshes, cleans up and commits on top of the last commit */
+    tier(leader, e.log, 2, 3, 0);
+    assert_int_equal(fl_remote_log_refresh(follower, &err), 0);
+    fl_remote_log_clean_orphans(follower);
+    tier(follower, e.log, 3, 4, 1);
+    char *tdir = tablet_dir(&e);
+    char *meta = path_join(tdir, "metadata");
+    assert_int_equal(segment_dirs(tdir), 3); /* segments 1..3: the first expired */
+    assert_int_equal(count_entries(meta, ".manifest"), 1);
+    assert_int_equal(fl_remote_log_refresh(leader, &err), 0);
+    fl_remote_log_bounds(leader, &start, &end);
+    assert_int_equal(start, e.log->segments[1]->base_offset);
+    assert_int_equal(end, e.log->segments[4]->base_offset);
+    fl_free(meta);
+    fl_free(tdir);
+    fl_remote_log_close(leader, false);
+    fl_remote_log_close(follower, false);
     env_close(&e);
 }
 
@@ -456,7 +504,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_expiry_and_drop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_at_every_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_handle_deletes_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_orphans_removed_at_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_orphans_removed_by_the_writer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_servers_share_the_remote_log, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
