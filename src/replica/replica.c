@@ -15,8 +15,7 @@
 #include "replica_replication.h"
 
 static void fl_replica_destroy(fl_replica_t *r) {
-    void *kv = atomic_load(&r->kv);
-    if (kv && r->kv_close) r->kv_close(kv, atomic_load(&r->deleted));
+    fl_replica_kv_reset(&r->kv, atomic_load(&r->deleted));
     /* a dropped bucket's remote files go with it */
     fl_remote_log_close(r->remote, atomic_load(&r->deleted));
     if (r->log) {

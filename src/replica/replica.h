@@ -43,6 +43,7 @@
 #include "log_tablet.h"
 #include "replica_epoch.h"
 #include "replica_isr.h"
+#include "replica_kv.h"
 
 typedef struct fl_replica_manager fl_replica_manager_t;
 struct fl_remote_log;
@@ -70,10 +71,11 @@ typedef struct fl_replica {
     atomic_int refs;
     atomic_uint_fast64_t flushes;       /* fsync rounds done (stats, tests) */
     atomic_bool offline;                /* the log refused a write: see "Fail-stop" */
-    /* The bucket's primary-key state (kv_tablet.h), set once by the layer
-     * above and closed here with the replica: opaque to this layer. */
-    _Atomic(void *) kv;
-    void (*kv_close)(void *kv, bool deleted);
+    /* The bucket's primary-key state (kv_tablet.h, opaque to this layer):
+     * published by the layer above while it leads, used through
+     * acquire/release, retired when it is demoted (replica_kv.h); a
+     * published one closes here with the replica. */
+    fl_replica_kv_t kv;
     /* Tiered storage (replica_tiering.h): the bucket's remote log, set at
      * open before the replica is published (NULL: not tiered), and the
      * offsets its committed manifest covers, [start, end). */

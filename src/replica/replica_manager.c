@@ -199,6 +199,7 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
     r->epochs = epochs;
     pthread_mutex_init(&r->lock, NULL);
     pthread_mutex_init(&r->bg_lock, NULL);
+    fl_replica_kv_init(&r->kv);
     atomic_init(&r->log_start_offset, log->log_start_offset);
     atomic_init(&r->log_end_offset, log->log_end_offset);
     atomic_init(&r->high_watermark, log->log_end_offset);

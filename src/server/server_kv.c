@@ -141,7 +141,8 @@ void fl_hosted_kv_table_free(fl_kv_table_t *kv) {
     fl_free(kv);
 }
 
-/* The kv tablet of one requested bucket, or the bucket's error. */
+/* The kv tablet of one requested bucket, acquired (fl_tablet_server_kv_release
+ * before *r is let go), or the bucket's error. */
 static int fl_kv_bucket(fl_tablet_server_t *ts, int64_t table_id, const fl_hosted_table_t *t,
                         bool has_partition, int64_t partition_id, int32_t bucket,
                         fl_replica_t **r, fl_kv_tablet_t **kt, fl_error_t *err) {
@@ -249,6 +250,7 @@ FL_API_HANDLER(fl_api_put_kv) {
             put.len = br->records.len;
             rc = fl_kv_tablet_put(kt, table->kv, &put, &res, &e);
         }
+        if (r) fl_tablet_server_kv_release(ts, r, kt);
         if (rc) {
             b.has_error_code = 1;
             b.error_code = fl_server_wire_code(rc);
@@ -467,14 +469,14 @@ static int fl_lookup_partition_row(const fl_hosted_table_t *t, int64_t partition
 /* insert_if_not_exists for bucket i (Fluss's lookups → putRecordsToKv →
  * re-lookup): the keys found missing get their rows, then are read
  * again; with acks=all the answer waits for the changelog. */
-static void fl_lookup_insert_bucket(fl_lookup_op_t *p, size_t i, const fl_hosted_table_t *t,
-                                    const Fluss__LookupRequest *req, const fl_disk_guard_t *disk) {
+static void fl_lookup_insert_bucket(fl_tablet_server_t *ts, fl_lookup_op_t *p, size_t i,
+                                    const fl_hosted_table_t *t, const Fluss__LookupRequest *req) {
     const Fluss__PbLookupReqForBucket *br = req->buckets_req[i];
     size_t first = p->first[i], missing = 0;
     for (size_t j = 0; j < br->n_keys; j++) missing += !p->pv[first + j].has_values;
     if (missing == 0) return;
     fl_error_t de; /* the inserts are writes: the data-disk watermark applies */
-    if (fl_disk_guard_refuse(disk, &de)) {
+    if (fl_disk_guard_refuse(&ts->disk, &de)) {
         fl_lookup_bucket_error(p, i, de.code, de.msg);
         return;
     }
@@ -505,6 +507,9 @@ static void fl_lookup_insert_bucket(fl_lookup_op_t *p, size_t i, const fl_hosted
         fl_lookup_bucket_error(p, i, rc, e.msg);
         return;
     }
+    /* the wait holds the replica from here, not the tablet */
+    fl_tablet_server_kv_release(ts, p->replicas[i], p->tablets[i]);
+    p->tablets[i] = NULL;
     fl_ack_wait_bucket(&p->wait, i, p->replicas[i], req->acks == -1 ? res.end_offset : 0,
                        res.durable_wait_offset);
     p->replicas[i] = NULL; /* the wait holds it now */
@@ -556,6 +561,8 @@ FL_API_HANDLER(fl_api_lookup) {
                                        &e);
         if (rc) {
             fl_lookup_bucket_error(p, i, rc, e.msg);
+            if (p->replicas[i]) fl_tablet_server_kv_release(ts, p->replicas[i], p->tablets[i]);
+            p->tablets[i] = NULL;
             fl_replica_unref(p->replicas[i]);
             p->replicas[i] = NULL;
         } else {
@@ -568,8 +575,10 @@ FL_API_HANDLER(fl_api_lookup) {
         rc = fl_err_set(err, FLUSS_ERR_INVALID_REQUIRED_ACKS, "Invalid required acks: %d",
                         req->acks);
     for (size_t i = 0; !rc && insert && i < nb; i++)
-        if (p->replicas[i]) fl_lookup_insert_bucket(p, i, table, req, &ts->disk);
+        if (p->replicas[i]) fl_lookup_insert_bucket(ts, p, i, table, req);
     for (size_t i = 0; i < nb; i++) {
+        if (p->replicas[i]) fl_tablet_server_kv_release(ts, p->replicas[i], p->tablets[i]);
+        p->tablets[i] = NULL;
         fl_replica_unref(p->replicas[i]);
         p->replicas[i] = NULL;
     }
@@ -618,7 +627,7 @@ bool fl_lookup_inline(fl_req_ctx_t *ctx, const ProtobufCMessage *m, fl_buf_t *ou
         fl_replica_t *r = fl_replica_manager_find(&ts->replicas, t->table_id,
                                                   br->has_partition_id ? br->partition_id : -1,
                                                   br->bucket_id);
-        fl_kv_tablet_t *kt = r ? atomic_load(&r->kv) : NULL;
+        fl_kv_tablet_t *kt = r ? fl_replica_kv_acquire(&r->kv) : NULL;
         fluss__pb_lookup_resp_for_bucket__init(&bs[i]);
         bs[i].bucket_id = br->bucket_id;
         bs[i].has_partition_id = br->has_partition_id;
@@ -646,6 +655,7 @@ bool fl_lookup_inline(fl_req_ctx_t *ctx, const ProtobufCMessage *m, fl_buf_t *ou
             }
         }
         if (!kt) ok = false;
+        if (r) fl_tablet_server_kv_release(ts, r, kt); /* a retired store closes on a worker */
         fl_replica_unref(r);
     }
     if (ok) {
@@ -709,6 +719,7 @@ FL_API_HANDLER(fl_api_prefix_lookup) {
             lists[k] = l;
             lptrs[k] = &lists[k];
         }
+        if (r) fl_tablet_server_kv_release(ts, r, kt);
         fl_replica_unref(r);
         if (rc) {
             b.has_error_code = 1;
@@ -798,6 +809,7 @@ FL_API_HANDLER(fl_api_limit_scan) {
             resp.has_is_log_table = 1;
             resp.is_log_table = 0;
         }
+        if (r) fl_tablet_server_kv_release(ts, r, kt);
     } else {
         rc = fl_tablet_server_replica(ts, req->table_id, table, req->has_partition_id,
                                       req->partition_id, req->bucket_id, &r, &e);
@@ -846,6 +858,7 @@ static int fl_table_stats_bucket(fl_tablet_server_t *ts, int64_t table_id,
                             "to have one.",
                             t->database, t->name);
         if (!rc) rc = fl_kv_tablet_row_count(kt, rows, err);
+        if (r) fl_tablet_server_kv_release(ts, r, kt);
     } else {
         rc = fl_tablet_server_replica(ts, table_id, t, br->has_partition_id, br->partition_id,
                                       br->bucket_id, &r, err);

@@ -308,56 +308,175 @@ static void fl_kv_restore(const fl_tablet_server_t *ts, const char *remote, cons
     fl_free(ids);
 }
 
+/* How long a request (or NOTIFY_LEADER_AND_ISR) that finds the store of
+ * an earlier leadership here still closing waits for it before it answers
+ * LEADER_NOT_AVAILABLE, which clients retry: the close is a RocksDB close
+ * without a flush, after the operations that held it. */
+#define FL_KV_RETIRED_WAIT_MS 1000
+
+/* A retired store (its leader demoted while the process runs) closes on a
+ * worker, never on the thread that let it go (a network loop, the control
+ * thread), and its directory goes: a follower keeps no kv state, the next
+ * leadership here restores the newest snapshot and replays the log. No
+ * flush: what the store holds is dropped. The slot takes no new store
+ * until this is done (replica_kv.h), so nothing opens that directory
+ * meanwhile. */
+typedef struct fl_kv_retire_job {
+    fl_tablet_server_t *ts;
+    fl_replica_t *r;
+    fl_kv_tablet_t *kt;
+} fl_kv_retire_job_t;
+
+static void fl_kv_remove_dir(fl_tablet_server_t *ts, fl_replica_t *r) {
+    char dir[4200];
+    fl_tablet_kv_dir(r, dir, sizeof(dir));
+    fl_error_t e;
+    if (fl_fs_remove_tree(dir, &e))
+        FL_WARN("tablet server %d: removing %s: %s", ts->self.id, dir, e.msg);
+}
+
+static void fl_kv_retire_run(void *arg) {
+    fl_kv_retire_job_t *j = arg;
+    fl_kv_tablet_close(j->kt, true);
+    fl_kv_remove_dir(j->ts, j->r);
+    FL_INFO("tablet server %d: bucket %d of table %lld: the primary-key store of its "
+            "leadership here is closed (now a follower)",
+            j->ts->self.id, j->r->bucket, (long long)j->r->table_id);
+    fl_replica_kv_closed(&j->r->kv);
+    fl_replica_unref(j->r);
+    fl_free(j);
+}
+
+/* kt: a retired store the slot handed back (NULL: nothing to do). The
+ * caller holds r. */
+static void fl_kv_close_retired(fl_tablet_server_t *ts, fl_replica_t *r, fl_kv_tablet_t *kt) {
+    if (!kt) return;
+    fl_kv_retire_job_t *j = fl_calloc(1, sizeof(*j));
+    fl_replica_ref(r);
+    *j = (fl_kv_retire_job_t){ts, r, kt};
+    fl_workq_submit(ts->workers, fl_kv_retire_run, j);
+}
+
+void fl_tablet_server_kv_release(fl_tablet_server_t *ts, fl_replica_t *r, fl_kv_tablet_t *kt) {
+    if (kt) fl_kv_close_retired(ts, r, fl_replica_kv_release(&r->kv, kt));
+}
+
+void fl_tablet_server_kv_retire(fl_tablet_server_t *ts, fl_replica_t *r) {
+    void *kv;
+    switch (fl_replica_kv_retire(&r->kv, &kv)) {
+    case FL_REPLICA_KV_RETIRE_NOW:
+        fl_kv_close_retired(ts, r, kv);
+        break;
+    case FL_REPLICA_KV_RETIRE_LATER: /* its last user, closer or opener cleans up */
+        break;
+    case FL_REPLICA_KV_RETIRE_NONE:
+        /* a store left on disk (a former leader before a restart) goes:
+         * it may hold a tail that the follower's cut by epoch removes */
+        fl_kv_remove_dir(ts, r);
+        break;
+    }
+}
+
+static int fl_kv_not_leader(const fl_tablet_server_t *ts, const fl_replica_t *r, fl_error_t *err) {
+    return fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
+                      "Server %d does not lead bucket %d of table %lld now.", ts->self.id,
+                      r->bucket, (long long)r->table_id);
+}
+
+static int fl_kv_still_closing(const fl_tablet_server_t *ts, const fl_replica_t *r,
+                               fl_error_t *err) {
+    return fl_err_set(err, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION,
+                      "The primary-key store of bucket %d of table %lld from an earlier "
+                      "leadership on server %d is still closing; try again.",
+                      r->bucket, (long long)r->table_id, ts->self.id);
+}
+
+/* Opens the bucket's store (under kv_open_lock, the slot empty in
+ * generation gen) and publishes it: 0 with *out acquired. */
+static int fl_kv_open_locked(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
+                             uint64_t gen, fl_kv_tablet_t **out, fl_error_t *err) {
+    char dir[4200], remote[8400];
+    fl_tablet_kv_dir(r, dir, sizeof(dir));
+    fl_kv_remote_dir(ts, t, r, remote, sizeof(remote));
+    /* a bucket whose local state is gone starts from its newest
+     * snapshot, then replays the log after it */
+    struct stat st;
+    if (stat(dir, &st) != 0 && errno == ENOENT) fl_kv_restore(ts, remote, dir);
+    if (ts->kv_open_count == ts->kv_open_cap) {
+        ts->kv_open_cap = ts->kv_open_cap ? ts->kv_open_cap * 2 : 16;
+        ts->kv_open = fl_realloc(ts->kv_open, ts->kv_open_cap * sizeof(*ts->kv_open));
+    }
+    ts->kv_open_count++; /* counted in its own share before it opens */
+    fl_kv_store_options_t o = {.block_cache = ts->kv_cache,
+                               .write_buffer_bytes = fl_kv_share(ts),
+                               .write_buffer_count = ts->cfg.kv_write_buffer_count,
+                               .wal = t->kv->has_nested,
+                               .compression_levels = ts->cfg.kv_compression_levels};
+    memcpy(o.compression, ts->cfg.kv_compression, sizeof(o.compression));
+    ts->kv_open_count--;
+    fl_kv_tablet_t *kt;
+    int rc = fl_kv_tablet_open(dir, r, t->kv, &o, &kt, err);
+    if (rc) {
+        /* demoted meanwhile: what the open left goes, as the demotion
+         * left it to this opener */
+        if (fl_replica_kv_abandon(&r->kv, gen)) fl_kv_remove_dir(ts, r);
+        return rc;
+    }
+    kt->on_close = fl_kv_on_close;
+    kt->on_close_ctx = ts;
+    kt->commit_submit = fl_kv_commit_submit;
+    kt->commit_ctx = ts;
+    fl_error_t e;
+    if (fl_kv_tablet_set_remote(kt, remote, &e))
+        FL_WARN("kv %s: snapshots in %s: %s", dir, remote, e.msg);
+    if (!fl_replica_kv_publish(&r->kv, kt, gen, fl_kv_close_cb)) {
+        /* demoted while it opened: closed as a retired store, never used */
+        fl_kv_close_retired(ts, r, kt);
+        return fl_kv_not_leader(ts, r, err);
+    }
+    ts->kv_open[ts->kv_open_count++] = kt;
+    fl_kv_budget_apply(ts);
+    *out = kt;
+    return 0;
+}
+
 int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
                         fl_kv_tablet_t **out, fl_error_t *err) {
-    fl_kv_tablet_t *kt = atomic_load(&r->kv);
-    if (kt) {
-        *out = kt;
-        return 0;
-    }
+    *out = fl_replica_kv_acquire(&r->kv);
+    if (*out) return 0;
     if (!t->kv)
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
                           "Table %s.%s has no primary key.", t->database, t->name);
+    if (fl_replica_role(r) != FL_REPLICA_LEADER) return fl_kv_not_leader(ts, r, err);
+    /* not under kv_open_lock: the retired store's close takes it */
+    if (!fl_replica_kv_wait_closed(&r->kv, FL_KV_RETIRED_WAIT_MS))
+        return fl_kv_still_closing(ts, r, err);
     pthread_mutex_lock(&ts->kv_open_lock);
+    void *kv;
+    uint64_t gen;
     int rc = 0;
-    kt = atomic_load(&r->kv);
-    if (!kt) {
-        char dir[4200], remote[8400];
-        fl_tablet_kv_dir(r, dir, sizeof(dir));
-        fl_kv_remote_dir(ts, t, r, remote, sizeof(remote));
-        /* a bucket whose local state is gone starts from its newest
-         * snapshot, then replays the log after it */
-        struct stat st;
-        if (stat(dir, &st) != 0 && errno == ENOENT) fl_kv_restore(ts, remote, dir);
-        if (ts->kv_open_count == ts->kv_open_cap) {
-            ts->kv_open_cap = ts->kv_open_cap ? ts->kv_open_cap * 2 : 16;
-            ts->kv_open = fl_realloc(ts->kv_open, ts->kv_open_cap * sizeof(*ts->kv_open));
+    switch (fl_replica_kv_begin(&r->kv, &kv, &gen)) {
+    case FL_REPLICA_KV_PUBLISHED: /* another thread opened it meanwhile */
+        *out = kv;
+        break;
+    case FL_REPLICA_KV_BUSY: /* retired again meanwhile */
+        rc = fl_kv_still_closing(ts, r, err);
+        break;
+    case FL_REPLICA_KV_EMPTY:
+        /* the role after begin: a demotion sets it before it retires (a
+         * new generation), so either this sees the follower or the
+         * publish sees the generation move */
+        if (fl_replica_role(r) == FL_REPLICA_LEADER) {
+            rc = fl_kv_open_locked(ts, t, r, gen, out, err);
+        } else {
+            rc = fl_kv_not_leader(ts, r, err);
+            /* a demotion that found this open under way left the
+             * directory to it */
+            if (fl_replica_kv_abandon(&r->kv, gen)) fl_kv_remove_dir(ts, r);
         }
-        ts->kv_open_count++; /* counted in its own share before it opens */
-        fl_kv_store_options_t o = {.block_cache = ts->kv_cache,
-                                   .write_buffer_bytes = fl_kv_share(ts),
-                                   .write_buffer_count = ts->cfg.kv_write_buffer_count,
-                                   .wal = t->kv->has_nested,
-                                   .compression_levels = ts->cfg.kv_compression_levels};
-        memcpy(o.compression, ts->cfg.kv_compression, sizeof(o.compression));
-        ts->kv_open_count--;
-        rc = fl_kv_tablet_open(dir, r, t->kv, &o, &kt, err);
-        if (!rc) {
-            kt->on_close = fl_kv_on_close;
-            kt->on_close_ctx = ts;
-            kt->commit_submit = fl_kv_commit_submit;
-            kt->commit_ctx = ts;
-            fl_error_t e;
-            if (fl_kv_tablet_set_remote(kt, remote, &e))
-                FL_WARN("kv %s: snapshots in %s: %s", dir, remote, e.msg);
-            ts->kv_open[ts->kv_open_count++] = kt;
-            fl_kv_budget_apply(ts);
-            r->kv_close = fl_kv_close_cb;
-            atomic_store(&r->kv, kt);
-        }
+        break;
     }
     pthread_mutex_unlock(&ts->kv_open_lock);
-    if (!rc) *out = kt;
     return rc;
 }
 
@@ -464,7 +583,7 @@ size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
     size_t taken = 0;
     int keep = ts->cfg.kv_snapshot_retained > 0 ? ts->cfg.kv_snapshot_retained : 2;
     for (size_t i = 0; i < n; i++) {
-        fl_kv_tablet_t *kt = atomic_load(&rs[i]->kv);
+        fl_kv_tablet_t *kt = fl_replica_kv_acquire(&rs[i]->kv);
         if (kt && !atomic_load(&rs[i]->deleted)) {
             fl_pin_ctx_t pin = {.ts = ts, .r = rs[i]};
             bool took = false;
@@ -475,6 +594,7 @@ size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
             fl_free(pin.ids);
             taken += took;
         }
+        fl_tablet_server_kv_release(ts, rs[i], kt);
         fl_replica_unref(rs[i]);
     }
     fl_free(rs);

@@ -199,8 +199,21 @@ int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_
 /* The bucket's kv directory: <table>/kv-<bucket> beside its
  * <table>/log-<bucket>. */
 void fl_tablet_kv_dir(const fl_replica_t *r, char *dir, size_t cap);
-/* The kv tablet of a primary-key bucket this server leads (borrowed: it
- * lives as long as r), opened and recovered on first use. Not on a loop. */
+/* The kv tablet of a primary-key bucket this server leads, acquired for
+ * the caller (replica_kv.h: fl_tablet_server_kv_release when done; the
+ * caller holds r meanwhile), opened and recovered on first use. Errors:
+ * NOT_LEADER_OR_FOLLOWER when the replica does not lead (or was demoted
+ * while the store opened), LEADER_NOT_AVAILABLE (clients retry) while the
+ * store of an earlier leadership here is still closing after a wait of up
+ * to a second. Not on a loop. */
 int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
                         fl_kv_tablet_t **out, fl_error_t *err);
+/* Gives back a use of kt (NULL: none); the last use of a retired store
+ * has it closed on a worker. Any thread, loops included. */
+void fl_tablet_server_kv_release(fl_tablet_server_t *ts, fl_replica_t *r, fl_kv_tablet_t *kt);
+/* r became a follower: its store is retired at once (no operation
+ * acquires it again) and closed on a worker once the operations holding
+ * it are done, then its directory is removed; with no store open, the
+ * directory is removed now. Never waits for an operation. */
+void fl_tablet_server_kv_retire(fl_tablet_server_t *ts, fl_replica_t *r);
 #endif

@@ -7,7 +7,9 @@
  *                          the server's table of tables; DELETED_TABLE_ID
  *                          (-2) with a path forgets that table
  *   NOTIFY_LEADER_AND_ISR  the buckets this server leads are opened
- *                          (recovered), with their kv tablets
+ *                          (recovered), with their kv tablets; a demoted
+ *                          leader's kv tablet is retired (closed once
+ *                          no operation uses it, its directory removed)
  *   STOP_REPLICA           delete: the replicas of the named table or
  *                          partition go from this server (with
  *                          deleteRemote, its tiered log and KV snapshots)
@@ -24,7 +26,6 @@
 #include <string.h>
 
 #include "common_alloc.h"
-#include "common_fs.h"
 #include "common_log.h"
 #include "common_time.h"
 #include "replica_replication.h"
@@ -86,28 +87,21 @@ FL_API_HANDLER(fl_api_update_metadata) {
     return 0;
 }
 
-/* A follower keeps no primary-key state: its log is the leader's, and
- * the bucket's next leadership here builds the state again from the
- * newest snapshot and the log (kv_tablet.h replays to the log end). A
- * store left on disk (a former leader before a restart) goes: what it
- * holds may come from a tail the follower's cut by epoch removes. An open
- * one (a leader demoted while running: its ZooKeeper session expired and
- * it registered again) stays open until the server restarts; closing it
- * under in-flight puts and lookups is a step of its own (DESIGN.md,
- * "Cluster mode"), and until then this is said in the log. */
-static void fl_notify_kv_follower(fl_tablet_server_t *ts, fl_replica_t *r) {
-    if (atomic_load(&r->kv)) {
-        FL_WARN("tablet server %d: bucket %d of table %lld: demoted while running, its "
-                "primary-key store stays open until a restart (leading it again here before "
-                "then would serve that store)",
-                ts->self.id, r->bucket, (long long)r->table_id);
-        return;
+/* A new leader opens (recovers) its kv now rather than at the first
+ * request. A follower keeps no primary-key state (a demotion retires the
+ * store: fl_tablet_server_kv_retire), so this opens a fresh one from the
+ * newest snapshot and the log. While the store of an earlier leadership
+ * here is still closing, the first request opens it instead. */
+static int fl_notify_kv_leader(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
+                               fl_error_t *err) {
+    fl_kv_tablet_t *kt;
+    int rc = fl_tablet_server_kv(ts, t, r, &kt, err);
+    if (rc == FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION) {
+        FL_INFO("tablet server %d: %s (opened with the first request)", ts->self.id, err->msg);
+        return 0;
     }
-    char dir[4200];
-    fl_tablet_kv_dir(r, dir, sizeof(dir));
-    fl_error_t e;
-    if (fl_fs_remove_tree(dir, &e))
-        FL_WARN("tablet server %d: removing %s: %s", ts->self.id, dir, e.msg);
+    if (!rc) fl_tablet_server_kv_release(ts, r, kt);
+    return rc;
 }
 
 /* One bucket of NOTIFY_LEADER_AND_ISR: this server leads it (its log and
@@ -145,12 +139,12 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
             .bucket_epoch = b->bucket_epoch,
             .min_isr = ts->cfg.replica_min_isr, .max_lag_ms = ts->cfg.replica_max_lag_ms};
         fl_replica_become_leader(r, &l, fl_time_mono_ms());
-        fl_kv_tablet_t *kt;
-        if (t->kv) rc = fl_tablet_server_kv(ts, t, r, &kt, err);
+        if (t->kv) rc = fl_notify_kv_leader(ts, t, r, err);
     } else if (!rc) {
-        bool was_leader = fl_replica_role(r) == FL_REPLICA_LEADER;
         fl_replica_become_follower(r, b->leader, b->leader_epoch);
-        if (t->kv && (was_leader || !atomic_load(&r->kv))) fl_notify_kv_follower(ts, r);
+        /* after the role: an open racing this demotion sees the follower
+         * or fails to publish (replica_kv.h) */
+        if (t->kv) fl_tablet_server_kv_retire(ts, r);
         if (b->leader >= 0) fl_fetchers_add(ts->fetchers, b->leader, r);
     }
     if (r) fl_replica_unref(r);

@@ -39,13 +39,14 @@ static bool fl_tier_params_for(fl_tablet_server_t *ts, fl_replica_t *r, fl_tier_
     if (t->has_primary_key) {
         /* the changelog after the newest KV snapshot rebuilds the state:
          * nothing of it goes before a snapshot covers it */
-        fl_kv_tablet_t *kt = atomic_load(&r->kv);
+        fl_kv_tablet_t *kt = fl_replica_kv_acquire(&r->kv);
         p->retain_offset = 0;
         if (kt) {
             pthread_mutex_lock(&kt->snap_lock);
             p->retain_offset = kt->snap_last_offset;
             pthread_mutex_unlock(&kt->snap_lock);
         }
+        fl_tablet_server_kv_release(ts, r, kt);
     }
     fl_hosted_table_unref(t);
     return true;
