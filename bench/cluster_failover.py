@@ -35,12 +35,19 @@ from test_cluster import SCHEMA, bucket_leaders  # noqa: E402
 
 
 class Servers:
-    """What LeaderWriter and bucket_leaders need of a cluster."""
+    """What LeaderWriter and bucket_leaders need of a running cluster, and
+    its tablet servers' PIDs: PATTERN with {id} replaced by the server id
+    (first_id_empty: by nothing for server 0, the reference's naming)."""
 
-    def __init__(self, bootstrap, tablet_port):
+    def __init__(self, bootstrap, tablet_port, pid_file, first_id_empty=False):
         self.host, port = bootstrap.rsplit(":", 1)
         self.coordinator_port = int(port)
         self.tablet_port = tablet_port
+        self.pid_file, self.first_id_empty = pid_file, first_id_empty
+
+    def pid_of(self, i):
+        name = "" if (i == 0 and self.first_id_empty) else str(i)
+        return int(Path(self.pid_file.replace("{id}", name)).read_text())
 
 
 async def main():
@@ -51,11 +58,8 @@ async def main():
     ap.add_argument("--kills", type=int, default=2)
     ap.add_argument("--first-id-empty", action="store_true")
     a = ap.parse_args()
-    c = Servers(a.bootstrap, a.tablet_port)
+    c = Servers(a.bootstrap, a.tablet_port, a.pid_file, a.first_id_empty)
 
-    def pid_of(i):
-        name = "" if (i == 0 and a.first_id_empty) else str(i)
-        return int(Path(a.pid_file.replace("{id}", name)).read_text())
 
     cfg = fluss.Config({"bootstrap.servers": a.bootstrap})
     conn = await fluss.FlussConnection.create(cfg)
@@ -82,7 +86,7 @@ async def main():
             await asyncio.sleep(3.0)
             leader = bucket_leaders(c, "bench", name).get(0, -1)
             assert leader >= 0, "bucket 0 has no leader"
-            os.kill(pid_of(leader), signal.SIGKILL)
+            os.kill(c.pid_of(leader), signal.SIGKILL)
             t_kill = time.monotonic()
             unavailable.append(await unavailable_after(writers[0], t_kill, timeout=300))
     finally:

@@ -38,24 +38,17 @@ import pyarrow as pa  # noqa: E402
 
 import fluss  # noqa: E402
 
-from logutil import kv_batch, wait_ready  # noqa: E402
+from logutil import kv_batch, raw_lookup, wait_ready  # noqa: E402
 from rawwire import (ConnectionClosed, as_int32, dec_varint, decode, enc_varint,  # noqa: E402
                      f_bytes, f_varint, handshake)
 from test_cluster import bucket_leaders  # noqa: E402
+
+from cluster_failover import Servers  # noqa: E402
 
 ROW_BYTES = 1024
 BATCH_ROWS = 500
 SCHEMA = pa.schema([pa.field("id", pa.int32()), pa.field("name", pa.string()),
                     pa.field("score", pa.int64(), nullable=False)])
-
-
-class Servers:
-    """What bucket_leaders needs of a cluster."""
-
-    def __init__(self, bootstrap, tablet_port):
-        self.host, port = bootstrap.rsplit(":", 1)
-        self.coordinator_port = int(port)
-        self.tablet_port = tablet_port
 
 
 def row(id_, score):
@@ -95,26 +88,12 @@ def lookup(c, db, name, table_id, ids):
     except (OSError, ConnectionClosed, socket.timeout):
         return None
     try:
-        code, vals = raw_lookup_scores(rc, table_id, ids)
+        code, vals = raw_lookup(rc, table_id, 0, [enc_varint(i) for i in ids], score_of)
         return vals if code == 0 else None
     except (OSError, ConnectionClosed, socket.timeout):
         return None
     finally:
         rc.close()
-
-
-def raw_lookup_scores(rc, table_id, ids):
-    """One LOOKUP of ids in bucket 0 -> (error code, [score or None])."""
-    req = f_varint(2, 0) + b"".join(f_bytes(3, enc_varint(i)) for i in ids)
-    rtype, resp = rc.call(1017, f_varint(1, table_id) + f_bytes(2, req), api_version=1)
-    if rtype != 0:
-        return 1, None
-    (braw,) = decode(resp)[1]
-    f = decode(braw)
-    if 3 in f:
-        return as_int32(f[3][0]), None
-    vals = [decode(v).get(1, [None])[0] for v in f.get(5, [])]
-    return 0, [None if v is None else score_of(v) for v in vals]
 
 
 async def main():
@@ -126,11 +105,8 @@ async def main():
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--first-id-empty", action="store_true")
     a = ap.parse_args()
-    c = Servers(a.bootstrap, a.tablet_port)
+    c = Servers(a.bootstrap, a.tablet_port, a.pid_file, a.first_id_empty)
 
-    def pid_of(i):
-        name = "" if (i == 0 and a.first_id_empty) else str(i)
-        return int(Path(a.pid_file.replace("{id}", name)).read_text())
 
     conn = await fluss.FlussConnection.create(fluss.Config({"bootstrap.servers": a.bootstrap}))
     admin = conn.get_admin()
@@ -163,7 +139,7 @@ async def main():
     assert lookup(c, "bench", name, info.table_id, probe) == want, "lookups before the kill"
 
     leader = bucket_leaders(c, "bench", name)[0]
-    os.kill(pid_of(leader), signal.SIGKILL)
+    os.kill(c.pid_of(leader), signal.SIGKILL)
     t_kill = time.monotonic()
     recovered, elected, wrong = None, None, 0
     while time.monotonic() - t_kill < a.timeout:

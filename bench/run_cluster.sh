@@ -120,35 +120,32 @@ done
 echo "loopback ref {\"gbit_s\": $(loopback)}" >>"$RES"
 echo "load end {\"avg1\": $(cut -d' ' -f1 /proc/loadavg)}" >>"$RES"
 
-# failover: each cluster's own run directory tells the script its pids
-for who in ours ref; do
-  if [[ $who == ours ]]; then
-    out=$(.venv/bin/python bench/cluster_failover.py --bootstrap "$OURS_B" --tablet-port 29124 \
-      --pid-file "$RUN/ours/tablet-{id}.pid" --kills "$KILLS")
-  else
-    out=$(.venv/bin/python bench/cluster_failover.py --bootstrap "$REF_B" --tablet-port 19124 \
-      --pid-file "tests/reference/.run/tablet{id}.pid" --first-id-empty --kills "$KILLS")
-  fi
-  echo "failover $who $out" >>"$RES"
-  log "failover $who: $out"
-done
+# each_cluster KEY SCRIPT ARGS...: SCRIPT run against ours, then the
+# reference (each cluster's run directory tells it the pids); its JSON
+# line into the results under KEY
+each_cluster() {
+  local key=$1 script=$2 who out
+  shift 2
+  for who in ours ref; do
+    if [[ $who == ours ]]; then
+      out=$(.venv/bin/python "$script" --bootstrap "$OURS_B" --tablet-port 29124 \
+        --pid-file "$RUN/ours/tablet-{id}.pid" "$@")
+    else
+      out=$(.venv/bin/python "$script" --bootstrap "$REF_B" --tablet-port 19124 \
+        --pid-file "tests/reference/.run/tablet{id}.pid" --first-id-empty "$@")
+    fi
+    echo "$key $who $out" >>"$RES"
+    log "$key $who: $out"
+  done
+}
 
+each_cluster failover bench/cluster_failover.py --kills "$KILLS"
 # primary-key failover, on clusters started anew (the kills above left
 # one replica)
 cleanup
 rm -rf "$RUN/ours"
 start_clusters
-for who in ours ref; do
-  if [[ $who == ours ]]; then
-    out=$(.venv/bin/python bench/cluster_pk_failover.py --bootstrap "$OURS_B" --tablet-port 29124 \
-      --pid-file "$RUN/ours/tablet-{id}.pid" --mb "$PK_MB")
-  else
-    out=$(.venv/bin/python bench/cluster_pk_failover.py --bootstrap "$REF_B" --tablet-port 19124 \
-      --pid-file "tests/reference/.run/tablet{id}.pid" --first-id-empty --mb "$PK_MB")
-  fi
-  echo "pkfailover $who $out" >>"$RES"
-  log "pk failover $who: $out"
-done
+each_cluster pkfailover bench/cluster_pk_failover.py --mb "$PK_MB"
 
 python3 - "$RES" "$SCALE" "$ROUNDS" "$KILLS" "$SESSION" "$PK_MB" <<'PYEOF'
 import datetime, json, os, statistics, sys

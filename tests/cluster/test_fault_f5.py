@@ -36,6 +36,7 @@ import pytest
 import fluss
 from faultutil import LeaderWriter, percentile, report
 from logutil import OFFSET_LATEST, init_writer, kv_batch, list_offsets_raw, wait_ready
+from logutil import raw_lookup as lookup_raw
 from rawwire import (ConnectionClosed, as_int32, as_int64, decode, dec_varint, enc_varint,
                      f_bytes, f_varint, handshake)
 from test_cluster import bucket_leaders, connect, wait_log
@@ -65,16 +66,7 @@ def decode_value(value):
 
 def raw_lookup(rc, table_id, bucket, ids):
     """-> (error code, [score, or None when absent])."""
-    req = f_varint(2, bucket) + b"".join(f_bytes(3, enc_varint(i)) for i in ids)
-    rtype, resp = rc.call(LOOKUP, f_varint(1, table_id) + f_bytes(2, req), api_version=1)
-    if rtype != 0:
-        return 1, None
-    (braw,) = decode(resp)[1]
-    f = decode(braw)
-    if 3 in f:
-        return as_int32(f[3][0]), None
-    vals = [decode(v).get(1, [None])[0] for v in f.get(5, [])]
-    return 0, [None if v is None else decode_value(v) for v in vals]
+    return lookup_raw(rc, table_id, bucket, [enc_varint(i) for i in ids], decode_value)
 
 
 class KvWriter(LeaderWriter):

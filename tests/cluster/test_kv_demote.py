@@ -23,10 +23,10 @@ import time
 import fluss
 import pytest
 
-from logutil import init_writer, wait_ready
+from logutil import init_writer, kv_batch, wait_ready
 from rawwire import as_int32, decode, enc_varint, f_bytes, f_varint, handshake
 from test_cluster import bucket_leaders, connect, wait_log
-from test_fault_f5 import PUT_KV, SCHEMA, compacted_row, kv_batch, raw_lookup
+from test_fault_f5 import PUT_KV, SCHEMA, compacted_row, raw_lookup
 
 SESSION_S = 4.0
 KEYS = 50

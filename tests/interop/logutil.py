@@ -376,3 +376,19 @@ def kv_batch(records, schema_id=1, writer_id=-1, seq=-1):
         body += struct.pack("<i", len(rest)) + rest
     tail = struct.pack("<hbqii", schema_id, 0, writer_id, seq, len(records)) + body
     return struct.pack("<ibI", 1 + 4 + len(tail), 0, crc32c(tail)) + tail
+
+
+def raw_lookup(rc, table_id, bucket, keys, value_of=lambda v: v):
+    """One LOOKUP (v1) of keys (encoded key bytes) in a bucket -> (error
+    code, [value_of(value), or None when absent]); code 1: the whole
+    request was refused."""
+    req = f_varint(2, bucket) + b"".join(f_bytes(3, k) for k in keys)
+    rtype, resp = rc.call(1017, f_varint(1, table_id) + f_bytes(2, req), api_version=1)
+    if rtype != 0:
+        return 1, None
+    (braw,) = decode(resp)[1]
+    f = decode(braw)
+    if 3 in f:
+        return as_int32(f[3][0]), None
+    vals = [decode(v).get(1, [None])[0] for v in f.get(5, [])]
+    return 0, [None if v is None else value_of(v) for v in vals]
