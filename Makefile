@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 .PHONY: all build build-asan build-tsan deps venv run test test-unit test-asan test-tsan \
-        test-interop test-interop-loops fuzz fuzz-build fuzz-campaign clean test-crash test-crash-mutants \
+        test-interop test-interop-loops test-lake fuzz fuzz-build fuzz-campaign clean test-crash test-crash-mutants \
         cluster cluster-stop test-cluster test-cluster-faults test-cluster-mutants
 
 all: build
@@ -114,6 +114,12 @@ test-unit: build venv
 test-asan: build-asan venv
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
 
+# Our Parquet writer and reader (src/lake) against pyarrow, both ways
+# (tests/lake: a few seconds; the helper lake_parquet_sample is built
+# with everything else).
+test-lake: build venv
+	LAKE_SAMPLE=$(BUILD)/lake_parquet_sample .venv/bin/python -m pytest tests/lake -q
+
 # Code shared between threads under ThreadSanitizer: the core's stress
 # test, then flussd itself (2 network loops, 2 workers) under the
 # streaming, bucket, idempotence, partition, PK, snapshot, auto-partition,
@@ -175,6 +181,7 @@ test-interop-loops: build venv
 
 test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-unit
+	$(MAKE) --no-print-directory test-lake
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-interop INTEROP_FLUSSD=$(BUILD_ASAN)/flussd \
 	    INTEROP_ARGS="-D netty.server.num-network-threads=4 -D netty.server.num-worker-threads=3"

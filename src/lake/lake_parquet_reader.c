@@ -1,0 +1,448 @@
+/*
+ * lake_parquet_reader.c — the Parquet subset reader (lake_parquet_reader.h).
+ * Open: magic at both ends, footer length inside the file, FileMetaData
+ * decoded, schema and every chunk's metadata checked against the subset.
+ * Reading a column chunk: pages from the chunk's first page to its end,
+ * each header and body inside the chunk, bodies inflated to exactly their
+ * declared size, levels and values decoded with every count checked
+ * against the rows the chunk declared.
+ */
+#include "lake_parquet_reader.h"
+
+#include <string.h>
+#include <zstd.h>
+
+#include "common_alloc.h"
+#include "common_buf.h"
+#include "common_fs.h"
+#include "lake_rle.h"
+
+struct fl_pq_reader {
+    const uint8_t *file;
+    size_t len;
+    size_t data_end; /* where the footer starts */
+    fl_buf_t owned;
+    fl_pq_file_meta_t meta;
+};
+
+static int unsupported(fl_error_t *err, const char *what, long long v) {
+    return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: %s %lld outside the subset", what, v);
+}
+
+static size_t type_width(int32_t type) {
+    switch (type) {
+    case FL_PQ_BOOLEAN: return 1;
+    case FL_PQ_INT32:
+    case FL_PQ_FLOAT: return 4;
+    case FL_PQ_INT64:
+    case FL_PQ_DOUBLE: return 8;
+    default: return 0;
+    }
+}
+
+static int check_schema(const fl_pq_file_meta_t *m, fl_error_t *err) {
+    if (m->n_schema < 2 || !m->schema)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: schema without columns");
+    const fl_pq_schema_element_t *root = &m->schema[0];
+    if (root->type >= 0 || root->num_children != (int64_t)m->n_schema - 1)
+        return unsupported(err, "schema root children", root->num_children);
+    for (size_t i = 1; i < m->n_schema; i++) {
+        const fl_pq_schema_element_t *e = &m->schema[i];
+        if (e->type < 0) return unsupported(err, "nested column", (long long)i);
+        if (e->type != FL_PQ_BYTE_ARRAY && !type_width(e->type))
+            return unsupported(err, "physical type", e->type);
+        if (e->repetition != FL_PQ_REQUIRED && e->repetition != FL_PQ_OPTIONAL)
+            return unsupported(err, "repetition", e->repetition);
+        if (!e->name) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: unnamed column");
+    }
+    return 0;
+}
+
+static int check_row_groups(const fl_pq_file_meta_t *m, fl_error_t *err) {
+    size_t leaves = m->n_schema - 1;
+    int64_t rows = 0;
+    for (size_t g = 0; g < m->n_row_groups; g++) {
+        const fl_pq_row_group_t *rg = &m->row_groups[g];
+        if (rg->n_columns != leaves || !rg->columns)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: row group %zu has %zu columns",
+                              g, rg->n_columns);
+        if (rg->num_rows < 0 || rg->num_rows > (int64_t)FL_PQ_GROUP_ROWS_MAX)
+            return unsupported(err, "row group rows", rg->num_rows);
+        rows += rg->num_rows;
+        for (size_t c = 0; c < leaves; c++) {
+            const fl_pq_column_chunk_t *cc = &rg->columns[c];
+            if (cc->has_file_path) return unsupported(err, "chunk in another file, column", (long long)c);
+            if (!cc->has_meta)
+                return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk without metadata");
+            if (cc->meta.type != m->schema[c + 1].type)
+                return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk type %d, column type %d",
+                                  cc->meta.type, m->schema[c + 1].type);
+            if (cc->meta.codec != FL_PQ_CODEC_UNCOMPRESSED && cc->meta.codec != FL_PQ_CODEC_ZSTD)
+                return unsupported(err, "codec", cc->meta.codec);
+            if (cc->meta.num_values != rg->num_rows)
+                return fl_err_set(err, FLUSS_ERR__CORRUPT,
+                                  "parquet: chunk of %lld values in a group of %lld rows",
+                                  (long long)cc->meta.num_values, (long long)rg->num_rows);
+        }
+    }
+    if (rows != m->num_rows)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: %lld rows in groups, %lld in footer",
+                          (long long)rows, (long long)m->num_rows);
+    return 0;
+}
+
+int fl_pq_reader_open(const uint8_t *file, size_t len, fl_pq_reader_t **out, fl_error_t *err) {
+    *out = NULL;
+    if (len < 12 || memcmp(file, "PAR1", 4) || memcmp(file + len - 4, "PAR1", 4))
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: no PAR1 magic at both ends");
+    uint32_t flen = (uint32_t)file[len - 8] | (uint32_t)file[len - 7] << 8 |
+                    (uint32_t)file[len - 6] << 16 | (uint32_t)file[len - 5] << 24;
+    if (flen > len - 12)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: footer of %u bytes in a file of %zu",
+                          flen, len);
+    fl_pq_reader_t *r = fl_calloc(1, sizeof(*r));
+    r->file = file;
+    r->len = len;
+    r->data_end = len - 8 - flen;
+    int rc = fl_pq_file_meta_decode(file + r->data_end, flen, &r->meta, err);
+    if (!rc) rc = check_schema(&r->meta, err);
+    if (!rc) rc = check_row_groups(&r->meta, err);
+    if (rc) {
+        fl_pq_reader_destroy(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+int fl_pq_reader_open_file(const char *path, size_t max_bytes, fl_pq_reader_t **out,
+                           fl_error_t *err) {
+    fl_buf_t b;
+    fl_buf_init(&b);
+    int rc = fl_fs_read_all(path, max_bytes, &b, NULL, err);
+    if (!rc) rc = fl_pq_reader_open(b.data ? b.data : (const uint8_t *)"", b.len, out, err);
+    if (rc) {
+        fl_buf_free(&b);
+        return rc;
+    }
+    (*out)->owned = b;
+    return 0;
+}
+
+const fl_pq_file_meta_t *fl_pq_reader_meta(const fl_pq_reader_t *r) { return &r->meta; }
+size_t fl_pq_reader_columns(const fl_pq_reader_t *r) { return r->meta.n_schema - 1; }
+const fl_pq_schema_element_t *fl_pq_reader_column(const fl_pq_reader_t *r, size_t i) {
+    return &r->meta.schema[i + 1];
+}
+
+void fl_pq_reader_destroy(fl_pq_reader_t *r) {
+    if (!r) return;
+    fl_pq_file_meta_free(&r->meta);
+    fl_buf_free(&r->owned);
+    fl_free(r);
+}
+
+void fl_pq_values_free(fl_pq_values_t *v) {
+    fl_free(v->valid);
+    fl_free(v->values);
+    fl_free(v->offsets);
+    fl_free(v->bytes);
+    memset(v, 0, sizeof(*v));
+}
+
+/* ---- a column chunk ---- */
+
+typedef struct pq_read {
+    const fl_pq_schema_element_t *col;
+    int32_t codec;
+    fl_pq_values_t *out;
+    size_t got; /* rows filled */
+    fl_buf_t bytes; /* BYTE_ARRAY values */
+    fl_buf_t page; /* the inflated body */
+    fl_buf_t dict_page; /* kept while the chunk's data pages refer to it */
+    uint64_t *dict_off; /* n_dict + 1 offsets into dict_page (values, no length) */
+    uint32_t *dict_len;
+    size_t n_dict;
+    bool has_dict;
+    uint32_t *scratch; /* levels or indices of a page */
+} pq_read_t;
+
+static int inflate(pq_read_t *rd, const uint8_t *src, size_t clen, size_t ulen, fl_buf_t *dst,
+                   fl_error_t *err) {
+    fl_buf_reset(dst);
+    if (ulen > FL_PQ_PAGE_BYTES_MAX) return unsupported(err, "page bytes", (long long)ulen);
+    uint8_t *d = fl_buf_try_reserve(dst, ulen ? ulen : 1);
+    if (!d) return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: page of %zu bytes", ulen);
+    if (rd->codec == FL_PQ_CODEC_UNCOMPRESSED) {
+        if (clen != ulen)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: page sizes %zu/%zu", clen, ulen);
+        memcpy(d, src, clen);
+    } else {
+        size_t got = ZSTD_decompress(d, ulen, src, clen);
+        if (ZSTD_isError(got) || got != ulen)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: zstd page: %s",
+                              ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size differs");
+    }
+    dst->len = ulen;
+    return 0;
+}
+
+/* PLAIN BYTE_ARRAY entry at p[*pos]: 4-byte length and bytes. */
+static int plain_bytes(const uint8_t *p, size_t len, size_t *pos, const uint8_t **v,
+                       uint32_t *n, fl_error_t *err) {
+    if (len - *pos < 4) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: PLAIN value truncated");
+    const uint8_t *q = p + *pos;
+    uint32_t l = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+    if (l > len - *pos - 4)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: PLAIN value of %u bytes truncated", l);
+    *v = q + 4;
+    *n = l;
+    *pos += 4 + (size_t)l;
+    return 0;
+}
+
+static int dictionary_page(pq_read_t *rd, const fl_pq_page_header_t *h, fl_error_t *err) {
+    if (!h->has_dictionary || rd->has_dict || rd->got)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: misplaced dictionary page");
+    if (h->dict_encoding != FL_PQ_ENC_PLAIN && h->dict_encoding != FL_PQ_ENC_PLAIN_DICTIONARY)
+        return unsupported(err, "dictionary encoding", h->dict_encoding);
+    if (rd->col->type == FL_PQ_BOOLEAN) return unsupported(err, "BOOLEAN dictionary", 0);
+    const uint8_t *p = rd->dict_page.data;
+    size_t len = rd->dict_page.len, pos = 0;
+    size_t w = type_width(rd->col->type);
+    if (h->dict_num_values < 0 || (size_t)h->dict_num_values > len)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: dictionary of %d values in %zu bytes",
+                          h->dict_num_values, len);
+    size_t n = (size_t)h->dict_num_values;
+    rd->dict_off = fl_try_malloc((n + 1) * sizeof(uint64_t));
+    rd->dict_len = fl_try_malloc((n + 1) * sizeof(uint32_t));
+    if (!rd->dict_off || !rd->dict_len)
+        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: dictionary of %zu", n);
+    for (size_t i = 0; i < n; i++) {
+        if (w) {
+            if (len - pos < w) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: dictionary truncated");
+            rd->dict_off[i] = pos;
+            rd->dict_len[i] = (uint32_t)w;
+            pos += w;
+        } else {
+            const uint8_t *v;
+            uint32_t l;
+            if (plain_bytes(p, len, &pos, &v, &l, err)) return FLUSS_ERR__CORRUPT;
+            rd->dict_off[i] = (uint64_t)(v - p);
+            rd->dict_len[i] = l;
+        }
+    }
+    rd->n_dict = n;
+    rd->has_dict = true;
+    return 0;
+}
+
+/* Stores value v (len bytes, PLAIN form without length) at row `row`. */
+static int put_value(pq_read_t *rd, size_t row, const uint8_t *v, size_t len, fl_error_t *err) {
+    fl_pq_values_t *o = rd->out;
+    if (o->type == FL_PQ_BYTE_ARRAY) {
+        uint8_t *d = fl_buf_try_reserve(&rd->bytes, len ? len : 1);
+        if (!d) return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: %zu value bytes", len);
+        memcpy(d, v, len);
+        rd->bytes.len += len;
+    } else {
+        memcpy((uint8_t *)o->values + row * type_width(o->type), v, len);
+    }
+    return 0;
+}
+
+static void close_rows(pq_read_t *rd, size_t upto) {
+    /* BYTE_ARRAY offsets of rows filled so far (nulls are empty) */
+    if (rd->out->type == FL_PQ_BYTE_ARRAY)
+        for (size_t r = rd->got; r < upto; r++) rd->out->offsets[r + 1] = rd->bytes.len;
+}
+
+static int plain_values(pq_read_t *rd, const uint8_t *p, size_t len, const uint8_t *valid,
+                        size_t n, fl_error_t *err) {
+    fl_pq_values_t *o = rd->out;
+    size_t pos = 0, bit = 0, w = type_width(o->type);
+    for (size_t i = 0; i < n; i++) {
+        size_t row = rd->got + i;
+        if (valid[i]) {
+            if (o->type == FL_PQ_BOOLEAN) {
+                if (bit / 8 >= len)
+                    return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: PLAIN booleans truncated");
+                ((uint8_t *)o->values)[row] = (p[bit / 8] >> (bit % 8)) & 1;
+                bit++;
+            } else if (w) {
+                if (len - pos < w)
+                    return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: PLAIN values truncated");
+                if (put_value(rd, row, p + pos, w, err)) return err ? err->code : FLUSS_ERR__CORRUPT;
+                pos += w;
+            } else {
+                const uint8_t *v;
+                uint32_t l;
+                if (plain_bytes(p, len, &pos, &v, &l, err)) return FLUSS_ERR__CORRUPT;
+                if (put_value(rd, row, v, l, err)) return FLUSS_ERR__NO_MEMORY;
+            }
+        }
+        if (o->type == FL_PQ_BYTE_ARRAY) o->offsets[row + 1] = rd->bytes.len;
+    }
+    return 0;
+}
+
+static int dict_values(pq_read_t *rd, const uint8_t *p, size_t len, const uint8_t *valid,
+                       size_t n, size_t present, fl_error_t *err) {
+    if (!rd->has_dict) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: no dictionary page");
+    if (len < 1) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: no index bit width");
+    int width = p[0];
+    if (fl_rle_decode(p + 1, len - 1, width, rd->scratch, present, NULL, err))
+        return FLUSS_ERR__CORRUPT;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t row = rd->got + i;
+        if (valid[i]) {
+            uint32_t e = rd->scratch[k++];
+            if (e >= rd->n_dict)
+                return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: index %u of %zu", e, rd->n_dict);
+            if (put_value(rd, row, rd->dict_page.data + rd->dict_off[e], rd->dict_len[e], err))
+                return FLUSS_ERR__NO_MEMORY;
+        }
+        if (rd->out->type == FL_PQ_BYTE_ARRAY) rd->out->offsets[row + 1] = rd->bytes.len;
+    }
+    return 0;
+}
+
+static int data_page(pq_read_t *rd, const fl_pq_page_header_t *h, fl_error_t *err) {
+    fl_pq_values_t *o = rd->out;
+    if (!h->has_data) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: data page without header");
+    if (h->data_num_values < 0 || (size_t)h->data_num_values > o->rows - rd->got)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: page of %d values past the chunk's rows",
+                          h->data_num_values);
+    size_t n = (size_t)h->data_num_values;
+    const uint8_t *p = rd->page.data;
+    size_t len = rd->page.len, pos = 0;
+    uint8_t *valid = o->valid + rd->got;
+    size_t present = n;
+    if (rd->col->repetition == FL_PQ_OPTIONAL) {
+        if (h->def_encoding != FL_PQ_ENC_RLE) return unsupported(err, "level encoding", h->def_encoding);
+        if (len < 4) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: levels truncated");
+        uint32_t l = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        if (l > len - 4) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: levels of %u bytes", l);
+        if (fl_rle_decode(p + 4, l, 1, rd->scratch, n, NULL, err)) return FLUSS_ERR__CORRUPT;
+        present = 0;
+        for (size_t i = 0; i < n; i++) {
+            valid[i] = (uint8_t)rd->scratch[i];
+            present += valid[i];
+        }
+        pos = 4 + (size_t)l;
+    } else {
+        memset(valid, 1, n);
+    }
+    int rc;
+    if (h->data_encoding == FL_PQ_ENC_PLAIN)
+        rc = plain_values(rd, p + pos, len - pos, valid, n, err);
+    else if (h->data_encoding == FL_PQ_ENC_RLE_DICTIONARY ||
+             h->data_encoding == FL_PQ_ENC_PLAIN_DICTIONARY)
+        rc = dict_values(rd, p + pos, len - pos, valid, n, present, err);
+    else
+        rc = unsupported(err, "data encoding", h->data_encoding);
+    if (rc) return rc;
+    rd->got += n;
+    return 0;
+}
+
+static int read_pages(const fl_pq_reader_t *r, pq_read_t *rd, size_t start, size_t end,
+                      fl_error_t *err) {
+    size_t pos = start;
+    while (rd->got < rd->out->rows) {
+        if (pos >= end)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk ends after %zu of %zu rows",
+                              rd->got, rd->out->rows);
+        fl_pq_page_header_t h;
+        size_t used;
+        if (fl_pq_page_header_decode(r->file + pos, end - pos, &h, &used, err)) {
+            fl_err_prefix(err, "page header at %zu: ", pos);
+            return FLUSS_ERR__CORRUPT;
+        }
+        pos += used;
+        if (h.compressed_page_size < 0 || (size_t)h.compressed_page_size > end - pos ||
+            h.uncompressed_page_size < 0)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: page of %d bytes at %zu",
+                              h.compressed_page_size, pos);
+        const uint8_t *body = r->file + pos;
+        size_t clen = (size_t)h.compressed_page_size;
+        pos += clen;
+        int rc;
+        if (h.type == FL_PQ_PAGE_DICTIONARY) {
+            rc = inflate(rd, body, clen, (size_t)h.uncompressed_page_size, &rd->dict_page, err);
+            if (!rc) rc = dictionary_page(rd, &h, err);
+        } else if (h.type == FL_PQ_PAGE_DATA) {
+            rc = inflate(rd, body, clen, (size_t)h.uncompressed_page_size, &rd->page, err);
+            if (!rc) rc = data_page(rd, &h, err);
+        } else {
+            rc = unsupported(err, "page type", h.type);
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int alloc_values(fl_pq_values_t *o, size_t rows, fl_error_t *err) {
+    size_t w = type_width(o->type);
+    o->rows = rows;
+    o->valid = fl_try_malloc(rows ? rows : 1);
+    if (w) {
+        o->values = fl_try_malloc(rows ? rows * w : 1);
+        if (o->values) memset(o->values, 0, rows * w);
+    } else {
+        o->offsets = fl_try_malloc((rows + 1) * sizeof(uint64_t));
+        if (o->offsets) o->offsets[0] = 0;
+    }
+    if (!o->valid || (w && !o->values) || (!w && !o->offsets))
+        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: column of %zu rows", rows);
+    return 0;
+}
+
+int fl_pq_reader_read_column(const fl_pq_reader_t *r, size_t row_group, size_t column,
+                             fl_pq_values_t *out, fl_error_t *err) {
+    memset(out, 0, sizeof(*out));
+    const fl_pq_file_meta_t *m = &r->meta;
+    if (row_group >= m->n_row_groups || column >= m->n_schema - 1)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: no column %zu in row group %zu",
+                          column, row_group);
+    const fl_pq_row_group_t *g = &m->row_groups[row_group];
+    const fl_pq_column_meta_t *cm = &g->columns[column].meta;
+    int64_t start = cm->data_page_offset;
+    if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0 &&
+        cm->dictionary_page_offset < start)
+        start = cm->dictionary_page_offset;
+    if (start < 4 || cm->total_compressed_size <= 0 || (uint64_t)start > r->data_end ||
+        (uint64_t)cm->total_compressed_size > r->data_end - (uint64_t)start)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT,
+                          "parquet: chunk [%lld, +%lld) outside the data of a %zu-byte file",
+                          (long long)start, (long long)cm->total_compressed_size, r->len);
+    pq_read_t rd;
+    memset(&rd, 0, sizeof(rd));
+    rd.col = &m->schema[column + 1];
+    rd.codec = cm->codec;
+    rd.out = out;
+    out->type = rd.col->type;
+    size_t rows = (size_t)g->num_rows;
+    int rc = alloc_values(out, rows, err);
+    if (!rc) {
+        rd.scratch = fl_try_malloc(rows ? rows * sizeof(uint32_t) : 1);
+        if (!rd.scratch) rc = fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: %zu rows", rows);
+    }
+    if (!rc)
+        rc = read_pages(r, &rd, (size_t)start, (size_t)start + (size_t)cm->total_compressed_size,
+                        err);
+    if (!rc && out->type == FL_PQ_BYTE_ARRAY) {
+        close_rows(&rd, rows);
+        out->bytes = rd.bytes.data ? rd.bytes.data : fl_malloc(1);
+        rd.bytes.data = NULL;
+    }
+    fl_buf_free(&rd.bytes);
+    fl_buf_free(&rd.page);
+    fl_buf_free(&rd.dict_page);
+    fl_free(rd.dict_off);
+    fl_free(rd.dict_len);
+    fl_free(rd.scratch);
+    if (rc) fl_pq_values_free(out);
+    return rc;
+}

@@ -1,0 +1,705 @@
+/*
+ * lake_parquet_writer.c — the Parquet writer (lake_parquet_writer.h has
+ * the file layout). Appends buffer each column of the open row group as
+ * definition levels (a byte per row) and PLAIN values (a byte per
+ * BOOLEAN); a row group goes out column chunk by column chunk: decide
+ * dictionary or PLAIN for the chunk, cut pages by rows and value bytes,
+ * compress each page body, write header and body. The footer collects
+ * every chunk's metadata. Statistics are kept while appending.
+ */
+#include "lake_parquet_writer.h"
+
+#include <assert.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "common_alloc.h"
+#include "common_vfs.h"
+#include "lake_rle.h"
+
+#ifndef FLUSS_BUILD_SHA
+#define FLUSS_BUILD_SHA "unknown"
+#endif
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "PLAIN values are copied as little-endian memory"
+#endif
+
+#define PQ_MAGIC "PAR1"
+/* A single value may not exceed this: page sizes are i32 in PageHeader. */
+#define PQ_VALUE_BYTES_MAX (64u << 20)
+
+typedef struct pq_column {
+    fl_pq_column_spec_t spec; /* name owned */
+    fl_buf_t defs; /* 1 byte per row of the open group: 1 = present */
+    fl_buf_t vals; /* PLAIN values of the present rows (BOOLEAN: a byte each) */
+    size_t nonnull;
+    int64_t nulls;
+    bool has_minmax;
+    fl_buf_t min, max; /* PLAIN bytes (BYTE_ARRAY: without the length) */
+} pq_column_t;
+
+struct fl_pq_writer {
+    fl_pq_writer_options_t opts;
+    pq_column_t *cols;
+    size_t n_cols;
+    int fd; /* -1: in memory */
+    fl_buf_t mem;
+    uint64_t pos;
+    bool failed;
+    size_t group_rows;
+    fl_pq_row_group_t *groups;
+    size_t n_groups, cap_groups;
+    int64_t total_rows;
+    fl_buf_t scratch, page, packed;
+};
+
+void fl_pq_writer_options_init(fl_pq_writer_options_t *o) {
+    memset(o, 0, sizeof(*o));
+    o->codec = FL_PQ_CODEC_ZSTD;
+    o->zstd_level = 3;
+    o->page_bytes_max = 1u << 20;
+    o->page_rows_max = 20000;
+    o->row_group_bytes_max = 64u << 20;
+    o->dictionary_bytes_max = 1u << 20;
+}
+
+static size_t fixed_width(int32_t type) {
+    switch (type) {
+    case FL_PQ_BOOLEAN: return 1;
+    case FL_PQ_INT32:
+    case FL_PQ_FLOAT: return 4;
+    case FL_PQ_INT64:
+    case FL_PQ_DOUBLE: return 8;
+    default: return 0;
+    }
+}
+
+static int check_spec(const fl_pq_column_spec_t *c, fl_error_t *err) {
+    const fl_pq_logical_t *l = &c->logical;
+    if (!c->name || !*c->name) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: unnamed column");
+    if (c->type != FL_PQ_BYTE_ARRAY && !fixed_width(c->type))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: column %s: type %d outside the subset",
+                          c->name, c->type);
+    bool ok;
+    switch (l->kind) {
+    case FL_PQ_LT_NONE: ok = true; break;
+    case FL_PQ_LT_STRING: ok = c->type == FL_PQ_BYTE_ARRAY; break;
+    case FL_PQ_LT_DATE: ok = c->type == FL_PQ_INT32; break;
+    case FL_PQ_LT_TIME:
+    case FL_PQ_LT_TIMESTAMP: ok = c->type == FL_PQ_INT64 && l->unit == FL_PQ_UNIT_MICROS; break;
+    case FL_PQ_LT_DECIMAL:
+        ok = l->precision >= 1 && l->scale >= 0 && l->scale <= l->precision &&
+             ((c->type == FL_PQ_INT32 && l->precision <= 9) ||
+              (c->type == FL_PQ_INT64 && l->precision <= 18));
+        break;
+    default: ok = false;
+    }
+    if (!ok)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "parquet: column %s: logical type %d does not fit type %d", c->name,
+                          l->kind, c->type);
+    return 0;
+}
+
+/* ---- output ---- */
+
+static int emit(fl_pq_writer_t *w, const void *p, size_t n, fl_error_t *err) {
+    if (w->failed) return fl_err_set(err, FLUSS_ERR__STATE, "parquet: writer failed earlier");
+    if (w->fd < 0) {
+        fl_buf_append(&w->mem, p, n);
+    } else if (fl_vfs_pwrite_full(w->fd, p, n, (off_t)w->pos)) {
+        w->failed = true;
+        return fl_err_set(err, FLUSS_ERR__IO, "parquet: write at %llu: %m",
+                          (unsigned long long)w->pos);
+    }
+    w->pos += n;
+    return 0;
+}
+
+int fl_pq_writer_open(const char *path, const fl_pq_column_spec_t *cols, size_t n_cols,
+                      const fl_pq_writer_options_t *opts, fl_pq_writer_t **out, fl_error_t *err) {
+    *out = NULL;
+    if (n_cols == 0) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: no columns");
+    for (size_t i = 0; i < n_cols; i++)
+        if (check_spec(&cols[i], err)) return err ? err->code : FLUSS_ERR__INVALID_ARG;
+    if (opts->codec != FL_PQ_CODEC_UNCOMPRESSED && opts->codec != FL_PQ_CODEC_ZSTD)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: codec %d not built", opts->codec);
+    if (!opts->page_rows_max || !opts->page_bytes_max || opts->page_bytes_max > FL_PQ_PAGE_BYTES_MAX / 2)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: page limits");
+    fl_pq_writer_t *w = fl_calloc(1, sizeof(*w));
+    w->opts = *opts;
+    w->fd = -1;
+    w->cols = fl_calloc(n_cols, sizeof(*w->cols));
+    w->n_cols = n_cols;
+    for (size_t i = 0; i < n_cols; i++) {
+        w->cols[i].spec = cols[i];
+        w->cols[i].spec.name = fl_strdup(cols[i].name);
+    }
+    if (path) {
+        w->fd = fl_vfs_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (w->fd < 0) {
+            fl_err_set(err, FLUSS_ERR__IO, "parquet: create %s: %m", path);
+            fl_pq_writer_destroy(w);
+            return FLUSS_ERR__IO;
+        }
+    }
+    if (emit(w, PQ_MAGIC, 4, err)) {
+        fl_pq_writer_destroy(w);
+        return FLUSS_ERR__IO;
+    }
+    *out = w;
+    return 0;
+}
+
+/* ---- statistics ---- */
+
+/* <0, 0, >0 as a sorts before, with, after b (TYPE_ORDER). */
+static int compare(int32_t type, const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+    switch (type) {
+    case FL_PQ_BOOLEAN: return (int)a[0] - (int)b[0];
+    case FL_PQ_INT32: {
+        int32_t x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case FL_PQ_INT64: {
+        int64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    case FL_PQ_FLOAT: {
+        float x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case FL_PQ_DOUBLE: {
+        double x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    default: {
+        /* unsigned bytes; an empty min buffer has no data pointer */
+        int c = an && bn ? memcmp(a, b, an < bn ? an : bn) : 0;
+        return c ? c : (an > bn) - (an < bn);
+    }
+    }
+}
+
+static bool is_nan(int32_t type, const uint8_t *v) {
+    if (type == FL_PQ_FLOAT) {
+        float f;
+        memcpy(&f, v, 4);
+        return isnan(f);
+    }
+    if (type == FL_PQ_DOUBLE) {
+        double d;
+        memcpy(&d, v, 8);
+        return isnan(d);
+    }
+    return false;
+}
+
+static void set_buf(fl_buf_t *b, const uint8_t *p, size_t n) {
+    fl_buf_reset(b);
+    fl_buf_append(b, p, n);
+}
+
+static void stats_add(pq_column_t *c, const uint8_t *v, size_t n) {
+    int32_t t = c->spec.type;
+    if (is_nan(t, v)) return; /* never in min/max */
+    if (!c->has_minmax) {
+        set_buf(&c->min, v, n);
+        set_buf(&c->max, v, n);
+        c->has_minmax = true;
+        return;
+    }
+    if (compare(t, v, n, c->min.data, c->min.len) < 0) set_buf(&c->min, v, n);
+    if (compare(t, v, n, c->max.data, c->max.len) > 0) set_buf(&c->max, v, n);
+}
+
+/* A zero min is written -0.0 and a zero max +0.0 (the format's rule: a
+ * reader cannot tell which zeros the chunk holds). */
+static void stats_zero_signs(pq_column_t *c) {
+    if (!c->has_minmax) return;
+    if (c->spec.type == FL_PQ_FLOAT) {
+        float f;
+        memcpy(&f, c->min.data, 4);
+        if (f == 0.0f) f = -0.0f, memcpy(c->min.data, &f, 4);
+        memcpy(&f, c->max.data, 4);
+        if (f == 0.0f) f = 0.0f, memcpy(c->max.data, &f, 4);
+    } else if (c->spec.type == FL_PQ_DOUBLE) {
+        double d;
+        memcpy(&d, c->min.data, 8);
+        if (d == 0.0) d = -0.0, memcpy(c->min.data, &d, 8);
+        memcpy(&d, c->max.data, 8);
+        if (d == 0.0) d = 0.0, memcpy(c->max.data, &d, 8);
+    }
+}
+
+/* ---- append ---- */
+
+static int check_append(const fl_pq_writer_t *w, const fl_pq_column_data_t *cols, size_t rows,
+                        fl_error_t *err) {
+    for (size_t k = 0; k < w->n_cols; k++) {
+        const pq_column_t *c = &w->cols[k];
+        for (size_t i = 0; i < rows; i++) {
+            bool present = !cols[k].valid || cols[k].valid[i];
+            if (!present && !c->spec.optional)
+                return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                                  "parquet: null in required column %s (row %zu)", c->spec.name, i);
+            if (present && c->spec.type == FL_PQ_BYTE_ARRAY &&
+                ((const fl_pq_bytes_t *)cols[k].values)[i].len > PQ_VALUE_BYTES_MAX)
+                return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                                  "parquet: value of %u bytes in column %s",
+                                  ((const fl_pq_bytes_t *)cols[k].values)[i].len, c->spec.name);
+        }
+    }
+    return 0;
+}
+
+static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t rows) {
+    size_t width = fixed_width(c->spec.type);
+    for (size_t i = 0; i < rows; i++) {
+        bool present = !d->valid || d->valid[i];
+        fl_buf_put_u8(&c->defs, present);
+        if (!present) {
+            c->nulls++;
+            continue;
+        }
+        c->nonnull++;
+        if (c->spec.type == FL_PQ_BYTE_ARRAY) {
+            const fl_pq_bytes_t *b = &((const fl_pq_bytes_t *)d->values)[i];
+            uint8_t len[4] = {(uint8_t)b->len, (uint8_t)(b->len >> 8), (uint8_t)(b->len >> 16),
+                              (uint8_t)(b->len >> 24)};
+            fl_buf_append(&c->vals, len, 4);
+            if (b->len) fl_buf_append(&c->vals, b->p, b->len);
+            stats_add(c, b->p ? b->p : (const uint8_t *)"", b->len);
+        } else if (c->spec.type == FL_PQ_BOOLEAN) {
+            uint8_t v = ((const uint8_t *)d->values)[i] ? 1 : 0;
+            fl_buf_put_u8(&c->vals, v);
+            stats_add(c, &v, 1);
+        } else {
+            const uint8_t *v = (const uint8_t *)d->values + i * width;
+            fl_buf_append(&c->vals, v, width);
+            stats_add(c, v, width);
+        }
+    }
+}
+
+static size_t group_bytes(const fl_pq_writer_t *w) {
+    size_t n = 0;
+    for (size_t k = 0; k < w->n_cols; k++) n += w->cols[k].vals.len + w->cols[k].defs.len;
+    return n;
+}
+
+int fl_pq_writer_append(fl_pq_writer_t *w, const fl_pq_column_data_t *cols, size_t rows,
+                        fl_error_t *err) {
+    if (w->failed) return fl_err_set(err, FLUSS_ERR__STATE, "parquet: writer failed earlier");
+    if (rows > FL_PQ_GROUP_ROWS_MAX / 2)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: append of %zu rows", rows);
+    if (check_append(w, cols, rows, err)) return FLUSS_ERR__INVALID_ARG;
+    for (size_t k = 0; k < w->n_cols; k++) append_column(&w->cols[k], &cols[k], rows);
+    w->group_rows += rows;
+    if (group_bytes(w) >= w->opts.row_group_bytes_max || w->group_rows >= FL_PQ_GROUP_ROWS_MAX / 2)
+        return fl_pq_writer_flush_row_group(w, err);
+    return 0;
+}
+
+/* ---- chunks ---- */
+
+/* The chunk being written: where each present value's PLAIN bytes start
+ * in vals (n+1 offsets), its dictionary if any. */
+typedef struct pq_chunk {
+    pq_column_t *c;
+    size_t *off;
+    uint32_t *idx; /* dictionary index per present value, or NULL */
+    size_t *dict; /* value number of each dictionary entry */
+    size_t n_dict;
+    size_t dict_bytes;
+    fl_pq_column_meta_t *meta;
+    int64_t start;
+    bool used_plain;
+} pq_chunk_t;
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Builds the dictionary; false (and nothing kept) once its PLAIN size
+ * passes the limit. */
+static bool build_dictionary(pq_chunk_t *ch, size_t limit) {
+    pq_column_t *c = ch->c;
+    size_t n = c->nonnull;
+    if (c->spec.type == FL_PQ_BOOLEAN || n == 0 || limit == 0) return false;
+    size_t slots = 16;
+    while (slots < 2 * n) slots <<= 1;
+    uint32_t *table = fl_malloc(slots * sizeof(uint32_t)); /* entry + 1; 0 empty */
+    memset(table, 0, slots * sizeof(uint32_t));
+    ch->idx = fl_malloc(n * sizeof(uint32_t));
+    ch->dict = fl_malloc(n * sizeof(size_t));
+    ch->n_dict = 0;
+    ch->dict_bytes = 0;
+    bool byte_array = c->spec.type == FL_PQ_BYTE_ARRAY;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *v = c->vals.data + ch->off[i];
+        size_t len = ch->off[i + 1] - ch->off[i];
+        /* BYTE_ARRAY values hash without their length prefix */
+        uint64_t h = byte_array ? hash_bytes(v + 4, len - 4) : hash_bytes(v, len);
+        size_t s = (size_t)h & (slots - 1);
+        for (;;) {
+            if (!table[s]) {
+                ch->dict_bytes += len;
+                if (ch->dict_bytes > limit) goto too_big;
+                ch->dict[ch->n_dict] = i;
+                table[s] = (uint32_t)++ch->n_dict;
+                ch->idx[i] = table[s] - 1;
+                break;
+            }
+            size_t e = ch->dict[table[s] - 1];
+            size_t elen = ch->off[e + 1] - ch->off[e];
+            if (elen == len && memcmp(c->vals.data + ch->off[e], v, len) == 0) {
+                ch->idx[i] = table[s] - 1;
+                break;
+            }
+            s = (s + 1) & (slots - 1);
+        }
+    }
+    fl_free(table);
+    return true;
+too_big:
+    fl_free(table);
+    fl_free(ch->idx);
+    fl_free(ch->dict);
+    ch->idx = NULL;
+    ch->dict = NULL;
+    return false;
+}
+
+/* Header + (compressed) body of one page; sizes into the chunk's meta. */
+static int write_page(fl_pq_writer_t *w, pq_chunk_t *ch, fl_pq_page_header_t *h,
+                      const fl_buf_t *body, fl_error_t *err) {
+    const uint8_t *out = body->data;
+    size_t out_len = body->len;
+    if (w->opts.codec == FL_PQ_CODEC_ZSTD) {
+        fl_buf_reset(&w->packed);
+        size_t bound = ZSTD_compressBound(body->len);
+        uint8_t *dst = fl_buf_reserve(&w->packed, bound);
+        size_t got = ZSTD_compress(dst, bound, body->data, body->len, w->opts.zstd_level);
+        if (ZSTD_isError(got))
+            return fl_err_set(err, FLUSS_ERR__IO, "parquet: zstd: %s", ZSTD_getErrorName(got));
+        w->packed.len = got;
+        out = w->packed.data;
+        out_len = got;
+    }
+    assert(body->len <= INT32_MAX && out_len <= INT32_MAX);
+    h->uncompressed_page_size = (int32_t)body->len;
+    h->compressed_page_size = (int32_t)out_len;
+    fl_buf_reset(&w->scratch);
+    fl_pq_page_header_encode(&w->scratch, h);
+    ch->meta->total_uncompressed_size += (int64_t)(w->scratch.len + body->len);
+    ch->meta->total_compressed_size += (int64_t)(w->scratch.len + out_len);
+    if (emit(w, w->scratch.data, w->scratch.len, err)) return FLUSS_ERR__IO;
+    return emit(w, out, out_len, err);
+}
+
+static int write_dictionary_page(fl_pq_writer_t *w, pq_chunk_t *ch, fl_error_t *err) {
+    fl_buf_reset(&w->page);
+    for (size_t e = 0; e < ch->n_dict; e++) {
+        size_t i = ch->dict[e];
+        fl_buf_append(&w->page, ch->c->vals.data + ch->off[i], ch->off[i + 1] - ch->off[i]);
+    }
+    fl_pq_page_header_t h;
+    memset(&h, 0, sizeof(h));
+    h.type = FL_PQ_PAGE_DICTIONARY;
+    h.has_dictionary = true;
+    h.dict_num_values = (int32_t)ch->n_dict;
+    h.dict_encoding = FL_PQ_ENC_PLAIN;
+    ch->meta->has_dictionary_page_offset = true;
+    ch->meta->dictionary_page_offset = (int64_t)w->pos;
+    return write_page(w, ch, &h, &w->page, err);
+}
+
+/* Rows [r0, r1) holding present values [v0, v1). */
+static int write_data_page(fl_pq_writer_t *w, pq_chunk_t *ch, size_t r0, size_t r1, size_t v0,
+                           size_t v1, fl_error_t *err) {
+    pq_column_t *c = ch->c;
+    fl_buf_t *b = &w->page;
+    fl_buf_reset(b);
+    if (c->spec.optional) {
+        uint32_t *lv = fl_malloc((r1 - r0 + 1) * sizeof(uint32_t));
+        for (size_t r = r0; r < r1; r++) lv[r - r0] = c->defs.data[r];
+        size_t at = b->len;
+        fl_buf_reserve(b, 4);
+        b->len += 4;
+        fl_rle_encode(b, lv, r1 - r0, 1);
+        uint32_t n = (uint32_t)(b->len - at - 4);
+        uint8_t le[4] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24)};
+        memcpy(b->data + at, le, 4);
+        fl_free(lv);
+    }
+    int32_t encoding;
+    if (ch->idx) {
+        encoding = FL_PQ_ENC_RLE_DICTIONARY;
+        int width = fl_rle_bit_width((uint32_t)(ch->n_dict - 1));
+        if (width == 0) width = 1; /* some readers refuse width 0 */
+        fl_buf_put_u8(b, (uint8_t)width);
+        fl_rle_encode(b, ch->idx + v0, v1 - v0, width);
+    } else if (c->spec.type == FL_PQ_BOOLEAN) {
+        encoding = FL_PQ_ENC_PLAIN;
+        size_t n = v1 - v0;
+        uint8_t *bits = fl_buf_reserve(b, (n + 7) / 8);
+        memset(bits, 0, (n + 7) / 8);
+        for (size_t i = 0; i < n; i++)
+            if (c->vals.data[v0 + i]) bits[i / 8] |= (uint8_t)(1u << (i % 8));
+        b->len += (n + 7) / 8;
+    } else {
+        encoding = FL_PQ_ENC_PLAIN;
+        fl_buf_append(b, c->vals.data + ch->off[v0], ch->off[v1] - ch->off[v0]);
+    }
+    if (encoding == FL_PQ_ENC_PLAIN) ch->used_plain = true;
+    fl_pq_page_header_t h;
+    memset(&h, 0, sizeof(h));
+    h.type = FL_PQ_PAGE_DATA;
+    h.has_data = true;
+    h.data_num_values = (int32_t)(r1 - r0);
+    h.data_encoding = encoding;
+    h.def_encoding = FL_PQ_ENC_RLE;
+    h.rep_encoding = FL_PQ_ENC_RLE;
+    if (!ch->meta->data_page_offset) ch->meta->data_page_offset = (int64_t)w->pos;
+    return write_page(w, ch, &h, b, err);
+}
+
+static void chunk_offsets(pq_chunk_t *ch) {
+    pq_column_t *c = ch->c;
+    size_t n = c->nonnull, width = fixed_width(c->spec.type);
+    ch->off = fl_malloc((n + 1) * sizeof(size_t));
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        ch->off[i] = at;
+        if (width) {
+            at += width;
+        } else {
+            const uint8_t *p = c->vals.data + at;
+            at += 4 + ((size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24);
+        }
+    }
+    ch->off[n] = at;
+    assert(at == c->vals.len);
+}
+
+static void chunk_meta_finish(pq_chunk_t *ch) {
+    pq_column_t *c = ch->c;
+    fl_pq_column_meta_t *m = ch->meta;
+    m->type = c->spec.type;
+    m->encodings = fl_malloc(3 * sizeof(int32_t)); /* filled once the pages are out */
+    m->path = fl_malloc(sizeof(char *));
+    m->path[0] = fl_strdup(c->spec.name);
+    m->n_path = 1;
+    m->codec = 0;
+    m->num_values = (int64_t)c->defs.len;
+    m->has_stats = true;
+    stats_zero_signs(c);
+    m->stats.has_null_count = true;
+    m->stats.null_count = c->nulls;
+    if (c->has_minmax) {
+        m->stats.has_min = m->stats.has_max = true;
+        m->stats.min_len = (uint32_t)c->min.len;
+        m->stats.max_len = (uint32_t)c->max.len;
+        m->stats.min = fl_malloc(c->min.len + 1);
+        m->stats.max = fl_malloc(c->max.len + 1);
+        memcpy(m->stats.min, c->min.data ? c->min.data : (const uint8_t *)"", c->min.len);
+        memcpy(m->stats.max, c->max.data ? c->max.data : (const uint8_t *)"", c->max.len);
+    }
+}
+
+static int write_chunk(fl_pq_writer_t *w, pq_column_t *c, fl_pq_column_chunk_t *cc,
+                       fl_error_t *err) {
+    pq_chunk_t ch;
+    memset(&ch, 0, sizeof(ch));
+    ch.c = c;
+    ch.meta = &cc->meta;
+    ch.start = (int64_t)w->pos;
+    cc->file_offset = ch.start;
+    chunk_offsets(&ch);
+    build_dictionary(&ch, w->opts.dictionary_bytes_max);
+    chunk_meta_finish(&ch); /* type, path, stats; the pages add their sizes */
+    cc->meta.codec = w->opts.codec;
+    int rc = 0;
+    if (ch.idx) rc = write_dictionary_page(w, &ch, err);
+    size_t rows = c->defs.len, r = 0, v = 0;
+    assert(rows > 0); /* empty groups are not written */
+    while (!rc && r < rows) {
+        size_t r1 = r, v1 = v;
+        while (r1 < rows && r1 - r < w->opts.page_rows_max &&
+               (v1 == v || ch.off[v1] - ch.off[v] < w->opts.page_bytes_max)) {
+            if (c->defs.data[r1]) v1++;
+            r1++;
+        }
+        rc = write_data_page(w, &ch, r, r1, v, v1, err);
+        r = r1;
+        v = v1;
+    }
+    /* every encoding the pages used: PLAIN values or dictionary page,
+     * RLE levels (declared by every data page), RLE_DICTIONARY indices */
+    if (!rc) {
+        cc->meta.n_encodings = 0;
+        if (ch.idx || ch.used_plain) cc->meta.encodings[cc->meta.n_encodings++] = FL_PQ_ENC_PLAIN;
+        cc->meta.encodings[cc->meta.n_encodings++] = FL_PQ_ENC_RLE;
+        if (ch.idx) cc->meta.encodings[cc->meta.n_encodings++] = FL_PQ_ENC_RLE_DICTIONARY;
+    }
+    fl_free(ch.off);
+    fl_free(ch.idx);
+    fl_free(ch.dict);
+    return rc;
+}
+
+static void column_reset(pq_column_t *c) {
+    fl_buf_reset(&c->defs);
+    fl_buf_reset(&c->vals);
+    c->nonnull = 0;
+    c->nulls = 0;
+    c->has_minmax = false;
+}
+
+int fl_pq_writer_flush_row_group(fl_pq_writer_t *w, fl_error_t *err) {
+    if (w->failed) return fl_err_set(err, FLUSS_ERR__STATE, "parquet: writer failed earlier");
+    if (w->group_rows == 0) return 0;
+    if (w->n_groups == w->cap_groups) {
+        w->cap_groups = w->cap_groups ? 2 * w->cap_groups : 4;
+        w->groups = fl_realloc(w->groups, w->cap_groups * sizeof(*w->groups));
+    }
+    fl_pq_row_group_t *g = &w->groups[w->n_groups++];
+    memset(g, 0, sizeof(*g));
+    g->columns = fl_calloc(w->n_cols, sizeof(*g->columns));
+    g->n_columns = w->n_cols;
+    g->num_rows = (int64_t)w->group_rows;
+    g->file_offset = (int64_t)w->pos;
+    g->ordinal = (int32_t)(w->n_groups - 1);
+    for (size_t k = 0; k < w->n_cols; k++) {
+        if (write_chunk(w, &w->cols[k], &g->columns[k], err)) {
+            w->failed = true;
+            return err ? err->code : FLUSS_ERR__IO;
+        }
+        g->total_byte_size += g->columns[k].meta.total_uncompressed_size;
+        g->total_compressed_size += g->columns[k].meta.total_compressed_size;
+        column_reset(&w->cols[k]);
+    }
+    w->total_rows += (int64_t)w->group_rows;
+    w->group_rows = 0;
+    return 0;
+}
+
+static void schema_of(const fl_pq_writer_t *w, fl_pq_schema_element_t *s) {
+    memset(s, 0, (w->n_cols + 1) * sizeof(*s));
+    s[0].name = (char *)"schema";
+    s[0].type = -1;
+    s[0].repetition = -1;
+    s[0].converted_type = -1;
+    s[0].num_children = (int32_t)w->n_cols;
+    for (size_t k = 0; k < w->n_cols; k++) {
+        const fl_pq_column_spec_t *c = &w->cols[k].spec;
+        fl_pq_schema_element_t *e = &s[k + 1];
+        e->name = (char *)c->name;
+        e->type = c->type;
+        e->repetition = c->optional ? FL_PQ_OPTIONAL : FL_PQ_REQUIRED;
+        e->has_field_id = true;
+        e->field_id = c->field_id;
+        e->logical = c->logical;
+        switch (c->logical.kind) {
+        case FL_PQ_LT_STRING: e->converted_type = FL_PQ_CT_UTF8; break;
+        case FL_PQ_LT_DATE: e->converted_type = FL_PQ_CT_DATE; break;
+        case FL_PQ_LT_TIME: e->converted_type = FL_PQ_CT_TIME_MICROS; break;
+        /* also for local timestamps (LogicalTypes.md: legacy annotation) */
+        case FL_PQ_LT_TIMESTAMP: e->converted_type = FL_PQ_CT_TIMESTAMP_MICROS; break;
+        case FL_PQ_LT_DECIMAL:
+            e->converted_type = FL_PQ_CT_DECIMAL;
+            e->scale = c->logical.scale;
+            e->precision = c->logical.precision;
+            break;
+        default: e->converted_type = -1;
+        }
+    }
+}
+
+int fl_pq_writer_finish(fl_pq_writer_t *w, fl_error_t *err) {
+    if (fl_pq_writer_flush_row_group(w, err)) return err ? err->code : FLUSS_ERR__IO;
+    fl_pq_schema_element_t *schema = fl_malloc((w->n_cols + 1) * sizeof(*schema));
+    schema_of(w, schema);
+    fl_pq_file_meta_t m;
+    memset(&m, 0, sizeof(m));
+    m.version = 2;
+    m.schema = schema;
+    m.n_schema = w->n_cols + 1;
+    m.num_rows = w->total_rows;
+    m.row_groups = w->groups;
+    m.n_row_groups = w->n_groups;
+    m.created_by = (char *)"fluss-c version " FL_LAKE_VERSION " (build " FLUSS_BUILD_SHA ")";
+    m.n_column_orders = w->n_cols;
+    fl_buf_reset(&w->scratch);
+    fl_pq_file_meta_encode(&w->scratch, &m);
+    fl_free(schema);
+    uint32_t n = (uint32_t)w->scratch.len;
+    uint8_t tail[8] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24),
+                       'P', 'A', 'R', '1'};
+    if (emit(w, w->scratch.data, w->scratch.len, err) || emit(w, tail, 8, err))
+        return FLUSS_ERR__IO;
+    if (w->fd >= 0) {
+        int fd = w->fd;
+        w->fd = -1;
+        w->failed = true; /* finished: no more appends */
+        if (fl_vfs_fsync(fd)) {
+            fl_err_set(err, FLUSS_ERR__IO, "parquet: fsync: %m");
+            fl_vfs_close(fd);
+            return FLUSS_ERR__IO;
+        }
+        if (fl_vfs_close(fd)) return fl_err_set(err, FLUSS_ERR__IO, "parquet: close: %m");
+    }
+    w->failed = true;
+    return 0;
+}
+
+const fl_buf_t *fl_pq_writer_bytes(const fl_pq_writer_t *w) { return &w->mem; }
+
+uint64_t fl_pq_writer_position(const fl_pq_writer_t *w) { return w->pos; }
+
+void fl_pq_writer_destroy(fl_pq_writer_t *w) {
+    if (!w) return;
+    if (w->fd >= 0) fl_vfs_close(w->fd);
+    for (size_t k = 0; k < w->n_cols; k++) {
+        pq_column_t *c = &w->cols[k];
+        fl_free((char *)c->spec.name);
+        fl_buf_free(&c->defs);
+        fl_buf_free(&c->vals);
+        fl_buf_free(&c->min);
+        fl_buf_free(&c->max);
+    }
+    fl_free(w->cols);
+    for (size_t i = 0; i < w->n_groups; i++) {
+        fl_pq_row_group_t *g = &w->groups[i];
+        for (size_t k = 0; k < g->n_columns; k++) {
+            fl_pq_column_meta_t *m = &g->columns[k].meta;
+            fl_free(m->encodings);
+            for (size_t p = 0; p < m->n_path; p++) fl_free(m->path[p]);
+            fl_free(m->path);
+            fl_free(m->stats.min);
+            fl_free(m->stats.max);
+        }
+        fl_free(g->columns);
+    }
+    fl_free(w->groups);
+    fl_buf_free(&w->mem);
+    fl_buf_free(&w->scratch);
+    fl_buf_free(&w->page);
+    fl_buf_free(&w->packed);
+    fl_free(w);
+}

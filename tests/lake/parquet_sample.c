@@ -1,0 +1,193 @@
+/*
+ * parquet_sample.c — a test helper for the Parquet interop test
+ * (tests/lake/test_parquet_interop.py), built as lake_parquet_sample:
+ *
+ *   lake_parquet_sample write PATH none|zstd [ROWS]   writes the sample file: 2,500
+ *       rows of every column type and logical type the writer supports,
+ *       nulls, a dictionary chunk and a PLAIN fallback chunk per row group,
+ *       several pages and row groups; values are the formulas in sample_row
+ *       (the pytest computes the same ones)
+ *   lake_parquet_sample read PATH    prints every column our reader gets
+ *       back as one JSON line {"name", "field_id", "values"}: integers and
+ *       booleans as numbers, floats as %.17g (NaN as "NaN"), byte arrays
+ *       as hex strings, nulls as null
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lake_parquet_reader.h"
+#include "lake_parquet_writer.h"
+
+#define ROWS 2500
+
+enum { C_B, C_I, C_L, C_F, C_D, C_S, C_W, C_BIN, C_DAY, C_TS, C_TSL, C_TIME, C_DEC32, C_DEC64, NCOL };
+
+static const fl_pq_column_spec_t SPECS[NCOL] = {
+    [C_B] = {"b", 1, FL_PQ_BOOLEAN, true, {0}},
+    [C_I] = {"i", 2, FL_PQ_INT32, false, {0}},
+    [C_L] = {"l", 3, FL_PQ_INT64, true, {0}},
+    [C_F] = {"f", 4, FL_PQ_FLOAT, true, {0}},
+    [C_D] = {"d", 5, FL_PQ_DOUBLE, false, {0}},
+    [C_S] = {"s", 6, FL_PQ_BYTE_ARRAY, true, {FL_PQ_LT_STRING, 0, 0, false, 0}},
+    [C_W] = {"w", 7, FL_PQ_BYTE_ARRAY, false, {FL_PQ_LT_STRING, 0, 0, false, 0}},
+    [C_BIN] = {"bin", 8, FL_PQ_BYTE_ARRAY, true, {0}},
+    [C_DAY] = {"day", 9, FL_PQ_INT32, true, {FL_PQ_LT_DATE, 0, 0, false, 0}},
+    [C_TS] = {"ts", 10, FL_PQ_INT64, true, {FL_PQ_LT_TIMESTAMP, 0, 0, true, FL_PQ_UNIT_MICROS}},
+    [C_TSL] = {"tsl", 11, FL_PQ_INT64, false, {FL_PQ_LT_TIMESTAMP, 0, 0, false, FL_PQ_UNIT_MICROS}},
+    [C_TIME] = {"t", 12, FL_PQ_INT64, true, {FL_PQ_LT_TIME, 0, 0, false, FL_PQ_UNIT_MICROS}},
+    [C_DEC32] = {"dec32", 13, FL_PQ_INT32, true, {FL_PQ_LT_DECIMAL, 2, 9, false, 0}},
+    [C_DEC64] = {"dec64", 14, FL_PQ_INT64, false, {FL_PQ_LT_DECIMAL, 4, 18, false, 0}},
+};
+
+static const char *WORDS[3] = {"apple", "\xc3\xa9t\xc3\xa9", ""};
+
+typedef struct sample {
+    uint8_t valid[NCOL][ROWS];
+    uint8_t b[ROWS];
+    int32_t i[ROWS], day[ROWS], dec32[ROWS];
+    int64_t l[ROWS], ts[ROWS], tsl[ROWS], t[ROWS], dec64[ROWS];
+    float f[ROWS];
+    double d[ROWS];
+    fl_pq_bytes_t s[ROWS], w[ROWS], bin[ROWS];
+    char wbuf[ROWS][16];
+    uint8_t binbuf[ROWS][3];
+} sample_t;
+
+static void sample_row(sample_t *x, int r) {
+    for (int c = 0; c < NCOL; c++) x->valid[c][r] = 1;
+    x->valid[C_B][r] = r % 5 != 1;
+    x->valid[C_L][r] = r % 7 != 0;
+    x->valid[C_F][r] = r % 6 != 2;
+    x->valid[C_S][r] = r % 4 != 2;
+    x->valid[C_BIN][r] = r % 9 != 4;
+    x->valid[C_DAY][r] = r % 8 != 5;
+    x->valid[C_TS][r] = r % 10 != 3;
+    x->valid[C_TIME][r] = r % 11 != 7;
+    x->valid[C_DEC32][r] = r % 12 != 1;
+    x->b[r] = r % 3 == 0;
+    x->i[r] = r * 7 - 1000;
+    x->l[r] = (int64_t)r * 1000000007LL - (1LL << 40);
+    x->f[r] = r % 13 == 5 ? NAN : (float)r / 4.0f - 10.0f;
+    x->d[r] = (double)r / 8.0 - 3.5;
+    x->s[r] = (fl_pq_bytes_t){(const uint8_t *)WORDS[r % 3], (uint32_t)strlen(WORDS[r % 3])};
+    snprintf(x->wbuf[r], sizeof(x->wbuf[r]), "row-%d", r);
+    x->w[r] = (fl_pq_bytes_t){(const uint8_t *)x->wbuf[r], (uint32_t)strlen(x->wbuf[r])};
+    x->binbuf[r][0] = (uint8_t)r;
+    x->binbuf[r][1] = 0xff;
+    x->binbuf[r][2] = 0;
+    x->bin[r] = (fl_pq_bytes_t){x->binbuf[r], (uint32_t)(r % 4)};
+    x->day[r] = 19000 + r % 10;
+    x->ts[r] = 1700000000000000LL + (int64_t)r * 1000;
+    x->tsl[r] = -86400000000LL + (int64_t)r * 999;
+    x->t[r] = ((int64_t)r * 1000003) % 86400000000LL;
+    x->dec32[r] = r * 13 - 500;
+    x->dec64[r] = (int64_t)r * 123456789LL - 1000000000000LL;
+}
+
+/* rows: a multiple of 100 up to ROWS (fewer for fuzz seeds) */
+static int write_sample(const char *path, const char *codec, int rows) {
+    sample_t *x = calloc(1, sizeof(*x));
+    for (int r = 0; r < ROWS; r++) sample_row(x, r);
+    const void *vals[NCOL] = {x->b, x->i, x->l, x->f, x->d, x->s, x->w, x->bin,
+                              x->day, x->ts, x->tsl, x->t, x->dec32, x->dec64};
+    fl_pq_writer_options_t o;
+    fl_pq_writer_options_init(&o);
+    o.codec = strcmp(codec, "zstd") == 0 ? FL_PQ_CODEC_ZSTD : FL_PQ_CODEC_UNCOMPRESSED;
+    o.page_rows_max = 400;
+    o.row_group_bytes_max = 60000;
+    o.dictionary_bytes_max = 2000; /* "w" falls back to PLAIN, "s" keeps its dictionary */
+    fl_pq_writer_t *w;
+    fl_error_t err;
+    if (fl_pq_writer_open(path, SPECS, NCOL, &o, &w, &err)) goto fail;
+    for (int at = 0; at < rows; at += 100) {
+        fl_pq_column_data_t cd[NCOL];
+        for (int c = 0; c < NCOL; c++) {
+            size_t width = c == C_B ? 1
+                           : (c == C_S || c == C_W || c == C_BIN) ? sizeof(fl_pq_bytes_t)
+                           : (c == C_I || c == C_F || c == C_DAY || c == C_DEC32) ? 4 : 8;
+            cd[c].valid = SPECS[c].optional ? x->valid[c] + at : NULL;
+            cd[c].values = (const uint8_t *)vals[c] + (size_t)at * width;
+        }
+        if (fl_pq_writer_append(w, cd, (size_t)(rows - at < 100 ? rows - at : 100), &err))
+            goto fail;
+    }
+    if (fl_pq_writer_finish(w, &err)) goto fail;
+    fl_pq_writer_destroy(w);
+    free(x);
+    return 0;
+fail:
+    fprintf(stderr, "write %s: %s\n", path, err.msg);
+    return 1;
+}
+
+static void print_value(const fl_pq_values_t *v, size_t k) {
+    if (!v->valid[k]) {
+        fputs("null", stdout);
+        return;
+    }
+    switch (v->type) {
+    case FL_PQ_BOOLEAN: printf("%d", ((const uint8_t *)v->values)[k]); break;
+    case FL_PQ_INT32: printf("%" PRId32, ((const int32_t *)v->values)[k]); break;
+    case FL_PQ_INT64: printf("%" PRId64, ((const int64_t *)v->values)[k]); break;
+    case FL_PQ_FLOAT:
+    case FL_PQ_DOUBLE: {
+        double d = v->type == FL_PQ_FLOAT ? ((const float *)v->values)[k]
+                                          : ((const double *)v->values)[k];
+        if (isnan(d))
+            fputs("\"NaN\"", stdout);
+        else
+            printf("%.17g", d);
+        break;
+    }
+    default:
+        putchar('"');
+        for (uint64_t p = v->offsets[k]; p < v->offsets[k + 1]; p++) printf("%02x", v->bytes[p]);
+        putchar('"');
+    }
+}
+
+static int read_file(const char *path) {
+    fl_pq_reader_t *r;
+    fl_error_t err;
+    if (fl_pq_reader_open_file(path, 1u << 30, &r, &err)) goto fail;
+    const fl_pq_file_meta_t *m = fl_pq_reader_meta(r);
+    for (size_t c = 0; c < fl_pq_reader_columns(r); c++) {
+        const fl_pq_schema_element_t *e = fl_pq_reader_column(r, c);
+        printf("{\"name\": \"%s\", \"field_id\": %d, \"values\": [", e->name,
+               e->has_field_id ? e->field_id : -1);
+        bool first = true;
+        for (size_t g = 0; g < m->n_row_groups; g++) {
+            fl_pq_values_t v;
+            if (fl_pq_reader_read_column(r, g, c, &v, &err)) {
+                fl_pq_reader_destroy(r);
+                goto fail;
+            }
+            for (size_t k = 0; k < v.rows; k++) {
+                if (!first) fputs(", ", stdout);
+                first = false;
+                print_value(&v, k);
+            }
+            fl_pq_values_free(&v);
+        }
+        puts("]}");
+    }
+    fl_pq_reader_destroy(r);
+    return 0;
+fail:
+    fprintf(stderr, "read %s: %s\n", path, err.msg);
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "write") == 0) {
+        int rows = argc == 5 ? atoi(argv[4]) : ROWS;
+        if (rows < 1 || rows > ROWS) rows = ROWS;
+        return write_sample(argv[2], argv[3], rows);
+    }
+    if (argc == 3 && strcmp(argv[1], "read") == 0) return read_file(argv[2]);
+    fprintf(stderr, "usage: %s write PATH none|zstd [ROWS] | read PATH\n", argv[0]);
+    return 2;
+}
