@@ -9,8 +9,8 @@
  * bytes give FLUSS_ERR__CORRUPT. The file image is untrusted: every offset
  * and size is checked against it before use.
  *
- * Thread rule: a reader is read-only after open; read_column may run on
- * several threads at once.
+ * Thread rule: one thread uses a reader at a time (it is read-only after
+ * open, but no test proves concurrent reads yet).
  */
 #ifndef FL_LAKE_PARQUET_READER_H
 #define FL_LAKE_PARQUET_READER_H
