@@ -32,7 +32,7 @@ import pytest
 import fluss
 import rawwire
 from conftest import IS_REFERENCE, SERVER_KIND, unique
-from logutil import (build_batch, create_log_table, fetch_log, produce_log, raw_tablet,
+from logutil import (build_batch, crc32c, create_log_table, fetch_log, produce_log, raw_tablet,
                      tablet_address, wait_ready)
 from rawwire import (RESPONSE_ERROR, RESPONSE_SERVER_FAILURE, RESPONSE_SUCCESS,
                      ConnectionClosed, decode_error, f_bytes, f_varint)
@@ -413,7 +413,7 @@ def kv_with_count(records, count) -> bytes:
     """pk.kv_batch with another RecordCount in its header (CRC redone)."""
     batch = bytearray(pk.kv_batch(records))
     struct.pack_into("<i", batch, 9 + 2 + 1 + 8 + 4, count)
-    struct.pack_into("<I", batch, 5, pk.crc32c(bytes(batch[9:])))
+    struct.pack_into("<I", batch, 5, crc32c(bytes(batch[9:])))
     return bytes(batch)
 
 
