@@ -19,7 +19,6 @@
 #include "record_builder.h"
 #include "record_row_builder.h"
 #include "record_kv.h"
-#include "replica_replication.h"
 #include "types_row_compacted.h"
 #include "types_row_field.h"
 
@@ -226,8 +225,8 @@ static int64_t fl_kv_replay_rows_now(const fl_kv_tablet_t *kt, int64_t *base,
 static int fl_kv_replay_log(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_kv_replay_t *rp,
                             int64_t *base, fl_error_t *err) {
     int64_t from = fl_kv_store_applied_offset(kt->store);
-    int64_t end = fl_replica_log_end(kt->replica);
-    int64_t start = fl_replica_log_start(kt->replica);
+    int64_t end = kt->log.ops->log_end(kt->log.ctx);
+    int64_t start = kt->log.ops->log_start(kt->log.ctx);
     *base = kt->rows_kept ? fl_kv_store_row_count(kt->store) : FL_KV_ROW_COUNT_UNKNOWN;
     if (from > end) {
         FL_WARN("kv %s: the store is at offset %lld, past the log end %lld (log lost?); "
@@ -249,7 +248,7 @@ static int fl_kv_replay_log(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_kv_re
     int64_t off = from;
     while (off < end) {
         fl_buf_reset(&buf);
-        if ((rc = fl_replica_read_to_end(kt->replica, off, FL_KV_REPLAY_READ_BYTES, &buf, err)))
+        if ((rc = kt->log.ops->read(kt->log.ctx, off, FL_KV_REPLAY_READ_BYTES, &buf, err)))
             break;
         if (buf.len == 0) break;
         size_t pos = 0;
@@ -314,7 +313,7 @@ static int fl_kv_replay(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_error_t *
     return rc;
 }
 
-int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
+int fl_kv_tablet_open(const char *dir, fl_kv_log_t log, const fl_kv_table_t *t,
                       const fl_kv_store_options_t *o, fl_kv_tablet_t **out, fl_error_t *err) {
     int64_t t0 = fl_time_mono_ms();
     fl_kv_tablet_t *kt = fl_calloc(1, sizeof(*kt));
@@ -323,7 +322,7 @@ int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
     pthread_mutex_init(&kt->commit_lock, NULL);
     pthread_mutex_init(&kt->commit_mu, NULL);
     pthread_cond_init(&kt->commit_cond, NULL);
-    kt->replica = r;
+    kt->log = log;
     kt->dir = fl_strdup(dir);
     kt->rows_kept = !t->changelog_wal;
     kt->autoinc_next = 1;
@@ -394,7 +393,7 @@ static int fl_kv_commit_round(fl_kv_tablet_t *kt, bool job, bool *more, fl_error
         return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
                           "The kv store of this bucket failed earlier; it refuses writes.");
     }
-    int64_t hw = fl_replica_apply_bound(kt->replica); /* the durable part, where that matters */
+    int64_t hw = kt->log.ops->apply_bound(kt->log.ctx); /* the durable part, where that matters */
     size_t n = 0;
     int64_t delta = 0;
     const fl_kv_pw_entry_t **v = fl_kv_prewrite_collect(&kt->pw, hw, &n, &delta);
@@ -500,7 +499,7 @@ int fl_kv_tablet_row_count(fl_kv_tablet_t *kt, int64_t *out, fl_error_t *err) {
                           "The row count is not kept for a table whose changelog image is "
                           "WAL; set table.changelog.image to FULL to keep it.");
     pthread_rwlock_rdlock(&kt->lock);
-    int64_t hw = fl_replica_high_watermark(kt->replica);
+    int64_t hw = kt->log.ops->high_watermark(kt->log.ctx);
     int64_t stored = kt->rows_stored;
     int64_t rows = stored + fl_kv_prewrite_row_delta(&kt->pw, hw);
     pthread_rwlock_unlock(&kt->lock);
@@ -769,7 +768,7 @@ typedef struct fl_kv_put_spec {
 /* Checks the targets, then under the write lock: feed → changelog batch →
  * log append → pre-write buffer; all or nothing. */
 static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_spec_t *sp,
-                         fl_replica_append_t *res, fl_error_t *err) {
+                         fl_kv_appended_t *res, fl_error_t *err) {
     size_t ncols = t->latest->column_count;
     bool *mask = fl_calloc(ncols ? ncols : 1, sizeof(bool));
     bool partial = false;
@@ -824,7 +823,7 @@ static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv
     if (!rc) rc = sp->feed(&c, sp->arg, err);
     if (!rc && t->log_rows) fl_row_builder_finish(&c.rows, sp->writer_id, sp->sequence, &batch);
     else if (!rc) rc = fl_record_builder_finish(&c.builder, sp->writer_id, sp->sequence, &batch, err);
-    if (!rc) rc = fl_replica_append(kt->replica, batch.data, batch.len, sp->now_ms, res, err);
+    if (!rc) rc = kt->log.ops->append(kt->log.ctx, batch.data, batch.len, sp->now_ms, res, err);
     if (!rc && !res->duplicate) {
         /* the changes become visible with their offsets in the log */
         for (fl_kv_pw_entry_t *e = c.staged.head; e; e = e->lnext) e->offset += res->base_offset;
@@ -863,7 +862,7 @@ static int fl_kv_put_run(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv
 }
 
 int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
-                     fl_replica_append_t *res, fl_error_t *err) {
+                     fl_kv_appended_t *res, fl_error_t *err) {
     fl_kv_batch_view_t v;
     int rc = fl_kv_batch_parse(p->records, p->len, &v, err);
     if (rc) return rc;
@@ -948,7 +947,7 @@ static int fl_kv_insert_keys_feed(fl_kv_put_ctx_t *c, const void *arg, fl_error_
 
 int fl_kv_tablet_insert_keys(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_key_t *keys,
                              size_t n, const fl_row_t *base, int64_t now_ms,
-                             fl_replica_append_t *res, fl_error_t *err) {
+                             fl_kv_appended_t *res, fl_error_t *err) {
     fl_kv_insert_keys_t in = {keys, n, base};
     fl_kv_put_spec_t sp = {.targets = t->pk_cols, .n_targets = t->pk_count, .now_ms = now_ms,
                            .writer_id = -1, .sequence = -1,

@@ -53,13 +53,13 @@
 #include "kv_prewrite.h"
 #include "kv_snapshot.h"
 #include "kv_store.h"
+#include "kv_log.h"
 #include "kv_table.h"
-#include "replica.h"
 
 struct fl_kv_tablet;
 typedef struct fl_kv_tablet {
     pthread_rwlock_t lock;
-    fl_replica_t *replica;  /* borrowed: the replica owns the tablet */
+    fl_kv_log_t log;        /* the bucket's log, as its owner (the replica) lends it */
     char *dir;
     fl_kv_store_t *store;   /* (lock) */
     fl_kv_prewrite_t pw;    /* (lock) */
@@ -98,9 +98,9 @@ typedef struct fl_kv_tablet {
     void *on_close_ctx;
 } fl_kv_tablet_t;
 
-/* Opens the store in dir and replays the replica's log after its applied
+/* Opens the store in dir and replays the bucket's log after its applied
  * offset, with the table as it is now. */
-int fl_kv_tablet_open(const char *dir, fl_replica_t *r, const fl_kv_table_t *t,
+int fl_kv_tablet_open(const char *dir, fl_kv_log_t log, const fl_kv_table_t *t,
                       const fl_kv_store_options_t *o, fl_kv_tablet_t **out, fl_error_t *err);
 /* deleted: the table is gone (no flush). */
 void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted);
@@ -115,7 +115,7 @@ typedef struct fl_kv_put {
 } fl_kv_put_t;
 
 int fl_kv_tablet_put(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_put_t *p,
-                     fl_replica_append_t *res, fl_error_t *err);
+                     fl_kv_appended_t *res, fl_error_t *err);
 
 /* An encoded primary key of the bucket. */
 typedef struct fl_kv_key {
@@ -133,7 +133,7 @@ typedef struct fl_kv_key {
  * as the table's primary key is CORRUPT_RECORD_EXCEPTION. */
 int fl_kv_tablet_insert_keys(fl_kv_tablet_t *kt, const fl_kv_table_t *t, const fl_kv_key_t *keys,
                              size_t n, const fl_row_t *base, int64_t now_ms,
-                             fl_replica_append_t *res, fl_error_t *err);
+                             fl_kv_appended_t *res, fl_error_t *err);
 
 /* The stored value (schema id ‖ row) of key into *val; *found false when
  * the key has no row. */

@@ -74,7 +74,7 @@ int fl_kv_tablet_snapshot(fl_kv_tablet_t *kt, int64_t now_ms, size_t keep,
     int64_t log_offset = 0, row_count = -1;
     int rc = 0;
     /* cheap test first: nothing new since the newest snapshot */
-    if (fl_replica_high_watermark(kt->replica) <= kt->snap_last_offset) goto done;
+    if (kt->log.ops->high_watermark(kt->log.ctx) <= kt->snap_last_offset) goto done;
     rc = fl_kv_tablet_checkpoint(kt, tmp, &log_offset, &row_count, err);
     if (rc || log_offset <= kt->snap_last_offset) goto done;
     char instance[64];

@@ -240,7 +240,7 @@ FL_API_HANDLER(fl_api_put_kv) {
         fl_err_clear(&e);
         fl_replica_t *r = NULL;
         fl_kv_tablet_t *kt = NULL;
-        fl_replica_append_t res;
+        fl_kv_appended_t res;
         int rc = disk_rc ? fl_err_set(&e, disk_rc, "%s", disk_err.msg)
                          : fl_kv_bucket(ts, req->table_id, table, br->has_partition_id,
                                         br->partition_id, br->bucket_id, &r, &kt, &e);
@@ -491,7 +491,7 @@ static void fl_lookup_insert_bucket(fl_tablet_server_t *ts, fl_lookup_op_t *p, s
     fl_row_init(&base, t->kv->latest->column_count);
     int rc = 0;
     if (br->has_partition_id) rc = fl_lookup_partition_row(t, br->partition_id, &base, &e);
-    fl_replica_append_t res;
+    fl_kv_appended_t res;
     if (!rc)
         rc = fl_kv_tablet_insert_keys(p->tablets[i], t->kv, keys, missing,
                                       br->has_partition_id ? &base : NULL, fl_time_wall_ms(),

@@ -24,6 +24,7 @@
 #include "proto_api.h"
 #include "server_call.h"
 #include "server_fetcher.h"
+#include "replica_kv_log.h"
 #include "replica_replication.h"
 #include "server_config.h"
 #include "server_hosted_table.h"
@@ -415,7 +416,7 @@ static int fl_kv_open_locked(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
     memcpy(o.compression, ts->cfg.kv_compression, sizeof(o.compression));
     ts->kv_open_count--;
     fl_kv_tablet_t *kt;
-    int rc = fl_kv_tablet_open(dir, r, t->kv, &o, &kt, err);
+    int rc = fl_kv_tablet_open(dir, fl_replica_kv_log(r), t->kv, &o, &kt, err);
     if (rc) {
         /* demoted meanwhile: what the open left goes, as the demotion
          * left it to this opener */
@@ -578,7 +579,8 @@ size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
     size_t n = 0;
     fl_replica_t **rs = fl_calloc(ts->kv_open_count ? ts->kv_open_count : 1, sizeof(*rs));
     for (size_t i = 0; i < ts->kv_open_count; i++)
-        if (fl_replica_tryref(ts->kv_open[i]->replica)) rs[n++] = ts->kv_open[i]->replica;
+        if (fl_replica_tryref(fl_replica_of_kv_log(&ts->kv_open[i]->log)))
+            rs[n++] = fl_replica_of_kv_log(&ts->kv_open[i]->log);
     pthread_mutex_unlock(&ts->kv_open_lock);
     size_t taken = 0;
     int keep = ts->cfg.kv_snapshot_retained > 0 ? ts->cfg.kv_snapshot_retained : 2;

@@ -20,6 +20,7 @@
 #include "crash_workload.h"
 #include "kv_tablet.h"
 #include "record_kv.h"
+#include "replica_kv_log.h"
 #include "types_row_compacted.h"
 
 typedef struct kv_env {
@@ -87,7 +88,7 @@ int cw_kv_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t 
     kv_paths(dir, kvdir, remote, sizeof(kvdir));
     int rc = fl_replica_manager_open(&rm, CE_DB, CE_TABLE, CE_TABLE_ID, -1, NULL, 0, 0, &r, &err);
     fl_kv_store_options_t o = {.write_buffer_bytes = 256 * 1024, .write_buffer_count = 2};
-    if (!rc) rc = fl_kv_tablet_open(kvdir, r, &env.t, &o, &kt, &err);
+    if (!rc) rc = fl_kv_tablet_open(kvdir, fl_replica_kv_log(r), &env.t, &o, &kt, &err);
     if (!rc) rc = fl_kv_tablet_set_remote(kt, remote, &err);
     if (rc) {
         fprintf(stderr, "crash_enum: kv open: %s\n", err.msg);
@@ -117,7 +118,7 @@ int cw_kv_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t 
         fl_kv_batch_builder_finish(&b, &batch);
         fl_kv_batch_builder_free(&b);
         fl_kv_put_t put = {batch.data, batch.len, NULL, 0, false, 1000 + p};
-        fl_replica_append_t res;
+        fl_kv_appended_t res;
         rc = fl_kv_tablet_put(kt, &env.t, &put, &res, &err);
         if (rc) {
             fprintf(stderr, "crash_enum: kv put: %s\n", err.msg);
@@ -174,7 +175,7 @@ void ce_check_kv(const workload_t *wl, const cfg_t *c, const char *dir, mark_t o
     free(ids);
     fl_kv_tablet_t *kt;
     fl_kv_store_options_t o = {.write_buffer_bytes = 256 * 1024, .write_buffer_count = 2};
-    if (fl_kv_tablet_open(kvdir, r, &env.t, &o, &kt, &err)) {
+    if (fl_kv_tablet_open(kvdir, fl_replica_kv_log(r), &env.t, &o, &kt, &err)) {
         snprintf(msg, cap, "kv refused: %s", err.msg);
         (*refused)++;
         fl_replica_unref(r);

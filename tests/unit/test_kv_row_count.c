@@ -107,7 +107,7 @@ static void test_inserts_updates_deletes(void **state) {
     env_open_kv(e);
     assert_int_equal(rows_of(e), 3);
     /* a refused put changes nothing */
-    fl_replica_append_t res;
+    fl_kv_appended_t res;
     fl_error_t err;
     int32_t no_pk[] = {2};
     op_t p[] = {{7, "g", 7, false}};
@@ -120,7 +120,7 @@ static void test_partial_deletes_engines_inserted_keys(void **state) {
     env_t *e = env_new(*state);
     op_t a[] = {{1, "keep", 1, false}};
     put_ok(e, a, 1);
-    fl_replica_append_t res;
+    fl_kv_appended_t res;
     fl_error_t err;
     /* a partial delete that leaves a column: the row stays */
     int32_t id_score[] = {0, 2}, id_name[] = {0, 1};

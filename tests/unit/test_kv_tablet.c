@@ -65,7 +65,7 @@ static void test_partial_update_and_refusals(void **state) {
     put_ok(e, a, 1);
     int32_t targets[] = {0, 2};
     op_t p[] = {{1, NULL, 5, false}, {2, NULL, 7, false}};
-    fl_replica_append_t res;
+    fl_kv_appended_t res;
     fl_error_t err;
     assert_int_equal(put_ops(e, p, 2, targets, 2, &res, &err), 0);
     char name[32];
@@ -779,7 +779,7 @@ static void env_autoinc(env_t *e) {
 static const int32_t id_name[] = {0, 1};
 
 static void put_names(env_t *e, const op_t *ops, size_t n) {
-    fl_replica_append_t res;
+    fl_kv_appended_t res;
     fl_error_t err;
     int rc = put_ops(e, ops, n, id_name, 2, &res, &err);
     if (rc) fail_msg("put: %s", err.msg);
@@ -811,7 +811,7 @@ static void test_autoinc_values(void **state) {
     assert_string_equal(ct, "11" "23111"); /* +I +I | -U +U +I +I +I */
 
     /* writes that would set the column are refused, whole */
-    fl_replica_append_t res;
+    fl_kv_appended_t res;
     fl_error_t err;
     op_t c[] = {{6, "f", 1, false}};
     assert_int_equal(put_ops(e, c, 1, NULL, 0, &res, &err), FLUSS_ERR_INVALID_TARGET_COLUMN);
@@ -868,7 +868,7 @@ static void insert_keys(env_t *e, const int32_t *ids, size_t n, int want_rc, fl_
         assert_int_equal(fl_compacted_key_encode(&row, &e->schema, &pk, 1, &keys[i], err), 0);
         kk[i] = (fl_kv_key_t){keys[i].data, keys[i].len};
     }
-    fl_replica_append_t res;
+    fl_kv_appended_t res;
     int rc = fl_kv_tablet_insert_keys(e->kt, &e->t, kk, n, NULL, 1000, &res, err);
     if (rc != want_rc) fail_msg("insert_keys: %d %s", rc, rc ? err->msg : "");
     for (size_t i = 0; i < n; i++) fl_buf_free(&keys[i]);
@@ -905,7 +905,7 @@ static void test_insert_keys(void **state) {
     assert_string_equal(ct, "1" "11" "11" ".");
     /* a key that is not this table's: refused, nothing written */
     fl_kv_key_t bad = {(const uint8_t *)"\xff\xff\xff\xff\xff\xff", 6};
-    fl_replica_append_t res;
+    fl_kv_appended_t res;
     assert_int_equal(fl_kv_tablet_insert_keys(e->kt, &e->t, &bad, 1, NULL, 1000, &res, &err),
                      FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
     /* a NOT NULL column the key cannot fill: partial update's refusal */

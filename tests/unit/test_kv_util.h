@@ -19,6 +19,7 @@
 #include "kv_tablet.h"
 #include "record_batch.h"
 #include "record_kv.h"
+#include "replica_kv_log.h"
 #include "replica_manager.h"
 #include "types_row_compacted.h"
 
@@ -61,7 +62,7 @@ static inline void env_commit_submit(void *ctx, fl_kv_tablet_t *kt) {
 static inline void env_open_kv(env_t *e) {
     fl_error_t err;
     fl_kv_store_options_t o = {.write_buffer_bytes = 256 * 1024, .write_buffer_count = 2};
-    int rc = fl_kv_tablet_open(e->kvdir, e->r, &e->t, &o, &e->kt, &err);
+    int rc = fl_kv_tablet_open(e->kvdir, fl_replica_kv_log(e->r), &e->t, &o, &e->kt, &err);
     if (rc) fail_msg("open: %s", err.msg);
     if (e->committer) {
         e->kt->commit_submit = env_commit_submit;
@@ -128,7 +129,7 @@ typedef struct op {
 } op_t;
 
 static inline int put_ops(env_t *e, const op_t *ops, size_t n, const int32_t *targets,
-                          size_t nt, fl_replica_append_t *res, fl_error_t *err) {
+                          size_t nt, fl_kv_appended_t *res, fl_error_t *err) {
     fl_kv_batch_builder_t b;
     fl_kv_batch_builder_init(&b, 1, -1, -1);
     fl_buf_t key, row, batch;
@@ -151,7 +152,7 @@ static inline int put_ops(env_t *e, const op_t *ops, size_t n, const int32_t *ta
 }
 
 static inline void put_ok(env_t *e, const op_t *ops, size_t n) {
-    fl_replica_append_t res;
+    fl_kv_appended_t res;
     fl_error_t err;
     int rc = put_ops(e, ops, n, NULL, 0, &res, &err);
     if (rc) fail_msg("put: %s", err.msg);
