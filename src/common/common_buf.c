@@ -55,6 +55,17 @@ void fl_buf_append(fl_buf_t *b, const void *p, size_t n) {
 
 void fl_buf_put_u8(fl_buf_t *b, uint8_t v) { fl_buf_append(b, &v, 1); }
 
+void fl_buf_put_uvarint(fl_buf_t *b, uint64_t v) {
+    uint8_t tmp[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        tmp[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    tmp[n++] = (uint8_t)v;
+    fl_buf_append(b, tmp, n);
+}
+
 void fl_buf_put_be16(fl_buf_t *b, uint16_t v) {
     uint8_t p[2] = {(uint8_t)(v >> 8), (uint8_t)v};
     fl_buf_append(b, p, 2);

@@ -25,6 +25,19 @@ void fl_buf_append(fl_buf_t *b, const void *p, size_t n);
 void fl_buf_put_u8(fl_buf_t *b, uint8_t v);
 void fl_buf_put_be16(fl_buf_t *b, uint16_t v);
 void fl_buf_put_be32(fl_buf_t *b, uint32_t v);
+/* Appends v as an unsigned LEB128 varint (seven bits a byte, lowest first,
+ * the high bit set on all but the last): the varints of protobuf,
+ * CompactedRow, KvRecordBatch and Thrift's compact protocol. */
+void fl_buf_put_uvarint(fl_buf_t *b, uint64_t v);
+/* How many bytes fl_buf_put_uvarint writes for v (1..10). */
+static inline size_t fl_uvarint_len(uint64_t v) {
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
 /* Drops the first n bytes. */
 void fl_buf_consume(fl_buf_t *b, size_t n);
 

@@ -43,6 +43,18 @@
 /* parquet.thrift enums (the numbers are the format's) */
 enum { FL_PQ_BOOLEAN = 0, FL_PQ_INT32 = 1, FL_PQ_INT64 = 2, FL_PQ_INT96 = 3, FL_PQ_FLOAT = 4,
        FL_PQ_DOUBLE = 5, FL_PQ_BYTE_ARRAY = 6, FL_PQ_FLBA = 7 };
+/* The bytes a value of a fixed-width physical type takes in memory (a
+ * BOOLEAN: one); 0 for the others (BYTE_ARRAY, INT96, FLBA). */
+static inline size_t fl_pq_fixed_width(int32_t type) {
+    switch (type) {
+    case FL_PQ_BOOLEAN: return 1;
+    case FL_PQ_INT32:
+    case FL_PQ_FLOAT: return 4;
+    case FL_PQ_INT64:
+    case FL_PQ_DOUBLE: return 8;
+    default: return 0;
+    }
+}
 enum { FL_PQ_REQUIRED = 0, FL_PQ_OPTIONAL = 1, FL_PQ_REPEATED = 2 };
 enum { FL_PQ_CT_UTF8 = 0, FL_PQ_CT_DECIMAL = 5, FL_PQ_CT_DATE = 6, FL_PQ_CT_TIME_MICROS = 8,
        FL_PQ_CT_TIMESTAMP_MICROS = 10 };

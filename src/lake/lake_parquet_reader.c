@@ -29,17 +29,6 @@ static int unsupported(fl_error_t *err, const char *what, long long v) {
     return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: %s %lld outside the subset", what, v);
 }
 
-static size_t type_width(int32_t type) {
-    switch (type) {
-    case FL_PQ_BOOLEAN: return 1;
-    case FL_PQ_INT32:
-    case FL_PQ_FLOAT: return 4;
-    case FL_PQ_INT64:
-    case FL_PQ_DOUBLE: return 8;
-    default: return 0;
-    }
-}
-
 static int check_schema(const fl_pq_file_meta_t *m, fl_error_t *err) {
     if (m->n_schema < 2 || !m->schema)
         return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: schema without columns");
@@ -49,7 +38,7 @@ static int check_schema(const fl_pq_file_meta_t *m, fl_error_t *err) {
     for (size_t i = 1; i < m->n_schema; i++) {
         const fl_pq_schema_element_t *e = &m->schema[i];
         if (e->type < 0) return unsupported(err, "nested column", (long long)i);
-        if (e->type != FL_PQ_BYTE_ARRAY && !type_width(e->type))
+        if (e->type != FL_PQ_BYTE_ARRAY && !fl_pq_fixed_width(e->type))
             return unsupported(err, "physical type", e->type);
         if (e->repetition != FL_PQ_REQUIRED && e->repetition != FL_PQ_OPTIONAL)
             return unsupported(err, "repetition", e->repetition);
@@ -209,7 +198,7 @@ static int dictionary_page(pq_read_t *rd, const fl_pq_page_header_t *h, fl_error
     if (rd->col->type == FL_PQ_BOOLEAN) return unsupported(err, "BOOLEAN dictionary", 0);
     const uint8_t *p = rd->dict_page.data;
     size_t len = rd->dict_page.len, pos = 0;
-    size_t w = type_width(rd->col->type);
+    size_t w = fl_pq_fixed_width(rd->col->type);
     if (h->dict_num_values < 0 || (size_t)h->dict_num_values > len)
         return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: dictionary of %d values in %zu bytes",
                           h->dict_num_values, len);
@@ -246,7 +235,7 @@ static int put_value(pq_read_t *rd, size_t row, const uint8_t *v, size_t len, fl
         memcpy(d, v, len);
         rd->bytes.len += len;
     } else {
-        memcpy((uint8_t *)o->values + row * type_width(o->type), v, len);
+        memcpy((uint8_t *)o->values + row * fl_pq_fixed_width(o->type), v, len);
     }
     return 0;
 }
@@ -260,7 +249,7 @@ static void close_rows(pq_read_t *rd, size_t upto) {
 static int plain_values(pq_read_t *rd, const uint8_t *p, size_t len, const uint8_t *valid,
                         size_t n, fl_error_t *err) {
     fl_pq_values_t *o = rd->out;
-    size_t pos = 0, bit = 0, w = type_width(o->type);
+    size_t pos = 0, bit = 0, w = fl_pq_fixed_width(o->type);
     for (size_t i = 0; i < n; i++) {
         size_t row = rd->got + i;
         if (valid[i]) {
@@ -384,7 +373,7 @@ static int read_pages(const fl_pq_reader_t *r, pq_read_t *rd, size_t start, size
 }
 
 static int alloc_values(fl_pq_values_t *o, size_t rows, fl_error_t *err) {
-    size_t w = type_width(o->type);
+    size_t w = fl_pq_fixed_width(o->type);
     o->rows = rows;
     o->valid = fl_try_malloc(rows ? rows : 1);
     if (w) {

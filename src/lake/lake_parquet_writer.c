@@ -67,21 +67,10 @@ void fl_pq_writer_options_init(fl_pq_writer_options_t *o) {
     o->dictionary_bytes_max = 1u << 20;
 }
 
-static size_t fixed_width(int32_t type) {
-    switch (type) {
-    case FL_PQ_BOOLEAN: return 1;
-    case FL_PQ_INT32:
-    case FL_PQ_FLOAT: return 4;
-    case FL_PQ_INT64:
-    case FL_PQ_DOUBLE: return 8;
-    default: return 0;
-    }
-}
-
 static int check_spec(const fl_pq_column_spec_t *c, fl_error_t *err) {
     const fl_pq_logical_t *l = &c->logical;
     if (!c->name || !*c->name) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: unnamed column");
-    if (c->type != FL_PQ_BYTE_ARRAY && !fixed_width(c->type))
+    if (c->type != FL_PQ_BYTE_ARRAY && !fl_pq_fixed_width(c->type))
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: column %s: type %d outside the subset",
                           c->name, c->type);
     bool ok;
@@ -266,7 +255,7 @@ static int check_append(const fl_pq_writer_t *w, const fl_pq_column_data_t *cols
 }
 
 static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t rows) {
-    size_t width = fixed_width(c->spec.type);
+    size_t width = fl_pq_fixed_width(c->spec.type);
     for (size_t i = 0; i < rows; i++) {
         bool present = !d->valid || d->valid[i];
         fl_buf_put_u8(&c->defs, present);
@@ -481,7 +470,7 @@ static int write_data_page(fl_pq_writer_t *w, pq_chunk_t *ch, size_t r0, size_t 
 
 static void chunk_offsets(pq_chunk_t *ch) {
     pq_column_t *c = ch->c;
-    size_t n = c->nonnull, width = fixed_width(c->spec.type);
+    size_t n = c->nonnull, width = fl_pq_fixed_width(c->spec.type);
     ch->off = fl_malloc((n + 1) * sizeof(size_t));
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {

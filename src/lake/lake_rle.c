@@ -27,14 +27,14 @@ static size_t run_at(const uint32_t *v, size_t n, size_t i) {
 }
 
 static void put_rle(fl_buf_t *out, uint32_t value, size_t count, int width) {
-    fl_tc_put_uvarint(out, (uint64_t)count << 1);
+    fl_buf_put_uvarint(out, (uint64_t)count << 1);
     for (int b = 0; b < (width + 7) / 8; b++) fl_buf_put_u8(out, (uint8_t)(value >> (8 * b)));
 }
 
 /* groups * 8 values from v[i..), zeros past n. */
 static void put_packed(fl_buf_t *out, const uint32_t *v, size_t n, size_t i, size_t groups,
                        int width) {
-    fl_tc_put_uvarint(out, (uint64_t)groups << 1 | 1);
+    fl_buf_put_uvarint(out, (uint64_t)groups << 1 | 1);
     uint64_t acc = 0;
     int bits = 0;
     for (size_t k = 0; k < groups * 8; k++) {

@@ -10,16 +10,6 @@
 #include <assert.h>
 #include <string.h>
 
-void fl_tc_put_uvarint(fl_buf_t *b, uint64_t v) {
-    uint8_t tmp[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    tmp[n++] = (uint8_t)v;
-    fl_buf_append(b, tmp, n);
-}
 
 void fl_tc_writer_init(fl_tc_writer_t *w, fl_buf_t *out) {
     memset(w, 0, sizeof(*w));
@@ -45,7 +35,7 @@ void fl_tc_field_header(fl_tc_writer_t *w, int16_t id, uint8_t type) {
         fl_buf_put_u8(w->out, (uint8_t)(delta << 4 | type));
     } else {
         fl_buf_put_u8(w->out, type);
-        fl_tc_put_uvarint(w->out, fl_tc_zigzag64(id));
+        fl_buf_put_uvarint(w->out, fl_tc_zigzag64(id));
     }
     w->last = id;
 }
@@ -54,11 +44,11 @@ void fl_tc_field_bool(fl_tc_writer_t *w, int16_t id, bool v) {
     fl_tc_field_header(w, id, v ? FL_TC_TRUE : FL_TC_FALSE);
 }
 
-void fl_tc_i32(fl_tc_writer_t *w, int32_t v) { fl_tc_put_uvarint(w->out, fl_tc_zigzag64(v)); }
-void fl_tc_i64(fl_tc_writer_t *w, int64_t v) { fl_tc_put_uvarint(w->out, fl_tc_zigzag64(v)); }
+void fl_tc_i32(fl_tc_writer_t *w, int32_t v) { fl_buf_put_uvarint(w->out, fl_tc_zigzag64(v)); }
+void fl_tc_i64(fl_tc_writer_t *w, int64_t v) { fl_buf_put_uvarint(w->out, fl_tc_zigzag64(v)); }
 
 void fl_tc_binary(fl_tc_writer_t *w, const void *p, size_t n) {
-    fl_tc_put_uvarint(w->out, n);
+    fl_buf_put_uvarint(w->out, n);
     if (n) fl_buf_append(w->out, p, n);
 }
 
@@ -91,7 +81,7 @@ void fl_tc_list_header(fl_tc_writer_t *w, uint8_t elem, uint32_t n) {
         fl_buf_put_u8(w->out, (uint8_t)(n << 4 | elem));
     } else {
         fl_buf_put_u8(w->out, (uint8_t)(0xF0 | elem));
-        fl_tc_put_uvarint(w->out, n);
+        fl_buf_put_uvarint(w->out, n);
     }
 }
 

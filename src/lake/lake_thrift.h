@@ -74,8 +74,8 @@ void fl_tc_i32(fl_tc_writer_t *w, int32_t v);
 void fl_tc_i64(fl_tc_writer_t *w, int64_t v);
 void fl_tc_binary(fl_tc_writer_t *w, const void *p, size_t n);
 
-/* Varints shared with the RLE hybrid (ULEB128). */
-void fl_tc_put_uvarint(fl_buf_t *b, uint64_t v);
+/* Varints (ULEB128): fl_buf_put_uvarint (common_buf.h), shared with the
+ * RLE hybrid. */
 static inline uint64_t fl_tc_zigzag64(int64_t v) {
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }

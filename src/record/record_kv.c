@@ -58,15 +58,6 @@ static size_t fl_kv_uvarint(const uint8_t *p, size_t n, uint32_t *out, const cha
     return 0;
 }
 
-static size_t fl_kv_uvarint_size(uint32_t v) {
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
 /* ---- records ---- */
 
 /* Reads record `index` at p[0, n) into *rec and sets *size to the bytes it
@@ -205,7 +196,7 @@ void fl_kv_batch_builder_add(fl_kv_batch_builder_t *b, const uint8_t *key, size_
                              const uint8_t *value, size_t value_len) {
     if (!value) value_len = 0;
     assert(key_len <= INT32_MAX && value_len <= INT32_MAX);
-    size_t vb = fl_kv_uvarint_size((uint32_t)key_len);
+    size_t vb = fl_uvarint_len((uint32_t)key_len);
     size_t body = vb + key_len + value_len;
     assert(body <= INT32_MAX && b->record_count < INT32_MAX);
     uint8_t *p = fl_buf_reserve(&b->buf, KV_RECORD_LENGTH + body);

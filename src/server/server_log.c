@@ -101,15 +101,6 @@ static void fl_fetch_watch_free(fl_fetch_watch_t *w) {
 
 /* ---- the send path: record data spliced into the answer, not copied ---- */
 
-static size_t fl_varint_len(uint64_t v) {
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
 /* Protobuf wire tags of the fields written by hand (field << 3 | type). */
 #define FL_TAG_RESP_TABLES 0x0a  /* FetchLogResponse.tables_resp = 1, bytes */
 #define FL_TAG_TABLE_ID 0x08     /* PbFetchLogRespForTable.table_id = 1, varint */
@@ -127,7 +118,7 @@ static void fl_fetch_reply_spliced(fl_rpc_out_t *o, int32_t request_id,
     size_t **blen = fl_calloc(nt ? nt : 1, sizeof(size_t *));
     for (size_t i = 0; i < nt; i++) {
         Fluss__PbFetchLogRespForTable *t = resp->tables_resp[i];
-        size_t tl = 1 + fl_varint_len((uint64_t)t->table_id);
+        size_t tl = 1 + fl_uvarint_len((uint64_t)t->table_id);
         blen[i] = fl_calloc(t->n_buckets_resp ? t->n_buckets_resp : 1, sizeof(size_t));
         for (size_t k = 0; k < t->n_buckets_resp; k++) {
             Fluss__PbFetchLogRespForBucket *b = t->buckets_resp[k];
@@ -136,33 +127,33 @@ static void fl_fetch_reply_spliced(fl_rpc_out_t *o, int32_t request_id,
             b->has_records = 0;
             size_t bl = protobuf_c_message_get_packed_size(&b->base);
             b->has_records = rec;
-            if (rec) bl += 1 + fl_varint_len(rl) + rl;
+            if (rec) bl += 1 + fl_uvarint_len(rl) + rl;
             blen[i][k] = bl;
-            tl += 1 + fl_varint_len(bl) + bl;
+            tl += 1 + fl_uvarint_len(bl) + bl;
         }
         tlen[i] = tl;
-        total += 1 + fl_varint_len(tl) + tl;
+        total += 1 + fl_uvarint_len(tl) + tl;
     }
     fl_frame_put_response_header(&o->buf, FL_RESPONSE_SUCCESS, request_id, total);
     for (size_t i = 0; i < nt; i++) {
         Fluss__PbFetchLogRespForTable *t = resp->tables_resp[i];
         fl_buf_put_u8(&o->buf, FL_TAG_RESP_TABLES);
-        fl_compacted_put_uvarint(&o->buf, tlen[i]);
+        fl_buf_put_uvarint(&o->buf, tlen[i]);
         fl_buf_put_u8(&o->buf, FL_TAG_TABLE_ID);
-        fl_compacted_put_uvarint(&o->buf, (uint64_t)t->table_id);
+        fl_buf_put_uvarint(&o->buf, (uint64_t)t->table_id);
         for (size_t k = 0; k < t->n_buckets_resp; k++) {
             Fluss__PbFetchLogRespForBucket *b = t->buckets_resp[k];
             bool rec = b->has_records;
             b->has_records = 0;
             fl_buf_put_u8(&o->buf, FL_TAG_TABLE_BUCKETS);
-            fl_compacted_put_uvarint(&o->buf, blen[i][k]);
+            fl_buf_put_uvarint(&o->buf, blen[i][k]);
             size_t ps = protobuf_c_message_get_packed_size(&b->base);
             uint8_t *dst = fl_buf_reserve(&o->buf, ps);
             protobuf_c_message_pack(&b->base, dst);
             o->buf.len += ps;
             if (rec) {
                 fl_buf_put_u8(&o->buf, FL_TAG_BUCKET_RECORDS);
-                fl_compacted_put_uvarint(&o->buf, b->records.len);
+                fl_buf_put_uvarint(&o->buf, b->records.len);
                 fl_rpc_out_attach(o, &datas[i][k]);
             }
         }

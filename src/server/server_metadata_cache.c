@@ -178,26 +178,12 @@ static const fl_md_entry_t *fl_md_partition(const fl_metadata_cache_t *c, const 
     return NULL;
 }
 
-static size_t fl_md_varint_len(uint64_t v) {
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static size_t fl_md_field_len(size_t len) { return 1 + fl_md_varint_len(len) + len; }
+static size_t fl_md_field_len(size_t len) { return 1 + fl_uvarint_len(len) + len; }
 
 /* A length-delimited field (numbers below 16: a one-byte tag). */
 static void fl_md_put_field(fl_buf_t *out, int field, const uint8_t *p, size_t len) {
     fl_buf_put_u8(out, (uint8_t)((field << 3) | 2));
-    uint64_t v = len;
-    while (v >= 0x80) {
-        fl_buf_put_u8(out, (uint8_t)(v | 0x80));
-        v >>= 7;
-    }
-    fl_buf_put_u8(out, (uint8_t)v);
+    fl_buf_put_uvarint(out, len);
     fl_buf_append(out, p, len);
 }
 

@@ -10,19 +10,9 @@
 
 #include "types_row_field.h"
 
-void fl_compacted_put_uvarint(fl_buf_t *b, uint64_t v) {
-    uint8_t tmp[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    tmp[n++] = (uint8_t)v;
-    fl_buf_append(b, tmp, n);
-}
 
 static void fl_compacted_put_bytes(fl_buf_t *b, const uint8_t *p, size_t n) {
-    fl_compacted_put_uvarint(b, n);
+    fl_buf_put_uvarint(b, n);
     fl_buf_append(b, p, n);
 }
 
@@ -35,13 +25,13 @@ static void fl_compacted_put_field(fl_buf_t *out, const fl_row_t *r, const fl_ce
     case FL_TYPE_SMALLINT: fl_row_put_le(out, (uint64_t)c->i, 2); break;
     case FL_TYPE_INTEGER:
     case FL_TYPE_DATE:
-    case FL_TYPE_TIME: fl_compacted_put_uvarint(out, (uint32_t)(int32_t)c->i); break;
-    case FL_TYPE_BIGINT: fl_compacted_put_uvarint(out, (uint64_t)c->i); break;
+    case FL_TYPE_TIME: fl_buf_put_uvarint(out, (uint32_t)(int32_t)c->i); break;
+    case FL_TYPE_BIGINT: fl_buf_put_uvarint(out, (uint64_t)c->i); break;
     case FL_TYPE_FLOAT: fl_row_put_le(out, fl_row_float_bits(c->d), 4); break;
     case FL_TYPE_DOUBLE: fl_row_put_le(out, fl_row_double_bits(c->d), 8); break;
     case FL_TYPE_DECIMAL:
         if (fl_row_decimal_compact(t)) {
-            fl_compacted_put_uvarint(out, (uint64_t)(int64_t)c->dec);
+            fl_buf_put_uvarint(out, (uint64_t)(int64_t)c->dec);
         } else {
             uint8_t be[FL_DECIMAL_BYTES_MAX];
             size_t n = fl_row_decimal_to_bytes(c->dec, be);
@@ -50,8 +40,8 @@ static void fl_compacted_put_field(fl_buf_t *out, const fl_row_t *r, const fl_ce
         break;
     case FL_TYPE_TIMESTAMP:
     case FL_TYPE_TIMESTAMP_LTZ:
-        fl_compacted_put_uvarint(out, (uint64_t)c->i);
-        if (!fl_row_timestamp_compact(t)) fl_compacted_put_uvarint(out, (uint32_t)c->nanos);
+        fl_buf_put_uvarint(out, (uint64_t)c->i);
+        if (!fl_row_timestamp_compact(t)) fl_buf_put_uvarint(out, (uint32_t)c->nanos);
         break;
     default: /* CHAR STRING BINARY BYTES ARRAY MAP ROW */
         fl_compacted_put_bytes(out, fl_row_cell_bytes(r, c), c->len);

@@ -52,9 +52,6 @@
 #include "types_row.h"
 #include "types_schema.h"
 
-/* Appends v as unsigned LEB128 (CompactedRow varints). */
-void fl_compacted_put_uvarint(fl_buf_t *b, uint64_t v);
-
 /* Appends the compacted key encoding of the columns cols[0..n) (each <
  * schema->column_count and < row->column_count) of row, typed by schema,
  * to out. A NULL key column or one of an unsupported type is

@@ -143,10 +143,10 @@ static void test_uvarint(void **state) {
     (void)state;
     fl_buf_t b;
     fl_buf_init(&b);
-    fl_compacted_put_uvarint(&b, 0);
-    fl_compacted_put_uvarint(&b, 127);
-    fl_compacted_put_uvarint(&b, 128);
-    fl_compacted_put_uvarint(&b, UINT64_MAX);
+    fl_buf_put_uvarint(&b, 0);
+    fl_buf_put_uvarint(&b, 127);
+    fl_buf_put_uvarint(&b, 128);
+    fl_buf_put_uvarint(&b, UINT64_MAX);
     const uint8_t want[] = {0x00, 0x7f, 0x80, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff,
                             0xff, 0xff, 0xff, 0xff, 0x01};
     assert_int_equal(b.len, sizeof(want));
