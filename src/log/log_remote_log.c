@@ -264,8 +264,62 @@ void fl_remote_log_discard(fl_remote_log_t *rl, const fl_remote_segment_t *s) {
 
 /* ---- commit ---- */
 
+int fl_remote_log_commit_handle(fl_remote_storage_t *storage, const fl_remote_bucket_t *b,
+                                const char *manifest_path, int64_t end_offset, fl_error_t *err) {
+    char dir[FL_REMOTE_PATH_MAX], rel[FL_REMOTE_PATH_MAX * 2];
+    fl_remote_log_tablet_dir(dir, sizeof(dir), b);
+    /* only the file name counts, as when the handle is read */
+    const char *slash = strrchr(manifest_path, '/');
+    const char *name = slash ? slash + 1 : manifest_path;
+    if (!fl_rl_is_manifest_name(name))
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                          "remote log %s: '%s' is not a manifest", dir, name);
+    snprintf(rel, sizeof(rel), "%s/" FL_RL_METADATA "/%s", dir, name);
+    fl_buf_t buf;
+    fl_buf_init(&buf);
+    fl_error_t e;
+    fl_remote_manifest_t m;
+    int rc = storage->ops->read(storage, rel, FL_REMOTE_MANIFEST_BYTES_MAX, &buf, NULL, &e);
+    if (!rc) {
+        rc = fl_remote_manifest_decode(buf.data, buf.len, &m, &e);
+        bool ours = !rc && fl_remote_manifest_is_for(&m, b) &&
+                    fl_remote_manifest_end(&m) == end_offset;
+        if (!rc) fl_remote_manifest_free(&m);
+        if (!rc && !ours) {
+            fl_buf_free(&buf);
+            return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION,
+                              "remote log %s: manifest %s is not the bucket's or does not end at "
+                              "%" PRId64,
+                              dir, name, end_offset);
+        }
+    }
+    fl_buf_free(&buf);
+    if (rc)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "remote log %s: manifest %s: %s",
+                          dir, name, e.msg);
+    char url[FL_REMOTE_PATH_MAX * 2];
+    fl_remote_storage_url(storage, rel, url, sizeof(url));
+    fl_remote_handle_encode(url, end_offset, &buf);
+    snprintf(rel, sizeof(rel), "%s/" FL_RL_METADATA "/" FL_RL_HANDLE, dir);
+    rc = storage->ops->put_bytes(storage, rel, buf.data, buf.len, &e);
+    fl_buf_free(&buf);
+    if (rc)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "committing remote log %s: %s",
+                          dir, e.msg);
+    return 0;
+}
+
+/* The handle written here: a remote log with no coordinator to ask. */
+static int fl_rl_commit_here(fl_remote_log_t *rl, const fl_remote_manifest_t *m,
+                             const char *url, fl_error_t *err) {
+    fl_remote_bucket_t b = {m->database, m->table, m->partition_name, m->table_id,
+                            m->partition_id, m->bucket};
+    return fl_remote_log_commit_handle(rl->storage, &b, url, fl_remote_manifest_end(m), err);
+}
+
 int fl_remote_log_commit(fl_remote_log_t *rl, size_t expired, const fl_remote_segment_t *added,
-                         size_t n_added, fl_error_t *err) {
+                         size_t n_added, fl_remote_commit_fn commit, void *commit_ctx,
+                         fl_error_t *err) {
     fl_remote_manifest_t next;
     fl_remote_log_manifest(rl, &next); /* the writer is us: no change under our feet */
     fl_remote_manifest_drop_front(&next, expired);
@@ -284,22 +338,23 @@ int fl_remote_log_commit(fl_remote_log_t *rl, size_t expired, const fl_remote_se
     snprintf(rel, sizeof(rel), "%s/" FL_RL_METADATA "/%s", rl->dir, name);
     fl_error_t e;
     rc = rl->storage->ops->put_bytes(rl->storage, rel, b.data, b.len, &e);
-    if (!rc) {
-        /* the commit point: the handle names the new manifest */
-        char url[FL_REMOTE_PATH_MAX * 2];
-        fl_remote_storage_url(rl->storage, rel, url, sizeof(url));
-        fl_buf_reset(&b);
-        fl_remote_handle_encode(url, fl_remote_manifest_end(&next), &b);
-        char hrel[FL_REMOTE_PATH_MAX];
-        snprintf(hrel, sizeof(hrel), "%s/" FL_RL_METADATA "/" FL_RL_HANDLE, rl->dir);
-        rc = rl->storage->ops->put_bytes(rl->storage, hrel, b.data, b.len, &e);
-        if (rc) rl->storage->ops->remove(rl->storage, rel, &(fl_error_t){0});
-    }
     fl_buf_free(&b);
     if (rc) {
         fl_remote_manifest_free(&next);
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "committing remote log %s: %s",
                           rl->dir, e.msg);
+    }
+    /* the commit point: the handle names the new manifest */
+    char url[FL_REMOTE_PATH_MAX * 2];
+    fl_remote_storage_url(rl->storage, rel, url, sizeof(url));
+    int64_t start = next.count ? next.segments[0].start_offset : -1;
+    rc = commit ? commit(commit_ctx, url, start, fl_remote_manifest_end(&next), err)
+                : fl_rl_commit_here(rl, &next, url, err);
+    if (rc) {
+        if (rc != FLUSS_ERR_NETWORK_EXCEPTION)
+            rl->storage->ops->remove(rl->storage, rel, &(fl_error_t){0});
+        fl_remote_manifest_free(&next);
+        return rc;
     }
     /* committed: publish, then remove what it no longer names */
     fl_remote_manifest_t old;

@@ -17,10 +17,11 @@
  *   {tablet}/metadata/manifest-handle                          the commit
  *
  * A commit writes segment files first, then a new manifest under a new
- * name, then — atomically, last — the handle naming it: our in-process
- * stand-in for the reference's COMMIT_REMOTE_LOG_MANIFEST, whose
- * coordinator keeps the same record (RemoteLogManifestHandle) in
- * ZooKeeper. A segment is remote once a committed manifest lists it; a
+ * name, then — atomically, last — the handle naming it. On a tablet
+ * server the handle is the coordinator's to write: the leader sends
+ * COMMIT_REMOTE_LOG_MANIFEST, and the coordinator, which keeps the record
+ * (the reference's RemoteLogManifestHandle, in ZooKeeper there), writes
+ * it only for the bucket's current leader epoch. A segment is remote once a committed manifest lists it; a
  * crash anywhere before the handle leaves files no manifest names, and
  * fl_remote_log_clean_orphans removes them (and manifests the handle does
  * not name). If the handle or its manifest cannot be read, open fails and
@@ -90,11 +91,34 @@ int fl_remote_log_upload(fl_remote_log_t *rl, const fl_log_segment_t *s, const c
                          int64_t end_offset, fl_remote_segment_t *out, fl_error_t *err);
 /* Removes the files of an uploaded segment no manifest names. */
 void fl_remote_log_discard(fl_remote_log_t *rl, const fl_remote_segment_t *s);
+/*
+ * The commit point of a commit: makes the manifest at manifest_path (a
+ * file under the tablet's metadata/, just written) the committed one,
+ * whose records run [start_offset, end_offset). NULL: the remote log
+ * writes the handle itself (fl_remote_log_commit_handle). A cluster's
+ * leader asks the coordinator instead (COMMIT_REMOTE_LOG_MANIFEST), which
+ * checks the leader epoch first. FLUSS_ERR_NETWORK_EXCEPTION: no answer,
+ * whether it committed is unknown.
+ */
+typedef int (*fl_remote_commit_fn)(void *ctx, const char *manifest_path, int64_t start_offset,
+                                   int64_t end_offset, fl_error_t *err);
+
 /* Commits the manifest without its first `expired` segments and with
- * `added` after the rest; then removes the old manifest and the expired
- * segments' files. Nothing changes when it fails. */
+ * `added` after the rest, through commit (see above); then removes the
+ * old manifest and the expired segments' files. Nothing changes when it
+ * fails: the new manifest is removed again, except after a commit point
+ * that did not answer (NETWORK_EXCEPTION, returned as it came): it may
+ * have committed, so nothing is removed and the view is left as it was
+ * (refresh, then clean orphans, to learn which). */
 int fl_remote_log_commit(fl_remote_log_t *rl, size_t expired, const fl_remote_segment_t *added,
-                         size_t n_added, fl_error_t *err);
+                         size_t n_added, fl_remote_commit_fn commit, void *commit_ctx,
+                         fl_error_t *err);
+
+/* The commit point itself: checks that the manifest manifest_path names
+ * (by its file name, under bucket b's metadata/ in storage) is b's and
+ * ends at end_offset, then writes b's handle naming it, atomically. */
+int fl_remote_log_commit_handle(fl_remote_storage_t *storage, const fl_remote_bucket_t *b,
+                                const char *manifest_path, int64_t end_offset, fl_error_t *err);
 
 /* What a fetch from offset is told (PbRemoteLogFetchInfo). */
 typedef struct fl_remote_fetch {

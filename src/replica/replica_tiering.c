@@ -39,6 +39,18 @@ static bool fl_tier_leads(fl_replica_t *r, int32_t epoch, int32_t *now) {
     return leads;
 }
 
+typedef struct fl_tier_commit_ctx {
+    const fl_tier_params_t *p;
+    fl_replica_t *r;
+    int32_t epoch;
+} fl_tier_commit_ctx_t;
+
+static int fl_tier_commit(void *arg, const char *manifest_path, int64_t start, int64_t end,
+                          fl_error_t *err) {
+    fl_tier_commit_ctx_t *c = arg;
+    return c->p->commit(c->p->commit_ctx, c->r, c->epoch, manifest_path, start, end, err);
+}
+
 /* Uploads and commits as the leader of `epoch`; *copied segments went
  * up. A leadership lost meanwhile commits nothing. */
 static int fl_tier_copy_and_expire(fl_replica_t *r, const fl_tier_params_t *p, int64_t now_ms,
@@ -90,8 +102,15 @@ static int fl_tier_copy_and_expire(fl_replica_t *r, const fl_tier_params_t *p, i
     }
     if (up || expired) {
         fl_error_t ce;
-        int crc = fl_remote_log_commit(rl, expired, added, up, &ce);
-        if (crc) {
+        fl_tier_commit_ctx_t cc = {p, r, epoch};
+        int crc = fl_remote_log_commit(rl, expired, added, up, p->commit ? fl_tier_commit : NULL,
+                                       &cc, &ce);
+        if (crc == FLUSS_ERR_NETWORK_EXCEPTION) {
+            /* it may have committed: the next round reads the remote log
+             * again and removes what no committed manifest names */
+            r->tier_epoch = -1;
+            if (!rc) rc = fl_err_set(err, crc, "%s", ce.msg);
+        } else if (crc) {
             for (size_t i = 0; i < up; i++) fl_remote_log_discard(rl, &added[i]);
             if (!rc) rc = fl_err_set(err, crc, "%s", ce.msg);
         } else {

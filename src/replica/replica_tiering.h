@@ -19,8 +19,10 @@
  *     right after the roll.
  *
  * In a cluster only the bucket's leader uploads, expires and commits
- * (checked again before its commit: a leadership lost meanwhile commits
- * nothing); a leader's first round of a leadership reads the remote log
+ * (checked again before its commit, and the commit itself is the
+ * coordinator's, which refuses a leader epoch that is not the bucket's
+ * current one: a leadership lost meanwhile commits nothing; a commit that
+ * was not answered makes the next round read the remote log again); a leader's first round of a leadership reads the remote log
  * again and removes what an interrupted round left. A follower's round
  * reads the committed manifest and deletes the local segments it covers.
  *
@@ -36,12 +38,22 @@
 #include "common_error.h"
 #include "replica.h"
 
+/* The commit point of r's remote log for its leader of leader_epoch
+ * (fl_remote_commit_fn with the bucket and epoch it commits for). */
+typedef int (*fl_tier_commit_fn)(void *ctx, fl_replica_t *r, int32_t leader_epoch,
+                                 const char *manifest_path, int64_t start_offset,
+                                 int64_t end_offset, fl_error_t *err);
+
 typedef struct fl_tier_params {
     size_t local_segments; /* table.log.tiered.local-segments (>= 1) */
     int64_t ttl_ms;        /* table.log.ttl, for remote segments; <= 0: kept */
     /* Local segments at or above this offset stay (a primary-key bucket's
      * changelog after its newest KV snapshot); INT64_MAX: no bound. */
     int64_t retain_offset;
+    /* Who commits (a tablet server: the coordinator, asked with the
+     * leader epoch); NULL: the remote log writes its handle itself. */
+    fl_tier_commit_fn commit;
+    void *commit_ctx;
 } fl_tier_params_t;
 
 typedef struct fl_tier_result {

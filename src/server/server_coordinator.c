@@ -15,6 +15,7 @@
 #include "common_fs.h"
 #include "common_log.h"
 #include "common_time.h"
+#include "log_remote_log.h"
 #include "proto_api.h"
 
 int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator_server_t **out,
@@ -280,6 +281,7 @@ void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
     cs->ms->ops->close(cs->ms);
     fl_kv_leases_close(cs->leases);
     fl_producer_offsets_close(cs->producers);
+    fl_remote_storage_destroy(cs->remote_storage);
     pthread_mutex_destroy(&cs->lock);
     fl_free(cs);
 }
@@ -335,6 +337,43 @@ int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server
         FL_INFO("coordinator: bucket %d of table %lld: ISR of %d replica(s) from leader %d "
                 "(bucket epoch %d)",
                 bucket, (long long)table_id, out->isr_count, server, out->bucket_epoch);
+    }
+    pthread_mutex_unlock(&cs->lock);
+    return rc;
+}
+
+int fl_coordinator_server_commit_remote_log(fl_coordinator_server_t *cs, int64_t table_id,
+                                            int64_t partition_id, int32_t bucket,
+                                            int32_t leader_epoch, int32_t coordinator_epoch,
+                                            const char *manifest_path, int64_t end_offset,
+                                            fl_error_t *err) {
+    pthread_mutex_lock(&cs->lock);
+    int rc = 0;
+    const fl_ms_table_t *t = cs->ms->ops->table_by_id(cs->ms, table_id);
+    const fl_ms_partition_t *part = NULL;
+    for (size_t i = 0; t && partition_id >= 0 && i < t->partition_count && !part; i++)
+        if (t->partitions[i].partition_id == partition_id) part = &t->partitions[i];
+    const fl_ms_bucket_t *b =
+        t ? fl_ms_bucket_mut((fl_ms_table_t *)t, partition_id, bucket) : NULL;
+    if (coordinator_epoch > cs->cfg.coordinator_epoch)
+        rc = fl_err_set(err, FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION,
+                        "The coordinator's epoch is %d, the request's %d: this coordinator is "
+                        "not the active one.",
+                        cs->cfg.coordinator_epoch, coordinator_epoch);
+    else if (!b || (partition_id >= 0 && !part))
+        rc = fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                        "Unknown bucket %d of table %lld (partition %lld).", bucket,
+                        (long long)table_id, (long long)partition_id);
+    else if (b->leader_epoch != leader_epoch)
+        rc = fl_err_set(err, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION,
+                        "Bucket %d of table %lld is in leader epoch %d, the commit's is %d.",
+                        bucket, (long long)table_id, b->leader_epoch, leader_epoch);
+    if (!rc && !cs->remote_storage)
+        rc = fl_remote_storage_fs_new(cs->cfg.remote_dir, &cs->remote_storage, err);
+    if (!rc) {
+        fl_remote_bucket_t rb = {t->database, t->name, part ? part->name : NULL,
+                                 table_id, partition_id, bucket};
+        rc = fl_remote_log_commit_handle(cs->remote_storage, &rb, manifest_path, end_offset, err);
     }
     pthread_mutex_unlock(&cs->lock);
     return rc;

@@ -94,6 +94,9 @@ struct fl_coordinator_server {
         int32_t id;
         int64_t incarnation;
     } incarnations[FL_CATALOG_TABLET_SERVERS_MAX];
+    /* (lock) remote.data.dir, opened at the first remote-log commit: the
+     * coordinator writes each bucket's manifest handle */
+    struct fl_remote_storage *remote_storage;
     bool started;
 };
 
@@ -113,6 +116,18 @@ void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpo
                                      const char *internal_host, int internal_port,
                                      int64_t incarnation);
 void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id);
+/* A leader's COMMIT_REMOTE_LOG_MANIFEST: the manifest at manifest_path
+ * (written by the leader, ending at end_offset) becomes the bucket's
+ * committed remote log, if leader_epoch is the bucket's current leader
+ * epoch (FENCED_LEADER_EPOCH_EXCEPTION otherwise: a leader deposed while
+ * it uploaded overwrites nothing) and coordinator_epoch is not newer than
+ * this coordinator's (INVALID_COORDINATOR_EXCEPTION: a deposed one).
+ * Checked and written under the lock elections take. */
+int fl_coordinator_server_commit_remote_log(fl_coordinator_server_t *cs, int64_t table_id,
+                                            int64_t partition_id, int32_t bucket,
+                                            int32_t leader_epoch, int32_t coordinator_epoch,
+                                            const char *manifest_path, int64_t end_offset,
+                                            fl_error_t *err);
 /* A leader's ADJUST_ISR for one bucket (coordinator_election.h's rules),
  * stored; *out is the bucket as stored. */
 int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server,

@@ -4,7 +4,9 @@
  * the coordinator holds, and stored (coordinator_election.h). Each bucket
  * is answered on its own: the committed leader epoch, ISR and bucket
  * epoch, or the error that refused it. And CONTROLLED_SHUTDOWN, the
- * other leader and ISR change a tablet server asks for.
+ * other leader and ISR change a tablet server asks for, and
+ * COMMIT_REMOTE_LOG_MANIFEST, a leader's tiering commit, fenced by its
+ * leader epoch.
  */
 #include "common_alloc.h"
 #include "server_coordinator.h"
@@ -103,5 +105,21 @@ FL_API_HANDLER(fl_api_controlled_shutdown) {
     fl_free(bs);
     fl_free(bp);
     fl_free(kept);
+    return 0;
+}
+
+/* COMMIT_REMOTE_LOG_MANIFEST: a refusal is an error answer with its
+ * reason (FENCED_LEADER_EPOCH_EXCEPTION for a deposed leader). */
+FL_API_HANDLER(fl_api_commit_remote_log_manifest) {
+    const Fluss__CommitRemoteLogManifestRequest *req =
+        (const Fluss__CommitRemoteLogManifestRequest *)m;
+    int rc = fl_coordinator_server_commit_remote_log(
+        ctx->cs, req->table_id, req->has_partition_id ? req->partition_id : -1, req->bucket_id,
+        req->bucket_leader_epoch, req->coordinator_epoch, req->remote_log_manifest_path,
+        req->remote_log_end_offset, err);
+    if (rc) return rc;
+    Fluss__CommitRemoteLogManifestResponse resp = FLUSS__COMMIT_REMOTE_LOG_MANIFEST_RESPONSE__INIT;
+    resp.commitsuccess = 1;
+    fl_server_reply(out, ctx->request_id, &resp.base);
     return 0;
 }

@@ -137,6 +137,7 @@ FL_API_HANDLER(fl_api_list_leased_kv_snapshots);
 /* server_isr_commit.c (the coordinator's, on its internal side): */
 FL_API_HANDLER(fl_api_adjust_isr);
 FL_API_HANDLER(fl_api_controlled_shutdown);
+FL_API_HANDLER(fl_api_commit_remote_log_manifest);
 /* server_leader_epochs.c (a leader's, on its internal side): */
 FL_API_HANDLER(fl_api_list_leader_epochs);
 /* server_log.c: */

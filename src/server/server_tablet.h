@@ -97,8 +97,9 @@ struct fl_tablet_server {
     fl_workq_t *control;
     /* (control) the newest coordinator epoch a message came with: one
      * from an older coordinator (a deposed one still running, a message
-     * delayed) is refused. 0 at start, the lowest epoch there is */
-    int32_t coordinator_epoch;
+     * delayed) is refused. 0 at start, the lowest epoch there is; read
+     * by the tiering commits too */
+    _Atomic int32_t coordinator_epoch;
     pthread_rwlock_t tables_lock;
     size_t table_count, table_cap;
     fl_hosted_table_t **tables;

@@ -40,11 +40,12 @@
  * remembered. */
 static int fl_control_epoch(fl_tablet_server_t *ts, int32_t epoch, const char *what,
                             fl_error_t *err) {
-    if (epoch < ts->coordinator_epoch)
+    int32_t newest = atomic_load(&ts->coordinator_epoch);
+    if (epoch < newest)
         return fl_err_set(err, FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION,
                           "%s from coordinator epoch %d: the coordinator's epoch is %d now.", what,
-                          epoch, ts->coordinator_epoch);
-    ts->coordinator_epoch = epoch;
+                          epoch, newest);
+    atomic_store(&ts->coordinator_epoch, epoch);
     return 0;
 }
 

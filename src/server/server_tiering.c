@@ -12,7 +12,9 @@
 #include "common_log.h"
 #include "common_time.h"
 #include "kv_tablet.h"
+#include "proto_api.h"
 #include "replica_tiering.h"
+#include "server_call.h"
 #include "server_tablet.h"
 
 int fl_tablet_tiering_init(fl_tablet_server_t *ts, fl_error_t *err) {
@@ -28,6 +30,34 @@ void fl_tablet_tiering_destroy(fl_tablet_server_t *ts) {
     ts->remote_storage = NULL;
 }
 
+/* The commit point of a leader's round: the coordinator writes the
+ * handle if `epoch` is still the bucket's leader epoch. An answer that
+ * cannot be read leaves the outcome as unknown as none. */
+static int fl_tier_commit_remote(void *ctx, fl_replica_t *r, int32_t epoch,
+                                 const char *manifest_path, int64_t start, int64_t end,
+                                 fl_error_t *err) {
+    fl_tablet_server_t *ts = ctx;
+    Fluss__CommitRemoteLogManifestRequest req = FLUSS__COMMIT_REMOTE_LOG_MANIFEST_REQUEST__INIT;
+    req.table_id = r->table_id;
+    req.has_partition_id = r->partition_id >= 0;
+    req.partition_id = r->partition_id;
+    req.bucket_id = r->bucket;
+    req.remote_log_manifest_path = (char *)manifest_path;
+    req.remote_log_start_offset = start;
+    req.remote_log_end_offset = end;
+    req.coordinator_epoch = atomic_load(&ts->coordinator_epoch);
+    req.bucket_leader_epoch = epoch;
+    ProtobufCMessage *m = NULL;
+    int rc = fl_server_call(ts->coordinator, FL_API_COMMIT_REMOTE_LOG_MANIFEST, &req.base,
+                            &fluss__commit_remote_log_manifest_response__descriptor, &m, err);
+    if (rc == FLUSS_ERR_CORRUPT_MESSAGE) err->code = rc = FLUSS_ERR_NETWORK_EXCEPTION;
+    if (!rc && !((Fluss__CommitRemoteLogManifestResponse *)m)->commitsuccess)
+        rc = fl_err_set(err, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION,
+                        "the coordinator did not commit the manifest");
+    if (m) protobuf_c_message_free_unpacked(m, NULL);
+    return rc;
+}
+
 /* The round's parameters for r: its table's, now. false: not a bucket to
  * tier (its table is gone). */
 static bool fl_tier_params_for(fl_tablet_server_t *ts, fl_replica_t *r, fl_tier_params_t *p) {
@@ -36,6 +66,8 @@ static bool fl_tier_params_for(fl_tablet_server_t *ts, fl_replica_t *r, fl_tier_
     p->local_segments = t->tiered_local_segments > 0 ? (size_t)t->tiered_local_segments : 2;
     p->ttl_ms = t->ttl_ms;
     p->retain_offset = INT64_MAX;
+    p->commit = ts->coordinator ? fl_tier_commit_remote : NULL;
+    p->commit_ctx = ts;
     if (t->has_primary_key) {
         /* the changelog after the newest KV snapshot rebuilds the state:
          * nothing of it goes before a snapshot covers it */

@@ -3,13 +3,20 @@ remote.data.dir. Only the bucket's leader uploads and commits; the
 followers read its commits and delete the local segments they cover; a new
 leader (the old one killed) tiers on top of the last commit without
 removing what it names; a reader from the first offset gets every row,
-the older ones from remote storage."""
+the older ones from remote storage. The commit is the coordinator's
+(COMMIT_REMOTE_LOG_MANIFEST, on its internal listener only): one made in
+a leader epoch that is no longer the bucket's changes nothing."""
 
 import asyncio
+import json
 import time
 
 from logutil import create_log_table, read_all, wait_ready
+from rawwire import (GET_METADATA, as_int32, decode, decode_error, f_bytes, f_varint, handshake)
 from test_cluster import SCHEMA, bucket_leaders, connect, retry, wait_log, write_log
+
+COMMIT_REMOTE_LOG_MANIFEST = 1027
+FENCED_LEADER_EPOCH = 24
 
 TIERED = ("-D", "log.segment.file-size=4kb", "-D", "log.index.interval-size=1kb",
           "-D", "remote.log.task-interval-duration=200ms")
@@ -35,6 +42,42 @@ async def wait_until(what, timeout=30.0, why=""):
         await asyncio.sleep(0.2)
 
 
+def leader_epoch(c, db, table, bucket=0):
+    """The bucket's leader epoch from the coordinator's GET_METADATA
+    (PbBucketMetadata field 4)."""
+    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
+    rc = handshake(c.host, c.coordinator_port)
+    try:
+        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
+    finally:
+        rc.close()
+    assert rtype == 0, resp
+    for tm in decode(resp).get(3, []):
+        for bm in decode(tm).get(5, []):
+            f = decode(bm)
+            if as_int32(f[1][0]) == bucket:
+                return as_int32(f[4][0])
+    raise AssertionError("no such bucket")
+
+
+def commit_remote_log(c, port, table_id, epoch, manifest_path, end_offset):
+    """A raw COMMIT_REMOTE_LOG_MANIFEST for bucket 0: (type, fields or
+    error)."""
+    body = (f_varint(1, table_id) + f_varint(3, 0) + f_bytes(4, manifest_path.encode())
+            + f_varint(5, 0) + f_varint(6, end_offset) + f_varint(7, 0) + f_varint(8, epoch))
+    rc = handshake(c.host, port)
+    try:
+        rtype, resp = rc.call(COMMIT_REMOTE_LOG_MANIFEST, body)
+    finally:
+        rc.close()
+    return rtype, decode(resp) if rtype == 0 else decode_error(resp)
+
+
+def handle_of(c, table_dir):
+    path = next((c.dir / "remote" / "log" / "fluss").glob(f"{table_dir}/0/metadata/manifest-handle"))
+    return path.read_bytes()
+
+
 async def test_tiered_log_in_a_cluster(cluster):
     c = cluster(tablets=3, rf=3, extra=TIERED)
     conn = await connect(c.bootstrap)
@@ -54,6 +97,7 @@ async def test_tiered_log_in_a_cluster(cluster):
                      why=f"followers kept {[local_segments(c, f, table_dir) for f in followers]}")
     assert [uploads(c, f, info.table_id) for f in followers] == [0, 0]
     # the leader dies; the next one tiers on top of the last commit
+    old_epoch = leader_epoch(c, "fluss", "tiered")
     c.kill9(f"tablet-{leader}")
     await wait_log(c, "coordinator", f"tablet server {leader} is gone")
     for lo in range(3000, 6000, 500):
@@ -61,6 +105,25 @@ async def test_tiered_log_in_a_cluster(cluster):
     new = bucket_leaders(c, "fluss", "tiered")[0]
     assert new in followers
     await wait_until(lambda: uploads(c, new, info.table_id) > 0, why="the new leader never tiered")
+    # a commit of the deposed leader's epoch is refused and changes nothing,
+    # though it names a manifest that is there; so is one naming no
+    # manifest; and a client listener does not take the API at all
+    handle = handle_of(c, table_dir)
+    committed = json.loads(handle)
+    assert leader_epoch(c, "fluss", "tiered") > old_epoch
+    rtype, e = commit_remote_log(c, c.cs_internal, info.table_id, old_epoch,
+                                 committed["remote_log_manifest_path"],
+                                 committed["remote_log_end_offset"])
+    assert (rtype, e[0]) == (1, FENCED_LEADER_EPOCH), e
+    rtype, e = commit_remote_log(c, c.cs_internal, info.table_id,
+                                 leader_epoch(c, "fluss", "tiered"), "../../../etc/passwd", 1)
+    assert rtype == 1 and "not a manifest" in e[1], e
+    rtype, e = commit_remote_log(c, c.coordinator_port, info.table_id, old_epoch,
+                                 committed["remote_log_manifest_path"],
+                                 committed["remote_log_end_offset"])
+    assert rtype != 0, e
+    assert handle_of(c, table_dir) == handle or json.loads(handle_of(c, table_dir))[
+        "remote_log_end_offset"] >= committed["remote_log_end_offset"]
     other = next(f for f in followers if f != new)
     await wait_until(lambda: local_segments(c, other, table_dir) <= 4,
                      why="the follower kept the new leader's tiered segments")

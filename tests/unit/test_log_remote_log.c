@@ -94,7 +94,7 @@ static void tier(fl_remote_log_t *rl, fl_log_tablet_t *log, size_t from, size_t 
         if (fl_remote_log_upload(rl, log->segments[i], log->dir, log->segments[i + 1]->base_offset,
                                  &added[i - from], &err))
             fail_msg("upload: %s", err.msg);
-    if (fl_remote_log_commit(rl, expired, added, to - from, &err)) fail_msg("commit: %s", err.msg);
+    if (fl_remote_log_commit(rl, expired, added, to - from, NULL, NULL, &err)) fail_msg("commit: %s", err.msg);
 }
 
 static size_t count_entries(const char *dir, const char *suffix) {
@@ -355,7 +355,7 @@ static void test_crash_at_every_step(void **state) {
         for (size_t i = 2; i < 4 && !rc; i++, up += !rc)
             rc = fl_remote_log_upload(rl, e.log->segments[i], e.log->dir,
                                       e.log->segments[i + 1]->base_offset, &added[i - 2], &err);
-        if (!rc) rc = fl_remote_log_commit(rl, 1, added, up, &err);
+        if (!rc) rc = fl_remote_log_commit(rl, 1, added, up, NULL, NULL, &err);
         fl_remote_log_close(rl, false); /* no cleanup after the "crash" */
         done = d.budget > 0; /* the whole round fitted in the budget: every step was tried */
         /* restart with a working storage; the writer cleans up first */

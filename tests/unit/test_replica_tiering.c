@@ -6,7 +6,9 @@
  * once committed, the earliest offset stays the remote start, a restart
  * reloads the remote log, the local TTL leaves a tiered replica alone,
  * the retain offset (a KV snapshot's) bounds deletion, remote expiry by
- * TTL, and a dropped table takes its remote files.
+ * TTL, a dropped table takes its remote files, and the commit point
+ * handed to another (the coordinator's): a refusal leaves no file, an
+ * unanswered commit is learnt by the next round from storage.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -86,7 +88,7 @@ static size_t local_segments(const env_t *e) {
 }
 
 static fl_tier_result_t tier(env_t *e, size_t keep, int64_t ttl, int64_t retain, int64_t now) {
-    fl_tier_params_t p = {keep, ttl, retain};
+    fl_tier_params_t p = {keep, ttl, retain, NULL, NULL};
     fl_tier_result_t res;
     fl_error_t err;
     if (fl_replica_tier(e->r, &p, now, &res, &err)) fail_msg("tier: %s", err.msg);
@@ -201,12 +203,132 @@ static void test_drop_takes_remote_files(void **state) {
     fl_remote_storage_destroy(e.storage);
 }
 
+/* A stand-in coordinator: what it does with a commit, and what it asks. */
+typedef struct committer {
+    fl_remote_storage_t *storage;
+    bool write;      /* writes the handle (commits) */
+    int answer;      /* then answers this (0: success) */
+    int calls;
+    int32_t epoch;   /* the leader epoch the last commit came with */
+} committer_t;
+
+static int commit_hook(void *ctx, fl_replica_t *r, int32_t epoch, const char *path,
+                       int64_t start, int64_t end, fl_error_t *err) {
+    committer_t *c = ctx;
+    c->calls++;
+    c->epoch = epoch;
+    (void)start;
+    fl_remote_bucket_t b = {"db", "t", NULL, r->table_id, -1, r->bucket};
+    if (c->write && fl_remote_log_commit_handle(c->storage, &b, path, end, err)) return err->code;
+    return c->answer ? fl_err_set(err, c->answer, "the committer says %d", c->answer) : 0;
+}
+
+static int tier_with(env_t *e, committer_t *c, fl_tier_result_t *res, int64_t now) {
+    fl_tier_params_t p = {1, 0, INT64_MAX, commit_hook, c};
+    fl_error_t err;
+    return fl_replica_tier(e->r, &p, now, res, &err);
+}
+
+/* Entries of the bucket's remote directory that are segment directories
+ * (uuid names) and manifests under metadata/. */
+static void remote_files(const env_t *e, size_t *segments, size_t *manifests) {
+    char dir[700];
+    snprintf(dir, sizeof(dir), "%s/log/db/t-9/0", e->remote);
+    *segments = *manifests = 0;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d))) *segments += strlen(de->d_name) == 36;
+    closedir(d);
+    snprintf(dir, sizeof(dir), "%s/log/db/t-9/0/metadata", e->remote);
+    d = opendir(dir);
+    if (!d) return;
+    while ((de = readdir(d))) *manifests += strstr(de->d_name, ".manifest") != NULL;
+    closedir(d);
+}
+
+static void test_commit_refused_leaves_nothing(void **state) {
+    env_t e;
+    env_start(&e, *state, false);
+    append(e.r, 0, 12, 1000);
+    size_t segs = e.r->log->segment_count, rs, rm;
+    committer_t c = {e.storage, false, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION, 0, -1};
+    fl_tier_result_t res;
+    assert_int_equal(tier_with(&e, &c, &res, 2000), FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION);
+    assert_int_equal(c.calls, 1);
+    assert_int_equal(c.epoch, e.r->leader_epoch);
+    assert_int_equal(res.copied + res.deleted, 0);
+    assert_int_equal(e.r->log->segment_count, segs);
+    assert_int_equal(atomic_load(&e.r->remote_end_offset), -1);
+    remote_files(&e, &rs, &rm);
+    assert_int_equal(rs, 0); /* the uploads went again */
+    assert_int_equal(rm, 0);
+    /* accepted: the same round commits */
+    c.write = true;
+    c.answer = 0;
+    assert_int_equal(tier_with(&e, &c, &res, 3000), 0);
+    assert_int_equal(res.copied, segs - 1);
+    assert_int_equal(res.deleted, segs - 1);
+    remote_files(&e, &rs, &rm);
+    assert_int_equal(rs, segs - 1);
+    assert_int_equal(rm, 1);
+    env_stop(&e);
+}
+
+static void test_commit_unanswered(void **state) {
+    env_t e;
+    env_start(&e, *state, false);
+    append(e.r, 0, 12, 1000);
+    size_t segs = e.r->log->segment_count, rs, rm;
+    /* committed, but the answer was lost: nothing is removed, nothing
+     * local goes on a commit not known */
+    committer_t c = {e.storage, true, FLUSS_ERR_NETWORK_EXCEPTION, 0, -1};
+    fl_tier_result_t res;
+    assert_int_equal(tier_with(&e, &c, &res, 2000), FLUSS_ERR_NETWORK_EXCEPTION);
+    assert_int_equal(res.copied + res.deleted, 0);
+    assert_int_equal(e.r->log->segment_count, segs);
+    remote_files(&e, &rs, &rm);
+    assert_int_equal(rs, segs - 1);
+    assert_int_equal(rm, 1);
+    /* the next round reads the commit from storage: nothing copied twice */
+    c.answer = 0;
+    assert_int_equal(tier_with(&e, &c, &res, 3000), 0);
+    assert_int_equal(res.copied, 0);
+    assert_int_equal(res.deleted, segs - 1);
+    assert_int_equal(atomic_load(&e.r->remote_end_offset), e.r->log->segments[0]->base_offset);
+    /* not committed and not answered: the next round removes the uploads
+     * as orphans and copies again */
+    append(e.r, 12, 12, 4000);
+    size_t more = e.r->log->segment_count - 1;
+    c.write = false;
+    c.answer = FLUSS_ERR_NETWORK_EXCEPTION;
+    assert_int_equal(tier_with(&e, &c, &res, 5000), FLUSS_ERR_NETWORK_EXCEPTION);
+    remote_files(&e, &rs, &rm);
+    assert_int_equal(rs, segs - 1 + more);
+    assert_int_equal(rm, 2);
+    c.write = true;
+    c.answer = 0;
+    assert_int_equal(tier_with(&e, &c, &res, 6000), 0);
+    assert_int_equal(res.copied, more);
+    remote_files(&e, &rs, &rm);
+    assert_int_equal(rs, segs - 1 + more);
+    assert_int_equal(rm, 1);
+    fl_remote_fetch_t f;
+    fl_error_t err;
+    assert_int_equal(fl_remote_log_fetch(e.r->remote, 0, &f, &err), 0);
+    assert_int_equal(f.count, segs - 1 + more);
+    fl_remote_fetch_free(&f);
+    env_stop(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_copies_then_deletes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_durable_before_copied, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retain_offset_and_expiry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drop_takes_remote_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_commit_refused_leaves_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_commit_unanswered, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
