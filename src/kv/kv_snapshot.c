@@ -74,7 +74,8 @@ static bool fl_snap_is_sst(const char *name) {
 
 int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
                           const char *instance, int64_t id, int64_t log_offset,
-                          int64_t row_count, int64_t now_ms, fl_error_t *err) {
+                          int64_t row_count, int64_t now_ms, fl_kv_snapshot_commit_fn commit,
+                          void *commit_ctx, fl_error_t *err) {
     char shared[FL_SNAP_PATH_MAX], snap[FL_SNAP_PATH_MAX];
     snprintf(shared, sizeof(shared), "%s/" FL_SNAP_SHARED, bucket_dir);
     snprintf(snap, sizeof(snap), "%s/" FL_SNAP_PREFIX "%" PRId64, bucket_dir, id);
@@ -120,13 +121,86 @@ int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
         if (row_count >= 0) json_object_set_new(meta, "row_count", json_integer(row_count));
         char *text = json_dumps(meta, JSON_COMPACT);
         json_decref(meta);
-        char path[FL_SNAP_PATH_MAX + 16];
-        snprintf(path, sizeof(path), "%s/" FL_SNAP_META, snap);
-        rc = fl_fs_write_atomic(path, text, strlen(text), err);
+        rc = commit ? commit(commit_ctx, id, text, strlen(text), err)
+                    : fl_kv_snapshot_commit_meta(bucket_dir, id, text, strlen(text), err);
         free(text);
     }
     json_decref(files);
     return rc;
+}
+
+int fl_kv_snapshot_commit_meta(const char *bucket_dir, int64_t id, const char *meta, size_t len,
+                               fl_error_t *err) {
+    fl_kv_snapshot_t s;
+    fl_error_t pe;
+    int rc = fl_kv_snapshot_parse(meta, len, bucket_dir, id, &s, &pe);
+    if (rc) return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION, "%s", pe.msg);
+    for (size_t i = 0; i < s.file_count && !rc; i++) {
+        struct stat st;
+        if (stat(s.files[i].path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != s.files[i].size)
+            rc = fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                            "snapshot %" PRId64 ": %s is missing or not %lld bytes", id,
+                            s.files[i].path, (long long)s.files[i].size);
+    }
+    fl_kv_snapshot_free(&s);
+    if (rc) return rc;
+    char path[FL_SNAP_PATH_MAX + 64];
+    snprintf(path, sizeof(path), "%s/" FL_SNAP_PREFIX "%" PRId64 "/" FL_SNAP_META, bucket_dir, id);
+    return fl_fs_write_atomic(path, meta, len, err);
+}
+
+void fl_kv_snapshot_commit_encode(const fl_kv_snapshot_commit_t *c, fl_buf_t *out) {
+    json_t *root = json_pack("{s:i, s:I, s:i, s:I, s:s%}", "version", 1, "table_id",
+                             (json_int_t)c->table_id, "bucket_id", (int)c->bucket, "snapshot_id",
+                             (json_int_t)c->snapshot_id, "metadata", c->meta, c->meta_len);
+    if (c->partition_id >= 0)
+        json_object_set_new(root, "partition_id", json_integer(c->partition_id));
+    char *text = json_dumps(root, JSON_COMPACT);
+    json_decref(root);
+    fl_buf_append(out, text, strlen(text));
+    free(text);
+}
+
+int fl_kv_snapshot_commit_decode(const uint8_t *data, size_t len, fl_kv_snapshot_commit_t *out,
+                                 fl_error_t *err) {
+    memset(out, 0, sizeof(*out));
+    json_error_t je;
+    json_t *root = len <= 2 * (size_t)FL_KV_SNAPSHOT_META_MAX
+                       ? json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES, &je)
+                       : NULL;
+    if (!root)
+        return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                          "A snapshot commit that does not parse.");
+    json_t *ver = json_object_get(root, "version"), *tid = json_object_get(root, "table_id"),
+           *pid = json_object_get(root, "partition_id"), *b = json_object_get(root, "bucket_id"),
+           *sid = json_object_get(root, "snapshot_id"), *meta = json_object_get(root, "metadata");
+    const char *why = NULL;
+    if (!json_is_integer(ver) || json_integer_value(ver) != 1) why = "unknown version";
+    else if (!json_is_integer(tid) || json_integer_value(tid) < 0) why = "bad table_id";
+    else if (pid && (!json_is_integer(pid) || json_integer_value(pid) < 0)) why = "bad partition_id";
+    else if (!json_is_integer(b) || json_integer_value(b) < 0 || json_integer_value(b) > INT32_MAX)
+        why = "bad bucket_id";
+    else if (!json_is_integer(sid) || json_integer_value(sid) < 0) why = "bad snapshot_id";
+    else if (!json_is_string(meta) || json_string_length(meta) > FL_KV_SNAPSHOT_META_MAX)
+        why = "bad metadata";
+    if (!why) {
+        out->table_id = json_integer_value(tid);
+        out->partition_id = pid ? json_integer_value(pid) : -1;
+        out->bucket = (int32_t)json_integer_value(b);
+        out->snapshot_id = json_integer_value(sid);
+        out->meta_len = json_string_length(meta);
+        out->meta = fl_malloc(out->meta_len + 1);
+        memcpy(out->meta, json_string_value(meta), out->meta_len);
+        out->meta[out->meta_len] = 0;
+    }
+    json_decref(root);
+    if (why) return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION, "A snapshot commit with %s.", why);
+    return 0;
+}
+
+void fl_kv_snapshot_commit_free(fl_kv_snapshot_commit_t *c) {
+    fl_free(c->meta);
+    memset(c, 0, sizeof(*c));
 }
 
 static int fl_snap_cmp_id(const void *a, const void *b) {

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common_buf.h"
 #include "common_error.h"
 
 #define FL_KV_SNAPSHOT_META_MAX (4u << 20) /* a _METADATA file larger is refused */
@@ -55,15 +56,54 @@ void fl_kv_snapshot_bucket_dir(char *out, size_t cap, const char *remote_root, c
                                const char *table, int64_t table_id, const char *partition,
                                int64_t partition_id, int32_t bucket);
 
+/*
+ * The commit point of an upload: makes snapshot `id`, whose _METADATA is
+ * meta[0, len), complete. NULL: written here (fl_kv_snapshot_commit_meta).
+ * A tablet server asks the coordinator instead (COMMIT_KV_SNAPSHOT),
+ * which checks the bucket's leader epoch first. FLUSS_ERR_NETWORK_EXCEPTION:
+ * no answer, whether it committed is unknown.
+ */
+typedef int (*fl_kv_snapshot_commit_fn)(void *ctx, int64_t id, const char *meta, size_t len,
+                                        fl_error_t *err);
+
 /* Uploads the RocksDB checkpoint in checkpoint_dir as snapshot id covering
  * the changelog up to log_offset, with row_count rows (-1: not kept).
  * instance names the store (shared SST names). SSTs already in shared/
  * (same name and size) are not copied again; files are hard-linked when
- * they can be, copied otherwise, and every copy is fsynced before
- * _METADATA is written. */
+ * they can be, copied otherwise, and every copy is fsynced before the
+ * commit (see above) writes _METADATA. */
 int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
                           const char *instance, int64_t id, int64_t log_offset,
-                          int64_t row_count, int64_t now_ms, fl_error_t *err);
+                          int64_t row_count, int64_t now_ms, fl_kv_snapshot_commit_fn commit,
+                          void *commit_ctx, fl_error_t *err);
+
+/* The commit point itself: checks that meta parses as snapshot id's
+ * record and that every file it names is under bucket_dir with its size,
+ * then writes snap-{id}/_METADATA, atomically. */
+int fl_kv_snapshot_commit_meta(const char *bucket_dir, int64_t id, const char *meta, size_t len,
+                               fl_error_t *err);
+
+/* COMMIT_KV_SNAPSHOT's completed_snapshot bytes between our servers (the
+ * reference sends its CompletedSnapshot JSON; ours carries the bucket and
+ * the _METADATA to write): {"version":1, "table_id", "partition_id"
+ * (absent: not partitioned), "bucket_id", "snapshot_id", "metadata"
+ * (the _METADATA text)}. */
+typedef struct fl_kv_snapshot_commit {
+    int64_t table_id;
+    int64_t partition_id; /* -1: not partitioned */
+    int32_t bucket;
+    int64_t snapshot_id;
+    char *meta;           /* NUL-terminated */
+    size_t meta_len;
+} fl_kv_snapshot_commit_t;
+
+void fl_kv_snapshot_commit_encode(const fl_kv_snapshot_commit_t *c, fl_buf_t *out);
+/* Every field checked (ids >= 0 or -1 for the partition, a bucket in
+ * int32 range >= 0, metadata a string of at most FL_KV_SNAPSHOT_META_MAX
+ * bytes); KV_STORAGE_EXCEPTION otherwise. *out is zeroed either way. */
+int fl_kv_snapshot_commit_decode(const uint8_t *data, size_t len, fl_kv_snapshot_commit_t *out,
+                                 fl_error_t *err);
+void fl_kv_snapshot_commit_free(fl_kv_snapshot_commit_t *c);
 
 /* Ids of the complete snapshots, ascending (*ids NULL when none; free()). */
 int fl_kv_snapshot_list(const char *bucket_dir, int64_t **ids, size_t *count, fl_error_t *err);

@@ -187,9 +187,17 @@ int fl_kv_tablet_set_remote(fl_kv_tablet_t *kt, const char *remote_dir, fl_error
  * checkpoint beside the store, uploaded as the next snapshot id, then
  * retention (keep the newest `keep` and the pinned ones). *taken says
  * whether one was taken. Not on a network loop (file copies). */
+typedef struct fl_kv_snapshot_hooks {
+    fl_kv_snapshot_pinned_fn pinned; /* leased snapshots retention keeps; NULL: none */
+    fl_kv_snapshot_commit_fn commit; /* the commit point; NULL: _METADATA written here */
+    void *ctx;                       /* both's */
+} fl_kv_snapshot_hooks_t;
+
+/* hooks NULL: none. A commit that fails (refused, or not answered) uses
+ * up its snapshot id: the next one never writes into a directory whose
+ * commit may still land. */
 int fl_kv_tablet_snapshot(fl_kv_tablet_t *kt, int64_t now_ms, size_t keep,
-                          fl_kv_snapshot_pinned_fn pinned, void *pin_ctx, bool *taken,
-                          fl_error_t *err);
+                          const fl_kv_snapshot_hooks_t *hooks, bool *taken, fl_error_t *err);
 
 /* The memtable size of the tablet's store from now on. */
 int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *err);

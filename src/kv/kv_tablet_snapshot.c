@@ -59,8 +59,9 @@ static void fl_kv_instance(const fl_kv_tablet_t *kt, char *out, size_t cap) {
 }
 
 int fl_kv_tablet_snapshot(fl_kv_tablet_t *kt, int64_t now_ms, size_t keep,
-                          fl_kv_snapshot_pinned_fn pinned, void *pin_ctx, bool *taken,
-                          fl_error_t *err) {
+                          const fl_kv_snapshot_hooks_t *hooks, bool *taken, fl_error_t *err) {
+    fl_kv_snapshot_hooks_t none = {NULL, NULL, NULL};
+    if (!hooks) hooks = &none;
     *taken = false;
     pthread_mutex_lock(&kt->snap_lock);
     if (!kt->remote_dir) {
@@ -80,14 +81,18 @@ int fl_kv_tablet_snapshot(fl_kv_tablet_t *kt, int64_t now_ms, size_t keep,
     char instance[64];
     fl_kv_instance(kt, instance, sizeof(instance));
     rc = fl_kv_snapshot_upload(kt->remote_dir, tmp, instance, kt->snap_next_id, log_offset,
-                               row_count, now_ms, err);
-    if (rc) goto done;
+                               row_count, now_ms, hooks->commit, hooks->ctx, err);
+    if (rc) {
+        /* offered for commit (or not even that): the id is not used again */
+        kt->snap_next_id++;
+        goto done;
+    }
     FL_INFO("kv %s: snapshot %lld at log offset %lld", kt->dir, (long long)kt->snap_next_id,
             (long long)log_offset);
     kt->snap_next_id++;
     kt->snap_last_offset = log_offset;
     *taken = true;
-    if (fl_kv_snapshot_retain(kt->remote_dir, keep ? keep : 1, pinned, pin_ctx, &e))
+    if (fl_kv_snapshot_retain(kt->remote_dir, keep ? keep : 1, hooks->pinned, hooks->ctx, &e))
         FL_WARN("kv %s: snapshot retention: %s", kt->dir, e.msg);
 done:
     fl_fs_remove_tree(tmp, &e);

@@ -15,6 +15,7 @@
 #include "common_fs.h"
 #include "common_log.h"
 #include "common_time.h"
+#include "kv_snapshot.h"
 #include "log_remote_log.h"
 #include "proto_api.h"
 
@@ -342,32 +343,46 @@ int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server
     return rc;
 }
 
+/* Whether a leader's commit for the bucket may go on (under cs->lock):
+ * the bucket exists, leader_epoch is its current leader epoch, and
+ * coordinator_epoch is not newer than ours. *t and *part: the table and
+ * partition (NULL: not partitioned). */
+static int fl_coordinator_commit_check(fl_coordinator_server_t *cs, int64_t table_id,
+                                       int64_t partition_id, int32_t bucket,
+                                       int32_t leader_epoch, int32_t coordinator_epoch,
+                                       const fl_ms_table_t **t, const fl_ms_partition_t **part,
+                                       fl_error_t *err) {
+    *t = cs->ms->ops->table_by_id(cs->ms, table_id);
+    *part = NULL;
+    for (size_t i = 0; *t && partition_id >= 0 && i < (*t)->partition_count && !*part; i++)
+        if ((*t)->partitions[i].partition_id == partition_id) *part = &(*t)->partitions[i];
+    const fl_ms_bucket_t *b = *t ? fl_ms_bucket_mut((fl_ms_table_t *)*t, partition_id, bucket) : NULL;
+    if (coordinator_epoch > cs->cfg.coordinator_epoch)
+        return fl_err_set(err, FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION,
+                          "The coordinator's epoch is %d, the request's %d: this coordinator is "
+                          "not the active one.",
+                          cs->cfg.coordinator_epoch, coordinator_epoch);
+    if (!b || (partition_id >= 0 && !*part))
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
+                          "Unknown bucket %d of table %lld (partition %lld).", bucket,
+                          (long long)table_id, (long long)partition_id);
+    if (b->leader_epoch != leader_epoch)
+        return fl_err_set(err, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION,
+                          "Bucket %d of table %lld is in leader epoch %d, the commit's is %d.",
+                          bucket, (long long)table_id, b->leader_epoch, leader_epoch);
+    return 0;
+}
+
 int fl_coordinator_server_commit_remote_log(fl_coordinator_server_t *cs, int64_t table_id,
                                             int64_t partition_id, int32_t bucket,
                                             int32_t leader_epoch, int32_t coordinator_epoch,
                                             const char *manifest_path, int64_t end_offset,
                                             fl_error_t *err) {
     pthread_mutex_lock(&cs->lock);
-    int rc = 0;
-    const fl_ms_table_t *t = cs->ms->ops->table_by_id(cs->ms, table_id);
-    const fl_ms_partition_t *part = NULL;
-    for (size_t i = 0; t && partition_id >= 0 && i < t->partition_count && !part; i++)
-        if (t->partitions[i].partition_id == partition_id) part = &t->partitions[i];
-    const fl_ms_bucket_t *b =
-        t ? fl_ms_bucket_mut((fl_ms_table_t *)t, partition_id, bucket) : NULL;
-    if (coordinator_epoch > cs->cfg.coordinator_epoch)
-        rc = fl_err_set(err, FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION,
-                        "The coordinator's epoch is %d, the request's %d: this coordinator is "
-                        "not the active one.",
-                        cs->cfg.coordinator_epoch, coordinator_epoch);
-    else if (!b || (partition_id >= 0 && !part))
-        rc = fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
-                        "Unknown bucket %d of table %lld (partition %lld).", bucket,
-                        (long long)table_id, (long long)partition_id);
-    else if (b->leader_epoch != leader_epoch)
-        rc = fl_err_set(err, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION,
-                        "Bucket %d of table %lld is in leader epoch %d, the commit's is %d.",
-                        bucket, (long long)table_id, b->leader_epoch, leader_epoch);
+    const fl_ms_table_t *t;
+    const fl_ms_partition_t *part;
+    int rc = fl_coordinator_commit_check(cs, table_id, partition_id, bucket, leader_epoch,
+                                         coordinator_epoch, &t, &part, err);
     if (!rc && !cs->remote_storage)
         rc = fl_remote_storage_fs_new(cs->cfg.remote_dir, &cs->remote_storage, err);
     if (!rc) {
@@ -376,6 +391,29 @@ int fl_coordinator_server_commit_remote_log(fl_coordinator_server_t *cs, int64_t
         rc = fl_remote_log_commit_handle(cs->remote_storage, &rb, manifest_path, end_offset, err);
     }
     pthread_mutex_unlock(&cs->lock);
+    return rc;
+}
+
+int fl_coordinator_server_commit_kv_snapshot(fl_coordinator_server_t *cs, int64_t table_id,
+                                             int64_t partition_id, int32_t bucket,
+                                             int32_t leader_epoch, int32_t coordinator_epoch,
+                                             int64_t snapshot_id, const char *meta, size_t len,
+                                             fl_error_t *err) {
+    pthread_mutex_lock(&cs->lock);
+    const fl_ms_table_t *t;
+    const fl_ms_partition_t *part;
+    int rc = fl_coordinator_commit_check(cs, table_id, partition_id, bucket, leader_epoch,
+                                         coordinator_epoch, &t, &part, err);
+    if (!rc) {
+        char dir[4700];
+        fl_kv_snapshot_bucket_dir(dir, sizeof(dir), cs->cfg.remote_dir, t->database, t->name,
+                                  table_id, part ? part->name : NULL, partition_id, bucket);
+        rc = fl_kv_snapshot_commit_meta(dir, snapshot_id, meta, len, err);
+    }
+    pthread_mutex_unlock(&cs->lock);
+    if (!rc)
+        FL_INFO("coordinator: bucket %d of table %lld: kv snapshot %lld committed", bucket,
+                (long long)table_id, (long long)snapshot_id);
     return rc;
 }
 

@@ -128,6 +128,15 @@ int fl_coordinator_server_commit_remote_log(fl_coordinator_server_t *cs, int64_t
                                             int32_t leader_epoch, int32_t coordinator_epoch,
                                             const char *manifest_path, int64_t end_offset,
                                             fl_error_t *err);
+/* A leader's COMMIT_KV_SNAPSHOT: snapshot snapshot_id of the bucket, whose
+ * files the leader uploaded and whose _METADATA is meta[0, len), becomes
+ * complete (fl_kv_snapshot_commit_meta), with the same leader-epoch and
+ * coordinator-epoch checks as the remote-log commit. */
+int fl_coordinator_server_commit_kv_snapshot(fl_coordinator_server_t *cs, int64_t table_id,
+                                             int64_t partition_id, int32_t bucket,
+                                             int32_t leader_epoch, int32_t coordinator_epoch,
+                                             int64_t snapshot_id, const char *meta, size_t len,
+                                             fl_error_t *err);
 /* A leader's ADJUST_ISR for one bucket (coordinator_election.h's rules),
  * stored; *out is the bucket as stored. */
 int fl_coordinator_server_adjust_isr(fl_coordinator_server_t *cs, int32_t server,

@@ -80,6 +80,7 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_INIT_WRITER, FL_ROLE_CS | FL_ROLE_TS, &fluss__init_writer_request__descriptor, fl_api_init_writer, FL_API_WORKER | FL_API_FORWARD | FL_API_CS_INTERNAL},
     {FL_API_LIST_LEASED_KV_SNAPSHOTS, FL_ROLE_CS, &fluss__list_leased_kv_snapshots_request__descriptor, fl_api_list_leased_kv_snapshots, FL_API_INTERNAL},
     {FL_API_ADJUST_ISR, FL_ROLE_CS, &fluss__adjust_isr_request__descriptor, fl_api_adjust_isr, FL_API_WORKER | FL_API_INTERNAL},
+    {FL_API_COMMIT_KV_SNAPSHOT, FL_ROLE_CS, &fluss__commit_kv_snapshot_request__descriptor, fl_api_commit_kv_snapshot, FL_API_WORKER | FL_API_INTERNAL},
     {FL_API_COMMIT_REMOTE_LOG_MANIFEST, FL_ROLE_CS, &fluss__commit_remote_log_manifest_request__descriptor, fl_api_commit_remote_log_manifest, FL_API_WORKER | FL_API_INTERNAL},
     {FL_API_CONTROLLED_SHUTDOWN, FL_ROLE_CS, &fluss__controlled_shutdown_request__descriptor, fl_api_controlled_shutdown, FL_API_WORKER | FL_API_INTERNAL},
     {FL_API_RESERVE_AUTO_INCREMENT, FL_ROLE_CS, &fluss__reserve_auto_increment_request__descriptor, fl_api_reserve_auto_increment, FL_API_WORKER | FL_API_INTERNAL},

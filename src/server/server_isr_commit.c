@@ -5,10 +5,11 @@
  * is answered on its own: the committed leader epoch, ISR and bucket
  * epoch, or the error that refused it. And CONTROLLED_SHUTDOWN, the
  * other leader and ISR change a tablet server asks for, and
- * COMMIT_REMOTE_LOG_MANIFEST, a leader's tiering commit, fenced by its
- * leader epoch.
+ * COMMIT_REMOTE_LOG_MANIFEST and COMMIT_KV_SNAPSHOT, a leader's tiering
+ * and snapshot commits, fenced by its leader epoch.
  */
 #include "common_alloc.h"
+#include "kv_snapshot.h"
 #include "server_coordinator.h"
 #include "server_node.h"
 
@@ -120,6 +121,24 @@ FL_API_HANDLER(fl_api_commit_remote_log_manifest) {
     if (rc) return rc;
     Fluss__CommitRemoteLogManifestResponse resp = FLUSS__COMMIT_REMOTE_LOG_MANIFEST_RESPONSE__INIT;
     resp.commitsuccess = 1;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    return 0;
+}
+
+/* COMMIT_KV_SNAPSHOT: completed_snapshot is our record
+ * (fl_kv_snapshot_commit_t), not the reference's CompletedSnapshot. */
+FL_API_HANDLER(fl_api_commit_kv_snapshot) {
+    const Fluss__CommitKvSnapshotRequest *req = (const Fluss__CommitKvSnapshotRequest *)m;
+    fl_kv_snapshot_commit_t c;
+    int rc = fl_kv_snapshot_commit_decode(req->completed_snapshot.data,
+                                          req->completed_snapshot.len, &c, err);
+    if (!rc)
+        rc = fl_coordinator_server_commit_kv_snapshot(
+            ctx->cs, c.table_id, c.partition_id, c.bucket, req->bucket_leader_epoch,
+            req->coordinator_epoch, c.snapshot_id, c.meta, c.meta_len, err);
+    fl_kv_snapshot_commit_free(&c);
+    if (rc) return rc;
+    Fluss__CommitKvSnapshotResponse resp = FLUSS__COMMIT_KV_SNAPSHOT_RESPONSE__INIT;
     fl_server_reply(out, ctx->request_id, &resp.base);
     return 0;
 }

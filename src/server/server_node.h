@@ -138,6 +138,7 @@ FL_API_HANDLER(fl_api_list_leased_kv_snapshots);
 FL_API_HANDLER(fl_api_adjust_isr);
 FL_API_HANDLER(fl_api_controlled_shutdown);
 FL_API_HANDLER(fl_api_commit_remote_log_manifest);
+FL_API_HANDLER(fl_api_commit_kv_snapshot);
 /* server_leader_epochs.c (a leader's, on its internal side): */
 FL_API_HANDLER(fl_api_list_leader_epochs);
 /* server_log.c: */

@@ -540,6 +540,7 @@ typedef struct fl_pin_ctx {
     bool fetched, failed;
     size_t n;
     int64_t *ids;
+    int32_t leader_epoch; /* the replica's when the round came to it */
 } fl_pin_ctx_t;
 
 static bool fl_snapshot_pinned(void *arg, int64_t id) {
@@ -572,6 +573,30 @@ static bool fl_snapshot_pinned(void *arg, int64_t id) {
     return false;
 }
 
+/* The commit point of a leader's snapshot: the coordinator writes its
+ * _METADATA if the epoch the round started in is still the bucket's. */
+static int fl_snapshot_commit(void *arg, int64_t id, const char *meta, size_t len,
+                              fl_error_t *err) {
+    fl_pin_ctx_t *p = arg;
+    fl_kv_snapshot_commit_t c = {p->r->table_id, p->r->partition_id, p->r->bucket, id,
+                                 (char *)meta, len};
+    fl_buf_t b;
+    fl_buf_init(&b);
+    fl_kv_snapshot_commit_encode(&c, &b);
+    Fluss__CommitKvSnapshotRequest req = FLUSS__COMMIT_KV_SNAPSHOT_REQUEST__INIT;
+    req.completed_snapshot.data = b.data;
+    req.completed_snapshot.len = b.len;
+    req.coordinator_epoch = atomic_load(&p->ts->coordinator_epoch);
+    req.bucket_leader_epoch = p->leader_epoch;
+    ProtobufCMessage *resp = NULL;
+    int rc = fl_server_call(p->ts->coordinator, FL_API_COMMIT_KV_SNAPSHOT, &req.base,
+                            &fluss__commit_kv_snapshot_response__descriptor, &resp, err);
+    if (rc == FLUSS_ERR_CORRUPT_MESSAGE) err->code = rc = FLUSS_ERR_NETWORK_EXCEPTION;
+    if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+    fl_buf_free(&b);
+    return rc;
+}
+
 size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
     /* the replicas of the open kv tablets, referenced while we work (a
      * replica being destroyed is skipped: its tablet is closing) */
@@ -588,10 +613,14 @@ size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
         fl_kv_tablet_t *kt = fl_replica_kv_acquire(&rs[i]->kv);
         if (kt && !atomic_load(&rs[i]->deleted)) {
             fl_pin_ctx_t pin = {.ts = ts, .r = rs[i]};
+            pthread_mutex_lock(&rs[i]->lock);
+            pin.leader_epoch = rs[i]->leader_epoch;
+            pthread_mutex_unlock(&rs[i]->lock);
+            fl_kv_snapshot_hooks_t hooks = {fl_snapshot_pinned,
+                                            ts->coordinator ? fl_snapshot_commit : NULL, &pin};
             bool took = false;
             fl_error_t e;
-            if (fl_kv_tablet_snapshot(kt, fl_time_wall_ms(), (size_t)keep, fl_snapshot_pinned,
-                                      &pin, &took, &e))
+            if (fl_kv_tablet_snapshot(kt, fl_time_wall_ms(), (size_t)keep, &hooks, &took, &e))
                 FL_WARN("tablet server %d: kv snapshot of %s: %s", ts->self.id, kt->dir, e.msg);
             fl_free(pin.ids);
             taken += took;

@@ -129,7 +129,7 @@ int cw_kv_workload(workload_t *wl, const cfg_t *c, const char *dir, crash_log_t 
         wl_mark(wl, log, owed, fl_replica_flushed(r), 0);
         if (p % 6 == 5) { /* a snapshot, keeping the newest two */
             bool taken;
-            if (fl_kv_tablet_snapshot(kt, 5000 + p, 2, NULL, NULL, &taken, &err))
+            if (fl_kv_tablet_snapshot(kt, 5000 + p, 2, NULL, &taken, &err))
                 fprintf(stderr, "crash_enum: kv snapshot: %s\n", err.msg);
             wl_mark(wl, log, owed, fl_replica_flushed(r), 0);
         }

@@ -309,7 +309,7 @@ static void test_snapshot_restore(void **state) {
     random_ops(e, model, &seed, 30);
     int64_t snap_rows = model_rows(model);
     bool taken = false;
-    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1000, 1, NULL, NULL, &taken, &err), 0);
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1000, 1, NULL, &taken, &err), 0);
     assert_true(taken);
     fl_kv_snapshot_t s;
     assert_int_equal(fl_kv_snapshot_read(remote, 0, &s, &err), 0);

@@ -474,13 +474,13 @@ static void test_snapshots_upload_retain_restore(void **state) {
     unsigned seed = 11;
     bool taken = false;
     /* nothing written: no snapshot */
-    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1000, 1, NULL, NULL, &taken, &err), 0);
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1000, 1, NULL, &taken, &err), 0);
     assert_false(taken);
     random_ops(e, model, &seed, 40);
-    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1000, 1, NULL, NULL, &taken, &err), 0);
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1000, 1, NULL, &taken, &err), 0);
     assert_true(taken);
     /* unchanged since: none */
-    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1001, 1, NULL, NULL, &taken, &err), 0);
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1001, 1, NULL, &taken, &err), 0);
     assert_false(taken);
     fl_kv_snapshot_t s;
     assert_int_equal(fl_kv_snapshot_read(remote, 0, &s, &err), 0);
@@ -505,7 +505,7 @@ static void test_snapshots_upload_retain_restore(void **state) {
     memcpy(model0, model, sizeof(model));
     random_ops(e, model, &seed, 40);
     int64_t pinned = 0;
-    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 2000, 1, pin_id, &pinned, &taken, &err), 0);
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 2000, 1, &(fl_kv_snapshot_hooks_t){pin_id, NULL, &pinned}, &taken, &err), 0);
     assert_true(taken);
     int64_t *ids = NULL;
     size_t n = 0;
@@ -553,10 +553,82 @@ static void test_snapshots_upload_retain_restore(void **state) {
     assert_int_equal(fl_kv_tablet_set_remote(e->kt, remote, &err), 0);
     assert_int_equal(e->kt->snap_next_id, 2);
     assert_int_equal(e->kt->snap_last_offset, snap1_offset);
-    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 3000, 2, NULL, NULL, &taken, &err), 0);
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 3000, 2, NULL, &taken, &err), 0);
     assert_true(taken);
     assert_int_equal(fl_kv_snapshot_restore(remote, 2, e->kvdir, &err) != 0, 1); /* exists */
     (void)model0;
+    env_free(e);
+}
+
+/* A stand-in coordinator for the snapshot commit. */
+typedef struct snap_committer {
+    const char *bucket_dir;
+    bool write;    /* commits */
+    int answer;    /* then answers this (0: success) */
+    int calls;
+    int64_t last_id;
+} snap_committer_t;
+
+static int snap_commit(void *ctx, int64_t id, const char *meta, size_t len, fl_error_t *err) {
+    snap_committer_t *c = ctx;
+    c->calls++;
+    c->last_id = id;
+    if (c->write && fl_kv_snapshot_commit_meta(c->bucket_dir, id, meta, len, err)) return err->code;
+    return c->answer ? fl_err_set(err, c->answer, "the committer says %d", c->answer) : 0;
+}
+
+static void test_snapshot_commit_elsewhere(void **state) {
+    env_t *e = env_new(*state);
+    char remote[700];
+    snprintf(remote, sizeof(remote), "%s/remote/kv/db/t-1/0", e->dir);
+    fl_error_t err;
+    assert_int_equal(fl_kv_tablet_set_remote(e->kt, remote, &err), 0);
+    int64_t model[KEYS];
+    for (int i = 0; i < KEYS; i++) model[i] = -1;
+    unsigned seed = 5;
+    random_ops(e, model, &seed, 30);
+    snap_committer_t c = {remote, false, FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION, 0, -1};
+    fl_kv_snapshot_hooks_t hooks = {NULL, snap_commit, &c};
+    bool taken = true;
+    /* refused: no snapshot, its id used up */
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1000, 2, &hooks, &taken, &err),
+                     FLUSS_ERR_FENCED_LEADER_EPOCH_EXCEPTION);
+    assert_false(taken);
+    assert_int_equal(c.last_id, 0);
+    int64_t *ids = NULL;
+    size_t n = 0;
+    assert_int_equal(fl_kv_snapshot_list(remote, &ids, &n, &err), 0);
+    assert_int_equal(n, 0);
+    /* committed but not answered: the snapshot is there, the next one
+     * takes a new id and does not touch it */
+    c.write = true;
+    c.answer = FLUSS_ERR_NETWORK_EXCEPTION;
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1001, 2, &hooks, &taken, &err),
+                     FLUSS_ERR_NETWORK_EXCEPTION);
+    assert_int_equal(c.last_id, 1);
+    c.answer = 0;
+    assert_int_equal(fl_kv_tablet_snapshot(e->kt, 1002, 2, &hooks, &taken, &err), 0);
+    assert_true(taken);
+    assert_int_equal(c.last_id, 2);
+    assert_int_equal(fl_kv_snapshot_list(remote, &ids, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(ids[0], 1);
+    assert_int_equal(ids[1], 2);
+    free(ids);
+    fl_kv_snapshot_t s;
+    assert_int_equal(fl_kv_snapshot_read(remote, 2, &s, &err), 0);
+    assert_true(s.file_count > 0);
+    fl_kv_snapshot_free(&s);
+    /* the commit point checks the files: a record naming one that is not
+     * there (or has another size) is not written */
+    const char *bad = "{\"version\":1,\"snapshot_id\":9,\"log_offset\":1,"
+                      "\"files\":[{\"path\":\"shared/nope.sst\",\"local\":\"nope.sst\",\"size\":1}]}";
+    assert_int_equal(fl_kv_snapshot_commit_meta(remote, 9, bad, strlen(bad), &err),
+                     FLUSS_ERR_KV_STORAGE_EXCEPTION);
+    assert_int_equal(fl_kv_snapshot_commit_meta(remote, 8, bad, strlen(bad), &err),
+                     FLUSS_ERR_KV_STORAGE_EXCEPTION); /* not snapshot 8's record */
+    assert_int_equal(fl_kv_snapshot_read(remote, 9, &s, &err) == 0 ? 1 : 0, 0);
+    fl_kv_snapshot_free(&s);
     env_free(e);
 }
 
@@ -626,7 +698,7 @@ static void *snapshotter(void *arg) {
     while (!atomic_load(&r->stop)) {
         bool taken;
         fl_error_t err;
-        if (fl_kv_tablet_snapshot(r->e->kt, now++, 2, NULL, NULL, &taken, &err))
+        if (fl_kv_tablet_snapshot(r->e->kt, now++, 2, NULL, &taken, &err))
             atomic_fetch_add(&r->bad, 1);
     }
     return NULL;
@@ -932,6 +1004,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_compacted_changelog, setup, teardown),
         cmocka_unit_test_setup_teardown(test_indexed_changelog, setup, teardown),
         cmocka_unit_test_setup_teardown(test_snapshots_upload_retain_restore, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_commit_elsewhere, setup, teardown),
         cmocka_unit_test(test_snapshot_metadata_refusals),
         cmocka_unit_test_setup_teardown(test_lookups_race_puts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_committer_races_puts, setup, teardown),
