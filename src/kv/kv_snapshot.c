@@ -122,7 +122,7 @@ int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
         char *text = json_dumps(meta, JSON_COMPACT);
         json_decref(meta);
         rc = commit ? commit(commit_ctx, id, text, strlen(text), err)
-                    : fl_kv_snapshot_commit_meta(bucket_dir, id, text, strlen(text), err);
+                    : fl_kv_snapshot_commit_meta(bucket_dir, id, text, strlen(text), NULL, err);
         free(text);
     }
     json_decref(files);
@@ -130,7 +130,7 @@ int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
 }
 
 int fl_kv_snapshot_commit_meta(const char *bucket_dir, int64_t id, const char *meta, size_t len,
-                               fl_error_t *err) {
+                               int64_t *log_offset, fl_error_t *err) {
     fl_kv_snapshot_t s;
     fl_error_t pe;
     int rc = fl_kv_snapshot_parse(meta, len, bucket_dir, id, &s, &pe);
@@ -142,6 +142,7 @@ int fl_kv_snapshot_commit_meta(const char *bucket_dir, int64_t id, const char *m
                             "snapshot %" PRId64 ": %s is missing or not %lld bytes", id,
                             s.files[i].path, (long long)s.files[i].size);
     }
+    if (log_offset) *log_offset = s.log_offset;
     fl_kv_snapshot_free(&s);
     if (rc) return rc;
     char path[FL_SNAP_PATH_MAX + 64];

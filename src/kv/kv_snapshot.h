@@ -79,9 +79,10 @@ int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
 
 /* The commit point itself: checks that meta parses as snapshot id's
  * record and that every file it names is under bucket_dir with its size,
- * then writes snap-{id}/_METADATA, atomically. */
+ * then writes snap-{id}/_METADATA, atomically. *log_offset (when not
+ * NULL): the offset the snapshot covers. */
 int fl_kv_snapshot_commit_meta(const char *bucket_dir, int64_t id, const char *meta, size_t len,
-                               fl_error_t *err);
+                               int64_t *log_offset, fl_error_t *err);
 
 /* COMMIT_KV_SNAPSHOT's completed_snapshot bytes between our servers (the
  * reference sends its CompletedSnapshot JSON; ours carries the bucket and

@@ -85,6 +85,15 @@ typedef struct fl_replica {
     int32_t tier_epoch;
     atomic_int_fast64_t remote_start_offset; /* INT64_MAX: nothing remote */
     atomic_int_fast64_t remote_end_offset;   /* -1: nothing remote */
+    /* A follower: the remote log's bounds as the coordinator last told
+     * (NOTIFY_REMOTE_LOG_OFFSETS), INT64_MIN before it told any; its
+     * tiering round reads the remote log again only when they differ
+     * from the published ones (or nothing was told) */
+    atomic_int_fast64_t remote_told_start, remote_told_end;
+    /* A primary-key follower: the offset its leader's newest committed KV
+     * snapshot covers (NOTIFY_KV_SNAPSHOT_OFFSET; 0: none known), below
+     * which tiering may delete its changelog */
+    atomic_int_fast64_t kv_snapshot_offset;
     /* Replication (replica_replication.h): the role; a leader with
      * followers ("replicated") takes its high watermark from the ISR */
     atomic_int role;                    /* FL_REPLICA_LEADER / _FOLLOWER */

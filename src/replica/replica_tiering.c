@@ -29,6 +29,16 @@ static void fl_tier_publish_bounds(fl_replica_t *r) {
     atomic_store(&r->remote_end_offset, end);
 }
 
+/* Whether a follower's view of the remote log may be behind: nothing was
+ * told yet, or what was told is not what it published. */
+static bool fl_tier_told_news(fl_replica_t *r) {
+    int64_t start = atomic_load(&r->remote_told_start), end = atomic_load(&r->remote_told_end);
+    if (start == INT64_MIN || end == INT64_MIN) return true;
+    if (start < 0) start = INT64_MAX; /* told empty */
+    return start != atomic_load(&r->remote_start_offset) ||
+           end != atomic_load(&r->remote_end_offset);
+}
+
 /* Whether r leads in leader epoch `epoch` (-1: any) now; *now: the epoch. */
 static bool fl_tier_leads(fl_replica_t *r, int32_t epoch, int32_t *now) {
     pthread_mutex_lock(&r->lock);
@@ -173,9 +183,13 @@ int fl_replica_tier(fl_replica_t *r, const fl_tier_params_t *p, int64_t now_ms,
     if (!fl_tier_leads(r, -1, &epoch)) {
         /* a follower: the bucket's leader writes the remote log (every
          * replica sees the same remote.data.dir); this one reads what it
-         * committed and deletes the local segments that covers */
-        if (fl_remote_log_refresh(r->remote, err)) return err->code;
-        fl_tier_publish_bounds(r);
+         * committed — when the coordinator told of a commit it has not
+         * read, or told nothing yet — and deletes the local segments
+         * that covers */
+        if (fl_tier_told_news(r)) {
+            if (fl_remote_log_refresh(r->remote, err)) return err->code;
+            fl_tier_publish_bounds(r);
+        }
         return fl_tier_delete_local(r, p, res, err);
     }
     if (r->tier_epoch != epoch) {

@@ -24,7 +24,9 @@
  * current one: a leadership lost meanwhile commits nothing; a commit that
  * was not answered makes the next round read the remote log again); a leader's first round of a leadership reads the remote log
  * again and removes what an interrupted round left. A follower's round
- * reads the committed manifest and deletes the local segments it covers.
+ * reads the committed manifest — when the coordinator told it of a commit
+ * it has not read (NOTIFY_REMOTE_LOG_OFFSETS), or told nothing yet — and
+ * deletes the local segments it covers.
  *
  * Thread rule: one round per replica at a time (the tablet server runs
  * them one after another on a worker); blocks on storage I/O.

@@ -376,8 +376,8 @@ static int fl_coordinator_commit_check(fl_coordinator_server_t *cs, int64_t tabl
 int fl_coordinator_server_commit_remote_log(fl_coordinator_server_t *cs, int64_t table_id,
                                             int64_t partition_id, int32_t bucket,
                                             int32_t leader_epoch, int32_t coordinator_epoch,
-                                            const char *manifest_path, int64_t end_offset,
-                                            fl_error_t *err) {
+                                            const char *manifest_path, int64_t start_offset,
+                                            int64_t end_offset, fl_error_t *err) {
     pthread_mutex_lock(&cs->lock);
     const fl_ms_table_t *t;
     const fl_ms_partition_t *part;
@@ -390,7 +390,14 @@ int fl_coordinator_server_commit_remote_log(fl_coordinator_server_t *cs, int64_t
                                  table_id, partition_id, bucket};
         rc = fl_remote_log_commit_handle(cs->remote_storage, &rb, manifest_path, end_offset, err);
     }
+    if (!rc) {
+        /* the followers' local segments it covers may go now */
+        const fl_ms_bucket_t *b = fl_ms_bucket_mut((fl_ms_table_t *)t, partition_id, bucket);
+        fl_push_remote_log_offsets(cs->push, b, table_id, partition_id, bucket, start_offset,
+                                   end_offset);
+    }
     pthread_mutex_unlock(&cs->lock);
+    if (!rc) fl_push_flush(cs->push);
     return rc;
 }
 
@@ -404,16 +411,24 @@ int fl_coordinator_server_commit_kv_snapshot(fl_coordinator_server_t *cs, int64_
     const fl_ms_partition_t *part;
     int rc = fl_coordinator_commit_check(cs, table_id, partition_id, bucket, leader_epoch,
                                          coordinator_epoch, &t, &part, err);
+    int64_t offset = 0;
     if (!rc) {
         char dir[4700];
         fl_kv_snapshot_bucket_dir(dir, sizeof(dir), cs->cfg.remote_dir, t->database, t->name,
                                   table_id, part ? part->name : NULL, partition_id, bucket);
-        rc = fl_kv_snapshot_commit_meta(dir, snapshot_id, meta, len, err);
+        rc = fl_kv_snapshot_commit_meta(dir, snapshot_id, meta, len, &offset, err);
+    }
+    if (!rc) {
+        /* the followers' changelog below it may go now */
+        const fl_ms_bucket_t *b = fl_ms_bucket_mut((fl_ms_table_t *)t, partition_id, bucket);
+        fl_push_kv_snapshot_offset(cs->push, b, table_id, partition_id, bucket, offset);
     }
     pthread_mutex_unlock(&cs->lock);
-    if (!rc)
-        FL_INFO("coordinator: bucket %d of table %lld: kv snapshot %lld committed", bucket,
-                (long long)table_id, (long long)snapshot_id);
+    if (!rc) {
+        fl_push_flush(cs->push);
+        FL_INFO("coordinator: bucket %d of table %lld: kv snapshot %lld committed at offset %lld",
+                bucket, (long long)table_id, (long long)snapshot_id, (long long)offset);
+    }
     return rc;
 }
 

@@ -122,12 +122,13 @@ void fl_coordinator_server_tablet_down(fl_coordinator_server_t *cs, int32_t id);
  * epoch (FENCED_LEADER_EPOCH_EXCEPTION otherwise: a leader deposed while
  * it uploaded overwrites nothing) and coordinator_epoch is not newer than
  * this coordinator's (INVALID_COORDINATOR_EXCEPTION: a deposed one).
- * Checked and written under the lock elections take. */
+ * Checked and written under the lock elections take; then the followers
+ * are told [start_offset, end_offset) (NOTIFY_REMOTE_LOG_OFFSETS). */
 int fl_coordinator_server_commit_remote_log(fl_coordinator_server_t *cs, int64_t table_id,
                                             int64_t partition_id, int32_t bucket,
                                             int32_t leader_epoch, int32_t coordinator_epoch,
-                                            const char *manifest_path, int64_t end_offset,
-                                            fl_error_t *err);
+                                            const char *manifest_path, int64_t start_offset,
+                                            int64_t end_offset, fl_error_t *err);
 /* A leader's COMMIT_KV_SNAPSHOT: snapshot snapshot_id of the bucket, whose
  * files the leader uploaded and whose _METADATA is meta[0, len), becomes
  * complete (fl_kv_snapshot_commit_meta), with the same leader-epoch and

@@ -117,7 +117,7 @@ FL_API_HANDLER(fl_api_commit_remote_log_manifest) {
     int rc = fl_coordinator_server_commit_remote_log(
         ctx->cs, req->table_id, req->has_partition_id ? req->partition_id : -1, req->bucket_id,
         req->bucket_leader_epoch, req->coordinator_epoch, req->remote_log_manifest_path,
-        req->remote_log_end_offset, err);
+        req->remote_log_start_offset, req->remote_log_end_offset, err);
     if (rc) return rc;
     Fluss__CommitRemoteLogManifestResponse resp = FLUSS__COMMIT_REMOTE_LOG_MANIFEST_RESPONSE__INIT;
     resp.commitsuccess = 1;

@@ -175,5 +175,7 @@ FL_API_HANDLER(fl_api_get_metadata);
 FL_API_HANDLER(fl_api_update_metadata);
 FL_API_HANDLER(fl_api_notify_leader_and_isr);
 FL_API_HANDLER(fl_api_stop_replica);
+FL_API_HANDLER(fl_api_notify_kv_snapshot_offset);
+FL_API_HANDLER(fl_api_notify_remote_log_offsets);
 
 #endif

@@ -349,6 +349,47 @@ static void fl_push_leaders(fl_push_t *p, const fl_ms_table_t *t) {
 
 void fl_push_table(fl_push_t *p, const fl_ms_table_t *t) { fl_push_table_to(p, t, -1); }
 
+/* m to every follower of b the push knows (under p->mu). */
+static void fl_push_to_followers(fl_push_t *p, const fl_ms_bucket_t *b, int16_t key,
+                                 const ProtobufCMessage *m) {
+    for (int32_t i = 0; i < b->replica_count; i++) {
+        int32_t id = b->replicas[i];
+        bool known = false;
+        for (size_t k = 0; k < p->tablet_count && !known; k++) known = p->tablets[k].ep.id == id;
+        if (id != b->leader && known) fl_push_enqueue(p, id, key, m);
+    }
+}
+
+void fl_push_kv_snapshot_offset(fl_push_t *p, const fl_ms_bucket_t *b, int64_t table_id,
+                                int64_t partition_id, int32_t bucket, int64_t offset) {
+    Fluss__NotifyKvSnapshotOffsetRequest req = FLUSS__NOTIFY_KV_SNAPSHOT_OFFSET_REQUEST__INIT;
+    req.table_id = table_id;
+    req.has_partition_id = partition_id >= 0;
+    req.partition_id = partition_id;
+    req.bucket_id = bucket;
+    req.min_retain_offset = offset;
+    pthread_mutex_lock(&p->mu);
+    req.coordinator_epoch = p->epoch;
+    fl_push_to_followers(p, b, FL_API_NOTIFY_KV_SNAPSHOT_OFFSET, &req.base);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void fl_push_remote_log_offsets(fl_push_t *p, const fl_ms_bucket_t *b, int64_t table_id,
+                                int64_t partition_id, int32_t bucket, int64_t start,
+                                int64_t end) {
+    Fluss__NotifyRemoteLogOffsetsRequest req = FLUSS__NOTIFY_REMOTE_LOG_OFFSETS_REQUEST__INIT;
+    req.table_id = table_id;
+    req.has_partition_id = partition_id >= 0;
+    req.partition_id = partition_id;
+    req.bucket_id = bucket;
+    req.remote_start_offset = start;
+    req.remote_end_offset = end;
+    pthread_mutex_lock(&p->mu);
+    req.coordinator_epoch = p->epoch;
+    fl_push_to_followers(p, b, FL_API_NOTIFY_REMOTE_LOG_OFFSETS, &req.base);
+    pthread_mutex_unlock(&p->mu);
+}
+
 void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t only) {
     pthread_mutex_lock(&p->mu);
     p->only = only;

@@ -61,6 +61,17 @@ void fl_push_table(fl_push_t *p, const fl_ms_table_t *t);
 /* The same, to one tablet server only (one that just joined). */
 void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t tablet_id);
 /* Queues the messages for a dropped table. */
+/* NOTIFY_KV_SNAPSHOT_OFFSET to the followers of bucket b (of table_id,
+ * partition_id, bucket): a snapshot committed up to offset, below which
+ * their copy of the changelog may go. */
+void fl_push_kv_snapshot_offset(fl_push_t *p, const fl_ms_bucket_t *b, int64_t table_id,
+                                int64_t partition_id, int32_t bucket, int64_t offset);
+/* NOTIFY_REMOTE_LOG_OFFSETS to the followers of bucket b: its remote log
+ * was committed as [start, end) (start -1: empty), which their local
+ * segments below end may follow. */
+void fl_push_remote_log_offsets(fl_push_t *p, const fl_ms_bucket_t *b, int64_t table_id,
+                                int64_t partition_id, int32_t bucket, int64_t start,
+                                int64_t end);
 void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64_t table_id);
 /* Sends what is queued and waits for the answers (1 s at most). */
 void fl_push_flush(fl_push_t *p);

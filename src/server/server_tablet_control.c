@@ -244,3 +244,53 @@ FL_API_HANDLER(fl_api_stop_replica) {
     fl_free(ptrs);
     return 0;
 }
+
+/* NOTIFY_KV_SNAPSHOT_OFFSET: the bucket's leader committed a KV snapshot
+ * up to min_retain_offset; this follower's changelog below it may be
+ * tiered away (server_tiering.c). An offset never goes back; a bucket
+ * not open here is answered as done (nothing to keep). */
+FL_API_HANDLER(fl_api_notify_kv_snapshot_offset) {
+    const Fluss__NotifyKvSnapshotOffsetRequest *req =
+        (const Fluss__NotifyKvSnapshotOffsetRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    int rc = fl_control_epoch(ts, req->coordinator_epoch, "NOTIFY_KV_SNAPSHOT_OFFSET", err);
+    if (rc) return rc;
+    fl_replica_t *r = fl_replica_manager_find(
+        &ts->replicas, req->table_id, req->has_partition_id ? req->partition_id : -1,
+        req->bucket_id);
+    if (r) {
+        int64_t now = atomic_load(&r->kv_snapshot_offset);
+        while (req->min_retain_offset > now &&
+               !atomic_compare_exchange_weak(&r->kv_snapshot_offset, &now, req->min_retain_offset))
+            ;
+        fl_replica_unref(r);
+    }
+    Fluss__NotifyKvSnapshotOffsetResponse resp = FLUSS__NOTIFY_KV_SNAPSHOT_OFFSET_RESPONSE__INIT;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    return 0;
+}
+
+/* NOTIFY_REMOTE_LOG_OFFSETS: the bucket's leader committed its remote log
+ * as [remote_start_offset, remote_end_offset); this follower's next
+ * tiering round reads it and deletes the local segments it covers
+ * (replica_tiering.c). A bucket not open here is answered as done. */
+FL_API_HANDLER(fl_api_notify_remote_log_offsets) {
+    const Fluss__NotifyRemoteLogOffsetsRequest *req =
+        (const Fluss__NotifyRemoteLogOffsetsRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    int rc = fl_control_epoch(ts, req->coordinator_epoch, "NOTIFY_REMOTE_LOG_OFFSETS", err);
+    if (rc) return rc;
+    fl_replica_t *r = fl_replica_manager_find(
+        &ts->replicas, req->table_id, req->has_partition_id ? req->partition_id : -1,
+        req->bucket_id);
+    if (r) {
+        /* the end first: a round between the two stores sees a start it
+         * has not published and reads the remote log, which is harmless */
+        atomic_store(&r->remote_told_end, req->remote_end_offset);
+        atomic_store(&r->remote_told_start, req->remote_start_offset);
+        fl_replica_unref(r);
+    }
+    Fluss__NotifyRemoteLogOffsetsResponse resp = FLUSS__NOTIFY_REMOTE_LOG_OFFSETS_RESPONSE__INIT;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    return 0;
+}

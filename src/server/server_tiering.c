@@ -72,7 +72,8 @@ static bool fl_tier_params_for(fl_tablet_server_t *ts, fl_replica_t *r, fl_tier_
         /* the changelog after the newest KV snapshot rebuilds the state:
          * nothing of it goes before a snapshot covers it */
         fl_kv_tablet_t *kt = fl_replica_kv_acquire(&r->kv);
-        p->retain_offset = 0;
+        /* a follower has no tablet: its leader's, as the coordinator told */
+        p->retain_offset = atomic_load(&r->kv_snapshot_offset);
         if (kt) {
             pthread_mutex_lock(&kt->snap_lock);
             p->retain_offset = kt->snap_last_offset;

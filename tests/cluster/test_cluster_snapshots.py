@@ -2,9 +2,12 @@
 each snapshot to the shared remote.data.dir and the coordinator commits
 it (COMMIT_KV_SNAPSHOT, on its internal listener only), writing its
 _METADATA only while the leader epoch the snapshot was taken in is the
-bucket's. After the leader is killed, the new leader's snapshots are
-committed, a commit in the old leader's epoch is refused and writes
-nothing, and every key is looked up from the new leader."""
+bucket's, and tells the followers the offset it covers
+(NOTIFY_KV_SNAPSHOT_OFFSET): with tiered storage on, they delete their
+copy of the changelog below it, as the leader does. After the leader is
+killed, the new leader's snapshots are committed, a commit in the old
+leader's epoch is refused and writes nothing, and every key is looked up
+from the new leader."""
 
 import json
 
@@ -14,7 +17,8 @@ from logutil import wait_ready
 from rawwire import f_bytes, f_varint, handshake, decode, decode_error
 from test_cluster import (SCHEMA, bucket_leaders, connect, lookup_all, retry, upsert,
                           wait_log)
-from test_cluster_tiering import FENCED_LEADER_EPOCH, leader_epoch
+from test_cluster_tiering import (FENCED_LEADER_EPOCH, TIERED, leader_epoch, local_segments,
+                                  wait_until)
 
 COMMIT_KV_SNAPSHOT = 1022
 
@@ -35,7 +39,7 @@ def committed(c, table_id):
 
 
 async def test_kv_snapshots_commit_through_the_coordinator(cluster):
-    c = cluster(tablets=3, rf=3, extra=("-D", "kv.snapshot.interval=300ms"))
+    c = cluster(tablets=3, rf=3, extra=(*TIERED, "-D", "kv.snapshot.interval=300ms"))
     conn = await connect(c.bootstrap)
     admin = conn.get_admin()
     await admin.create_database("fluss", ignore_if_exists=True)
@@ -44,17 +48,23 @@ async def test_kv_snapshots_commit_through_the_coordinator(cluster):
         fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=1))
     await wait_ready(admin, path, 1)
     info = await admin.get_table_info(path)
-    await upsert(conn, path, 0, 200)
+    table_dir = f"snaps-{info.table_id}"
+    for lo in range(0, 6000, 250):
+        await upsert(conn, path, lo, lo + 250)
     await wait_log(c, "coordinator", f"bucket 0 of table {info.table_id}: kv snapshot")
-    bucket_dir = c.dir / "remote" / "kv" / "fluss" / f"snaps-{info.table_id}" / "0"
+    bucket_dir = c.dir / "remote" / "kv" / "fluss" / table_dir / "0"
     assert list(bucket_dir.glob("snap-*/_METADATA"))
-
     leader = bucket_leaders(c, "fluss", "snaps")[0]
+    # the followers' changelog below the snapshot goes as the leader's does
+    for f in (i for i in range(3) if i != leader):
+        await wait_until(lambda f=f: local_segments(c, f, table_dir) <= 4,
+                         why=f"follower {f} kept {local_segments(c, f, table_dir)} segments")
+
     old_epoch = leader_epoch(c, "fluss", "snaps")
     c.kill9(f"tablet-{leader}")
     await wait_log(c, "coordinator", f"tablet server {leader} is gone")
     before = committed(c, info.table_id)
-    await retry(lambda: upsert(conn, path, 200, 300))
+    await retry(lambda: upsert(conn, path, 6000, 6100))
     await wait_log(c, "coordinator", f"bucket 0 of table {info.table_id}: kv snapshot",
                    before + 1)
     assert leader_epoch(c, "fluss", "snaps") > old_epoch
@@ -80,6 +90,6 @@ async def test_kv_snapshots_commit_through_the_coordinator(cluster):
     rtype, e = commit_kv_snapshot(c, c.coordinator_port, payload, old_epoch)
     assert rtype != 0, e
 
-    got = await retry(lambda: lookup_all(conn, path, 0, 300))
-    assert got == {i: f"v{i}" for i in range(300)}
+    got = await retry(lambda: lookup_all(conn, path, 0, 6100))
+    assert got == {i: f"v{i}" for i in range(6100)}
     await conn.close()

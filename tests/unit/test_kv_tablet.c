@@ -573,7 +573,7 @@ static int snap_commit(void *ctx, int64_t id, const char *meta, size_t len, fl_e
     snap_committer_t *c = ctx;
     c->calls++;
     c->last_id = id;
-    if (c->write && fl_kv_snapshot_commit_meta(c->bucket_dir, id, meta, len, err)) return err->code;
+    if (c->write && fl_kv_snapshot_commit_meta(c->bucket_dir, id, meta, len, NULL, err)) return err->code;
     return c->answer ? fl_err_set(err, c->answer, "the committer says %d", c->answer) : 0;
 }
 
@@ -623,9 +623,9 @@ static void test_snapshot_commit_elsewhere(void **state) {
      * there (or has another size) is not written */
     const char *bad = "{\"version\":1,\"snapshot_id\":9,\"log_offset\":1,"
                       "\"files\":[{\"path\":\"shared/nope.sst\",\"local\":\"nope.sst\",\"size\":1}]}";
-    assert_int_equal(fl_kv_snapshot_commit_meta(remote, 9, bad, strlen(bad), &err),
+    assert_int_equal(fl_kv_snapshot_commit_meta(remote, 9, bad, strlen(bad), NULL, &err),
                      FLUSS_ERR_KV_STORAGE_EXCEPTION);
-    assert_int_equal(fl_kv_snapshot_commit_meta(remote, 8, bad, strlen(bad), &err),
+    assert_int_equal(fl_kv_snapshot_commit_meta(remote, 8, bad, strlen(bad), NULL, &err),
                      FLUSS_ERR_KV_STORAGE_EXCEPTION); /* not snapshot 8's record */
     assert_int_equal(fl_kv_snapshot_read(remote, 9, &s, &err) == 0 ? 1 : 0, 0);
     fl_kv_snapshot_free(&s);

@@ -8,7 +8,9 @@
  * the retain offset (a KV snapshot's) bounds deletion, remote expiry by
  * TTL, a dropped table takes its remote files, and the commit point
  * handed to another (the coordinator's): a refusal leaves no file, an
- * unanswered commit is learnt by the next round from storage.
+ * unanswered commit is learnt by the next round from storage; a follower
+ * reads the remote log again only when the coordinator told it of a
+ * commit it has not read (or told nothing yet).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -321,6 +323,62 @@ static void test_commit_unanswered(void **state) {
     env_stop(&e);
 }
 
+/* A second replica of the same bucket (its own data directory, the same
+ * remote storage), a follower. */
+static void env_start_follower(env_t *e, const char *tmp, fl_remote_storage_t *shared) {
+    snprintf(e->data, sizeof(e->data), "%s/data-follower", tmp);
+    e->remote[0] = 0;
+    e->storage = NULL;
+    fl_error_t err;
+    fl_log_config_t lc = {700, 150, 7LL * 24 * 3600 * 1000, 1 << 20, false, false, false};
+    fl_durability_t d = {INT64_MAX, 0, false};
+    e->workers = NULL;
+    fl_replica_manager_init(&e->rm, e->data, &lc, &d, NULL);
+    e->rm.remote_storage = shared;
+    assert_int_equal(fl_replica_manager_open(&e->rm, "db", "t", 9, -1, NULL, 0,
+                                             7LL * 24 * 3600 * 1000, &e->r, &err),
+                     0);
+    atomic_store(&e->r->role, FL_REPLICA_FOLLOWER);
+}
+
+static void test_follower_reads_what_it_is_told(void **state) {
+    env_t a, b;
+    env_start(&a, *state, false);
+    env_start_follower(&b, *state, a.storage);
+    append(a.r, 0, 12, 1000);
+    append(b.r, 0, 12, 1000);
+    size_t segs = b.r->log->segment_count;
+    /* told nothing yet: every round reads the remote log */
+    fl_tier_result_t res = tier(&a, 1, 0, INT64_MAX, 2000);
+    assert_int_equal(res.copied, segs - 1);
+    res = tier(&b, 1, 0, INT64_MAX, 2000);
+    assert_int_equal(res.copied, 0);
+    assert_int_equal(res.deleted, segs - 1);
+    int64_t end1 = atomic_load(&b.r->remote_end_offset);
+    assert_int_equal(end1, atomic_load(&a.r->remote_end_offset));
+    /* told what it has: a commit it was not told of is not read */
+    atomic_store(&b.r->remote_told_start, 0);
+    atomic_store(&b.r->remote_told_end, end1);
+    append(a.r, 12, 12, 3000);
+    append(b.r, 12, 12, 3000);
+    res = tier(&a, 1, 0, INT64_MAX, 4000);
+    assert_true(res.copied > 0);
+    int64_t end2 = atomic_load(&a.r->remote_end_offset);
+    assert_true(end2 > end1);
+    res = tier(&b, 1, 0, INT64_MAX, 4000);
+    assert_int_equal(res.deleted, 0);
+    assert_int_equal(atomic_load(&b.r->remote_end_offset), end1);
+    /* told of it: read, and what it covers goes */
+    atomic_store(&b.r->remote_told_end, end2);
+    res = tier(&b, 1, 0, INT64_MAX, 5000);
+    assert_true(res.deleted > 0);
+    assert_int_equal(atomic_load(&b.r->remote_end_offset), end2);
+    assert_int_equal(b.r->log->segment_count, 1);
+    fl_replica_unref(b.r);
+    fl_replica_manager_close(&b.rm);
+    env_stop(&a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_copies_then_deletes, setup, teardown),
@@ -329,6 +387,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_drop_takes_remote_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commit_refused_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commit_unanswered, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_follower_reads_what_it_is_told, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
