@@ -66,6 +66,13 @@ def describe_replicas(c, table_dir, bucket):
                 if (" WARN " in ln or " ERROR " in ln or " cut at " in ln or " from leader " in ln
                     or " starts again " in ln) and "zookeeper:" not in ln]
         parts.extend(f"  tablet {i} log: {ln}" for ln in said[-15:])
+    # what the coordinator decided for the bucket, and the messages it
+    # could not deliver (a follower never told it follows does not fetch)
+    table_id = table_dir.rsplit("-", 1)[-1]
+    said = [ln for ln in c.log("coordinator").splitlines()
+            if f"bucket {bucket} of table {table_id}" in ln or " failed: " in ln
+            or " refused " in ln or "not every message" in ln]
+    parts.extend(f"  coordinator log: {ln}" for ln in said[-25:])
     return "\n".join(parts)
 
 

@@ -237,24 +237,38 @@ async def test_leader_failover_with_three_replicas(cluster):
     await conn.close()
 
 
-def bucket_metadata(c, db, table):
-    """{bucket: (leader id or -1, [replica ids])} from the coordinator's
-    GET_METADATA (PbBucketMetadata fields 2 and 3, packed)."""
-    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
-    rc = handshake(c.host, c.coordinator_port)
+def raw_call(c, port, api_key, body):
+    """One request to the server on port: (response type, decoded fields,
+    or the error as (code, message))."""
+    rc = handshake(c.host, port)
     try:
-        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
+        rtype, resp = rc.call(api_key, body)
     finally:
         rc.close()
+    return rtype, decode(resp) if rtype == 0 else decode_error(resp)
+
+
+def bucket_metadata(c, db, table):
+    """{bucket: (leader id or -1, [replica ids], leader epoch or -1)} from
+    the coordinator's GET_METADATA (PbBucketMetadata fields 2, 3 packed,
+    and 4)."""
+    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
+    rtype, resp = raw_call(c, c.coordinator_port, GET_METADATA, f_bytes(1, path))
     assert rtype == 0, resp
     out = {}
-    for tm in decode(resp).get(3, []):
+    for tm in resp.get(3, []):
         for bm in decode(tm).get(5, []):
             f = decode(bm)
             out[as_int32(f[1][0])] = (
                 as_int32(f[2][0]) if 2 in f else -1,
-                [as_int32(v) for v in decode_packed_or_plain_ints(f.get(3, []))])
+                [as_int32(v) for v in decode_packed_or_plain_ints(f.get(3, []))],
+                as_int32(f[4][0]) if 4 in f else -1)
     return out
+
+
+def leader_epoch(c, db, table, bucket=0):
+    """The bucket's leader epoch as the coordinator answers it."""
+    return bucket_metadata(c, db, table)[bucket][2]
 
 
 def bucket_leaders(c, db, table):
@@ -475,12 +489,7 @@ def metadata_at(c, port, db, table):
     """GET_METADATA for db.table sent to the server on port: (response
     type, decoded fields or the error)."""
     path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
-    rc = handshake(c.host, port)
-    try:
-        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
-    finally:
-        rc.close()
-    return rtype, decode(resp) if rtype == 0 else decode_error(resp)
+    return raw_call(c, port, GET_METADATA, f_bytes(1, path))
 
 
 async def test_tablet_servers_answer_metadata_from_their_cache(cluster):

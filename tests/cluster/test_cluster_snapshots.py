@@ -14,11 +14,10 @@ import json
 import fluss
 
 from logutil import wait_ready
-from rawwire import f_bytes, f_varint, handshake, decode, decode_error
-from test_cluster import (SCHEMA, bucket_leaders, connect, lookup_all, retry, upsert,
-                          wait_log)
-from test_cluster_tiering import (FENCED_LEADER_EPOCH, TIERED, leader_epoch, local_segments,
-                                  wait_until)
+from rawwire import f_bytes, f_varint
+from test_cluster import (SCHEMA, bucket_leaders, connect, leader_epoch, lookup_all, raw_call,
+                          retry, upsert, wait_log)
+from test_cluster_tiering import FENCED_LEADER_EPOCH, TIERED, local_segments, wait_until
 
 COMMIT_KV_SNAPSHOT = 1022
 
@@ -26,12 +25,7 @@ COMMIT_KV_SNAPSHOT = 1022
 def commit_kv_snapshot(c, port, payload: dict, epoch: int):
     """A raw COMMIT_KV_SNAPSHOT: (type, fields or error)."""
     body = (f_bytes(1, json.dumps(payload).encode()) + f_varint(2, 0) + f_varint(3, epoch))
-    rc = handshake(c.host, port)
-    try:
-        rtype, resp = rc.call(COMMIT_KV_SNAPSHOT, body)
-    finally:
-        rc.close()
-    return rtype, decode(resp) if rtype == 0 else decode_error(resp)
+    return raw_call(c, port, COMMIT_KV_SNAPSHOT, body)
 
 
 def committed(c, table_id):

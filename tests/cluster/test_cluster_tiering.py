@@ -12,8 +12,9 @@ import json
 import time
 
 from logutil import create_log_table, read_all, wait_ready
-from rawwire import (GET_METADATA, as_int32, decode, decode_error, f_bytes, f_varint, handshake)
-from test_cluster import SCHEMA, bucket_leaders, connect, retry, wait_log, write_log
+from rawwire import f_bytes, f_varint
+from test_cluster import (SCHEMA, bucket_leaders, connect, leader_epoch, raw_call, retry, wait_log,
+                          write_log)
 
 COMMIT_REMOTE_LOG_MANIFEST = 1027
 FENCED_LEADER_EPOCH = 24
@@ -42,35 +43,12 @@ async def wait_until(what, timeout=30.0, why=""):
         await asyncio.sleep(0.2)
 
 
-def leader_epoch(c, db, table, bucket=0):
-    """The bucket's leader epoch from the coordinator's GET_METADATA
-    (PbBucketMetadata field 4)."""
-    path = f_bytes(1, db.encode()) + f_bytes(2, table.encode())
-    rc = handshake(c.host, c.coordinator_port)
-    try:
-        rtype, resp = rc.call(GET_METADATA, f_bytes(1, path))
-    finally:
-        rc.close()
-    assert rtype == 0, resp
-    for tm in decode(resp).get(3, []):
-        for bm in decode(tm).get(5, []):
-            f = decode(bm)
-            if as_int32(f[1][0]) == bucket:
-                return as_int32(f[4][0])
-    raise AssertionError("no such bucket")
-
-
 def commit_remote_log(c, port, table_id, epoch, manifest_path, end_offset):
     """A raw COMMIT_REMOTE_LOG_MANIFEST for bucket 0: (type, fields or
     error)."""
     body = (f_varint(1, table_id) + f_varint(3, 0) + f_bytes(4, manifest_path.encode())
             + f_varint(5, 0) + f_varint(6, end_offset) + f_varint(7, 0) + f_varint(8, epoch))
-    rc = handshake(c.host, port)
-    try:
-        rtype, resp = rc.call(COMMIT_REMOTE_LOG_MANIFEST, body)
-    finally:
-        rc.close()
-    return rtype, decode(resp) if rtype == 0 else decode_error(resp)
+    return raw_call(c, port, COMMIT_REMOTE_LOG_MANIFEST, body)
 
 
 def handle_of(c, table_dir):
