@@ -121,6 +121,23 @@ int fl_fs_read_all(const char *path, size_t max_bytes, fl_buf_t *out,
     return 0;
 }
 
+int fl_fs_list(const char *dir, bool missing_ok, fl_strlist_t *out, fl_error_t *err) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        int e = errno;
+        if (e == ENOENT && missing_ok) return 0;
+        fl_err_set(err, FLUSS_ERR__IO, "opendir %s: %s", dir, strerror(e));
+        errno = e;
+        return FLUSS_ERR__IO;
+    }
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+            fl_strlist_add(out, de->d_name);
+    closedir(d);
+    return 0;
+}
+
 int fl_fs_remove_tree(const char *path, fl_error_t *err) {
     struct stat st;
     if (lstat(path, &st) != 0) {
@@ -128,19 +145,16 @@ int fl_fs_remove_tree(const char *path, fl_error_t *err) {
         return fl_err_set(err, FLUSS_ERR__IO, "stat %s: %s", path, strerror(errno));
     }
     if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        if (!d) return fl_err_set(err, FLUSS_ERR__IO, "opendir %s: %s", path, strerror(errno));
-        struct dirent *e;
-        int rc = 0;
-        while ((e = readdir(d)) && !rc) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-            size_t n = strlen(path) + strlen(e->d_name) + 2;
+        fl_strlist_t names = {0};
+        int rc = fl_fs_list(path, false, &names, err);
+        for (size_t i = 0; i < names.count && !rc; i++) {
+            size_t n = strlen(path) + strlen(names.items[i]) + 2;
             char *child = fl_malloc(n);
-            snprintf(child, n, "%s/%s", path, e->d_name);
+            snprintf(child, n, "%s/%s", path, names.items[i]);
             rc = fl_fs_remove_tree(child, err);
             fl_free(child);
         }
-        closedir(d);
+        fl_strlist_free(&names);
         if (rc) return rc;
         if (fl_vfs_rmdir(path) != 0)
             return fl_err_set(err, FLUSS_ERR__IO, "rmdir %s: %s", path, strerror(errno));

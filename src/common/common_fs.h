@@ -7,10 +7,12 @@
 #ifndef FL_COMMON_FS_H
 #define FL_COMMON_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common_buf.h"
 #include "common_error.h"
+#include "common_strlist.h"
 
 int fl_fs_mkdirs(const char *path, fl_error_t *err);
 int fl_fs_write_atomic(const char *path, const void *data, size_t len,
@@ -21,6 +23,12 @@ int fl_fs_write_atomic(const char *path, const void *data, size_t len,
 int fl_fs_read_all(const char *path, size_t max_bytes, fl_buf_t *out,
                    int *missing, fl_error_t *err);
 int fl_fs_fsync_dir(const char *dir, fl_error_t *err);
+/* The names in dir (without "." and "..") appended to out, in the order
+ * the directory gives them. A missing dir lists as empty when missing_ok;
+ * any other failure is FLUSS_ERR__IO with errno left as the call set it.
+ * The one place the server reads a directory: its descriptor is opened
+ * and closed here, on whichever thread asks. */
+int fl_fs_list(const char *dir, bool missing_ok, fl_strlist_t *out, fl_error_t *err);
 /* Removes a directory tree (no symlinks followed); a missing path is fine. */
 int fl_fs_remove_tree(const char *path, fl_error_t *err);
 /* Copies src into dst (created or truncated) and fsyncs dst; a failed copy

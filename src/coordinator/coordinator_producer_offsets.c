@@ -9,7 +9,6 @@
  */
 #include "coordinator_producer_offsets.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -363,11 +362,10 @@ static int fl_producer_make_dir(const char *dir, fl_error_t *err) {
 static int fl_producer_load_dir(fl_producer_offsets_t *p, fl_error_t *err) {
     int rc = fl_producer_make_dir(p->dir, err);
     if (rc) return rc;
-    DIR *d = opendir(p->dir);
-    if (!d) return fl_err_set(err, FLUSS_ERR__IO, "opendir %s: %s", p->dir, strerror(errno));
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        const char *name = de->d_name;
+    fl_strlist_t names = {0};
+    rc = fl_fs_list(p->dir, false, &names, err);
+    for (size_t i = 0; i < names.count; i++) {
+        const char *name = names.items[i];
         if (fl_ends_with(name, FL_PRODUCER_TMP_SUFFIX)) {
             /* an interrupted write: never renamed, so never acknowledged */
             char *path = fl_producer_path(p, name, "");
@@ -379,8 +377,8 @@ static int fl_producer_load_dir(fl_producer_offsets_t *p, fl_error_t *err) {
             FL_WARN("producer offsets: ignoring %s/%s", p->dir, name);
         }
     }
-    closedir(d);
-    return 0;
+    fl_strlist_free(&names);
+    return rc;
 }
 
 int fl_producer_offsets_open(const char *dir, fl_producer_offsets_t **out, fl_error_t *err) {

@@ -5,7 +5,6 @@
  */
 #include "kv_snapshot.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -84,23 +83,25 @@ int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
     int rc = fl_fs_mkdirs(shared, err);
     if (!rc) rc = fl_fs_mkdirs(snap, err);
     if (rc) return rc;
-    DIR *d = opendir(checkpoint_dir);
-    if (!d) return fl_snap_io(err, "open", checkpoint_dir);
+    fl_strlist_t names = {0};
+    fl_error_t le;
+    if (fl_fs_list(checkpoint_dir, false, &names, &le) != 0)
+        return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION, "KV snapshot: %s", le.msg);
     json_t *files = json_array();
-    struct dirent *de;
-    while (!rc && (de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') continue;
+    for (size_t i = 0; i < names.count && !rc; i++) {
+        const char *name = names.items[i];
+        if (name[0] == '.') continue;
         char src[FL_SNAP_PATH_MAX], dst[FL_SNAP_PATH_MAX * 2], rel[FL_SNAP_PATH_MAX];
-        snprintf(src, sizeof(src), "%s/%s", checkpoint_dir, de->d_name);
+        snprintf(src, sizeof(src), "%s/%s", checkpoint_dir, name);
         struct stat st;
         if (stat(src, &st) != 0) {
             rc = fl_snap_io(err, "stat", src);
             break;
         }
         if (!S_ISREG(st.st_mode)) continue;
-        bool sst = fl_snap_is_sst(de->d_name);
-        if (sst) snprintf(rel, sizeof(rel), FL_SNAP_SHARED "/%s-%s", instance, de->d_name);
-        else snprintf(rel, sizeof(rel), FL_SNAP_PREFIX "%" PRId64 "/%s", id, de->d_name);
+        bool sst = fl_snap_is_sst(name);
+        if (sst) snprintf(rel, sizeof(rel), FL_SNAP_SHARED "/%s-%s", instance, name);
+        else snprintf(rel, sizeof(rel), FL_SNAP_PREFIX "%" PRId64 "/%s", id, name);
         snprintf(dst, sizeof(dst), "%s/%s", bucket_dir, rel);
         struct stat have;
         bool present = sst && stat(dst, &have) == 0 && have.st_size == st.st_size;
@@ -108,9 +109,9 @@ int fl_kv_snapshot_upload(const char *bucket_dir, const char *checkpoint_dir,
          * checkpoint are its own copies, but linking them is as safe */
         if (!present) rc = fl_snap_place(src, dst, true, err);
         json_array_append_new(files, json_pack("{s:s, s:s, s:I}", "path", rel, "local",
-                                               de->d_name, "size", (json_int_t)st.st_size));
+                                               name, "size", (json_int_t)st.st_size));
     }
-    closedir(d);
+    fl_strlist_free(&names);
     if (!rc) rc = fl_fs_fsync_dir(shared, err);
     if (!rc) rc = fl_fs_fsync_dir(snap, err);
     if (!rc) {
@@ -228,18 +229,16 @@ static int fl_snap_scan(const char *bucket_dir, int64_t **ids, size_t *count, in
     *ids = NULL;
     *count = 0;
     if (partial) *partial = NULL, *pcount = 0;
-    DIR *d = opendir(bucket_dir);
-    if (!d) {
-        if (errno == ENOENT) return 0;
-        return fl_snap_io(err, "list", bucket_dir);
-    }
+    fl_strlist_t names = {0};
+    fl_error_t le;
+    if (fl_fs_list(bucket_dir, true, &names, &le) != 0)
+        return fl_err_set(err, FLUSS_ERR_KV_STORAGE_EXCEPTION, "KV snapshot: %s", le.msg);
     size_t cap = 0, pcap = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        int64_t id = fl_snap_dir_id(de->d_name);
+    for (size_t i = 0; i < names.count; i++) {
+        int64_t id = fl_snap_dir_id(names.items[i]);
         if (id < 0) continue;
         char meta[FL_SNAP_PATH_MAX * 2];
-        snprintf(meta, sizeof(meta), "%s/%s/" FL_SNAP_META, bucket_dir, de->d_name);
+        snprintf(meta, sizeof(meta), "%s/%s/" FL_SNAP_META, bucket_dir, names.items[i]);
         if (access(meta, F_OK) == 0) {
             if (*count == cap) *ids = fl_realloc(*ids, (cap = cap ? cap * 2 : 8) * sizeof(**ids));
             (*ids)[(*count)++] = id;
@@ -249,7 +248,7 @@ static int fl_snap_scan(const char *bucket_dir, int64_t **ids, size_t *count, in
             (*partial)[(*pcount)++] = id;
         }
     }
-    closedir(d);
+    fl_strlist_free(&names);
     if (*count) qsort(*ids, *count, sizeof(**ids), fl_snap_cmp_id);
     return 0;
 }
@@ -420,15 +419,17 @@ int fl_kv_snapshot_retain(const char *bucket_dir, size_t keep, fl_kv_snapshot_pi
     }
     if (!rc) {
         snprintf(path, sizeof(path), "%s/" FL_SNAP_SHARED, bucket_dir);
-        DIR *d = opendir(path);
-        struct dirent *de;
-        while (d && (de = readdir(d)) != NULL) {
-            if (de->d_name[0] == '.' || fl_snap_names_has(&used, de->d_name)) continue;
+        fl_strlist_t names = {0};
+        fl_error_t le;
+        fl_fs_list(path, true, &names, &le); /* unreadable: nothing removed */
+        for (size_t i = 0; i < names.count; i++) {
+            const char *name = names.items[i];
+            if (name[0] == '.' || fl_snap_names_has(&used, name)) continue;
             char f[sizeof(path) + 256];
-            snprintf(f, sizeof(f), "%s/%s", path, de->d_name);
+            snprintf(f, sizeof(f), "%s/%s", path, name);
             fl_vfs_unlink(f);
         }
-        if (d) closedir(d);
+        fl_strlist_free(&names);
     }
     for (size_t i = 0; i < used.n; i++) fl_free(used.v[i]);
     fl_free(used.v);

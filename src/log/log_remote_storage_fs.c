@@ -5,7 +5,6 @@
  * directory this creates is fsynced into its parent, so a file that was
  * put survives a power loss together with the path to it.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -155,17 +154,7 @@ static int fl_rs_list(fl_remote_storage_t *base, const char *rel, fl_strlist_t *
     char path[FL_RS_PATH_MAX];
     int rc = fl_rs_path(s, rel, path, err);
     if (rc) return rc;
-    DIR *d = opendir(path);
-    if (!d) {
-        if (errno == ENOENT) return 0;
-        return fl_err_set(err, FLUSS_ERR__IO, "list %s: %s", path, strerror(errno));
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            fl_strlist_add(names, e->d_name);
-    closedir(d);
-    return 0;
+    return fl_fs_list(path, true, names, err);
 }
 
 static int fl_rs_remove(fl_remote_storage_t *base, const char *rel, fl_error_t *err) {

@@ -3,7 +3,6 @@
  */
 #include "log_tablet.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -54,19 +53,21 @@ static void fl_tablet_recover_batch(const fl_batch_view_t *b, void *ctx) {
 static size_t fl_list_snapshots(const char *dir, int64_t **out) {
     size_t n = 0, cap = 8;
     int64_t *v = fl_malloc(cap * sizeof(int64_t));
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len != 20 + sizeof(FL_SNAPSHOT_SUFFIX) - 1 || strcmp(e->d_name + 20, FL_SNAPSHOT_SUFFIX))
+    fl_strlist_t names = {0};
+    fl_error_t err;
+    fl_fs_list(dir, true, &names, &err); /* unreadable: no snapshots */
+    for (size_t i = 0; i < names.count; i++) {
+        const char *name = names.items[i];
+        size_t len = strlen(name);
+        if (len != 20 + sizeof(FL_SNAPSHOT_SUFFIX) - 1 || strcmp(name + 20, FL_SNAPSHOT_SUFFIX))
             continue;
         char *end;
-        long long off = strtoll(e->d_name, &end, 10);
-        if (end != e->d_name + 20 || off < 0) continue;
+        long long off = strtoll(name, &end, 10);
+        if (end != name + 20 || off < 0) continue;
         if (n == cap) v = fl_realloc(v, (cap *= 2) * sizeof(int64_t));
         v[n++] = off;
     }
-    if (d) closedir(d);
+    fl_strlist_free(&names);
     qsort(v, n, sizeof(int64_t), fl_cmp_i64);
     *out = v;
     return n;
@@ -203,25 +204,23 @@ static int fl_log_tablet_open_once(const char *dir, const fl_log_config_t *cfg, 
     t->snapshot_offset = use_snapshot ? fl_tablet_load_snapshot(t) : -1;
     if (t->snapshot_offset < 0) t->snapshot_offset = 0;
 
-    DIR *d = opendir(dir);
-    if (!d) {
-        rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "opendir %s: %s", dir, strerror(errno));
+    fl_strlist_t names = {0};
+    if (fl_fs_list(dir, false, &names, &mk) != 0) {
         fl_log_tablet_close(t);
-        return rc;
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", mk.msg);
     }
     size_t n = 0, cap = 16;
     int64_t *bases = fl_malloc(cap * sizeof(int64_t));
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len != 24 || strcmp(e->d_name + 20, ".log") != 0) continue;
+    for (size_t i = 0; i < names.count; i++) {
+        const char *name = names.items[i];
+        if (strlen(name) != 24 || strcmp(name + 20, ".log") != 0) continue;
         char *end;
-        long long base = strtoll(e->d_name, &end, 10);
-        if (end != e->d_name + 20 || base < 0) continue;
+        long long base = strtoll(name, &end, 10);
+        if (end != name + 20 || base < 0) continue;
         if (n == cap) bases = fl_realloc(bases, (cap *= 2) * sizeof(int64_t));
         bases[n++] = base;
     }
-    closedir(d);
+    fl_strlist_free(&names);
     qsort(bases, n, sizeof(int64_t), fl_cmp_i64);
     if (n == 0) bases[n++] = 0;
 
@@ -740,18 +739,17 @@ static int fl_tablet_name_cmp(const void *a, const void *b) {
 /* The files of segments (and their indexes, stats, writer snapshots:
  * every name of 20 digits and a suffix) in dir, by base offset. */
 static int fl_tablet_offset_files(const char *dir, fl_strlist_t *out, fl_error_t *err) {
-    DIR *d = opendir(dir);
-    if (!d)
-        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "opendir %s: %s", dir,
-                          strerror(errno));
-    struct dirent *e;
-    while ((e = readdir(d))) {
+    fl_strlist_t names = {0};
+    fl_error_t le;
+    if (fl_fs_list(dir, false, &names, &le) != 0)
+        return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "%s", le.msg);
+    for (size_t i = 0; i < names.count; i++) {
+        const char *name = names.items[i];
         char *endp;
-        long long base = strtoll(e->d_name, &endp, 10);
-        if (strlen(e->d_name) > 20 && endp == e->d_name + 20 && base >= 0)
-            fl_strlist_add(out, e->d_name);
+        long long base = strtoll(name, &endp, 10);
+        if (strlen(name) > 20 && endp == name + 20 && base >= 0) fl_strlist_add(out, name);
     }
-    closedir(d);
+    fl_strlist_free(&names);
     /* zero-padded: by name is by offset */
     qsort(out->items, out->count, sizeof(*out->items), fl_tablet_name_cmp);
     return 0;
@@ -818,28 +816,30 @@ int fl_log_tablet_truncate(fl_log_tablet_t **tp, int64_t end_offset, fl_error_t 
     if (rc) goto reopen;
     int64_t *bases = NULL;
     size_t n = 0, capb = 0;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
+    fl_strlist_t names = {0};
+    fl_error_t lerr;
+    fl_fs_list(dir, true, &names, &lerr); /* unreadable: nothing to remove */
+    for (size_t i = 0; i < names.count; i++) {
+        const char *name = names.items[i];
+        size_t len = strlen(name);
         if (len < 21) continue;
         char *endp;
-        long long base = strtoll(e->d_name, &endp, 10);
-        if (endp != e->d_name + 20 || base < 0) continue;
-        bool later_segment = base > cut_base && strcmp(e->d_name + 20, ".writer_snapshot") != 0;
-        bool later_snapshot = strcmp(e->d_name + 20, ".writer_snapshot") == 0 && base > end_offset;
+        long long base = strtoll(name, &endp, 10);
+        if (endp != name + 20 || base < 0) continue;
+        bool later_segment = base > cut_base && strcmp(name + 20, ".writer_snapshot") != 0;
+        bool later_snapshot = strcmp(name + 20, ".writer_snapshot") == 0 && base > end_offset;
         if (!later_segment && !later_snapshot) continue;
         if (n == capb) bases = fl_realloc(bases, (capb = capb ? capb * 2 : 16) * sizeof(int64_t));
         bases[n++] = base;
         char path[4400];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
         if (fl_vfs_unlink(path) != 0 && errno != ENOENT) {
             rc = fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "unlink %s: %s", path,
                             strerror(errno));
             break;
         }
     }
-    if (d) closedir(d);
+    fl_strlist_free(&names);
     fl_free(bases);
     if (!rc) {
         /* the segment that holds the cut: its log file ends before it; its
