@@ -226,6 +226,49 @@ static void fl_producer_sweep_stop(void *arg) {
     uv_timer_stop(&cs->producer_sweep_timer);
 }
 
+/* ---- tablet servers that missed a message (timer on the loop, work on
+ * the worker) ---- */
+
+#define FL_RESYNC_EVERY_MS 1000
+
+/* Each tablet server a message went unanswered to (still registered: one
+ * that left is told everything when it comes back) gets the drops it
+ * missed and every table again, as one that joins. */
+static void fl_resync_job(void *arg) {
+    fl_coordinator_server_t *cs = arg;
+    int32_t ids[FL_CATALOG_TABLET_SERVERS_MAX];
+    size_t n = fl_push_take_behind(cs->push, ids, FL_CATALOG_TABLET_SERVERS_MAX);
+    for (size_t k = 0; k < n; k++) {
+        FL_INFO("coordinator: a message to tablet server %d went unanswered; telling it every "
+                "table again",
+                ids[k]);
+        pthread_mutex_lock(&cs->lock);
+        fl_push_resend_to(cs->push, ids[k]);
+        for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
+            fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), ids[k]);
+        pthread_mutex_unlock(&cs->lock);
+    }
+    if (n) fl_push_flush(cs->push);
+    atomic_store(&cs->resync_queued, false);
+}
+
+static void fl_on_resync_timer(uv_timer_t *t) {
+    fl_coordinator_server_t *cs = t->data;
+    if (!atomic_exchange(&cs->resync_queued, true)) fl_workq_submit(cs->workers, fl_resync_job, cs);
+}
+
+static void fl_resync_start(void *arg) {
+    fl_coordinator_server_t *cs = arg;
+    uv_timer_init(fl_rpc_loop_uv(cs->loop), &cs->resync_timer);
+    cs->resync_timer.data = cs;
+    uv_timer_start(&cs->resync_timer, fl_on_resync_timer, FL_RESYNC_EVERY_MS, FL_RESYNC_EVERY_MS);
+}
+
+static void fl_resync_stop(void *arg) {
+    fl_coordinator_server_t *cs = arg;
+    uv_timer_stop(&cs->resync_timer);
+}
+
 int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
     /* the listeners take their ports now and accept once every tablet
      * server knows every table (the same bind-then-accept as theirs) */
@@ -242,6 +285,7 @@ int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
         fl_push_set_coordinator(cs->push, &cs->self);
     }
     fl_rpc_loop_post(cs->loop, fl_producer_sweep_start, cs);
+    fl_rpc_loop_post(cs->loop, fl_resync_start, cs);
     if (fl_rpc_loop_start(cs->loop))
         return fl_err_set(err, FLUSS_ERR__STATE, "cannot start the coordinator's network thread");
     cs->started = true;
@@ -259,6 +303,7 @@ void fl_coordinator_server_stop(fl_coordinator_server_t *cs) {
     if (!cs->started) return;
     cs->started = false;
     fl_rpc_loop_post(cs->loop, fl_producer_sweep_stop, cs);
+    fl_rpc_loop_post(cs->loop, fl_resync_stop, cs);
     fl_rpc_server_close(cs->rpc);
     /* a pass under way finishes (its drops reach the tablet servers) */
     fl_auto_partitioner_stop(cs->auto_partitioner);

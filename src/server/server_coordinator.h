@@ -86,6 +86,8 @@ struct fl_coordinator_server {
     fl_producer_offsets_t *producers;  /* producer offsets (own locks) */
     uv_timer_t producer_sweep_timer;   /* on loop: expired producer offsets go */
     atomic_bool producer_sweep_queued;
+    uv_timer_t resync_timer;           /* on loop: servers that missed a message told again */
+    atomic_bool resync_queued;
     fl_auto_partitioner_t *auto_partitioner; /* its thread takes `lock` per pass */
     /* (lock) cluster mode: the registration each live tablet server came
      * with (its incarnation epoch), which its CONTROLLED_SHUTDOWN names */

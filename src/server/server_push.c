@@ -49,17 +49,23 @@ typedef struct fl_push_item {
     uint8_t *body;
     size_t len;
     bool done;
+    /* STOP_REPLICA, or the UPDATE_METADATA of a dropped table: final
+     * (table and partition ids are never used again), so one that went
+     * unanswered is kept and sent again as it was */
+    bool final;
 } fl_push_item_t;
 
 typedef struct fl_push_tablet {
     fl_endpoint_t ep;
     char listeners[512];
     fl_rpc_client_t *client;
+    bool behind;          /* (mu) a message to it went unanswered */
 } fl_push_tablet_t;
 
 struct fl_push {
     int32_t epoch;           /* the coordinator epoch every message carries */
     int32_t only;            /* (mu) while encoding: the one tablet server to tell, -1 all */
+    bool update_final;       /* (mu) while encoding a dropped table's UPDATE_METADATA */
     pthread_mutex_t mu;      /* everything below but the clients' use */
     pthread_cond_t cv;
     pthread_mutex_t send_mu; /* one flusher sends at a time: the queue's order */
@@ -68,6 +74,7 @@ struct fl_push {
     fl_push_tablet_t tablets[FL_PUSH_TABLETS_MAX];
     fl_push_item_t *queue_head, *queue_tail;     /* not sent yet */
     fl_push_item_t *flight_head, *flight_tail;   /* sent, in seq order */
+    fl_push_item_t *redo;    /* final items that went unanswered, to send again */
     uint64_t next_seq;       /* seq of the next queued item (first is 1) */
     uint64_t done_seq;       /* every item up to it answered */
     size_t assign_count, assign_cap;
@@ -96,6 +103,7 @@ void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, const char *liste
     pthread_mutex_lock(&p->mu);
     if (p->tablet_count < FL_PUSH_TABLETS_MAX) {
         p->tablets[p->tablet_count].ep = *ep;
+        p->tablets[p->tablet_count].behind = false;
         snprintf(p->tablets[p->tablet_count].listeners,
                  sizeof(p->tablets[p->tablet_count].listeners), "%s", listeners ? listeners : "");
         p->tablets[p->tablet_count++].client = client;
@@ -122,6 +130,30 @@ void fl_push_remove_tablet(fl_push_t *p, int32_t id) {
     /* what was sent on it fails (its answers mark the items done) */
     if (gone) fl_rpc_client_destroy(gone);
     pthread_mutex_unlock(&p->send_mu);
+    pthread_mutex_lock(&p->mu);
+    for (fl_push_item_t **pp = &p->redo; *pp;) {
+        fl_push_item_t *it = *pp;
+        if (it->tablet != id) {
+            pp = &it->next;
+            continue;
+        }
+        *pp = it->next;
+        fl_free(it->body);
+        fl_free(it);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+size_t fl_push_take_behind(fl_push_t *p, int32_t *ids, size_t cap) {
+    size_t n = 0;
+    pthread_mutex_lock(&p->mu);
+    for (size_t i = 0; i < p->tablet_count && n < cap; i++)
+        if (p->tablets[i].behind) {
+            p->tablets[i].behind = false;
+            ids[n++] = p->tablets[i].ep.id;
+        }
+    pthread_mutex_unlock(&p->mu);
+    return n;
 }
 
 size_t fl_push_tablets(fl_push_t *p, fl_endpoint_t *out, size_t cap) {
@@ -134,18 +166,27 @@ size_t fl_push_tablets(fl_push_t *p, fl_endpoint_t *out, size_t cap) {
 
 /* ---- the queue (mu held) ---- */
 
-static void fl_push_enqueue(fl_push_t *p, int32_t tablet, int16_t key, const ProtobufCMessage *m) {
-    fl_push_item_t *it = fl_calloc(1, sizeof(*it));
+static void fl_push_enqueue_item(fl_push_t *p, fl_push_item_t *it) {
     it->push = p;
     it->seq = p->next_seq++;
+    it->next = NULL;
+    it->done = false;
+    if (p->queue_tail) p->queue_tail->next = it;
+    else p->queue_head = it;
+    p->queue_tail = it;
+}
+
+static fl_push_item_t *fl_push_enqueue(fl_push_t *p, int32_t tablet, int16_t key,
+                                       const ProtobufCMessage *m) {
+    fl_push_item_t *it = fl_calloc(1, sizeof(*it));
     it->tablet = tablet;
     it->api_key = key;
     it->len = protobuf_c_message_get_packed_size(m);
     it->body = fl_malloc(it->len ? it->len : 1);
     protobuf_c_message_pack(m, it->body);
-    if (p->queue_tail) p->queue_tail->next = it;
-    else p->queue_head = it;
-    p->queue_tail = it;
+    it->final = key == FL_API_STOP_REPLICA;
+    fl_push_enqueue_item(p, it);
+    return it;
 }
 
 static void fl_push_node(const fl_endpoint_t *e, Fluss__PbServerNode *n) {
@@ -249,7 +290,7 @@ static void fl_push_stop(fl_push_t *p, const fl_push_assign_t *a, const fl_push_
 }
 
 /* UPDATE_METADATA with these table and partition entries, to every
- * tablet server. */
+ * tablet server (p->only >= 0: to that one). */
 static void fl_push_update(fl_push_t *p, Fluss__PbTableMetadata *tm, Fluss__PbPartitionMetadata **pms,
                            size_t npm) {
     Fluss__PbServerNode coord, nodes[FL_PUSH_TABLETS_MAX], *node_ptrs[FL_PUSH_TABLETS_MAX];
@@ -271,7 +312,39 @@ static void fl_push_update(fl_push_t *p, Fluss__PbTableMetadata *tm, Fluss__PbPa
     req.coordinator_epoch = p->epoch;
     for (size_t i = 0; i < p->tablet_count; i++)
         if (p->only < 0 || p->tablets[i].ep.id == p->only)
-            fl_push_enqueue(p, p->tablets[i].ep.id, FL_API_UPDATE_METADATA, &req.base);
+            fl_push_enqueue(p, p->tablets[i].ep.id, FL_API_UPDATE_METADATA, &req.base)->final =
+                p->update_final;
+}
+
+/* The same, its items final (a dropped table's). */
+static void fl_push_update_final(fl_push_t *p, Fluss__PbTableMetadata *tm, bool final) {
+    p->update_final = final;
+    fl_push_update(p, tm, NULL, 0);
+    p->update_final = false;
+}
+
+void fl_push_resend_to(fl_push_t *p, int32_t id) {
+    pthread_mutex_lock(&p->mu);
+    fl_push_item_t *mine = NULL, **tail = &mine;
+    for (fl_push_item_t **pp = &p->redo; *pp;) {
+        fl_push_item_t *it = *pp;
+        if (it->tablet != id) {
+            pp = &it->next;
+            continue;
+        }
+        *pp = it->next;
+        *tail = it;
+        tail = &it->next;
+        it->next = NULL;
+    }
+    for (fl_push_item_t *it = mine, *next; it; it = next) {
+        next = it->next;
+        fl_push_enqueue_item(p, it);
+    }
+    p->only = id;
+    fl_push_update(p, NULL, NULL, 0);
+    p->only = -1;
+    pthread_mutex_unlock(&p->mu);
 }
 
 void fl_push_servers(fl_push_t *p) {
@@ -477,7 +550,7 @@ void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64
     tm.table_id = -2; /* 0.9.1's DELETED_TABLE_ID */
     tm.table_json.data = (uint8_t *)"{}";
     tm.table_json.len = 2;
-    fl_push_update(p, &tm, NULL, 0);
+    fl_push_update_final(p, &tm, true);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -519,6 +592,24 @@ static void fl_push_on_reply(void *arg, const fl_rpc_reply_t *r) {
         fl_push_bucket_errors(it->tablet, r);
     }
     pthread_mutex_lock(&p->mu);
+    /* unanswered (the connection failed, or the answer did not come in
+     * time): the server may have missed it, and only the next change of
+     * the same table would tell it again. A refusal is an answer. */
+    bool registered = false;
+    for (size_t i = 0; r->status && i < p->tablet_count; i++)
+        if (p->tablets[i].ep.id == it->tablet) p->tablets[i].behind = registered = true;
+    if (registered && it->final) {
+        fl_push_item_t *again = fl_calloc(1, sizeof(*again));
+        again->tablet = it->tablet;
+        again->api_key = it->api_key;
+        again->final = true;
+        again->len = it->len;
+        again->body = fl_malloc(it->len ? it->len : 1);
+        memcpy(again->body, it->body, it->len);
+        fl_push_item_t **end = &p->redo;
+        while (*end) end = &(*end)->next;
+        *end = again; /* in the order they were sent */
+    }
     it->done = true;
     while (p->flight_head && p->flight_head->done) {
         fl_push_item_t *h = p->flight_head;
@@ -591,6 +682,12 @@ void fl_push_destroy(fl_push_t *p) {
         it = n;
     }
     for (fl_push_item_t *it = p->flight_head; it;) { /* none once the clients are gone */
+        fl_push_item_t *n = it->next;
+        fl_free(it->body);
+        fl_free(it);
+        it = n;
+    }
+    for (fl_push_item_t *it = p->redo; it;) {
         fl_push_item_t *n = it->next;
         fl_free(it->body);
         fl_free(it);

@@ -46,6 +46,19 @@ void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, const char *liste
 /* A tablet server left: its client is destroyed (what was sent on it
  * fails); nothing more is sent to it. Not from the client's loop. */
 void fl_push_remove_tablet(fl_push_t *p, int32_t id);
+/* The registered tablet servers a message went unanswered to (the
+ * connection failed or timed out; a refusal is an answer) since the last
+ * call: up to cap ids into ids, their marks cleared. Every other message
+ * holds a table whole, so telling such a server its missed drops and
+ * every table again (as one that joins) makes good whatever it missed,
+ * whichever of the old and new messages arrives first. */
+size_t fl_push_take_behind(fl_push_t *p, int32_t *ids, size_t cap);
+/* Queues again, for tablet server id (one fl_push_take_behind gave), the
+ * drops it may have missed as they were (STOP_REPLICA, a dropped table's
+ * UPDATE_METADATA: final, since table and partition ids are never used
+ * again) and an UPDATE_METADATA with the servers. The caller then queues
+ * every table to it (fl_push_table_to) and flushes. */
+void fl_push_resend_to(fl_push_t *p, int32_t id);
 /* The registered tablet servers' endpoints. */
 size_t fl_push_tablets(fl_push_t *p, fl_endpoint_t *out, size_t cap);
 
@@ -60,7 +73,6 @@ void fl_push_servers(fl_push_t *p);
 void fl_push_table(fl_push_t *p, const fl_ms_table_t *t);
 /* The same, to one tablet server only (one that just joined). */
 void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t tablet_id);
-/* Queues the messages for a dropped table. */
 /* NOTIFY_KV_SNAPSHOT_OFFSET to the followers of bucket b (of table_id,
  * partition_id, bucket): a snapshot committed up to offset, below which
  * their copy of the changelog may go. */
@@ -72,6 +84,7 @@ void fl_push_kv_snapshot_offset(fl_push_t *p, const fl_ms_bucket_t *b, int64_t t
 void fl_push_remote_log_offsets(fl_push_t *p, const fl_ms_bucket_t *b, int64_t table_id,
                                 int64_t partition_id, int32_t bucket, int64_t start,
                                 int64_t end);
+/* Queues the messages for a dropped table. */
 void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64_t table_id);
 /* Sends what is queued and waits for the answers (1 s at most). */
 void fl_push_flush(fl_push_t *p);

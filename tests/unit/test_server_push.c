@@ -19,6 +19,8 @@
  *   bucket's leadership in a leader epoch older than its replica's
  *   (FENCED_LEADER_EPOCH), changing nothing; the coordinator refuses a
  *   CONTROLLED_SHUTDOWN from a registration that is not the live one.
+ * - A tablet server the coordinator could not reach for a while is told
+ *   every table again, and the drops it missed, once it can be.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -30,6 +32,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 
@@ -39,6 +44,7 @@
 #include "replica_manager.h"
 #include "replica_replication.h"
 #include "server_local.h"
+#include "server_push.h"
 
 #include "test_tmpdir.h"
 
@@ -524,6 +530,94 @@ static void test_stale_epochs_refused(void **state) {
     fl_local_cluster_destroy(&lc);
 }
 
+/* A loopback port nothing listens on (bound, read, closed). */
+static int free_port(void) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    socklen_t len = sizeof(a);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+static int64_t partition_id_of(fl_local_cluster_t *lc, const char *name) {
+    pthread_mutex_lock(&lc->cs->lock);
+    const fl_ms_table_t *m = lc->cs->ms->ops->table_get(lc->cs->ms, "fluss", "t");
+    int64_t id = -1;
+    for (size_t i = 0; m && i < m->partition_count; i++)
+        if (strcmp(m->partitions[i].name, name) == 0) id = m->partitions[i].partition_id;
+    pthread_mutex_unlock(&lc->cs->lock);
+    return id;
+}
+
+static bool knows_partition(fl_tablet_server_t *ts, int64_t table_id, int64_t pid) {
+    fl_hosted_table_t *t = fl_tablet_server_table(ts, table_id);
+    if (!t) return false;
+    bool known = fl_hosted_table_partition(t, pid) != NULL;
+    fl_hosted_table_unref(t);
+    return known;
+}
+
+/* Messages a tablet server did not get (its connection refused) are made
+ * good once it can be reached: it is told every table again, and the
+ * drops it missed (STOP_REPLICA) are sent again as they were. */
+static void test_missed_messages_resent(void **state) {
+    const char *dir = *state;
+    fl_coordinator_config_t cc;
+    fl_tablet_config_t tc[2];
+    fl_local_test_config(dir, 2, &cc, tc);
+    cc.defaults.replication_factor = 1;
+    int internal = free_port();
+    snprintf(tc[1].internal_host, sizeof(tc[1].internal_host), "127.0.0.1");
+    tc[1].internal_port = internal;
+    fl_local_cluster_t lc;
+    fl_error_t err;
+    assert_int_equal(fl_local_cluster_new(&cc, tc, 2, &lc, &err), 0);
+    assert_int_equal(fl_local_cluster_start(&lc, &err), 0);
+    create_table(&lc);
+    partition_op(&lc, FL_API_CREATE_PARTITION, "2024");
+    int64_t table_id = -1;
+    pthread_mutex_lock(&lc.cs->lock);
+    table_id = lc.cs->ms->ops->table_get(lc.cs->ms, "fluss", "t")->table_id;
+    pthread_mutex_unlock(&lc.cs->lock);
+    int64_t p2024 = partition_id_of(&lc, "2024");
+    assert_true(knows_partition(lc.tablets[1], table_id, p2024));
+    char p2024_dir[4400];
+    snprintf(p2024_dir, sizeof(p2024_dir), "%s/tablet-server-1/fluss/t-%lld/2024-p%lld", dir,
+             (long long)table_id, (long long)p2024);
+    assert_true(dir_exists(p2024_dir)); /* two buckets over two servers: one each */
+
+    /* the coordinator reaches tablet server 1 on a port nobody listens on */
+    fl_rpc_client_t *c =
+        fl_rpc_client_new(fl_coordinator_server_loop(lc.cs), "127.0.0.1", free_port(), NULL);
+    fl_push_add_tablet(lc.cs->push, &lc.tablets[1]->self, NULL, c);
+    partition_op(&lc, FL_API_CREATE_PARTITION, "2025");
+    partition_op(&lc, FL_API_DROP_PARTITION, "2024");
+    int64_t p2025 = partition_id_of(&lc, "2025");
+    assert_true(p2025 >= 0);
+    assert_true(knows_partition(lc.tablets[0], table_id, p2025));
+    assert_false(knows_partition(lc.tablets[0], table_id, p2024));
+    /* missed: 1 still has 2024 and not 2025 (retries fail meanwhile) */
+    usleep(1500 * 1000);
+    assert_false(knows_partition(lc.tablets[1], table_id, p2025));
+    assert_true(knows_partition(lc.tablets[1], table_id, p2024));
+
+    /* reachable again (its internal listener): told within a few seconds */
+    fl_rpc_client_set_peer(c, "127.0.0.1", internal);
+    bool caught_up = false;
+    for (int i = 0; i < 100 && !caught_up; i++) {
+        caught_up = knows_partition(lc.tablets[1], table_id, p2025) &&
+                    !knows_partition(lc.tablets[1], table_id, p2024);
+        if (!caught_up) usleep(100 * 1000);
+    }
+    assert_true(caught_up);
+    for (int i = 0; i < 50 && dir_exists(p2024_dir); i++) usleep(100 * 1000);
+    assert_false(dir_exists(p2024_dir)); /* its STOP_REPLICA arrived too */
+    fl_local_cluster_destroy(&lc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ddl_reaches_tablets, setup,
@@ -532,6 +626,7 @@ int main(void) {
                                         teardown),
         cmocka_unit_test_setup_teardown(test_stale_epochs_refused, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_missed_messages_resent, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
