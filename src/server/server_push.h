@@ -50,8 +50,9 @@ void fl_push_remove_tablet(fl_push_t *p, int32_t id);
  * connection failed or timed out; a refusal is an answer) since the last
  * call: up to cap ids into ids, their marks cleared. Every other message
  * holds a table whole, so telling such a server its missed drops and
- * every table again (as one that joins) makes good whatever it missed,
- * whichever of the old and new messages arrives first. */
+ * every table again (as one that joins) makes good whatever it missed:
+ * an unanswered message never arrived (its connection failed) or was
+ * written ahead of the new ones on the same connection. */
 size_t fl_push_take_behind(fl_push_t *p, int32_t *ids, size_t cap);
 /* Queues again, for tablet server id (one fl_push_take_behind gave), the
  * drops it may have missed as they were (STOP_REPLICA, a dropped table's
