@@ -188,15 +188,15 @@ static int fl_lookup_bucket(fluss_lookuper_t *l, const fluss_row_t *row, int32_t
     const fluss_table_t *t = l->t;
     bool same = t->bucket_key_count == t->kpk_count &&
                 memcmp(t->bucket_key, t->kpk, t->kpk_count * sizeof(int32_t)) == 0;
-    if (same) {
-        *bucket = fl_bucket_of(l->key.data, l->key.len, t->bucket_count);
+    if (same && t->pk_codec == t->bucket_codec) {
+        *bucket = fl_key_bucket(t->bucket_codec, l->key.data, l->key.len, t->bucket_count);
         return 0;
     }
     fl_buf_t bk;
     fl_buf_init(&bk);
-    int rc = fl_compacted_key_encode(&row->row, &t->desc.schema, t->bucket_key,
-                                     t->bucket_key_count, &bk, err);
-    if (!rc) *bucket = fl_bucket_of(bk.data, bk.len, t->bucket_count);
+    int rc = fl_key_encode(t->bucket_codec, &row->row, &t->desc.schema, t->bucket_key,
+                           t->bucket_key_count, &bk, err);
+    if (!rc) *bucket = fl_key_bucket(t->bucket_codec, bk.data, bk.len, t->bucket_count);
     fl_buf_free(&bk);
     return rc;
 }
@@ -231,8 +231,8 @@ static int fl_lookup_plan_keys(fluss_lookuper_t *l, const fluss_row_t *const *ke
         if (keys[i]->row.column_count != t->desc.schema.column_count)
             return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "key %zu is a row of another table", i);
         l->key.len = 0;
-        int rc = fl_compacted_key_encode(&keys[i]->row, &t->desc.schema, t->kpk, t->kpk_count,
-                                         &l->key, err);
+        int rc = fl_key_encode(t->pk_codec, &keys[i]->row, &t->desc.schema, t->kpk, t->kpk_count,
+                               &l->key, err);
         if (!rc) rc = fl_lookup_bucket(l, keys[i], &p->bucket[i], err);
         bool missing = false;
         if (!rc) rc = fl_lookup_part(l, &keys[i]->row, &p->part[i], &missing, err);
@@ -453,14 +453,17 @@ int fluss_lookuper_prefix_lookup(fluss_lookuper_t *l, const fluss_row_t *prefix,
     fl_client_conn_t *c = NULL;
     size_t part = 0;
     bool missing = false;
-    int rc = fl_compacted_key_encode(&prefix->row, &t->desc.schema, t->bucket_key,
-                                     t->bucket_key_count, &l->key, &err);
+    /* the key: a byte prefix of the primary key's encoding; the bucket:
+     * from the bucket key's own (the lake's) */
+    int rc = fl_key_encode(t->pk_codec, &prefix->row, &t->desc.schema, t->bucket_key,
+                           t->bucket_key_count, &l->key, &err);
     if (!rc) rc = fl_lookup_part(l, &prefix->row, &part, &missing, &err);
     if (!rc && missing) { /* no partition, no rows */
         *rows = fl_calloc(1, sizeof(fluss_row_t *));
         return 0;
     }
-    int32_t bucket = rc ? 0 : fl_bucket_of(l->key.data, l->key.len, t->bucket_count);
+    int32_t bucket = 0;
+    if (!rc) rc = fl_lookup_bucket(l, prefix, &bucket, &err);
     if (!rc && !(c = fl_lookup_conn(l, part, bucket, &node, &err))) rc = err.code;
     if (rc) return fl_client_error_out(e, &err);
     ProtobufCBinaryData kb = {l->key.len, l->key.data};

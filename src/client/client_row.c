@@ -493,9 +493,10 @@ range:
 
 int fl_row_bucket(const fluss_row_t *r, fl_buf_t *scratch, int32_t *bucket, fl_error_t *err) {
     scratch->len = 0;
-    int rc = fl_compacted_key_encode(&r->row, &r->t->desc.schema, r->t->bucket_key,
-                                     r->t->bucket_key_count, scratch, err);
-    if (!rc) *bucket = fl_bucket_of(scratch->data, scratch->len, r->t->bucket_count);
+    int rc = fl_key_encode(r->t->bucket_codec, &r->row, &r->t->desc.schema, r->t->bucket_key,
+                           r->t->bucket_key_count, scratch, err);
+    if (!rc) *bucket = fl_key_bucket(r->t->bucket_codec, scratch->data, scratch->len,
+                                     r->t->bucket_count);
     return rc;
 }
 

@@ -19,6 +19,7 @@
 #include "common_error.h"
 #include "fluss.h"
 #include "types_row.h"
+#include "types_key.h"
 #include "types_row_format.h"
 #include "types_table.h"
 
@@ -57,6 +58,10 @@ struct fluss_table {
                                 * a KvRecord, LOOKUP and the storage use) */
     size_t kpk_count;
     fl_row_format_t kv_format; /* table.kv.format (PK tables) */
+    /* by table.datalake.format (types_key.h): how the bucket key is
+     * encoded and hashed, and how the physical primary key is encoded */
+    fl_key_codec_t bucket_codec;
+    fl_key_codec_t pk_codec;
 };
 
 /* client_schema.c: parses a column list ("name TYPE [NOT NULL] [COMMENT

@@ -62,18 +62,20 @@ static int fl_upsert_key(fluss_upsert_writer_t *w, const fluss_row_t *row, size_
     if (row->row.column_count != t->desc.schema.column_count)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "the row is of another table");
     w->key.len = 0;
-    int rc = fl_compacted_key_encode(&row->row, &t->desc.schema, t->kpk, t->kpk_count, &w->key,
-                                     err);
+    int rc = fl_key_encode(t->pk_codec, &row->row, &t->desc.schema, t->kpk, t->kpk_count, &w->key,
+                           err);
     if (!rc) rc = fl_writer_route(w->engine, &row->row, part, err);
     if (rc) return rc;
-    if (w->bucket_is_pk) {
-        *bucket = fl_bucket_of(w->key.data, w->key.len, t->bucket_count);
+    if (w->bucket_is_pk && t->pk_codec == t->bucket_codec) {
+        *bucket = fl_key_bucket(t->bucket_codec, w->key.data, w->key.len, t->bucket_count);
         return 0;
     }
     w->bucket_key.len = 0;
-    rc = fl_compacted_key_encode(&row->row, &t->desc.schema, t->bucket_key, t->bucket_key_count,
-                                 &w->bucket_key, err);
-    if (!rc) *bucket = fl_bucket_of(w->bucket_key.data, w->bucket_key.len, t->bucket_count);
+    rc = fl_key_encode(t->bucket_codec, &row->row, &t->desc.schema, t->bucket_key,
+                       t->bucket_key_count, &w->bucket_key, err);
+    if (!rc)
+        *bucket = fl_key_bucket(t->bucket_codec, w->bucket_key.data, w->bucket_key.len,
+                                t->bucket_count);
     return rc;
 }
 

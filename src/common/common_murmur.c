@@ -46,6 +46,28 @@ int32_t fl_murmur_hash_bytes(const void *data, size_t len, uint32_t seed) {
     return (int32_t)fl_fmix(h, (uint32_t)len);
 }
 
+uint32_t fl_murmur3_32(const void *data, size_t len, uint32_t seed) {
+    const uint8_t *p = data;
+    uint32_t h = seed;
+    size_t aligned = len - len % 4;
+    for (size_t i = 0; i < aligned; i += 4) {
+        uint32_t k = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
+                     (uint32_t)p[i + 3] << 24;
+        h = fl_mix_h1(h, fl_mix_k1(k));
+    }
+    if (len > aligned) { /* the tail, up to 3 bytes, as one little-endian block */
+        uint32_t k = 0;
+        for (size_t i = len; i > aligned; i--) k = k << 8 | p[i - 1];
+        h ^= fl_mix_k1(k);
+    }
+    return fl_fmix(h, (uint32_t)len);
+}
+
+int32_t fl_iceberg_bucket_of(const void *key, size_t len, int32_t n) {
+    if (n <= 0) return 0;
+    return (int32_t)((fl_murmur3_32(key, len, 0) & 0x7fffffffu) % (uint32_t)n);
+}
+
 int32_t fl_murmur_mix_int(int32_t code) {
     uint32_t k = fl_mix_k1((uint32_t)code);
     uint32_t h = fl_rotl(k, 13) * 5 + 0xe6546b64u;

@@ -21,4 +21,12 @@ int32_t fl_murmur_mix_int(int32_t code);
 /* The bucket of an encoded bucket key among n buckets. */
 int32_t fl_bucket_of(const void *key, size_t len, int32_t n);
 
+/* Standard MurmurHash3 x86_32 (tail bytes unsigned, one block): Iceberg's
+ * bucket transform hash (guava's murmur3_32_fixed). */
+uint32_t fl_murmur3_32(const void *data, size_t len, uint32_t seed);
+/* Iceberg's bucket transform of an encoded key among n buckets:
+ * (murmur3_32(key, seed 0) & INT_MAX) % n, as Fluss's
+ * IcebergBucketingFunction picks buckets for ICEBERG lake tables. */
+int32_t fl_iceberg_bucket_of(const void *key, size_t len, int32_t n);
+
 #endif

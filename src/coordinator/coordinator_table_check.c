@@ -7,6 +7,7 @@
 #include "common_duration.h"
 #include "coordinator_table_check.h"
 #include "types_aggfn.h"
+#include "types_key.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -291,6 +292,37 @@ static int fl_validate_options(const fl_table_desc_t *d, fl_error_t *err) {
     return 0;
 }
 
+/* Keys a lake format's encoding can take (types_key.h): an ICEBERG table
+ * hashes exactly one bucket-key column of a type Iceberg can bucket (the
+ * clients refuse to write any other); a primary-key table of a lake
+ * format whose keys fluss-c does not encode (PAIMON, HUDI) is refused,
+ * since its state could not be rebuilt from its changelog with the keys
+ * its clients send. */
+static int fl_check_lake_keys(const fl_table_desc_t *d, fl_error_t *err) {
+    const fl_schema_t *s = &d->schema;
+    const char *lake = fl_kvlist_get(&d->properties, "table.datalake.format");
+    fl_key_codec_t codec = fl_key_codec_of_lake(lake);
+    if (codec == FL_KEY_UNSUPPORTED && s->has_primary_key)
+        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                          "Primary-key tables with 'table.datalake.format' = '%s' are not "
+                          "supported by this server (their keys are encoded the %s way).",
+                          lake, lake);
+    if (codec != FL_KEY_ICEBERG || d->bucket_keys.count == 0) return 0;
+    if (d->bucket_keys.count != 1)
+        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                          "A table with 'table.datalake.format' = 'iceberg' must have exactly "
+                          "one bucket key column, but has %zu.",
+                          d->bucket_keys.count);
+    int idx = fl_schema_column_index(s, d->bucket_keys.items[0]);
+    if (idx >= 0 && !fl_key_iceberg_type_ok(s->columns[idx].type))
+        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                          "Bucket key column '%s' has data type %s, which an Iceberg lake table "
+                          "cannot bucket.",
+                          d->bucket_keys.items[0],
+                          fl_type_root_json_name(s->columns[idx].type->root));
+    return 0;
+}
+
 int fl_table_validate(const fl_table_desc_t *d, const fl_table_defaults_t *defaults,
                       fl_error_t *err) {
     const fl_schema_t *s = &d->schema;
@@ -319,6 +351,7 @@ int fl_table_validate(const fl_table_desc_t *d, const fl_table_defaults_t *defau
                               d->bucket_keys.items[i],
                               fl_type_root_json_name(s->columns[idx].type->root));
     }
+    if ((rc = fl_check_lake_keys(d, err))) return rc;
     /* primary key */
     for (size_t i = 0; i < s->primary_key.count; i++) {
         int idx = fl_schema_column_index(s, s->primary_key.items[i]);

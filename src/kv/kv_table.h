@@ -16,6 +16,7 @@
 #include "arrow_ipc.h"
 #include "common_error.h"
 #include "kv_agg.h"
+#include "types_key.h"
 #include "types_row_format.h"
 #include "types_schema.h"
 #include "types_schema_map.h"
@@ -64,6 +65,9 @@ typedef struct fl_kv_table {
     int32_t pk_cols[FL_KV_PK_MAX];
     size_t phys_pk_count;            /* minus partition keys: the encoded key */
     int32_t phys_pk_cols[FL_KV_PK_MAX];
+    /* how clients encode that key (types_key.h: compacted, or the lake
+     * format's); a replay from the changelog encodes it the same way */
+    fl_key_codec_t pk_codec;
     /* table.log.format COMPACTED (or INDEXED): the changelog is written in
      * that row format, as 0.9.1 does, instead of ARROW */
     bool log_rows;

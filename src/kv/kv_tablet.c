@@ -100,8 +100,8 @@ static int fl_kv_replay_record(const fl_kv_table_t *t, fl_kv_replay_t *rp, int64
     const fl_datatype_t *const *latest = fl_kv_latest_types(t, &latest_n);
     fl_kv_row_to_latest(t, rp->schema_id, &rp->row);
     fl_buf_reset(&rp->key);
-    rc = fl_compacted_key_encode(&rp->row, t->latest, t->phys_pk_cols, t->phys_pk_count, &rp->key,
-                                 err);
+    rc = fl_key_encode(t->pk_codec, &rp->row, t->latest, t->phys_pk_cols, t->phys_pk_count,
+                       &rp->key, err);
     if (rc) return rc;
     rp->records++;
     if (ct == FL_CHANGE_DELETE) {
@@ -895,6 +895,17 @@ static int fl_kv_key_decode(const fl_kv_table_t *t, const fl_kv_key_t *key, fl_b
     const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
     const fl_datatype_t *types[FL_KV_PK_MAX];
     for (size_t i = 0; i < t->phys_pk_count; i++) types[i] = latest[t->phys_pk_cols[i]];
+    if (t->pk_codec == FL_KEY_ICEBERG) {
+        fl_error_t e;
+        fl_row_reset(keyrow, 1);
+        if (t->phys_pk_count != 1 ||
+            fl_key_iceberg_decode(key->data, key->len, types[0], keyrow, 0, &e) != 0)
+            return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
+                              "A lookup key of %zu bytes is not a primary key of this table",
+                              key->len);
+        fl_kv_cell_copy(row, (size_t)t->phys_pk_cols[0], keyrow, 0, types[0]);
+        return 0;
+    }
     size_t bitmap = fl_row_bitmap_bytes(t->phys_pk_count);
     fl_buf_reset(scratch);
     memset(fl_buf_reserve(scratch, bitmap), 0, bitmap);

@@ -117,6 +117,21 @@ fl_kv_table_t *fl_hosted_kv_table_new(const fl_hosted_table_t *t, const json_t *
         }
         if (!part) kv->phys_pk_cols[kv->phys_pk_count++] = c;
     }
+    /* the default bucket key is the physical primary key, in its order */
+    const json_t *bkeys = json_object_get(table_json, "bucket_key");
+    bool default_bucket = json_array_size(bkeys) == kv->phys_pk_count;
+    for (size_t k = 0; default_bucket && k < kv->phys_pk_count; k++) {
+        const char *bk = json_string_value(json_array_get(bkeys, k));
+        default_bucket = bk && fl_schema_column_index(s, bk) == kv->phys_pk_cols[k];
+    }
+    kv->pk_codec = fl_key_codec_of_primary(fl_kv_prop(props, "table.datalake.format"),
+                                           fl_kv_prop(props, "table.kv.format-version"),
+                                           default_bucket);
+    if (kv->pk_codec == FL_KEY_UNSUPPORTED) {
+        FL_WARN("table %s.%s: primary keys of its lake format are not encoded here", t->database,
+                t->name);
+        goto fail;
+    }
     for (size_t c = 0; c < s->column_count; c++) {
         fl_type_root_t r = s->columns[c].type->root;
         kv->has_nested |= !kv->log_rows && (r == FL_TYPE_ARRAY || r == FL_TYPE_MAP || r == FL_TYPE_ROW);
