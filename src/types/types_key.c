@@ -43,8 +43,12 @@ bool fl_key_iceberg_type_ok(const fl_datatype_t *type) {
     }
 }
 
-/* Microseconds of a TIMESTAMP cell (epoch ms and nanos of the ms). */
-static int64_t fl_key_micros(const fl_cell_t *c) { return c->i * 1000 + c->nanos / 1000; }
+/* Microseconds of a TIMESTAMP cell (epoch ms and nanos of the ms),
+ * wrapping as Java's long arithmetic does for milliseconds past
+ * +-9.2e15. */
+static int64_t fl_key_micros(const fl_cell_t *c) {
+    return (int64_t)((uint64_t)c->i * 1000u + (uint64_t)(c->nanos / 1000));
+}
 
 static void fl_key_iceberg_put(fl_buf_t *out, const fl_row_t *r, const fl_cell_t *c,
                                const fl_datatype_t *t) {
@@ -139,7 +143,12 @@ int fl_key_iceberg_decode(const uint8_t *key, size_t len, const fl_datatype_t *t
                               (long long)v);
         c->i = v;
         break;
-    case FL_TYPE_TIME: c->i = fl_key_floor_div(v, 1000); break;
+    case FL_TYPE_TIME: /* written from milliseconds */
+        if (v % 1000 != 0 || v / 1000 < INT32_MIN || v / 1000 > INT32_MAX)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "an Iceberg key %lld is not a TIME of milliseconds", (long long)v);
+        c->i = v / 1000;
+        break;
     case FL_TYPE_BIGINT: c->i = v; break;
     case FL_TYPE_FLOAT:
         c->d = fl_row_float_from_bits((uint32_t)key[0] | (uint32_t)key[1] << 8 |
@@ -151,9 +160,12 @@ int fl_key_iceberg_decode(const uint8_t *key, size_t len, const fl_datatype_t *t
         break;
     }
     case FL_TYPE_TIMESTAMP: {
-        int64_t ms = fl_key_floor_div(v, 1000);
+        int64_t ms = fl_key_floor_div(v, 1000), ms_us;
+        if (__builtin_mul_overflow(ms, 1000, &ms_us)) /* no (ms, nanos) writes it */
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "an Iceberg key %lld is not a TIMESTAMP", (long long)v);
         c->i = ms;
-        c->nanos = (int32_t)(v - ms * 1000) * 1000;
+        c->nanos = (int32_t)(v - ms_us) * 1000;
         break;
     }
     case FL_TYPE_DECIMAL:
