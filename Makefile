@@ -114,11 +114,13 @@ test-unit: build venv
 test-asan: build-asan venv
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
 
-# Our Parquet writer and reader (src/lake) against pyarrow, both ways
-# (tests/lake: a few seconds; the helper lake_parquet_sample is built
-# with everything else).
+# Our Parquet writer and reader (src/lake) against pyarrow, and our Avro
+# object container writer and reader against fastavro, both ways
+# (tests/lake: a few seconds; the helpers lake_parquet_sample and
+# lake_avro_sample are built with everything else).
 test-lake: build venv
-	LAKE_SAMPLE=$(BUILD)/lake_parquet_sample .venv/bin/python -m pytest tests/lake -q
+	LAKE_SAMPLE=$(BUILD)/lake_parquet_sample LAKE_AVRO_SAMPLE=$(BUILD)/lake_avro_sample \
+	    .venv/bin/python -m pytest tests/lake -q
 
 # Code shared between threads under ThreadSanitizer: the core's stress
 # test, then flussd itself (2 network loops, 2 workers) under the

@@ -66,6 +66,22 @@ void fl_buf_put_uvarint(fl_buf_t *b, uint64_t v) {
     fl_buf_append(b, tmp, n);
 }
 
+fl_uvarint_outcome_t fl_uvarint_get(const uint8_t *p, size_t len, uint64_t *v, size_t *used) {
+    uint64_t x = 0;
+    for (size_t i = 0; i < 10; i++) {
+        if (i >= len) return FL_UVARINT_TRUNCATED;
+        uint8_t b = p[i];
+        if (i == 9 && b > 1) return FL_UVARINT_OVERLONG;
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *v = x;
+            *used = i + 1;
+            return FL_UVARINT_OK;
+        }
+    }
+    return FL_UVARINT_OVERLONG; /* unreachable: the tenth byte is 0 or 1 */
+}
+
 void fl_buf_put_be16(fl_buf_t *b, uint16_t v) {
     uint8_t p[2] = {(uint8_t)(v >> 8), (uint8_t)v};
     fl_buf_append(b, p, 2);

@@ -38,6 +38,24 @@ static inline size_t fl_uvarint_len(uint64_t v) {
     }
     return n;
 }
+/* Reads an unsigned LEB128 varint of at most 64 bits (10 bytes, the tenth
+ * carrying one bit) from p[0..len): the reader of fl_buf_put_uvarint's
+ * bytes. Non-minimal encodings are accepted (callers that require minimal
+ * ones check *used against fl_uvarint_len). */
+typedef enum fl_uvarint_outcome {
+    FL_UVARINT_OK,
+    FL_UVARINT_TRUNCATED, /* the bytes end inside the varint */
+    FL_UVARINT_OVERLONG, /* more than 64 bits */
+} fl_uvarint_outcome_t;
+fl_uvarint_outcome_t fl_uvarint_get(const uint8_t *p, size_t len, uint64_t *v, size_t *used);
+/* Zigzag: 0, -1, 1, -2, ... as 0, 1, 2, 3, ... (protobuf sint64, Thrift
+ * compact and Avro ints and longs). */
+static inline uint64_t fl_zigzag64(int64_t v) {
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t fl_unzigzag64(uint64_t v) {
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
 /* Drops the first n bytes. */
 void fl_buf_consume(fl_buf_t *b, size_t n);
 

@@ -23,9 +23,21 @@ static void fl_uuid_fallback_bytes(uint8_t b[16]) {
     memcpy(b + 8, &c, 8);
 }
 
+void fl_uuid_random_bytes(void *out, size_t n) {
+    uint8_t *o = out;
+    while (n > 0) {
+        uint8_t b[16];
+        if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) fl_uuid_fallback_bytes(b);
+        size_t k = n < sizeof(b) ? n : sizeof(b);
+        memcpy(o, b, k);
+        o += k;
+        n -= k;
+    }
+}
+
 void fl_uuid_random(char out[FL_UUID_TEXT_LEN + 1]) {
     uint8_t b[16];
-    if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) fl_uuid_fallback_bytes(b);
+    fl_uuid_random_bytes(b, sizeof(b));
     b[6] = (uint8_t)((b[6] & 0x0f) | 0x40); /* version 4 */
     b[8] = (uint8_t)((b[8] & 0x3f) | 0x80); /* IETF variant */
     snprintf(out, FL_UUID_TEXT_LEN + 1,

@@ -12,6 +12,9 @@
 
 #define FL_UUID_TEXT_LEN 36
 
+/* Fills out with n random bytes (getrandom(2); the clock and a counter if it
+ * fails): unique, not secret. Avro's sync markers. */
+void fl_uuid_random_bytes(void *out, size_t n);
 /* Writes a new random UUID and its terminating NUL into out. */
 void fl_uuid_random(char out[FL_UUID_TEXT_LEN + 1]);
 /* Whether s (len bytes) is a UUID in canonical form: 36 characters, hex

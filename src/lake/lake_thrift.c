@@ -104,19 +104,18 @@ static int truncated(fl_tc_reader_t *r, fl_error_t *err) {
 }
 
 int fl_tc_read_uvarint(fl_tc_reader_t *r, uint64_t *v, fl_error_t *err) {
-    uint64_t x = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-        if (r->pos >= r->len) return truncated(r, err);
-        uint8_t b = r->p[r->pos++];
-        if (shift == 63 && b > 1)
-            return fl_err_set(err, FLUSS_ERR__CORRUPT, "thrift: varint over 64 bits");
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return 0;
-        }
+    size_t used;
+    switch (fl_uvarint_get(r->p + r->pos, r->len - r->pos, v, &used)) {
+    case FL_UVARINT_OK:
+        r->pos += used;
+        return 0;
+    case FL_UVARINT_TRUNCATED:
+        r->pos = r->len;
+        return truncated(r, err);
+    case FL_UVARINT_OVERLONG:
+        break;
     }
-    return fl_err_set(err, FLUSS_ERR__CORRUPT, "thrift: varint over 10 bytes");
+    return fl_err_set(err, FLUSS_ERR__CORRUPT, "thrift: varint over 64 bits");
 }
 
 int fl_tc_read_i64(fl_tc_reader_t *r, int64_t *v, fl_error_t *err) {

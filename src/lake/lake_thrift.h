@@ -76,12 +76,8 @@ void fl_tc_binary(fl_tc_writer_t *w, const void *p, size_t n);
 
 /* Varints (ULEB128): fl_buf_put_uvarint (common_buf.h), shared with the
  * RLE hybrid. */
-static inline uint64_t fl_tc_zigzag64(int64_t v) {
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-static inline int64_t fl_tc_unzigzag64(uint64_t v) {
-    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
+static inline uint64_t fl_tc_zigzag64(int64_t v) { return fl_zigzag64(v); }
+static inline int64_t fl_tc_unzigzag64(uint64_t v) { return fl_unzigzag64(v); }
 
 typedef struct fl_tc_reader {
     const uint8_t *p;
