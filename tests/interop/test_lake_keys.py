@@ -16,7 +16,6 @@ is the bucket key, else compacted.
   lake format whose keys the server does not encode (paimon).
 """
 
-import os
 import shutil
 import struct
 import subprocess
@@ -27,8 +26,8 @@ import pytest
 import fluss
 from conftest import IS_OURS, REPO, connect, unique
 from logutil import wait_ready
+from test_cli_pk import cli, ok
 
-CLI = REPO / os.environ.get("FLUSS_CLI", "build/fluss")
 ICEBERG = {"table.datalake.format": "iceberg"}
 
 
@@ -67,16 +66,6 @@ def test_murmur3_spec_vectors():
     assert signed(murmur3_32(struct.pack("<q", 34))) == 2017239379
     assert signed(murmur3_32(b"iceberg")) == 1210000089
     assert signed(murmur3_32(bytes([0, 1, 2, 3]))) == -188683207
-
-
-def cli(server, *args, stdin=None, timeout=60):
-    return subprocess.run([str(CLI), "--bootstrap-server", server.bootstrap, *args],
-                          input=stdin, capture_output=True, text=True, timeout=timeout)
-
-
-def ok(r):
-    assert r.returncode == 0, r.stderr
-    return r.stdout
 
 
 @pytest.mark.skipif(not IS_OURS, reason="the CLI ships with fluss-c's build")
