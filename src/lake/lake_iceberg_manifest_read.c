@@ -211,7 +211,10 @@ static int read_lists(rd_t *r, const fl_avro_schema_t *ds, const fl_avro_value_t
     if (get_list(r, ds, dv, ICE_DF_SPLITS, FL_AVRO_LONG, &items, &n)) return FLUSS_ERR__CORRUPT;
     int64_t *splits = alloc(r, n * sizeof(*splits));
     if (!splits) return fl_err_set(r->err, FLUSS_ERR__NO_MEMORY, "manifest: out of memory");
-    for (size_t i = 0; i < n; i++) splits[i] = items[i].u.l;
+    for (size_t i = 0; i < n; i++) {
+        splits[i] = items[i].u.l;
+        if (i && splits[i] < splits[i - 1]) return corrupt(r, "not ascending", ICE_DF_SPLITS);
+    }
     f->split_offsets = n ? splits : NULL;
     f->n_split_offsets = n;
     if (get_list(r, ds, dv, ICE_DF_EQUALITY_IDS, FL_AVRO_INT, &items, &n)) return FLUSS_ERR__CORRUPT;
