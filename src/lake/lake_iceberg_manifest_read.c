@@ -405,6 +405,22 @@ static int read_spec(rd_t *r, const fl_avro_file_reader_t *f, fl_ice_partition_s
     return rc;
 }
 
+/* "schema-id" is required in v2, but pyiceberg (0.12) leaves it out of
+ * its manifests: then the "schema-id" inside the schema JSON, else 0. */
+static int schema_id_of(rd_t *r, const fl_avro_file_reader_t *f, const fl_avro_meta_t *schema,
+                        int64_t *out) {
+    if (fl_avro_file_reader_meta(f, "schema-id"))
+        return meta_long(r, f, "schema-id", 0, INT32_MAX, out);
+    json_t *j = json_loadb((const char *)schema->value, schema->len, 0, NULL);
+    json_t *id = json_object_get(j, "schema-id");
+    json_int_t v = json_is_integer(id) ? json_integer_value(id) : 0;
+    json_decref(j);
+    if (v < 0 || v > INT32_MAX)
+        return fl_err_set(r->err, FLUSS_ERR__CORRUPT, "schema-id %lld out of range", (long long)v);
+    *out = v;
+    return 0;
+}
+
 static int read_manifest_header(rd_t *r, const fl_avro_file_reader_t *f, fl_ice_manifest_t *m) {
     char content[16];
     int64_t schema_id, spec_id;
@@ -412,13 +428,13 @@ static int read_manifest_header(rd_t *r, const fl_avro_file_reader_t *f, fl_ice_
     fl_avro_bytes_t copied;
     if (check_version(r, f)) return r->err->code;
     if (meta_text(r, f, "content", content, sizeof(content)) ||
-        meta_long(r, f, "schema-id", 0, INT32_MAX, &schema_id) ||
         meta_long(r, f, "partition-spec-id", 0, INT32_MAX, &spec_id))
         return FLUSS_ERR__CORRUPT;
     if (strcmp(content, "data") && strcmp(content, "deletes"))
         return fl_err_set(r->err, FLUSS_ERR__CORRUPT, "header content \"%s\"", content);
     if (!schema || memchr(schema->value, 0, schema->len))
         return fl_err_set(r->err, FLUSS_ERR__CORRUPT, "header schema missing");
+    if (schema_id_of(r, f, schema, &schema_id)) return FLUSS_ERR__CORRUPT;
     if (copy(r, schema->value, schema->len, &copied)) return FLUSS_ERR__NO_MEMORY;
     m->content = strcmp(content, "data") ? FL_ICE_MANIFEST_DELETES : FL_ICE_MANIFEST_DATA;
     m->schema_json = (const char *)copied.p;

@@ -328,3 +328,84 @@ def test_truncated_manifest_is_refused(written, tmp_path):
     cut.write_bytes(raw[:-7])
     r = run_sample("read-manifest", str(cut), check=False)
     assert r.returncode == 1 and "lake_iceberg_manifest_sample:" in r.stderr
+
+
+# ---- pyiceberg -> ours ----
+
+
+def test_our_readers_read_pyiceberg_files(tmp_path):
+    """pyiceberg's writers (codec null: we read no other) produce a v2 data
+    manifest and manifest list; our readers find every field by id."""
+    manifest = pytest.importorskip("pyiceberg.manifest")
+    from pyiceberg.io.fsspec import FsspecFileIO
+    from pyiceberg.partitioning import PartitionField, PartitionSpec
+    from pyiceberg.schema import Schema
+    from pyiceberg.transforms import BucketTransform, IdentityTransform
+    from pyiceberg.typedef import Record
+    from pyiceberg.types import DateType, IntegerType, LongType, NestedField, StringType
+
+    schema = Schema(NestedField(1, "id", LongType(), required=True),
+                    NestedField(2, "name", StringType(), required=False),
+                    NestedField(3, "__bucket", IntegerType(), required=True),
+                    NestedField(4, "day", DateType(), required=False), schema_id=0)
+    spec = PartitionSpec(PartitionField(3, 1000, IdentityTransform(), "__bucket"),
+                         PartitionField(2, 1001, IdentityTransform(), "name"),
+                         PartitionField(4, 1002, IdentityTransform(), "day"),
+                         PartitionField(1, 1003, BucketTransform(8), "id_bucket"), spec_id=0)
+    io = FsspecFileIO(properties={})
+    mpath = str(tmp_path / "theirs-m.avro")
+    files = []
+    with manifest.write_manifest(format_version=2, spec=spec, schema=schema,
+                                 output_file=io.new_output("file://" + mpath), snapshot_id=77,
+                                 avro_compression="null") as w:
+        for k in range(5):
+            df = manifest.DataFile.from_args(
+                content=manifest.DataFileContent.DATA,
+                file_path="file:///wh/t/data/%d.parquet" % k,
+                file_format=manifest.FileFormat.PARQUET,
+                partition=Record(k % 4, None if k == 3 else "n%d" % k, 19000 + k, k % 8),
+                record_count=10 * k + 1, file_size_in_bytes=2000 + k,
+                column_sizes={1: 100 + k, 2: 200 + k}, value_counts={1: 10 * k + 1},
+                null_value_counts={1: 0, 2: k}, nan_value_counts={},
+                lower_bounds={1: struct.pack("<q", -k)}, upper_bounds={1: struct.pack("<q", k)},
+                split_offsets=[4], sort_order_id=0, spec_id=0)
+            files.append(df)
+            w.add(manifest.ManifestEntry.from_args(status=manifest.ManifestEntryStatus.ADDED,
+                                                   snapshot_id=77, data_file=df))
+    mf = w.to_manifest_file()  # after close: the length of the whole file
+    lpath = str(tmp_path / "theirs-snap.avro")
+    with manifest.write_manifest_list(format_version=2,
+                                      output_file=io.new_output("file://" + lpath),
+                                      snapshot_id=77, parent_snapshot_id=None, sequence_number=3,
+                                      avro_compression="null") as lw:
+        lw.add_manifests([mf])
+
+    got = json.loads(run_sample("read-manifest", mpath).stdout)
+    assert got["content"] == 0 and got["spec_id"] == 0 and got["schema_id"] == 0
+    assert [(f["name"], f["field_id"], f["transform"], f["buckets"]) for f in got["fields"]] == [
+        ("__bucket", 1000, 0, 0), ("name", 1001, 0, 0), ("day", 1002, 0, 0),
+        ("id_bucket", 1003, 1, 8)]
+    assert [f["type"] for f in got["fields"]] == [0, 2, 3, 0]  # int, string, date, int
+    assert json.loads(got["schema"])["fields"][2]["name"] == "__bucket"
+    assert len(got["entries"]) == 5
+    for k, e in enumerate(got["entries"]):
+        assert e["status"] == 1 and e["snapshot_id"] == 77
+        f = e["data_file"]
+        assert (f["path"], f["format"].upper(), f["records"], f["size"]) == (
+            "file:///wh/t/data/%d.parquet" % k, "PARQUET", 10 * k + 1, 2000 + k)
+        assert f["partition"] == [k % 4, None if k == 3 else "n%d" % k, 19000 + k, k % 8]
+        assert f["columns"] == [
+            {"id": 1, "size": 100 + k, "values": 10 * k + 1, "nulls": 0, "nans": None,
+             "lower": struct.pack("<q", -k).hex(), "upper": struct.pack("<q", k).hex()},
+            {"id": 2, "size": 200 + k, "values": None, "nulls": k, "nans": None,
+             "lower": None, "upper": None}]
+        assert f["splits"] == [4] and f["sort_order_id"] == 0
+
+    lst = json.loads(run_sample("read-list", lpath).stdout)
+    assert (lst["snapshot_id"], lst["parent"], lst["seq"]) == (77, None, 3)
+    (m,) = lst["manifests"]
+    assert m["path"] == "file://" + mpath and m["length"] == os.path.getsize(mpath)
+    assert (m["content"], m["seq"], m["min_seq"], m["snapshot"]) == (0, 3, 3, 77)
+    assert (m["added_files"], m["added_rows"]) == (5, sum(10 * k + 1 for k in range(5)))
+    assert m["partitions"][1]["contains_null"] is True
+    assert m["partitions"][0]["lower"] == "00000000" and m["partitions"][0]["upper"] == "03000000"

@@ -540,7 +540,8 @@ static void test_writer_refuses(void **state) {
     fl_buf_free(&b);
 }
 
-/* The bytes of the partitioned manifest, with one header value replaced. */
+/* The bytes of the partitioned manifest, with one header value replaced
+ * (NULL: left out). */
 static void encode_with_meta(const char *key, const char *value, fl_buf_t *out) {
     fl_ice_manifest_t m;
     fl_ice_manifest_entry_t e[3];
@@ -557,6 +558,7 @@ static void encode_with_meta(const char *key, const char *value, fl_buf_t *out) 
         const fl_avro_meta_t *x = fl_avro_file_reader_meta_at(r, i);
         if (!strncmp(x->key, "avro.", 5)) continue;
         metas[n] = *x;
+        if (!strcmp(x->key, key) && !value) continue; /* dropped */
         if (!strcmp(x->key, key)) metas[n] = fl_avro_meta_str(key, value);
         n++;
     }
@@ -620,6 +622,16 @@ static void test_reader_refuses(void **state) {
     encode_with_meta("schema-id", "3", &b);
     assert_int_equal(fl_ice_manifest_decode(b.data, b.len, &r, &err), 0);
     fl_ice_manifest_read_reset(&r);
+    fl_buf_free(&b);
+    /* no schema-id (pyiceberg writes none): the schema JSON's */
+    encode_with_meta("schema-id", NULL, &b);
+    assert_int_equal(fl_ice_manifest_decode(b.data, b.len, &r, &err), 0);
+    assert_int_equal(r.manifest.schema_id, 3);
+    fl_ice_manifest_read_reset(&r);
+    fl_buf_free(&b);
+    encode_with_meta("format-version", NULL, &b);
+    assert_error(fl_ice_manifest_decode(b.data, b.len, &r, &err), err, FLUSS_ERR__CORRUPT,
+                 "header format-version missing");
     fl_buf_free(&b);
 }
 
