@@ -272,10 +272,15 @@ static int check_file(const fl_ice_manifest_t *m, const fl_ice_data_file_t *f, f
     for (size_t i = 1; i < f->n_split_offsets; i++)
         if (f->split_offsets[i] < f->split_offsets[i - 1])
             return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "split offsets not ascending");
-    for (size_t i = 0; i < m->spec.n_fields; i++)
-        if (m->spec.fields[i].type == FL_ICE_STRING && !f->partition[i].null &&
-            !f->partition[i].s.p && f->partition[i].s.len)
+    for (size_t i = 0; i < m->spec.n_fields; i++) {
+        const fl_ice_value_t *v = &f->partition[i];
+        fl_ice_type_t t = m->spec.fields[i].type;
+        if (v->null) continue;
+        if (t == FL_ICE_STRING && !v->s.p && v->s.len)
             return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "partition value %zu has no bytes", i);
+        if ((t == FL_ICE_INT || t == FL_ICE_DATE) && (v->i < INT32_MIN || v->i > INT32_MAX))
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "partition value %zu over 32 bits", i);
+    }
     if (f->sort_order_id < FL_ICE_NO_ORDER)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "sort order id %" PRId32, f->sort_order_id);
     return check_columns(f, err);
@@ -295,6 +300,16 @@ static int check_entry(const fl_ice_manifest_t *m, const fl_ice_manifest_entry_t
     return check_file(m, &e->file, err);
 }
 
+/* The rows of each status must add up without overflow (the summary's). */
+static int check_totals(const fl_ice_manifest_t *m, fl_error_t *err) {
+    int64_t rows[3] = {0, 0, 0};
+    for (size_t e = 0; e < m->n_entries; e++)
+        if (__builtin_add_overflow(rows[m->entries[e].status], m->entries[e].file.record_count,
+                                   &rows[m->entries[e].status]))
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "manifest: row counts overflow");
+    return 0;
+}
+
 static int check_manifest(const fl_ice_manifest_t *m, fl_error_t *err) {
     if ((unsigned)m->content > FL_ICE_MANIFEST_DELETES || !m->schema_json ||
         (m->n_entries && !m->entries) || m->n_entries > INT32_MAX)
@@ -303,7 +318,7 @@ static int check_manifest(const fl_ice_manifest_t *m, fl_error_t *err) {
     for (size_t e = 0; !rc && e < m->n_entries; e++)
         if ((rc = check_entry(m, &m->entries[e], err)))
             fl_err_prefix(err, "manifest entry %zu: ", e);
-    return rc;
+    return rc ? rc : check_totals(m, err);
 }
 
 /* ---- header ---- */

@@ -520,6 +520,17 @@ static void test_writer_refuses(void **state) {
     assert_error(fl_ice_manifest_encode(&m, &b, NULL, &err), err, FLUSS_ERR__INVALID_ARG,
                  "not ascending");
     partitioned(&m, e);
+    e[0].file.record_count = e[1].file.record_count = INT64_MAX;
+    assert_error(fl_ice_manifest_encode(&m, &b, NULL, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "row counts overflow");
+    partitioned(&m, e);
+    fl_ice_value_t wide[5];
+    memcpy(wide, PART[0], sizeof(wide));
+    wide[2].i = INT64_C(1) << 40;
+    e[0].file.partition = wide;
+    assert_error(fl_ice_manifest_encode(&m, &b, NULL, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "partition value 2 over 32 bits");
+    partitioned(&m, e);
     fl_ice_partition_field_t bad[2] = {FIELDS[0], FIELDS[1]};
     m.spec.fields = bad;
     m.spec.n_fields = 2;
