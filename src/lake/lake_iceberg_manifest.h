@@ -257,7 +257,8 @@ void fl_ice_manifest_read_reset(fl_ice_manifest_read_t *r);
 void fl_ice_manifest_list_read_init(fl_ice_manifest_list_read_t *r);
 void fl_ice_manifest_list_read_reset(fl_ice_manifest_list_read_t *r);
 
-/* Reads a manifest (a file, or len bytes at p) into *r (reset first).
+/* Reads a manifest (a file, or len bytes at p) into *r, which must have
+ * been initialized (it is reset first, and again on failure).
  * CORRUPT for malformed bytes, a missing or mistyped field or header key,
  * or values against the rules above; INVALID_ARG for what we do not read
  * (a codec other than null, a transform other than identity or bucket,
