@@ -120,6 +120,7 @@ test-asan: build-asan venv
 # lake_avro_sample are built with everything else).
 test-lake: build venv
 	LAKE_SAMPLE=$(BUILD)/lake_parquet_sample LAKE_AVRO_SAMPLE=$(BUILD)/lake_avro_sample \
+	    LAKE_ICEBERG_MANIFEST_SAMPLE=$(BUILD)/lake_iceberg_manifest_sample \
 	    .venv/bin/python -m pytest tests/lake -q
 
 # Code shared between threads under ThreadSanitizer: the core's stress

@@ -1,7 +1,7 @@
 /*
  * lake_avro_file.h — Avro Object Container Files (Avro 1.11
  * specification, "Object Container Files"): the files of Iceberg's
- * manifests and manifest lists (../shared/reference/lakehouse.md §2). A
+ * manifests and manifest lists (the Iceberg specification). A
  * writer of records of one schema, with the file metadata Iceberg puts in
  * the header ("schema", "partition-spec", "format-version", ...), and a
  * reader that checks every byte it is given.

@@ -1,5 +1,5 @@
-"""Storage faults (fluss-c issue 11; ../shared/reference/reliability.md
-§3.2 item 5, §3.5, §4.2 F3 and F4). FLUSS_SERVER=ours only: every test
+"""Storage faults (fluss-c issue 11: the fail-stop rules and the F3 and F4
+fault suites). FLUSS_SERVER=ours only: every test
 runs flussd processes of its own. Writers are faultutil.BucketWriter:
 raw, idempotent, one request at a time per bucket with acks=all, every
 answer recorded; records are read back with pyfluss.
