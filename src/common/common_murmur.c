@@ -32,15 +32,20 @@ static uint32_t fl_fmix(uint32_t h, uint32_t len) {
     return h;
 }
 
-int32_t fl_murmur_hash_bytes(const void *data, size_t len, uint32_t seed) {
-    const uint8_t *p = data;
-    uint32_t h = seed;
-    size_t aligned = len - len % 4;
+/* The whole 4-byte little-endian blocks of p[0, aligned) mixed into h. */
+static uint32_t fl_murmur_blocks(const uint8_t *p, size_t aligned, uint32_t h) {
     for (size_t i = 0; i < aligned; i += 4) {
         uint32_t k = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
                      (uint32_t)p[i + 3] << 24;
         h = fl_mix_h1(h, fl_mix_k1(k));
     }
+    return h;
+}
+
+int32_t fl_murmur_hash_bytes(const void *data, size_t len, uint32_t seed) {
+    const uint8_t *p = data;
+    size_t aligned = len - len % 4;
+    uint32_t h = fl_murmur_blocks(p, aligned, seed);
     for (size_t i = aligned; i < len; i++) /* each tail byte, sign-extended */
         h = fl_mix_h1(h, fl_mix_k1((uint32_t)(int32_t)(int8_t)p[i]));
     return (int32_t)fl_fmix(h, (uint32_t)len);
@@ -48,13 +53,8 @@ int32_t fl_murmur_hash_bytes(const void *data, size_t len, uint32_t seed) {
 
 uint32_t fl_murmur3_32(const void *data, size_t len, uint32_t seed) {
     const uint8_t *p = data;
-    uint32_t h = seed;
     size_t aligned = len - len % 4;
-    for (size_t i = 0; i < aligned; i += 4) {
-        uint32_t k = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 |
-                     (uint32_t)p[i + 3] << 24;
-        h = fl_mix_h1(h, fl_mix_k1(k));
-    }
+    uint32_t h = fl_murmur_blocks(p, aligned, seed);
     if (len > aligned) { /* the tail, up to 3 bytes, as one little-endian block */
         uint32_t k = 0;
         for (size_t i = len; i > aligned; i--) k = k << 8 | p[i - 1];
