@@ -456,26 +456,47 @@ void fl_ice_manifest_read_reset(fl_ice_manifest_read_t *r) {
     fl_ice_manifest_read_init(r);
 }
 
-static int read_entries(rd_t *r, fl_avro_file_reader_t *f, fl_ice_manifest_t *m) {
-    const fl_avro_schema_t *es = fl_avro_file_reader_schema(f);
-    fl_ice_manifest_entry_t *entries = NULL;
+/* One record of a file into item (size bytes, zeroed), with ctx. */
+typedef int (*rd_record_fn)(rd_t *r, const void *ctx, const fl_avro_schema_t *s,
+                            const fl_avro_value_t *v, void *item);
+
+/* Every record of f into a new array of size-byte items; an error names
+ * the record ("<what> <index>: ..."). */
+static int read_records(rd_t *r, fl_avro_file_reader_t *f, size_t size, rd_record_fn fn,
+                        const void *ctx, const char *what, void **items, size_t *count) {
+    const fl_avro_schema_t *s = fl_avro_file_reader_schema(f);
+    void *arr = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
         const fl_avro_value_t *v;
         int rc = fl_avro_file_reader_next(f, &v, r->err);
         if (rc) return rc;
         if (!v) break;
-        if (grow(r, (void **)&entries, n, &cap, sizeof(*entries))) return FLUSS_ERR__NO_MEMORY;
-        memset(&entries[n], 0, sizeof(*entries));
-        if ((rc = read_entry(r, m, es, v, &entries[n]))) {
-            fl_err_prefix(r->err, "manifest entry %zu: ", n);
+        if (grow(r, &arr, n, &cap, size)) return FLUSS_ERR__NO_MEMORY;
+        void *item = (char *)arr + n * size;
+        memset(item, 0, size);
+        if ((rc = fn(r, ctx, s, v, item))) {
+            fl_err_prefix(r->err, "%s %zu: ", what, n);
             return rc;
         }
         n++;
     }
-    m->entries = entries;
-    m->n_entries = n;
+    *items = arr;
+    *count = n;
     return 0;
+}
+
+static int read_entry_record(rd_t *r, const void *m, const fl_avro_schema_t *s,
+                             const fl_avro_value_t *v, void *item) {
+    return read_entry(r, m, s, v, item);
+}
+
+static int read_entries(rd_t *r, fl_avro_file_reader_t *f, fl_ice_manifest_t *m) {
+    void *entries = NULL;
+    int rc = read_records(r, f, sizeof(fl_ice_manifest_entry_t), read_entry_record, m,
+                          "manifest entry", &entries, &m->n_entries);
+    m->entries = entries;
+    return rc;
 }
 
 static int manifest_read(fl_avro_file_reader_t *f, fl_ice_manifest_read_t *out, fl_error_t *err) {
@@ -583,26 +604,18 @@ static int read_list_header(rd_t *r, const fl_avro_file_reader_t *f, fl_ice_mani
     return 0;
 }
 
+static int read_manifest_file_record(rd_t *r, const void *ctx, const fl_avro_schema_t *s,
+                                     const fl_avro_value_t *v, void *item) {
+    (void)ctx;
+    return read_manifest_file(r, s, v, item);
+}
+
 static int read_manifest_files(rd_t *r, fl_avro_file_reader_t *f, fl_ice_manifest_list_t *l) {
-    const fl_avro_schema_t *ms = fl_avro_file_reader_schema(f);
-    fl_ice_manifest_file_t *files = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        const fl_avro_value_t *v;
-        int rc = fl_avro_file_reader_next(f, &v, r->err);
-        if (rc) return rc;
-        if (!v) break;
-        if (grow(r, (void **)&files, n, &cap, sizeof(*files))) return FLUSS_ERR__NO_MEMORY;
-        memset(&files[n], 0, sizeof(*files));
-        if ((rc = read_manifest_file(r, ms, v, &files[n]))) {
-            fl_err_prefix(r->err, "manifest list entry %zu: ", n);
-            return rc;
-        }
-        n++;
-    }
+    void *files = NULL;
+    int rc = read_records(r, f, sizeof(fl_ice_manifest_file_t), read_manifest_file_record, NULL,
+                          "manifest list entry", &files, &l->n_manifests);
     l->manifests = files;
-    l->n_manifests = n;
-    return 0;
+    return rc;
 }
 
 static int list_read(fl_avro_file_reader_t *f, fl_ice_manifest_list_read_t *out, fl_error_t *err) {
