@@ -117,6 +117,24 @@ void fl_push_add_tablet(fl_push_t *p, const fl_endpoint_t *ep, const char *liste
     }
 }
 
+/* (mu) The kept messages of tablet server id, taken off the redo list
+ * in their order. */
+static fl_push_item_t *fl_push_take_redo(fl_push_t *p, int32_t id) {
+    fl_push_item_t *mine = NULL, **tail = &mine;
+    for (fl_push_item_t **pp = &p->redo; *pp;) {
+        fl_push_item_t *it = *pp;
+        if (it->tablet != id) {
+            pp = &it->next;
+            continue;
+        }
+        *pp = it->next;
+        it->next = NULL;
+        *tail = it;
+        tail = &it->next;
+    }
+    return mine;
+}
+
 void fl_push_remove_tablet(fl_push_t *p, int32_t id) {
     fl_rpc_client_t *gone = NULL;
     pthread_mutex_lock(&p->send_mu); /* no flusher holds the client now */
@@ -131,13 +149,8 @@ void fl_push_remove_tablet(fl_push_t *p, int32_t id) {
     if (gone) fl_rpc_client_destroy(gone);
     pthread_mutex_unlock(&p->send_mu);
     pthread_mutex_lock(&p->mu);
-    for (fl_push_item_t **pp = &p->redo; *pp;) {
-        fl_push_item_t *it = *pp;
-        if (it->tablet != id) {
-            pp = &it->next;
-            continue;
-        }
-        *pp = it->next;
+    for (fl_push_item_t *it = fl_push_take_redo(p, id), *next; it; it = next) {
+        next = it->next;
         fl_free(it->body);
         fl_free(it);
     }
@@ -325,19 +338,7 @@ static void fl_push_update_final(fl_push_t *p, Fluss__PbTableMetadata *tm, bool 
 
 void fl_push_resend_to(fl_push_t *p, int32_t id) {
     pthread_mutex_lock(&p->mu);
-    fl_push_item_t *mine = NULL, **tail = &mine;
-    for (fl_push_item_t **pp = &p->redo; *pp;) {
-        fl_push_item_t *it = *pp;
-        if (it->tablet != id) {
-            pp = &it->next;
-            continue;
-        }
-        *pp = it->next;
-        *tail = it;
-        tail = &it->next;
-        it->next = NULL;
-    }
-    for (fl_push_item_t *it = mine, *next; it; it = next) {
+    for (fl_push_item_t *it = fl_push_take_redo(p, id), *next; it; it = next) {
         next = it->next;
         fl_push_enqueue_item(p, it);
     }
