@@ -186,9 +186,7 @@ static int fl_lookup_decode(const fluss_table_t *t, fl_schemas_t *schemas, const
 static int fl_lookup_bucket(fluss_lookuper_t *l, const fluss_row_t *row, int32_t *bucket,
                             fl_error_t *err) {
     const fluss_table_t *t = l->t;
-    bool same = t->bucket_key_count == t->kpk_count &&
-                memcmp(t->bucket_key, t->kpk, t->kpk_count * sizeof(int32_t)) == 0;
-    if (same && t->pk_codec == t->bucket_codec) {
+    if (t->default_bucket_key && t->pk_codec == t->bucket_codec) {
         *bucket = fl_key_bucket(t->bucket_codec, l->key.data, l->key.len, t->bucket_count);
         return 0;
     }

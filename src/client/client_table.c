@@ -83,11 +83,12 @@ static int fl_table_init_pk(fluss_table_t *t, fl_error_t *err) {
         t->bucket_key_count = t->kpk_count;
     }
     const char *lake = fl_kvlist_get(&t->desc.properties, "table.datalake.format");
-    bool default_bucket = t->bucket_key_count == t->kpk_count &&
-                          memcmp(t->bucket_key, t->kpk, t->kpk_count * sizeof(int32_t)) == 0;
+    t->default_bucket_key = t->bucket_key_count == t->kpk_count &&
+                            memcmp(t->bucket_key, t->kpk, t->kpk_count * sizeof(int32_t)) == 0;
     t->bucket_codec = fl_key_codec_of_lake(lake);
     t->pk_codec = fl_key_codec_of_primary(
-        lake, fl_kvlist_get(&t->desc.properties, "table.kv.format-version"), default_bucket);
+        lake, fl_kvlist_get(&t->desc.properties, "table.kv.format-version"),
+        t->default_bucket_key);
     return 0;
 }
 

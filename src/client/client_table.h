@@ -62,6 +62,7 @@ struct fluss_table {
      * encoded and hashed, and how the physical primary key is encoded */
     fl_key_codec_t bucket_codec;
     fl_key_codec_t pk_codec;
+    bool default_bucket_key;   /* the bucket key is the physical primary key, in order */
 };
 
 /* client_schema.c: parses a column list ("name TYPE [NOT NULL] [COMMENT

@@ -22,7 +22,6 @@ struct fluss_upsert_writer {
     fl_buf_t key;
     fl_buf_t bucket_key;
     fl_buf_t value;
-    bool bucket_is_pk; /* the bucket key is the primary key: hash the key bytes */
 };
 
 int fluss_upsert_writer_new(fluss_table_t *t, const fluss_upsert_writer_options_t *opts,
@@ -48,8 +47,6 @@ int fluss_upsert_writer_new(fluss_table_t *t, const fluss_upsert_writer_options_
     fl_buf_init(&w->key);
     fl_buf_init(&w->bucket_key);
     fl_buf_init(&w->value);
-    w->bucket_is_pk = t->bucket_key_count == t->kpk_count &&
-                      memcmp(t->bucket_key, t->kpk, t->kpk_count * sizeof(int32_t)) == 0;
     *out = w;
     return 0;
 }
@@ -66,7 +63,7 @@ static int fl_upsert_key(fluss_upsert_writer_t *w, const fluss_row_t *row, size_
                            err);
     if (!rc) rc = fl_writer_route(w->engine, &row->row, part, err);
     if (rc) return rc;
-    if (w->bucket_is_pk && t->pk_codec == t->bucket_codec) {
+    if (t->default_bucket_key && t->pk_codec == t->bucket_codec) {
         *bucket = fl_key_bucket(t->bucket_codec, w->key.data, w->key.len, t->bucket_count);
         return 0;
     }
