@@ -885,34 +885,17 @@ typedef struct fl_kv_insert_keys {
     const fl_row_t *base;
 } fl_kv_insert_keys_t;
 
-/* The primary-key columns of key into row. A compacted key is a
- * CompactedRow of the key columns without its null bitmap (no key column
- * is NULL), so a zero bitmap in front makes it one, and the row decoder's
- * checks (exactly one encoding, no bytes left over) apply. */
+/* The primary-key columns of key (encoded as the table's clients encode
+ * it, types_key.h) into row. */
 static int fl_kv_key_decode(const fl_kv_table_t *t, const fl_kv_key_t *key, fl_buf_t *scratch,
                             fl_row_t *keyrow, fl_row_t *row, fl_error_t *err) {
     size_t n = 0;
     const fl_datatype_t *const *latest = fl_kv_latest_types(t, &n);
     const fl_datatype_t *types[FL_KV_PK_MAX];
     for (size_t i = 0; i < t->phys_pk_count; i++) types[i] = latest[t->phys_pk_cols[i]];
-    if (t->pk_codec == FL_KEY_ICEBERG) {
-        fl_error_t e;
-        fl_row_reset(keyrow, 1);
-        if (t->phys_pk_count != 1 ||
-            fl_key_iceberg_decode(key->data, key->len, types[0], keyrow, 0, &e) != 0)
-            return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
-                              "A lookup key of %zu bytes is not a primary key of this table",
-                              key->len);
-        fl_kv_cell_copy(row, (size_t)t->phys_pk_cols[0], keyrow, 0, types[0]);
-        return 0;
-    }
-    size_t bitmap = fl_row_bitmap_bytes(t->phys_pk_count);
-    fl_buf_reset(scratch);
-    memset(fl_buf_reserve(scratch, bitmap), 0, bitmap);
-    scratch->len = bitmap;
-    fl_buf_append(scratch, key->data, key->len);
     fl_error_t e;
-    if (fl_compacted_row_decode(scratch->data, scratch->len, types, t->phys_pk_count, keyrow, &e))
+    if (fl_key_decode(t->pk_codec, key->data, key->len, types, t->phys_pk_count, scratch, keyrow,
+                      &e))
         return fl_err_set(err, FLUSS_ERR_CORRUPT_RECORD_EXCEPTION,
                           "A lookup key of %zu bytes is not a primary key of this table: %s",
                           key->len, e.msg);

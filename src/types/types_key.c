@@ -184,3 +184,29 @@ int fl_key_iceberg_decode(const uint8_t *key, size_t len, const fl_datatype_t *t
     c->is_null = false;
     return 0;
 }
+
+int fl_key_decode(fl_key_codec_t codec, const uint8_t *key, size_t len,
+                  const fl_datatype_t *const *types, size_t n, fl_buf_t *scratch,
+                  fl_row_t *keyrow, fl_error_t *err) {
+    if (codec == FL_KEY_ICEBERG) {
+        fl_row_reset(keyrow, 1);
+        if (n != 1)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "an Iceberg lake table's key must be exactly one column, not %zu",
+                              n);
+        return fl_key_iceberg_decode(key, len, types[0], keyrow, 0, err);
+    }
+    if (codec != FL_KEY_COMPACTED)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "keys of this table's lake format (PAIMON, HUDI) are not supported");
+    /* a compacted key is a CompactedRow of the key columns without its
+     * null bitmap (no key column is NULL): a zero bitmap in front makes it
+     * one, and the row decoder's checks (exactly one encoding, no bytes
+     * left over) apply */
+    size_t bitmap = fl_row_bitmap_bytes(n);
+    fl_buf_reset(scratch);
+    memset(fl_buf_reserve(scratch, bitmap), 0, bitmap);
+    scratch->len = bitmap;
+    fl_buf_append(scratch, key, len);
+    return fl_compacted_row_decode(scratch->data, scratch->len, types, n, keyrow, err);
+}

@@ -58,6 +58,14 @@ int fl_key_encode(fl_key_codec_t codec, const fl_row_t *row, const fl_schema_t *
 /* The bucket among n of an encoded bucket key. */
 int32_t fl_key_bucket(fl_key_codec_t codec, const void *key, size_t len, int32_t n);
 
+/* Decodes a key of n columns of the given types (fl_key_encode's output)
+ * into keyrow, reset to n cells; scratch is working memory. Bytes that
+ * are not exactly such a key are FLUSS_ERR__INVALID_ARG or the row
+ * decoder's error. */
+int fl_key_decode(fl_key_codec_t codec, const uint8_t *key, size_t len,
+                  const fl_datatype_t *const *types, size_t n, fl_buf_t *scratch,
+                  fl_row_t *keyrow, fl_error_t *err);
+
 /* Whether type can be an ICEBERG key column. */
 bool fl_key_iceberg_type_ok(const fl_datatype_t *type);
 /* Decodes an ICEBERG key of type into cell col of row (the inverse of

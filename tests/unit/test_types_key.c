@@ -8,7 +8,8 @@
  * - the codec a table's keys take (no lake format, LANCE, ICEBERG,
  *   PAIMON; the primary key under kv format version 2 with a bucket key
  *   of its own);
- * - decoding an Iceberg key back into its column, and what is refused.
+ * - decoding an Iceberg key back into its column, and what is refused;
+ * - decoding a whole key by codec (compacted, Iceberg).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -200,12 +201,64 @@ static void test_refused(void **state) {
     fl_buf_free(&b);
 }
 
+/* fl_key_decode takes back what fl_key_encode wrote, by codec: the
+ * primary key a LOOKUP's insert_if_not_exists turns into a row. */
+static void test_key_decode(void **state) {
+    (void)state;
+    fl_column_t cols[2] = {{.name = "id", .type = fl_datatype_new(FL_TYPE_INTEGER)},
+                           {.name = "s", .type = fl_datatype_new(FL_TYPE_STRING)}};
+    fl_schema_t schema = {.column_count = 2, .columns = cols};
+    const fl_datatype_t *types[2] = {cols[0].type, cols[1].type};
+    fl_row_t row, back;
+    fl_row_init(&row, 2);
+    fl_row_init(&back, 2);
+    row.cells[0].is_null = false;
+    row.cells[0].i = -7;
+    fl_row_set_bytes(&row, 1, "key", 3);
+    fl_buf_t key, scratch;
+    fl_buf_init(&key);
+    fl_buf_init(&scratch);
+    fl_error_t err;
+    int32_t both[2] = {0, 1};
+    assert_int_equal(fl_key_encode(FL_KEY_COMPACTED, &row, &schema, both, 2, &key, &err), 0);
+    assert_int_equal(
+        fl_key_decode(FL_KEY_COMPACTED, key.data, key.len, types, 2, &scratch, &back, &err), 0);
+    assert_int_equal(back.cells[0].i, -7);
+    assert_int_equal(back.cells[1].len, 3);
+    assert_memory_equal(fl_row_cell_bytes(&back, &back.cells[1]), "key", 3);
+    /* a byte more is no key */
+    fl_buf_put_u8(&key, 0);
+    assert_int_not_equal(
+        fl_key_decode(FL_KEY_COMPACTED, key.data, key.len, types, 2, &scratch, &back, &err), 0);
+
+    key.len = 0;
+    assert_int_equal(fl_key_encode(FL_KEY_ICEBERG, &row, &schema, both, 1, &key, &err), 0);
+    assert_int_equal(key.len, 8);
+    assert_int_equal(
+        fl_key_decode(FL_KEY_ICEBERG, key.data, key.len, types, 1, &scratch, &back, &err), 0);
+    assert_int_equal(back.column_count, 1);
+    assert_int_equal(back.cells[0].i, -7);
+    assert_int_equal(
+        fl_key_decode(FL_KEY_ICEBERG, key.data, key.len, types, 2, &scratch, &back, &err),
+        FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(
+        fl_key_decode(FL_KEY_UNSUPPORTED, key.data, key.len, types, 1, &scratch, &back, &err),
+        FLUSS_ERR__INVALID_ARG);
+    fl_buf_free(&key);
+    fl_buf_free(&scratch);
+    fl_row_free(&row);
+    fl_row_free(&back);
+    fl_datatype_destroy(cols[0].type);
+    fl_datatype_destroy(cols[1].type);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_murmur3_vectors),
         cmocka_unit_test(test_iceberg_spec_vectors),
         cmocka_unit_test(test_codec_choice),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_key_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
