@@ -28,6 +28,32 @@ size_t fl_ice_bound_long(int64_t v, uint8_t out[8]) {
     return 8;
 }
 
+size_t fl_ice_bound_float(float v, uint8_t out[4]) {
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    return fl_ice_bound_int((int32_t)bits, out);
+}
+
+size_t fl_ice_bound_double(double v, uint8_t out[8]) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    return fl_ice_bound_long((int64_t)bits, out);
+}
+
+size_t fl_ice_bound_decimal(__int128 unscaled, uint8_t out[16]) {
+    unsigned __int128 u = (unsigned __int128)unscaled;
+    size_t n = 16;
+    /* drop a leading byte while the next one carries the same sign */
+    while (n > 1) {
+        uint8_t top = (uint8_t)(u >> (8 * (n - 1)));
+        uint8_t next = (uint8_t)(u >> (8 * (n - 2)));
+        if (!((top == 0x00 && !(next & 0x80)) || (top == 0xFF && (next & 0x80)))) break;
+        n--;
+    }
+    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)(u >> (8 * (n - 1 - i)));
+    return n;
+}
+
 void fl_ice_manifest_summary_init(fl_ice_manifest_summary_t *s) {
     memset(s, 0, sizeof(*s));
     fl_avro_arena_init(&s->arena);

@@ -238,6 +238,14 @@ int fl_ice_manifest_list_encode(const fl_ice_manifest_list_t *l, fl_buf_t *out, 
 /* The 4 or 8 bytes of an int/date or long in Appendix D's encoding. */
 size_t fl_ice_bound_int(int32_t v, uint8_t out[4]);
 size_t fl_ice_bound_long(int64_t v, uint8_t out[8]);
+/* float and double: their IEEE 754 bits, little-endian. */
+size_t fl_ice_bound_float(float v, uint8_t out[4]);
+size_t fl_ice_bound_double(double v, uint8_t out[8]);
+/* A decimal: its unscaled value in two's complement, big-endian, in the
+ * fewest bytes that keep the sign (Java's BigInteger#toByteArray, which
+ * Iceberg's Conversions use): 0 -> 00, 127 -> 7F, 128 -> 00 80,
+ * -1 -> FF, -129 -> FF 7F. */
+size_t fl_ice_bound_decimal(__int128 unscaled, uint8_t out[16]);
 
 /* ---- reading ---- */
 

@@ -661,6 +661,13 @@ const fl_buf_t *fl_pq_writer_bytes(const fl_pq_writer_t *w) { return &w->mem; }
 
 uint64_t fl_pq_writer_position(const fl_pq_writer_t *w) { return w->pos; }
 
+size_t fl_pq_writer_buffered_bytes(const fl_pq_writer_t *w) { return group_bytes(w); }
+
+const fl_pq_row_group_t *fl_pq_writer_row_groups(const fl_pq_writer_t *w, size_t *n) {
+    *n = w->n_groups;
+    return w->groups;
+}
+
 void fl_pq_writer_destroy(fl_pq_writer_t *w) {
     if (!w) return;
     if (w->fd >= 0) fl_vfs_close(w->fd);

@@ -89,6 +89,15 @@ int fl_pq_writer_finish(fl_pq_writer_t *w, fl_error_t *err);
 const fl_buf_t *fl_pq_writer_bytes(const fl_pq_writer_t *w);
 /* Bytes written so far (the file size after finish). */
 uint64_t fl_pq_writer_position(const fl_pq_writer_t *w);
+/* Bytes of levels and values buffered for the open row group, before
+ * encoding and compression: with the position, an upper estimate of the
+ * file's size (for rolling files at a target size). */
+size_t fl_pq_writer_buffered_bytes(const fl_pq_writer_t *w);
+/* The row groups written so far as the footer describes them (each
+ * chunk's offsets, sizes and statistics), *n of them: for an Iceberg data
+ * file's column_sizes and split_offsets. Valid until the next append,
+ * flush or destroy. */
+const fl_pq_row_group_t *fl_pq_writer_row_groups(const fl_pq_writer_t *w, size_t *n);
 void fl_pq_writer_destroy(fl_pq_writer_t *w);
 
 #endif
