@@ -1,0 +1,147 @@
+/*
+ * tier_convert.c — Fluss columns and cells as Iceberg/Parquet columns and
+ * values (tier_convert.h has the map).
+ */
+#include "tier_convert.h"
+
+#include <string.h>
+
+#define TC_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
+#define TC_DECIMAL_INT32_MAX 9
+#define TC_DECIMAL_INT64_MAX 18
+
+static fl_pq_logical_t logical(int16_t kind) {
+    fl_pq_logical_t l;
+    memset(&l, 0, sizeof(l));
+    l.kind = kind;
+    return l;
+}
+
+static fl_pq_logical_t micros(int16_t kind, bool utc) {
+    fl_pq_logical_t l = logical(kind);
+    l.unit = FL_PQ_UNIT_MICROS;
+    l.utc = utc;
+    return l;
+}
+
+/* Physical and logical type of t; false for a type outside the map. */
+static bool physical_of(const fl_datatype_t *t, int32_t *type, fl_pq_logical_t *l) {
+    *l = logical(FL_PQ_LT_NONE);
+    switch (t->root) {
+    case FL_TYPE_BOOLEAN: *type = FL_PQ_BOOLEAN; return true;
+    case FL_TYPE_TINYINT:
+    case FL_TYPE_SMALLINT:
+    case FL_TYPE_INTEGER: *type = FL_PQ_INT32; return true;
+    case FL_TYPE_BIGINT: *type = FL_PQ_INT64; return true;
+    case FL_TYPE_FLOAT: *type = FL_PQ_FLOAT; return true;
+    case FL_TYPE_DOUBLE: *type = FL_PQ_DOUBLE; return true;
+    case FL_TYPE_DATE: *type = FL_PQ_INT32, *l = logical(FL_PQ_LT_DATE); return true;
+    case FL_TYPE_TIME: *type = FL_PQ_INT64, *l = micros(FL_PQ_LT_TIME, false); return true;
+    case FL_TYPE_TIMESTAMP: *type = FL_PQ_INT64, *l = micros(FL_PQ_LT_TIMESTAMP, false); return true;
+    case FL_TYPE_TIMESTAMP_LTZ:
+        *type = FL_PQ_INT64, *l = micros(FL_PQ_LT_TIMESTAMP, true);
+        return true;
+    case FL_TYPE_DECIMAL:
+        if (t->precision > TC_DECIMAL_INT64_MAX) return false;
+        *type = t->precision <= TC_DECIMAL_INT32_MAX ? FL_PQ_INT32 : FL_PQ_INT64;
+        *l = logical(FL_PQ_LT_DECIMAL);
+        l->precision = t->precision;
+        l->scale = t->scale;
+        return true;
+    case FL_TYPE_CHAR:
+    case FL_TYPE_STRING: *type = FL_PQ_BYTE_ARRAY, *l = logical(FL_PQ_LT_STRING); return true;
+    case FL_TYPE_BINARY:
+    case FL_TYPE_BYTES: *type = FL_PQ_BYTE_ARRAY; return true;
+    default: return false; /* ARRAY, MAP, ROW */
+    }
+}
+
+int fl_tier_column_spec(const char *name, const fl_datatype_t *t, int32_t field_id,
+                        fl_pq_column_spec_t *out, fl_error_t *err) {
+    memset(out, 0, sizeof(*out));
+    if (!physical_of(t, &out->type, &out->logical)) {
+        if (t->root == FL_TYPE_DECIMAL)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "column %s: DECIMAL(%d, %d) needs FIXED_LEN_BYTE_ARRAY, which the "
+                              "lake writer does not write yet (precision at most %d)",
+                              name, t->precision, t->scale, TC_DECIMAL_INT64_MAX);
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "column %s: %s columns are not supported in lake tables", name,
+                          fl_type_root_json_name(t->root));
+    }
+    out->name = name;
+    out->field_id = field_id;
+    out->optional = t->nullable;
+    return 0;
+}
+
+void fl_tier_pad_binary(fl_row_t *row, size_t col, const fl_datatype_t *t, fl_buf_t *scratch) {
+    const fl_cell_t *c = &row->cells[col];
+    if (t->root != FL_TYPE_BINARY || c->is_null || t->length <= 0 || c->len >= (size_t)t->length)
+        return;
+    fl_buf_reset(scratch);
+    fl_buf_append(scratch, fl_row_cell_bytes(row, c), c->len);
+    size_t pad = (size_t)t->length - c->len;
+    memset(fl_buf_reserve(scratch, pad), 0, pad);
+    scratch->len += pad;
+    fl_row_set_bytes(row, col, scratch->data, scratch->len);
+}
+
+int fl_tier_micros_of_millis(int64_t ms, int64_t *us, fl_error_t *err) {
+    if (__builtin_mul_overflow(ms, 1000, us))
+        return fl_err_set(err, TC_CORRUPT, "%lld ms do not fit in 64-bit microseconds",
+                          (long long)ms);
+    return 0;
+}
+
+/* ms and the nanos of that millisecond as microseconds, floor: nanos
+ * outside 0..999999 (a decoder does not promise them) still round down. */
+static int timestamp_micros(const fl_cell_t *c, int64_t *us, fl_error_t *err) {
+    int64_t q = c->nanos / 1000, r = c->nanos % 1000;
+    if (r < 0) q--;
+    if (fl_tier_micros_of_millis(c->i, us, err)) return TC_CORRUPT;
+    if (__builtin_add_overflow(*us, q, us))
+        return fl_err_set(err, TC_CORRUPT, "timestamp %lld ms + %d ns overflows microseconds",
+                          (long long)c->i, c->nanos);
+    return 0;
+}
+
+/* An unscaled decimal of at most precision digits, as int64. */
+static int decimal_of(const fl_datatype_t *t, __int128 v, int64_t *out, fl_error_t *err) {
+    __int128 limit = 1;
+    for (int32_t i = 0; i < t->precision; i++) limit *= 10;
+    if (v >= limit || v <= -limit)
+        return fl_err_set(err, TC_CORRUPT, "a DECIMAL(%d, %d) value has more than %d digits",
+                          t->precision, t->scale, t->precision);
+    *out = (int64_t)v;
+    return 0;
+}
+
+int fl_tier_value_of(const fl_datatype_t *t, const fl_row_t *row, const fl_cell_t *c,
+                     fl_tier_value_t *out, fl_error_t *err) {
+    int64_t v;
+    switch (t->root) {
+    case FL_TYPE_BOOLEAN: out->b = c->i != 0; return 0;
+    case FL_TYPE_TINYINT:
+    case FL_TYPE_SMALLINT:
+    case FL_TYPE_INTEGER:
+    case FL_TYPE_DATE: out->i32 = (int32_t)c->i; return 0;
+    case FL_TYPE_BIGINT: out->i64 = c->i; return 0;
+    case FL_TYPE_FLOAT: out->f = (float)c->d; return 0; /* cells widen FLOAT exactly */
+    case FL_TYPE_DOUBLE: out->d = c->d; return 0;
+    case FL_TYPE_TIME: return fl_tier_micros_of_millis(c->i, &out->i64, err);
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMP_LTZ: return timestamp_micros(c, &out->i64, err);
+    case FL_TYPE_DECIMAL:
+        if (decimal_of(t, c->dec, &v, err)) return TC_CORRUPT;
+        if (t->precision <= TC_DECIMAL_INT32_MAX) out->i32 = (int32_t)v;
+        else out->i64 = v;
+        return 0;
+    default: /* CHAR, STRING, BINARY, BYTES */
+        if (c->len > UINT32_MAX)
+            return fl_err_set(err, TC_CORRUPT, "a value of %zu bytes", c->len);
+        out->bytes.p = fl_row_cell_bytes(row, c);
+        out->bytes.len = (uint32_t)c->len;
+        return 0;
+    }
+}
