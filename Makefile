@@ -115,12 +115,14 @@ test-asan: build-asan venv
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
 
 # Our Parquet writer and reader (src/lake) against pyarrow, and our Avro
-# object container writer and reader against fastavro, both ways
-# (tests/lake: a few seconds; the helpers lake_parquet_sample and
-# lake_avro_sample are built with everything else).
+# object container writer and reader against fastavro, both ways; the
+# tiering writer's data files (src/tier) read by pyarrow
+# (tests/lake: a few seconds; the helpers lake_*_sample are built with
+# everything else).
 test-lake: build venv
 	LAKE_SAMPLE=$(BUILD)/lake_parquet_sample LAKE_AVRO_SAMPLE=$(BUILD)/lake_avro_sample \
 	    LAKE_ICEBERG_MANIFEST_SAMPLE=$(BUILD)/lake_iceberg_manifest_sample \
+	    LAKE_TIER_SAMPLE=$(BUILD)/lake_tier_sample \
 	    .venv/bin/python -m pytest tests/lake -q
 
 # Code shared between threads under ThreadSanitizer: the core's stress

@@ -37,7 +37,9 @@ static bool physical_of(const fl_datatype_t *t, int32_t *type, fl_pq_logical_t *
     case FL_TYPE_DOUBLE: *type = FL_PQ_DOUBLE; return true;
     case FL_TYPE_DATE: *type = FL_PQ_INT32, *l = logical(FL_PQ_LT_DATE); return true;
     case FL_TYPE_TIME: *type = FL_PQ_INT64, *l = micros(FL_PQ_LT_TIME, false); return true;
-    case FL_TYPE_TIMESTAMP: *type = FL_PQ_INT64, *l = micros(FL_PQ_LT_TIMESTAMP, false); return true;
+    case FL_TYPE_TIMESTAMP:
+        *type = FL_PQ_INT64, *l = micros(FL_PQ_LT_TIMESTAMP, false);
+        return true;
     case FL_TYPE_TIMESTAMP_LTZ:
         *type = FL_PQ_INT64, *l = micros(FL_PQ_LT_TIMESTAMP, true);
         return true;
