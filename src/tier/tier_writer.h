@@ -159,7 +159,8 @@ int fl_tier_writer_add_batch(fl_tier_writer_t *w, const uint8_t *p, size_t len, 
  * written; *out and everything it points to belong to the writer until
  * close. No more batches after it. */
 int fl_tier_writer_finish(fl_tier_writer_t *w, const fl_tier_result_t **out, fl_error_t *err);
-/* Frees the writer; its files stay (a finished round's). */
+/* Frees the writer; its files stay (a finished round's; without finish,
+ * the open file stays unfinished: abort a round that did not finish). */
 void fl_tier_writer_close(fl_tier_writer_t *w);
 /* Deletes every file the writer created, finished or not, and frees it. */
 void fl_tier_writer_abort(fl_tier_writer_t *w);

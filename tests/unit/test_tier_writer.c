@@ -463,6 +463,53 @@ static void check_description(const fl_tier_file_t *f) {
     fl_pq_reader_destroy(rd);
 }
 
+/* The descriptions go into an Iceberg manifest (partition spec
+ * identity(__bucket), the partition value the result's bucket) and come
+ * back the same. */
+static void manifest_round_trip(const fl_tier_result_t *res, int32_t bucket_id) {
+    const fl_ice_partition_field_t field = {"__bucket", bucket_id, 1000, FL_ICE_IDENTITY, 0,
+                                            FL_ICE_INT};
+    fl_ice_manifest_entry_t *e = calloc(res->n_files, sizeof(*e));
+    for (size_t i = 0; i < res->n_files; i++) {
+        e[i].status = FL_ICE_ADDED;
+        e[i].snapshot_id = e[i].sequence_number = e[i].file_sequence_number = FL_ICE_NONE;
+        e[i].file = res->files[i].file;
+        e[i].file.partition = &res->bucket_value;
+    }
+    fl_ice_manifest_t m = {FL_ICE_MANIFEST_DATA, "{\"type\":\"struct\",\"fields\":[]}", 0,
+                           {0, &field, 1}, 7, e, res->n_files};
+    fl_buf_t b;
+    fl_buf_init(&b);
+    fl_error_t err;
+    if (fl_ice_manifest_encode(&m, &b, NULL, &err)) fail_msg("%s", err.msg);
+    fl_ice_manifest_read_t r;
+    fl_ice_manifest_read_init(&r);
+    if (fl_ice_manifest_decode(b.data, b.len, &r, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(r.manifest.n_entries, res->n_files);
+    for (size_t i = 0; i < res->n_files; i++) {
+        const fl_ice_data_file_t *x = &r.manifest.entries[i].file, *y = &res->files[i].file;
+        assert_string_equal(x->file_path, y->file_path);
+        assert_int_equal(x->partition[0].i, res->bucket);
+        assert_int_equal(x->record_count, y->record_count);
+        assert_int_equal(x->file_size_bytes, y->file_size_bytes);
+        assert_int_equal(x->n_split_offsets, y->n_split_offsets);
+        assert_int_equal(x->sort_order_id, FL_TIER_SORT_ORDER_ID);
+        assert_int_equal(x->n_columns, y->n_columns);
+        for (size_t k = 0; k < x->n_columns; k++) {
+            const fl_ice_column_stats_t *a = &x->columns[k], *c = &y->columns[k];
+            assert_int_equal(a->field_id, c->field_id);
+            assert_int_equal(a->value_count, c->value_count);
+            assert_int_equal(a->nan_count, c->nan_count);
+            assert_int_equal(a->lower.len, c->lower.len);
+            if (c->lower.len) assert_memory_equal(a->lower.p, c->lower.p, c->lower.len);
+            assert_int_equal(a->upper.len, c->upper.len);
+        }
+    }
+    fl_ice_manifest_read_reset(&r);
+    fl_buf_free(&b);
+    free(e);
+}
+
 /* ---- every type, every format ---- */
 
 #define BATCH_ROWS 40
@@ -516,6 +563,7 @@ static void every_type(const char *dir, fl_log_format_t fmt, int8_t magic) {
     const fl_ice_column_stats_t *tsc = stats_of(&f->file, NCOL + 3);
     assert_int_equal(le(tsc->lower.p, 8), 1700000000000000LL);
     assert_int_equal(le(tsc->upper.p, 8), (1700000000000LL + 2 * 1111) * 1000);
+    manifest_round_trip(res, NCOL + 1);
     fl_tier_writer_close(w);
     fl_buf_free(&buf);
     fl_schema_free(&s);
@@ -721,6 +769,7 @@ static void test_rolling(void **state) {
     assert_true(res->files[0].file.n_split_offsets >= 2);
     assert_int_equal(total, N * ROWS);
     assert_int_equal(res->record_count, N * ROWS);
+    manifest_round_trip(res, NCOL + 1);
     size_t n_files = res->n_files;
     fl_tier_writer_close(w); /* the files stay */
     assert_int_equal(count_files(*state), n_files);
