@@ -8,7 +8,8 @@ the system columns, each column's field id (PARQUET:field_id), required
 or optional, the chunk statistics; and the description's metrics agree
 with what pyarrow reads: counts, column sizes, split offsets, exact file
 size, and bounds that decode (Iceberg Appendix D) to the column's min and
-max (strings truncated to 16 characters, the upper one incremented).
+max (strings truncated to 16 characters, the upper one incremented), and
+equal what pyiceberg computes from the file's footer.
 
 Environment: LAKE_TIER_SAMPLE = path of the helper (default build/).
 """
@@ -265,3 +266,27 @@ def test_pyarrow_reads_bounds_order(tiered):
             if v is None or (isinstance(v, float) and math.isnan(v)):
                 continue
             assert key(lo) <= key(v) <= key(hi), (name, v)
+
+
+def test_pyiceberg_metrics_agree(tiered):
+    """pyiceberg computes a data file's metrics from the Parquet footer
+    (its default truncate(16) mode): the same bounds, counts, column
+    sizes and split offsets as ours. (It leaves NaN counts out: it reads
+    them from writers, not footers.)"""
+    from pyiceberg.io.pyarrow import (compute_statistics_plan,
+                                      data_file_statistics_from_parquet_metadata,
+                                      parquet_path_to_id_mapping, pyarrow_to_schema)
+    _, f, pf, _ = tiered
+    schema = pyarrow_to_schema(pf.schema_arrow)
+    theirs = data_file_statistics_from_parquet_metadata(
+        pf.metadata, compute_statistics_plan(schema, {}),
+        parquet_path_to_id_mapping(schema)).to_serialized_dict()
+    assert theirs["record_count"] == f["record_count"]
+    assert theirs["split_offsets"] == f["split_offsets"]
+    for c in f["columns"]:
+        fid = c["field_id"]
+        assert theirs["column_sizes"][fid] == c["column_size"], fid
+        assert theirs["value_counts"][fid] == c["value_count"], fid
+        assert theirs["null_value_counts"][fid] == c["null_count"], fid
+        assert theirs["lower_bounds"][fid].hex() == c["lower"], fid
+        assert theirs["upper_bounds"][fid].hex() == c["upper"], fid
