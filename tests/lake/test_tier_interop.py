@@ -69,7 +69,7 @@ def sample_value(r, name):
     if name == "ti":
         return r % 256 - 128
     if name == "si":
-        return r * 100 - 30000
+        return r % 600 * 100 - 30000
     if name == "i":
         return r * 7 - 1000
     if name == "l":

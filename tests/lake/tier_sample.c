@@ -90,14 +90,17 @@ static void sample_row(int r, fl_row_t *row) {
         switch (k) {
         case C_B: c->i = r % 3 == 0; break;
         case C_TI: c->i = r % 256 - 128; break;
-        case C_SI: c->i = r * 100 - 30000; break;
+        case C_SI: c->i = r % 600 * 100 - 30000; break;
         case C_I: c->i = r * 7 - 1000; break;
         case C_L: c->i = (int64_t)r * 1000000007 - (INT64_C(1) << 40); break;
         case C_F: c->d = r % 13 == 5 ? NAN : (float)(r / 4.0 - 10.0); break;
         case C_D: c->d = r / 8.0 - 3.5; break;
         case C_DAY: c->i = r - 300; break;
         case C_T: c->i = ((int64_t)r * 3600007) % 86400000; break;
-        case C_TS: c->i = -500000 + (int64_t)r * 1337, c->nanos = (r * 123457) % 1000000; break;
+        case C_TS:
+            c->i = -500000 + (int64_t)r * 1337;
+            c->nanos = (int32_t)((int64_t)r * 123457 % 1000000);
+            break;
         case C_LTZ: c->i = -1 - (int64_t)r * 99991, c->nanos = (r % 1000) * 1000; break;
         case C_DEC9: c->dec = r * 13 - 500; break;
         case C_DEC18: c->dec = (__int128)r * 123456789 - INT64_C(1000000000000); break;
