@@ -130,7 +130,11 @@ static int get_props(rd_t *r, const json_t *o, const char *where, const char *ke
     if (!m) return 0;
     if (!json_is_object(m)) return corrupt(r, where, key, "is not an object");
     size_t n = json_object_size(m), i = 0;
-    if (n > FL_ICE_PROPS_MAX) return corrupt(r, where, key, "has too many entries");
+    if (n > FL_ICE_PROPS_MAX) {
+        char p[160];
+        return fl_err_set(r->err, FLUSS_ERR__CORRUPT, "metadata: %s has %zu entries (at most %d)",
+                          path(p, sizeof(p), where, key), n, FL_ICE_PROPS_MAX);
+    }
     fl_ice_prop_t *p = fl_ice_arena_alloc(r->a, n * sizeof(*p));
     if (!p) return no_memory(r);
     const char *k;

@@ -202,8 +202,11 @@ static int write_new_file(const char *path, const void *data, size_t len, fl_err
 
 /* version-hint.text := "v" through a uniquely named temp (two committers'
  * hints never mix), skipped when v+1 exists already: a slower committer
- * must not set the hint back. Best-effort: 0 or IO, nothing else. */
-static int write_hint(const char *dir, int32_t v, fl_error_t *err) {
+ * must not set the hint back. Best-effort: 0 or IO, nothing else;
+ * *renamed tells whether the hint now says v (a failed fsync after the
+ * rename leaves it so, not yet durable). */
+static int write_hint(const char *dir, int32_t v, bool *renamed, fl_error_t *err) {
+    *renamed = false;
     char *next = version_path(dir, v + 1);
     int newer = v < INT32_MAX ? exists(next) : 0;
     fl_free(next);
@@ -218,6 +221,7 @@ static int write_hint(const char *dir, int32_t v, fl_error_t *err) {
         rc = fl_err_set(err, FLUSS_ERR__IO, "rename %s: %s", tmp, strerror(errno));
         fl_vfs_unlink(tmp);
     }
+    *renamed = !rc;
     if (!rc) rc = fl_fs_fsync_dir(mdir, err);
     fl_free(tmp);
     fl_free(hint);
@@ -284,9 +288,7 @@ int fl_ice_table_commit_info(const char *dir, int32_t base_version,
     fl_buf_free(&json);
     if (rc) return rc;
     fl_error_t hint_err;
-    if (write_hint(dir, base_version + 1, &hint_err) == 0)
-        info->hint_written = true;
-    else /* readers probe forward: the commit stands */
+    if (write_hint(dir, base_version + 1, &info->hint_written, &hint_err)) /* readers probe on */
         FL_WARN("iceberg commit v%" PRId32 " of %s: hint not updated: %s", base_version + 1, dir,
                 hint_err.msg);
     return 0;
