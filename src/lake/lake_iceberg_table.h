@@ -104,7 +104,7 @@
 #define FL_ICE_TABLE_UUID_LEN 36
 
 typedef struct fl_ice_field { /* one top-level column; primitive types only */
-    int32_t id; /* 1 .. FL_ICE_FIELD_ID_MAX */
+    int32_t id; /* 0 .. FL_ICE_FIELD_ID_MAX, unique in the table */
     const char *name;
     bool required;
     /* Iceberg JSON type: "boolean", "int", "long", "float", "double",
