@@ -422,8 +422,8 @@ static int read_current(rd_t *r, const json_t *root, fl_ice_table_meta_t *m) {
         get_str(r, main, "refs.main", "type", true, &type))
         return FLUSS_ERR__CORRUPT;
     if (strcmp(type, "branch")) return corrupt(r, "refs.main", "type", "is not \"branch\"");
-    if (m->current_snapshot_id == FL_ICE_NONE && !json_is_integer(json_object_get(root, "current-snapshot-id")))
-        m->current_snapshot_id = ref_id; /* only refs says it */
+    bool stated = json_is_integer(json_object_get(root, "current-snapshot-id"));
+    if (!stated) m->current_snapshot_id = ref_id; /* absent or null: refs says it */
     if (ref_id != m->current_snapshot_id)
         return corrupt(r, "refs.main", "snapshot-id", "is not current-snapshot-id");
     return 0;

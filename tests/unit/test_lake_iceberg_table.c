@@ -350,6 +350,16 @@ static void test_foreign_metadata(void **state) {
     assert_int_equal(m->snapshots[0].n_summary, 10);
     assert_int_equal(m->n_metadata_log, 1);
 
+    /* only refs.main names the current snapshot: taken from there */
+    json_t *j = json_loads(PYICEBERG, 0, NULL);
+    json_object_del(j, "current-snapshot-id");
+    char *only_refs = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (fl_ice_meta_decode((const uint8_t *)only_refs, strlen(only_refs), &r, &err))
+        fail_msg("refs only: %s", err.msg);
+    free(only_refs);
+    assert_int_equal(m->current_snapshot_id, 6601668506700870412LL);
+
     if (fl_ice_meta_decode((const uint8_t *)JAVA_STYLE, strlen(JAVA_STYLE), &r, &err))
         fail_msg("java style: %s", err.msg);
     assert_int_equal(m->current_snapshot_id, FL_ICE_NONE);
