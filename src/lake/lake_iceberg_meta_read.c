@@ -21,10 +21,16 @@ typedef struct rd {
     fl_error_t *err;
 } rd_t;
 
+/* A path too long for its buffer (keys are the file's: any length)
+ * ends in "..." rather than silently. */
+static const char *mark_cut(char *buf, size_t n, int written) {
+    if (written >= 0 && (size_t)written >= n && n >= 4) memcpy(buf + n - 4, "...", 4);
+    return buf;
+}
+
 /* "where.key" (or "key" at the top, "where" for no key) into buf. */
 static const char *path(char *buf, size_t n, const char *where, const char *key) {
-    snprintf(buf, n, "%s%s%s", where, *where && *key ? "." : "", key);
-    return buf;
+    return mark_cut(buf, n, snprintf(buf, n, "%s%s%s", where, *where && *key ? "." : "", key));
 }
 
 static int corrupt(rd_t *r, const char *where, const char *key, const char *what) {
@@ -115,7 +121,7 @@ static int get_array(rd_t *r, const json_t *o, const char *where, const char *ke
 static int item(rd_t *r, json_t *a, size_t i, const char *where, const char *key, char *buf,
                 size_t n, json_t **out) {
     char p[160];
-    snprintf(buf, n, "%s[%zu]", path(p, sizeof(p), where, key), i);
+    mark_cut(buf, n, snprintf(buf, n, "%s[%zu]", path(p, sizeof(p), where, key), i));
     *out = json_array_get(a, i);
     return json_is_object(*out) ? 0 : corrupt(r, buf, "", "is not an object");
 }
