@@ -123,6 +123,7 @@ test-lake: build venv
 	LAKE_SAMPLE=$(BUILD)/lake_parquet_sample LAKE_AVRO_SAMPLE=$(BUILD)/lake_avro_sample \
 	    LAKE_ICEBERG_MANIFEST_SAMPLE=$(BUILD)/lake_iceberg_manifest_sample \
 	    LAKE_TIER_SAMPLE=$(BUILD)/lake_tier_sample \
+	    LAKE_ICEBERG_TABLE_SAMPLE=$(BUILD)/lake_iceberg_table_sample \
 	    .venv/bin/python -m pytest tests/lake -q
 
 # Code shared between threads under ThreadSanitizer: the core's stress

@@ -97,7 +97,8 @@
     X(_INVALID_ARG, -1004, "Invalid argument")                                 \
     X(_IO, -1005, "I/O error")                                                 \
     X(_NO_MEMORY, -1006, "Out of memory")                                      \
-    X(_STATE, -1007, "Illegal state")
+    X(_STATE, -1007, "Illegal state")                                          \
+    X(_CONFLICT, -1008, "Concurrent commit")
 
 typedef enum fluss_err {
 #define FLUSS_ERR_ENUM_(name, code, msg) FLUSS_ERR_##name = (code),

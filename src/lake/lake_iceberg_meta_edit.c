@@ -1,0 +1,302 @@
+/*
+ * lake_iceberg_meta_edit.c — the two edits flussd makes to an Iceberg
+ * table's metadata (lake_iceberg_table.h): a tiering round's snapshot
+ * and ADD COLUMN's schema. Each copies the base whole into the result's
+ * arena (the base may live in a head that is reloaded, or in the
+ * caller's own arrays), appends, and runs the shared rules on the result,
+ * so an edit cannot produce metadata the encoder would refuse. Thread
+ * rule: none.
+ */
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common_time.h"
+#include "lake_iceberg_meta_int.h"
+
+#define INVALID(err, ...) fl_err_set((err), FLUSS_ERR__INVALID_ARG, __VA_ARGS__)
+
+/* ---- a deep copy ---- */
+
+typedef struct cp {
+    fl_avro_arena_t *a;
+    bool oom;
+} cp_t;
+
+static const char *cp_str(cp_t *c, const char *s) {
+    if (!s) return NULL;
+    char *p = fl_ice_arena_strndup(c->a, s, strlen(s));
+    c->oom |= !p;
+    return p;
+}
+
+/* n items of `size` bytes from src, with room for `room` more. */
+static void *cp_mem(cp_t *c, const void *src, size_t n, size_t room, size_t size) {
+    void *p = fl_ice_arena_alloc(c->a, (n + room) * size);
+    c->oom |= !p;
+    if (p && n) memcpy(p, src, n * size);
+    return p;
+}
+
+static const fl_ice_prop_t *cp_props(cp_t *c, const fl_ice_prop_t *p, size_t n) {
+    fl_ice_prop_t *q = cp_mem(c, p, n, 0, sizeof(*q));
+    for (size_t i = 0; q && i < n; i++) {
+        q[i].key = cp_str(c, p[i].key);
+        q[i].value = cp_str(c, p[i].value);
+    }
+    return q;
+}
+
+/* Deepens a schema whose struct was copied already. */
+static void cp_schema(cp_t *c, fl_ice_schema_t *s) {
+    fl_ice_field_t *f = cp_mem(c, s->fields, s->n_fields, 0, sizeof(*f));
+    for (size_t i = 0; f && i < s->n_fields; i++) {
+        f[i].name = cp_str(c, f[i].name);
+        f[i].type = cp_str(c, f[i].type);
+        f[i].doc = cp_str(c, f[i].doc);
+    }
+    s->fields = f;
+    s->identifier_ids = cp_mem(c, s->identifier_ids, s->n_identifier_ids, 0, sizeof(int32_t));
+}
+
+static void cp_snapshot(cp_t *c, fl_ice_snapshot_t *s) {
+    s->manifest_list = cp_str(c, s->manifest_list);
+    s->summary = cp_props(c, s->summary, s->n_summary);
+}
+
+/* The arrays an edit appends to, writable. */
+typedef struct edit {
+    fl_ice_schema_t *schemas;
+    fl_ice_snapshot_t *snapshots;
+    fl_ice_snapshot_log_t *snapshot_log;
+    fl_ice_metadata_log_t *metadata_log;
+} edit_t;
+
+static void cp_specs_orders(cp_t *c, const fl_ice_table_meta_t *b, fl_ice_table_meta_t *m) {
+    fl_ice_partition_spec_t *sp = cp_mem(c, b->specs, b->n_specs, 0, sizeof(*sp));
+    for (size_t i = 0; sp && i < b->n_specs; i++) {
+        fl_ice_partition_field_t *f = cp_mem(c, sp[i].fields, sp[i].n_fields, 0, sizeof(*f));
+        for (size_t j = 0; f && j < sp[i].n_fields; j++) f[j].name = cp_str(c, f[j].name);
+        sp[i].fields = f;
+    }
+    m->specs = sp;
+    fl_ice_sort_order_t *so = cp_mem(c, b->sort_orders, b->n_sort_orders, 0, sizeof(*so));
+    for (size_t i = 0; so && i < b->n_sort_orders; i++)
+        so[i].fields = cp_mem(c, so[i].fields, so[i].n_fields, 0, sizeof(*so[i].fields));
+    m->sort_orders = so;
+}
+
+/* base into out (reset), with room for one more schema, snapshot and
+ * entry of each log. */
+static int clone(const fl_ice_table_meta_t *b, fl_ice_meta_read_t *out, edit_t *e,
+                 fl_error_t *err) {
+    cp_t c = {&out->arena, false};
+    fl_ice_table_meta_t *m = &out->meta;
+    *m = *b;
+    m->location = cp_str(&c, b->location);
+    e->schemas = cp_mem(&c, b->schemas, b->n_schemas, 1, sizeof(*e->schemas));
+    for (size_t i = 0; e->schemas && i < b->n_schemas; i++) cp_schema(&c, &e->schemas[i]);
+    m->schemas = e->schemas;
+    cp_specs_orders(&c, b, m);
+    m->properties = cp_props(&c, b->properties, b->n_properties);
+    e->snapshots = cp_mem(&c, b->snapshots, b->n_snapshots, 1, sizeof(*e->snapshots));
+    for (size_t i = 0; e->snapshots && i < b->n_snapshots; i++) cp_snapshot(&c, &e->snapshots[i]);
+    m->snapshots = e->snapshots;
+    e->snapshot_log = cp_mem(&c, b->snapshot_log, b->n_snapshot_log, 1, sizeof(*e->snapshot_log));
+    m->snapshot_log = e->snapshot_log;
+    e->metadata_log = cp_mem(&c, b->metadata_log, b->n_metadata_log, 1, sizeof(*e->metadata_log));
+    for (size_t i = 0; e->metadata_log && i < b->n_metadata_log; i++)
+        e->metadata_log[i].metadata_file = cp_str(&c, e->metadata_log[i].metadata_file);
+    m->metadata_log = e->metadata_log;
+    return c.oom ? fl_err_set(err, FLUSS_ERR__NO_MEMORY, "metadata: out of memory") : 0;
+}
+
+/* ---- shared steps ---- */
+
+/* "write.metadata.previous-versions-max", as Java reads it (1 and up;
+ * our own bound above; anything else: the default). */
+static size_t previous_versions_max(const fl_ice_table_meta_t *m) {
+    const char *v = fl_ice_prop_get(m->properties, m->n_properties,
+                                    "write.metadata.previous-versions-max");
+    char *end;
+    long long n = v ? strtoll(v, &end, 10) : 0;
+    if (!v || !*v || *end || n < 1) return FL_ICE_METADATA_LOG_DEFAULT;
+    return n > FL_ICE_METADATA_LOG_MAX ? FL_ICE_METADATA_LOG_MAX : (size_t)n;
+}
+
+/* The base's file into the metadata-log, the oldest entries past the
+ * table's limit dropped (Java keeps the log so). */
+static int log_base(const fl_ice_table_meta_t *base, const char *base_file,
+                    fl_ice_meta_read_t *out, edit_t *e, fl_error_t *err) {
+    fl_ice_table_meta_t *m = &out->meta;
+    if (base_file) {
+        cp_t c = {&out->arena, false};
+        e->metadata_log[m->n_metadata_log].timestamp_ms = base->last_updated_ms;
+        e->metadata_log[m->n_metadata_log].metadata_file = cp_str(&c, base_file);
+        m->n_metadata_log++;
+        if (c.oom) return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "metadata: out of memory");
+    }
+    size_t keep = previous_versions_max(base);
+    if (m->n_metadata_log > keep) {
+        m->metadata_log += m->n_metadata_log - keep;
+        m->n_metadata_log = keep;
+    }
+    return 0;
+}
+
+static int finish(fl_ice_meta_read_t *out, int rc, fl_error_t *err) {
+    if (!rc) rc = fl_ice_meta_check(&out->meta, FLUSS_ERR__INVALID_ARG, err);
+    if (rc) fl_ice_meta_read_reset(out);
+    return rc;
+}
+
+/* ---- a snapshot ---- */
+
+static int check_new_snapshot(const fl_ice_table_meta_t *b, const fl_ice_snapshot_t *s,
+                              fl_error_t *err) {
+    if (s->snapshot_id < 0) return INVALID(err, "snapshot id %" PRId64 " negative", s->snapshot_id);
+    if (fl_ice_meta_snapshot(b, s->snapshot_id))
+        return INVALID(err, "snapshot id %" PRId64 " already in the table", s->snapshot_id);
+    /* one branch, linear: a round builds on the head it read */
+    if (s->parent_snapshot_id != b->current_snapshot_id)
+        return INVALID(err, "snapshot %" PRId64 ": parent %" PRId64
+                            " is not the current snapshot %" PRId64,
+                       s->snapshot_id, s->parent_snapshot_id, b->current_snapshot_id);
+    if (s->sequence_number != FL_ICE_NONE && s->sequence_number <= b->last_sequence_number)
+        return INVALID(err, "snapshot %" PRId64 ": sequence number %" PRId64
+                            " not above last-sequence-number %" PRId64,
+                       s->snapshot_id, s->sequence_number, b->last_sequence_number);
+    if (b->last_sequence_number == INT64_MAX)
+        return INVALID(err, "last-sequence-number exhausted");
+    if (s->schema_id != FL_ICE_NO_SCHEMA && !fl_ice_meta_schema(b, s->schema_id))
+        return INVALID(err, "snapshot %" PRId64 ": schema %" PRId32 " not in the table",
+                       s->snapshot_id, s->schema_id);
+    if (b->n_snapshots >= FL_ICE_SNAPSHOTS_MAX || b->n_snapshot_log >= FL_ICE_SNAPSHOTS_MAX)
+        return INVALID(err, "%zu snapshots: expire some first", b->n_snapshots);
+    return 0;
+}
+
+int fl_ice_meta_with_snapshot(const fl_ice_table_meta_t *base, const char *base_metadata_file,
+                              const fl_ice_snapshot_t *s, fl_ice_meta_read_t *out,
+                              fl_error_t *err) {
+    assert(base != &out->meta);
+    fl_ice_meta_read_reset(out);
+    edit_t e;
+    int rc = fl_ice_meta_check(base, FLUSS_ERR__INVALID_ARG, err);
+    if (!rc) rc = check_new_snapshot(base, s, err);
+    if (!rc) rc = clone(base, out, &e, err);
+    if (rc) return finish(out, rc, err);
+    fl_ice_table_meta_t *m = &out->meta;
+    fl_ice_snapshot_t *n = &e.snapshots[m->n_snapshots++];
+    cp_t c = {&out->arena, false};
+    *n = *s;
+    cp_snapshot(&c, n);
+    if (n->sequence_number == FL_ICE_NONE) n->sequence_number = base->last_sequence_number + 1;
+    if (n->timestamp_ms == FL_ICE_NONE) n->timestamp_ms = fl_time_wall_ms();
+    if (n->schema_id == FL_ICE_NO_SCHEMA) n->schema_id = base->current_schema_id;
+    m->last_sequence_number = n->sequence_number;
+    m->current_snapshot_id = n->snapshot_id;
+    if (n->timestamp_ms > m->last_updated_ms) m->last_updated_ms = n->timestamp_ms;
+    e.snapshot_log[m->n_snapshot_log++] = (fl_ice_snapshot_log_t){n->timestamp_ms, n->snapshot_id};
+    rc = c.oom ? fl_err_set(err, FLUSS_ERR__NO_MEMORY, "metadata: out of memory")
+               : log_base(base, base_metadata_file, out, &e, err);
+    return finish(out, rc, err);
+}
+
+/* ---- a schema ---- */
+
+/* Whether a column of type `from` may become `to` (the specification's
+ * "Schema Evolution": int to long, float to double, a wider decimal). */
+static bool type_widens(const char *from, const char *to) {
+    fl_ice_type_info_t a, b;
+    if (!fl_ice_type_parse(from, &a) || !fl_ice_type_parse(to, &b)) return false;
+    if (a.prim == b.prim && a.precision == b.precision && a.scale == b.scale &&
+        a.length == b.length)
+        return true;
+    if (a.prim == FL_ICE_T_INT && b.prim == FL_ICE_T_LONG) return true;
+    if (a.prim == FL_ICE_T_FLOAT && b.prim == FL_ICE_T_DOUBLE) return true;
+    return a.prim == FL_ICE_T_DECIMAL && b.prim == FL_ICE_T_DECIMAL && a.scale == b.scale &&
+           b.precision > a.precision;
+}
+
+static int check_column(const fl_ice_table_meta_t *b, const fl_ice_schema_t *cur,
+                        const fl_ice_field_t *f, fl_error_t *err) {
+    const fl_ice_field_t *old = fl_ice_schema_field(cur, f->id);
+    if (!old) {
+        if (f->id <= b->last_column_id)
+            return INVALID(err, "column %s: id %" PRId32 " was used before (ids never come back)",
+                           f->name, f->id);
+        if (f->required)
+            return INVALID(err, "new column %s is required: older rows have no value", f->name);
+        return 0;
+    }
+    if (f->required && !old->required)
+        return INVALID(err, "column %s: optional cannot become required", f->name);
+    if (!type_widens(old->type, f->type))
+        return INVALID(err, "column %s: %s cannot become %s", f->name, old->type, f->type);
+    return 0;
+}
+
+static int check_evolution(const fl_ice_table_meta_t *b, const fl_ice_schema_t *s,
+                           fl_error_t *err) {
+    const fl_ice_schema_t *cur = fl_ice_meta_schema(b, b->current_schema_id);
+    for (size_t i = 0; i < s->n_fields; i++)
+        if (check_column(b, cur, &s->fields[i], err)) return FLUSS_ERR__INVALID_ARG;
+    const fl_ice_partition_spec_t *spec = fl_ice_meta_spec(b, b->default_spec_id);
+    for (size_t i = 0; i < spec->n_fields; i++)
+        if (!fl_ice_schema_field(s, spec->fields[i].source_id))
+            return INVALID(err, "schema drops column %" PRId32 " of partition field %s",
+                           spec->fields[i].source_id, spec->fields[i].name);
+    for (size_t i = 0; i < b->n_sort_orders; i++) {
+        const fl_ice_sort_order_t *o = &b->sort_orders[i];
+        for (size_t j = 0; o->order_id == b->default_sort_order_id && j < o->n_fields; j++)
+            if (!fl_ice_schema_field(s, o->fields[j].source_id))
+                return INVALID(err, "schema drops column %" PRId32 " of the sort order",
+                               o->fields[j].source_id);
+    }
+    return 0;
+}
+
+/* The schema with its id chosen, checked on its own and against base. */
+static int check_new_schema(const fl_ice_table_meta_t *b, const fl_ice_schema_t *schema,
+                            fl_ice_schema_t *s, fl_error_t *err) {
+    *s = *schema;
+    if (s->schema_id == FL_ICE_NO_SCHEMA) {
+        s->schema_id = 0;
+        for (size_t i = 0; i < b->n_schemas; i++)
+            if (b->schemas[i].schema_id >= s->schema_id) s->schema_id = b->schemas[i].schema_id + 1;
+    }
+    if (fl_ice_schema_check(s, FL_ICE_FIELD_ID_MAX, "schema", FLUSS_ERR__INVALID_ARG, err))
+        return FLUSS_ERR__INVALID_ARG;
+    if (fl_ice_meta_schema(b, s->schema_id))
+        return INVALID(err, "schema id %" PRId32 " already in the table", s->schema_id);
+    if (b->n_schemas >= FL_ICE_SCHEMAS_MAX) return INVALID(err, "%zu schemas", b->n_schemas);
+    return check_evolution(b, s, err);
+}
+
+int fl_ice_meta_with_schema(const fl_ice_table_meta_t *base, const char *base_metadata_file,
+                            const fl_ice_schema_t *schema, fl_ice_meta_read_t *out,
+                            fl_error_t *err) {
+    assert(base != &out->meta);
+    fl_ice_meta_read_reset(out);
+    edit_t e;
+    fl_ice_schema_t s;
+    int rc = fl_ice_meta_check(base, FLUSS_ERR__INVALID_ARG, err);
+    if (!rc) rc = check_new_schema(base, schema, &s, err);
+    if (!rc) rc = clone(base, out, &e, err);
+    if (rc) return finish(out, rc, err);
+    fl_ice_table_meta_t *m = &out->meta;
+    cp_t c = {&out->arena, false};
+    e.schemas[m->n_schemas] = s;
+    cp_schema(&c, &e.schemas[m->n_schemas++]);
+    m->current_schema_id = s.schema_id;
+    for (size_t i = 0; i < s.n_fields; i++)
+        if (s.fields[i].id > m->last_column_id) m->last_column_id = s.fields[i].id;
+    int64_t now = fl_time_wall_ms();
+    if (now > m->last_updated_ms) m->last_updated_ms = now;
+    rc = c.oom ? fl_err_set(err, FLUSS_ERR__NO_MEMORY, "metadata: out of memory")
+               : log_base(base, base_metadata_file, out, &e, err);
+    return finish(out, rc, err);
+}
