@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "common_alloc.h"
+#include "coordinator_lake_table.h"
 #include "coordinator_schema_update.h"
 #include "types_table.h"
 
@@ -183,14 +184,24 @@ static int fl_alter_properties(fl_catalog_t *cat, const fl_alter_table_req_t *re
         fl_alter_props_same(&nd.custom_properties, &d.custom_properties))
         goto done; /* nothing to write */
     if ((rc = fl_table_validate(&nd, &cat->defaults, err))) goto done;
-    const char *dl = fl_kvlist_get(&nd.properties, "table.datalake.enabled");
-    if (dl && strcasecmp(dl, "true") == 0) {
+    if (fl_lake_table_enabled(&nd.properties) && !fl_lake_config_on(&cat->defaults.lake)) {
         rc = fl_err_set(err, FLUSS_ERR_INVALID_ALTER_TABLE_EXCEPTION,
                         "Cannot alter table %s.%s in data lake, because the Fluss cluster "
                         "doesn't enable datalake tables.",
                         t->database, t->name);
         goto done;
     }
+    /* turning the lake on makes the lake table first (MetadataManager#
+     * preAlterTableProperties); one this table made before is taken back */
+    if (fl_lake_table_enabled(&nd.properties) && !fl_lake_table_enabled(&d.properties) &&
+        (rc = fl_lake_table_open_or_create(&cat->defaults.lake, t->database, t->name,
+                                           t->table_id, &nd, err)))
+        goto done;
+    /* the lake table follows the properties even while the lake is off
+     * (so that turning it on again finds it current) */
+    if ((rc = fl_lake_table_sync(&cat->defaults.lake, t->database, t->name, t->table_id, &nd,
+                                 fl_lake_table_enabled(&nd.properties), err)))
+        goto done;
     json = fl_table_desc_dumps(&nd);
     /* 0.9.1 answers the same modified_time after a property change (seen
      * on the wire): keep it */
@@ -220,6 +231,21 @@ static int fl_alter_schema(fl_catalog_t *cat, const fl_ms_table_t *t,
     }
     fl_schema_free(&d.schema);
     d.schema = ns;
+    /* lake first, as the reference (syncSchemaChangesToLake); 0.9.1's
+     * Iceberg catalog refuses every column change, fluss-c adds the
+     * columns to the lake table's schema */
+    if (fl_lake_table_enabled(&d.properties)) {
+        if (!fl_lake_config_on(&cat->defaults.lake)) {
+            rc = fl_err_set(err, FLUSS_ERR_INVALID_ALTER_TABLE_EXCEPTION,
+                            "Cannot alter schema for datalake enabled table %s.%s, because the "
+                            "Fluss cluster doesn't enable datalake tables.",
+                            t->database, t->name);
+            goto done;
+        }
+        if ((rc = fl_lake_table_sync(&cat->defaults.lake, t->database, t->name, t->table_id, &d,
+                                     true, err)))
+            goto done;
+    }
     char *table_json = fl_table_desc_dumps(&d);
     json_t *sj = fl_schema_to_json(&d.schema);
     char *schema_json = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);

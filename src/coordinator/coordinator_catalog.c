@@ -4,6 +4,7 @@
  * descriptor parse, defaults, validation, then existence.
  */
 #include "coordinator_catalog.h"
+#include "coordinator_lake_table.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -165,6 +166,11 @@ int fl_catalog_create_table(fl_catalog_t *cat, const char *db, const char *name,
     }
     if ((rc = cat->ms->ops->next_id(cat->ms, FL_MS_COUNTER_TABLE_ID, &t.table_id, err))) goto done;
     if ((rc = fl_catalog_assign(cat, &d, t.table_id, &t, err))) goto done;
+    /* the lake table first, as the reference does: a table whose lake
+     * table cannot be made is not created */
+    if (fl_lake_table_enabled(&d.properties) &&
+        (rc = fl_lake_table_create(&cat->defaults.lake, db, name, t.table_id, &d, err)))
+        goto done;
     table_json = fl_table_desc_dumps(&d);
     json_t *sj = fl_schema_to_json(&d.schema);
     schema_json = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);

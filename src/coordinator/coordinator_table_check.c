@@ -5,6 +5,7 @@
  * value each takes.
  */
 #include "common_duration.h"
+#include "coordinator_lake_table.h"
 #include "coordinator_table_check.h"
 #include "types_aggfn.h"
 #include "types_key.h"
@@ -211,8 +212,12 @@ int fl_table_apply_defaults(fl_table_desc_t *d, const fl_table_defaults_t *defau
     if (d->partition_keys.count > 1 && ap && strcmp(ap, "true") == 0 &&
         !fl_kvlist_get(&d->properties, "table.auto-partition.num-precreate"))
         fl_kvlist_set(&d->properties, "table.auto-partition.num-precreate", "0");
-    const char *dl = fl_kvlist_get(&d->properties, "table.datalake.enabled");
-    if (dl && strcasecmp(dl, "true") == 0)
+    /* every new table of a lake cluster takes its format: clients bucket
+     * and encode keys by it (types_key.h) */
+    if (fl_lake_config_on(&defaults->lake) &&
+        !fl_kvlist_get(&d->properties, "table.datalake.format"))
+        fl_kvlist_set(&d->properties, "table.datalake.format", defaults->lake.format);
+    if (fl_lake_table_enabled(&d->properties) && !fl_lake_config_on(&defaults->lake))
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
                           "'table.datalake.enabled' is enabled for the table, but the Fluss "
                           "cluster doesn't enable datalake tables.");
@@ -352,6 +357,9 @@ int fl_table_validate(const fl_table_desc_t *d, const fl_table_defaults_t *defau
                               fl_type_root_json_name(s->columns[idx].type->root));
     }
     if ((rc = fl_check_lake_keys(d, err))) return rc;
+    if (fl_lake_table_enabled(&d->properties) && fl_lake_config_on(&defaults->lake) &&
+        (rc = fl_lake_table_check(d, &defaults->lake, err)))
+        return rc;
     /* primary key */
     for (size_t i = 0; i < s->primary_key.count; i++) {
         int idx = fl_schema_column_index(s, s->primary_key.items[i]);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common_error.h"
+#include "coordinator_lake.h"
 #include "types_table.h"
 
 typedef struct fl_table_defaults {
@@ -18,6 +19,7 @@ typedef struct fl_table_defaults {
     int32_t replication_factor; /* default.replication.factor */
     int32_t max_bucket_num;     /* max.bucket.num (a table's buckets, partitions' together) */
     int32_t max_partition_num;  /* max.partition.num (per partitioned table) */
+    fl_lake_config_t lake;      /* datalake.* (format "" = no lake) */
 } fl_table_defaults_t;
 
 #define FL_MAX_PARTITION_NUM_DEFAULT 1000

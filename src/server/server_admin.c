@@ -6,6 +6,7 @@
  * (server_dispatch.c).
  */
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common_alloc.h"
@@ -198,10 +199,12 @@ FL_API_HANDLER(fl_api_get_table_info) {
     Fluss__GetTableInfoResponse resp = FLUSS__GET_TABLE_INFO_RESPONSE__INIT;
     resp.table_id = t->table_id;
     resp.schema_id = t->schema_id;
-    resp.table_json = fl_bytes_of(t->table_json);
+    char *shown = fl_lake_present_table_json(&FL_CATALOG(ctx)->defaults.lake, t->table_json);
+    resp.table_json = fl_bytes_of(shown ? shown : t->table_json);
     resp.created_time = t->created_ms;
     resp.modified_time = t->modified_ms;
     fl_server_reply(out, rid, &resp.base);
+    free(shown);
     return 0;
 }
 

@@ -68,7 +68,7 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     cs->loop = fl_rpc_loop_new("cs-net");
     cs->rpc = fl_rpc_server_new(&cs->loop, 1, &cfg->limits, fl_server_handle);
     cs->workers = fl_workq_new(1, "cs-work");
-    cs->push = fl_push_new(&cs->self, cfg->coordinator_epoch);
+    cs->push = fl_push_new(&cs->self, cfg->coordinator_epoch, &cs->cfg.defaults.lake);
     cs->role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self, false};
     cs->internal_role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self, true};
     cs->internal_workers = fl_workq_new(1, "cs-internal");

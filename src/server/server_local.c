@@ -31,8 +31,10 @@ void fl_local_test_config(const char *dir, size_t tablets, fl_coordinator_config
     memset(ccfg, 0, sizeof(*ccfg));
     snprintf(meta_dir, sizeof(meta_dir), "%s/coordinator", dir);
     ccfg->meta_dir = meta_dir;
-    ccfg->defaults = (fl_table_defaults_t){1, 1, FL_MAX_BUCKET_NUM_DEFAULT,
-                                           FL_MAX_PARTITION_NUM_DEFAULT};
+    ccfg->defaults = (fl_table_defaults_t){.bucket_number = 1,
+                                           .replication_factor = 1,
+                                           .max_bucket_num = FL_MAX_BUCKET_NUM_DEFAULT,
+                                           .max_partition_num = FL_MAX_PARTITION_NUM_DEFAULT};
     snprintf(ccfg->bind_host, sizeof(ccfg->bind_host), "127.0.0.1");
     ccfg->advertised = (fl_endpoint_t){.id = 0, .host = "127.0.0.1", .port = 0};
     ccfg->limits = (fl_rpc_limits_t){100u * 1024 * 1024, 64u * 1024 * 1024, 600000};

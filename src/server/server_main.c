@@ -466,8 +466,11 @@ int main(int argc, char **argv) {
     char meta_dir[4096];
     snprintf(meta_dir, sizeof(meta_dir), "%s/coordinator", data_dir);
     ccfg.meta_dir = meta_dir;
-    ccfg.defaults = (fl_table_defaults_t){(int32_t)bucket_number, (int32_t)replication_factor,
-                                          (int32_t)max_bucket, (int32_t)max_partition};
+    ccfg.defaults = (fl_table_defaults_t){.bucket_number = (int32_t)bucket_number,
+                                          .replication_factor = (int32_t)replication_factor,
+                                          .max_bucket_num = (int32_t)max_bucket,
+                                          .max_partition_num = (int32_t)max_partition};
+    if (fl_lake_config_parse(&cfg.values, cwd, &ccfg.defaults.lake, &err)) goto fatal;
     ccfg.tablet_count = (size_t)tablet_servers;
     for (long i = 0; i < tablet_servers; i++) ccfg.tablet_ids[i] = (int32_t)(tablet_id + i);
     snprintf(ccfg.bind_host, sizeof(ccfg.bind_host), "%s", cs_bind.host);

@@ -4,6 +4,7 @@
  * and bucket → leader/replica assignment. Hosts and ports are the
  * endpoints this process advertises for each role.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common_alloc.h"
@@ -81,6 +82,7 @@ FL_API_HANDLER(fl_api_get_metadata) {
     Fluss__PbTablePath *paths = fl_calloc(nt ? nt : 1, sizeof(*paths));
     Fluss__PbBucketMetadata **bucket_blocks = fl_calloc(nt ? nt : 1, sizeof(*bucket_blocks));
     Fluss__PbBucketMetadata ***bucket_ptr_blocks = fl_calloc(nt ? nt : 1, sizeof(*bucket_ptr_blocks));
+    char **shown = fl_calloc(nt ? nt : 1, sizeof(*shown)); /* lake tables' descriptors */
     for (size_t i = 0; i < nt; i++) {
         const Fluss__PbTablePath *p = req->table_path[i];
         const fl_ms_table_t *t = fl_catalog_get_table(cat, p->database_name, p->table_name, err);
@@ -89,6 +91,11 @@ FL_API_HANDLER(fl_api_get_metadata) {
             goto done;
         }
         fl_pb_table_metadata(t, &paths[i], &tms[i], &bucket_blocks[i]);
+        shown[i] = fl_lake_present_table_json(&cat->defaults.lake, t->table_json);
+        if (shown[i]) {
+            tms[i].table_json.data = (uint8_t *)shown[i];
+            tms[i].table_json.len = strlen(shown[i]);
+        }
         bucket_ptr_blocks[i] = tms[i].bucket_metadata;
         tm_ptrs[i] = &tms[i];
     }
@@ -124,7 +131,9 @@ done:
     for (size_t i = 0; i < nt; i++) {
         fl_free(bucket_blocks[i]);
         fl_free(bucket_ptr_blocks[i]);
+        free(shown[i]);
     }
+    fl_free(shown);
     fl_free(bucket_blocks);
     fl_free(bucket_ptr_blocks);
     fl_free(paths);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common_alloc.h"
@@ -70,6 +71,7 @@ struct fl_push {
     pthread_cond_t cv;
     pthread_mutex_t send_mu; /* one flusher sends at a time: the queue's order */
     fl_endpoint_t coordinator;
+    const fl_lake_config_t *lake; /* may be NULL */
     size_t tablet_count;
     fl_push_tablet_t tablets[FL_PUSH_TABLETS_MAX];
     fl_push_item_t *queue_head, *queue_tail;     /* not sent yet */
@@ -81,7 +83,8 @@ struct fl_push {
     fl_push_assign_t *assigns;
 };
 
-fl_push_t *fl_push_new(const fl_endpoint_t *coordinator, int32_t epoch) {
+fl_push_t *fl_push_new(const fl_endpoint_t *coordinator, int32_t epoch,
+                       const fl_lake_config_t *lake) {
     fl_push_t *p = fl_calloc(1, sizeof(*p));
     p->epoch = epoch;
     pthread_mutex_init(&p->mu, NULL);
@@ -495,6 +498,11 @@ void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t only) {
     Fluss__PbTableMetadata tm;
     Fluss__PbBucketMetadata *blocks;
     fl_pb_table_metadata(t, &path, &tm, &blocks);
+    char *shown = p->lake ? fl_lake_present_table_json(p->lake, t->table_json) : NULL;
+    if (shown) {
+        tm.table_json.data = (uint8_t *)shown;
+        tm.table_json.len = strlen(shown);
+    }
     size_t ns = t->schema_count;
     Fluss__PbFlusscSchema *schemas = fl_calloc(ns ? ns : 1, sizeof(*schemas));
     Fluss__PbFlusscSchema **schema_ptrs = fl_calloc(ns ? ns : 1, sizeof(*schema_ptrs));
@@ -530,6 +538,21 @@ void fl_push_table_to(fl_push_t *p, const fl_ms_table_t *t, int32_t only) {
     fl_free(schema_ptrs);
     fl_free(blocks);
     fl_free(tm.bucket_metadata);
+    free(shown);
+}
+
+void fl_push_send(void *ctx, int16_t api_key, const uint8_t *body, size_t len, fl_rpc_reply_fn cb,
+                  void *arg) {
+    const fl_push_send_ctx_t *c = ctx;
+    fl_push_t *p = c->push;
+    pthread_mutex_lock(&p->mu);
+    fl_push_tablet_t *t = NULL;
+    for (size_t i = 0; i < p->tablet_count && !t; i++)
+        if (p->tablets[i].ep.id == c->tablet_id) t = &p->tablets[i];
+    /* sent under mu: a removal destroys the client after, failing it */
+    if (t) fl_rpc_client_send(t->client, api_key, 0, body, len, cb, arg);
+    pthread_mutex_unlock(&p->mu);
+    if (!t) cb(arg, &(fl_rpc_reply_t){.status = FLUSS_ERR__TRANSPORT});
 }
 
 void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64_t table_id) {

@@ -28,6 +28,7 @@
 #ifndef FL_SERVER_PUSH_H
 #define FL_SERVER_PUSH_H
 
+#include "coordinator_lake.h"
 #include "metastore.h"
 #include "rpc_client.h"
 #include "server_node.h"
@@ -36,7 +37,10 @@ typedef struct fl_push fl_push_t;
 
 /* epoch: the coordinator epoch its UPDATE_METADATA, NOTIFY_LEADER_AND_ISR
  * and STOP_REPLICA carry (tablet servers fence older ones). */
-fl_push_t *fl_push_new(const fl_endpoint_t *coordinator, int32_t epoch);
+/* lake: the cluster's lake settings, shown in lake tables' descriptors
+ * (coordinator_lake.h); borrowed, may be NULL. */
+fl_push_t *fl_push_new(const fl_endpoint_t *coordinator, int32_t epoch,
+                       const fl_lake_config_t *lake);
 /* Registers a tablet server and the client that reaches it (taken);
  * listeners: what it registered ("NAME://host:port,..."; NULL in local
  * mode), passed on to every tablet server (PbServerNode.listeners) so
@@ -60,6 +64,16 @@ size_t fl_push_take_behind(fl_push_t *p, int32_t *ids, size_t cap);
  * again) and an UPDATE_METADATA with the servers. The caller then queues
  * every table to it (fl_push_table_to) and flushes. */
 void fl_push_resend_to(fl_push_t *p, int32_t id);
+/* Sends a request to tablet server id (fl_server_send_fn's shape, ctx a
+ * fl_push_send_ctx_t): on its client, or, when it is not registered, cb
+ * at once with FLUSS_ERR__TRANSPORT. For requests other than the push's
+ * own messages (a lake tiering round's). */
+typedef struct fl_push_send_ctx {
+    fl_push_t *push;
+    int32_t tablet_id;
+} fl_push_send_ctx_t;
+void fl_push_send(void *ctx, int16_t api_key, const uint8_t *body, size_t len, fl_rpc_reply_fn cb,
+                  void *arg);
 /* The registered tablet servers' endpoints. */
 size_t fl_push_tablets(fl_push_t *p, fl_endpoint_t *out, size_t cap);
 

@@ -121,7 +121,7 @@ static int decimal_of(const fl_datatype_t *t, __int128 v, int64_t *out, fl_error
 
 int fl_tier_value_of(const fl_datatype_t *t, const fl_row_t *row, const fl_cell_t *c,
                      fl_tier_value_t *out, fl_error_t *err) {
-    int64_t v;
+    int64_t v = 0;
     switch (t->root) {
     case FL_TYPE_BOOLEAN: out->b = c->i != 0; return 0;
     case FL_TYPE_TINYINT:

@@ -63,8 +63,10 @@ static void open_catalog(fixture_t *f, const fl_table_defaults_t *d) {
     f->env.cat = &f->cat;
 }
 
-static const fl_table_defaults_t defaults = {1, 1, FL_MAX_BUCKET_NUM_DEFAULT,
-                                             FL_MAX_PARTITION_NUM_DEFAULT};
+static const fl_table_defaults_t defaults = {.bucket_number = 1,
+                                             .replication_factor = 1,
+                                             .max_bucket_num = FL_MAX_BUCKET_NUM_DEFAULT,
+                                             .max_partition_num = FL_MAX_PARTITION_NUM_DEFAULT};
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
     (void)sb;

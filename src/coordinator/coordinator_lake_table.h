@@ -1,0 +1,69 @@
+/*
+ * coordinator_lake_table.h — a Fluss table's Iceberg table, as the
+ * reference's IcebergLakeCatalog creates it (0.9.1), written by fluss-c
+ * itself in the Hadoop layout (lake_iceberg_table.h) under
+ * <datalake.iceberg.warehouse>/<db>/<table>:
+ *
+ * - schema 0: the columns in order with ids from 1, their nullability and
+ *   comments (TINYINT/SMALLINT/INT → int, BIGINT → long, CHAR/STRING →
+ *   string, BINARY/BYTES → binary, DECIMAL → decimal(P,S), DATE → date,
+ *   TIME → time, TIMESTAMP → timestamp, TIMESTAMP_LTZ → timestamptz), then
+ *   the required system columns __bucket int, __offset long,
+ *   __timestamp timestamptz; the primary key as identifier-field-ids.
+ * - spec 0: identity(<partition key>) per partition key (STRING only),
+ *   then bucket[N](<bucket key>) named <key>_bucket, or identity(__bucket)
+ *   for a log table without a bucket key; field ids from 1000.
+ * - sort order 1: __offset ascending, nulls first.
+ * - properties: write.parquet.compression-codec=zstd (what Iceberg sets on
+ *   a new table), write.{delete,update,merge}.mode=merge-on-read for a
+ *   primary-key table, every table property and custom property k as
+ *   fluss.k — or, for iceberg.k, as k — and ours: fluss.table-id, which
+ *   ties the lake table to the Fluss table it tiers.
+ *
+ * ROW, ARRAY and MAP columns are refused on lake tables until the Parquet
+ * writer writes nested columns.
+ *
+ * Thread rule: none (the coordinator's catalog calls it).
+ */
+#ifndef FL_COORDINATOR_LAKE_TABLE_H
+#define FL_COORDINATOR_LAKE_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common_error.h"
+#include "coordinator_lake.h"
+#include "types_table.h"
+
+/* What makes a descriptor unfit for a lake table under config c: a table
+ * datalake format other than the cluster's, a nested column, a non-STRING
+ * partition key, a primary-key table without a bucket key, iceberg.*
+ * properties the writer cannot honour. INVALID_TABLE_EXCEPTION (or
+ * INVALID_CONFIG_EXCEPTION for a property) with the reason. */
+int fl_lake_table_check(const fl_table_desc_t *d, const fl_lake_config_t *c, fl_error_t *err);
+
+/* Creates the Iceberg table (metadata v1, no snapshot) for table_id.
+ * LAKE_TABLE_ALREADY_EXIST when the directory holds one already (the
+ * reference's message: "Table db.t already exists."). */
+int fl_lake_table_create(const fl_lake_config_t *c, const char *db, const char *name,
+                         int64_t table_id, const fl_table_desc_t *d, fl_error_t *err);
+
+/* As create, but a lake table this Fluss table made before (its
+ * fluss.table-id property is table_id: the lake was on, then off, now on
+ * again) is kept as it is. Any other lake table at the path:
+ * LAKE_TABLE_ALREADY_EXIST. */
+int fl_lake_table_open_or_create(const fl_lake_config_t *c, const char *db, const char *name,
+                                 int64_t table_id, const fl_table_desc_t *d, fl_error_t *err);
+
+/* Brings the lake table of table_id in line with descriptor d after an
+ * ALTER TABLE: its properties (mapped as at create) and its schema (new
+ * columns take ids above last-column-id, before the system columns),
+ * committed as one new metadata version when anything differs. A missing
+ * lake table, or one another Fluss table made, is left alone unless
+ * must_exist (the lake is on): then UNKNOWN_SERVER_ERROR, as the
+ * reference ("Lake table doesn't exist for lake-enabled table ..."). */
+int fl_lake_table_sync(const fl_lake_config_t *c, const char *db, const char *name,
+                       int64_t table_id, const fl_table_desc_t *d, bool must_exist,
+                       fl_error_t *err);
+
+#endif
