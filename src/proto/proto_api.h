@@ -85,7 +85,8 @@
 #define FL_API_OWN_TABLE(X)                                                \
     X(RESERVE_AUTO_INCREMENT, 1900, 0, 0, FL_ROLE_CS)                     \
     X(LIST_LEASED_KV_SNAPSHOTS, 1901, 0, 0, FL_ROLE_CS)                   \
-    X(LIST_LEADER_EPOCHS, 1902, 0, 0, FL_ROLE_TS)
+    X(LIST_LEADER_EPOCHS, 1902, 0, 0, FL_ROLE_TS)                         \
+    X(TIER_LAKE_BUCKET, 1903, 0, 0, FL_ROLE_TS)
 
 enum fl_api_key {
 #define FL_API_ENUM_(name, key, lo, hi, roles) FL_API_##name = (key),

@@ -34,16 +34,27 @@ static void fl_call_on_reply(void *arg, const fl_rpc_reply_t *r) {
     pthread_mutex_unlock(&w->mu);
 }
 
+static void fl_call_send_client(void *ctx, int16_t api_key, const uint8_t *body, size_t len,
+                                fl_rpc_reply_fn cb, void *arg) {
+    fl_rpc_client_send(ctx, api_key, 0, body, len, cb, arg);
+}
+
 int fl_server_call(fl_rpc_client_t *c, int16_t api_key, const ProtobufCMessage *req,
                    const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
                    fl_error_t *err) {
+    return fl_server_call_via(fl_call_send_client, c, api_key, req, resp_desc, resp, err);
+}
+
+int fl_server_call_via(fl_server_send_fn send, void *ctx, int16_t api_key,
+                       const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc,
+                       ProtobufCMessage **resp, fl_error_t *err) {
     size_t n = protobuf_c_message_get_packed_size(req);
     uint8_t *b = fl_malloc(n ? n : 1);
     protobuf_c_message_pack(req, b);
     fl_call_wait_t w = {0};
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
-    fl_rpc_client_send(c, api_key, 0, b, n, fl_call_on_reply, &w);
+    send(ctx, api_key, b, n, fl_call_on_reply, &w);
     fl_free(b);
     pthread_mutex_lock(&w.mu);
     while (!w.done) pthread_cond_wait(&w.cv, &w.mu);

@@ -23,6 +23,15 @@ int fl_server_call(fl_rpc_client_t *c, int16_t api_key, const ProtobufCMessage *
                    const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp,
                    fl_error_t *err);
 
+/* A way to send a request (fl_rpc_client_send's shape); one that finds no
+ * peer calls cb itself with status FLUSS_ERR__TRANSPORT. */
+typedef void (*fl_server_send_fn)(void *ctx, int16_t api_key, const uint8_t *body, size_t len,
+                                  fl_rpc_reply_fn cb, void *arg);
+/* fl_server_call through send(ctx, ...). */
+int fl_server_call_via(fl_server_send_fn send, void *ctx, int16_t api_key,
+                       const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc,
+                       ProtobufCMessage **resp, fl_error_t *err);
+
 /* Passes the request body[0, len) of the deferred request d on to c, with
  * d's api key and version, and answers d with what comes back: the
  * response or error frame as it is, NETWORK_EXCEPTION when none came.

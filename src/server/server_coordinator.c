@@ -18,6 +18,7 @@
 #include "kv_snapshot.h"
 #include "log_remote_log.h"
 #include "proto_api.h"
+#include "server_lake_tier.h"
 
 int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator_server_t **out,
                               fl_error_t *err) {
@@ -65,6 +66,7 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
                                         cs->cfg.auto_partition_clock_file, NULL,
                                         cs->cfg.default_time_zone};
     cs->auto_partitioner = fl_auto_partitioner_new(cs, &apc);
+    cs->lake_tierer = fl_lake_tierer_new(cs);
     cs->loop = fl_rpc_loop_new("cs-net");
     cs->rpc = fl_rpc_server_new(&cs->loop, 1, &cfg->limits, fl_server_handle);
     cs->workers = fl_workq_new(1, "cs-work");
@@ -296,12 +298,15 @@ int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
     fl_push_flush(cs->push);
     if ((rc = fl_rpc_server_accept(cs->rpc, err))) return rc;
     fl_auto_partitioner_start(cs->auto_partitioner);
+    fl_lake_tierer_start(cs->lake_tierer);
     return 0;
 }
 
 void fl_coordinator_server_stop(fl_coordinator_server_t *cs) {
     if (!cs->started) return;
     cs->started = false;
+    /* a round under way ends first: it asks the tablet servers and commits */
+    fl_lake_tierer_stop(cs->lake_tierer);
     fl_rpc_loop_post(cs->loop, fl_producer_sweep_stop, cs);
     fl_rpc_loop_post(cs->loop, fl_resync_stop, cs);
     fl_rpc_server_close(cs->rpc);
@@ -324,6 +329,7 @@ void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
     if (cs->workers) fl_workq_destroy(cs->workers);
     if (cs->internal_workers) fl_workq_destroy(cs->internal_workers);
     fl_auto_partitioner_destroy(cs->auto_partitioner);
+    fl_lake_tierer_destroy(cs->lake_tierer);
     cs->ms->ops->close(cs->ms);
     fl_kv_leases_close(cs->leases);
     fl_producer_offsets_close(cs->producers);

@@ -89,6 +89,7 @@ struct fl_coordinator_server {
     uv_timer_t resync_timer;           /* on loop: servers that missed a message told again */
     atomic_bool resync_queued;
     fl_auto_partitioner_t *auto_partitioner; /* its thread takes `lock` per pass */
+    struct fl_lake_tierer *lake_tierer;      /* its thread takes `lock` to plan a round */
     /* (lock) cluster mode: the registration each live tablet server came
      * with (its incarnation epoch), which its CONTROLLED_SHUTDOWN names */
     size_t incarnation_count;

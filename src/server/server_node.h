@@ -141,6 +141,7 @@ FL_API_HANDLER(fl_api_commit_remote_log_manifest);
 FL_API_HANDLER(fl_api_commit_kv_snapshot);
 /* server_leader_epochs.c (a leader's, on its internal side): */
 FL_API_HANDLER(fl_api_list_leader_epochs);
+FL_API_HANDLER(fl_api_tier_lake_bucket);
 /* server_log.c: */
 FL_API_HANDLER(fl_api_produce_log);
 FL_API_HANDLER(fl_api_fetch_log);

@@ -1,0 +1,439 @@
+/*
+ * server_lake_commit.c — the commit of a lake tiering round
+ * (server_lake_commit.h).
+ */
+#include "server_lake_commit.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common_alloc.h"
+#include "common_buf.h"
+#include "common_fs.h"
+#include "common_time.h"
+#include "common_uuid.h"
+#include "common_vfs.h"
+
+#define FL_LAKE_OFFSETS_BYTES_MAX (64u << 20)
+
+/* ---- offsets ---- */
+
+void fl_lake_offsets_free(fl_lake_offsets_t *o) {
+    fl_free(o->items);
+    memset(o, 0, sizeof(*o));
+}
+
+int64_t fl_lake_offsets_get(const fl_lake_offsets_t *o, int64_t partition_id, int32_t bucket) {
+    for (size_t i = 0; i < o->count; i++)
+        if (o->items[i].partition_id == partition_id && o->items[i].bucket == bucket)
+            return o->items[i].offset;
+    return -1;
+}
+
+void fl_lake_offsets_set(fl_lake_offsets_t *o, int64_t partition_id, int32_t bucket,
+                         int64_t offset) {
+    for (size_t i = 0; i < o->count; i++)
+        if (o->items[i].partition_id == partition_id && o->items[i].bucket == bucket) {
+            o->items[i].offset = offset;
+            return;
+        }
+    if (o->count == o->cap) {
+        o->cap = o->cap ? o->cap * 2 : 16;
+        o->items = fl_realloc(o->items, o->cap * sizeof(*o->items));
+    }
+    o->items[o->count++] = (fl_lake_offset_t){partition_id, bucket, offset};
+}
+
+/* One bucket_offsets array into o (-1 entries are no offset). */
+static int fl_lake_offsets_take(const json_t *arr, int64_t partition_id, fl_lake_offsets_t *o,
+                                const char *path, fl_error_t *err) {
+    if (!json_is_array(arr))
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: bucket_offsets is not an array", path);
+    for (size_t b = 0; b < json_array_size(arr); b++) {
+        const json_t *v = json_array_get(arr, b);
+        if (!json_is_integer(v) || json_integer_value(v) < -1)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: bucket_offsets[%zu] is not an offset",
+                              path, b);
+        if (json_integer_value(v) >= 0)
+            fl_lake_offsets_set(o, partition_id, (int32_t)b, json_integer_value(v));
+    }
+    return 0;
+}
+
+static int fl_lake_offsets_parse(const char *path, const fl_buf_t *text, int64_t table_id,
+                                 fl_lake_offsets_t *o, fl_error_t *err) {
+    json_error_t je;
+    json_t *root = json_loadb((const char *)text->data, text->len, 0, &je);
+    int rc = 0;
+    const json_t *tid = json_object_get(root, "table_id");
+    if (!root || !json_is_integer(tid)) {
+        rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: not a bucket offsets file", path);
+    } else if (json_integer_value(tid) != table_id) {
+        rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: offsets of table %" PRId64 ", not %" PRId64,
+                        path, (int64_t)json_integer_value(tid), table_id);
+    } else if (json_object_get(root, "bucket_offsets")) {
+        rc = fl_lake_offsets_take(json_object_get(root, "bucket_offsets"), -1, o, path, err);
+    } else {
+        const json_t *parts = json_object_get(root, "partition_offsets");
+        size_t i;
+        const json_t *p;
+        if (!json_is_array(parts))
+            rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: no bucket or partition offsets", path);
+        json_array_foreach(parts, i, p) {
+            const json_t *pid = json_object_get(p, "partition_id");
+            if (rc) break;
+            if (!json_is_integer(pid))
+                rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: partition_offsets[%zu] has no id",
+                                path, i);
+            else
+                rc = fl_lake_offsets_take(json_object_get(p, "bucket_offsets"),
+                                          json_integer_value(pid), o, path, err);
+        }
+    }
+    json_decref(root);
+    return rc;
+}
+
+static const char *fl_lake_summary(const fl_ice_snapshot_t *s, const char *key) {
+    for (size_t i = 0; i < s->n_summary; i++)
+        if (strcmp(s->summary[i].key, key) == 0) return s->summary[i].value;
+    return NULL;
+}
+
+static const char *fl_lake_uri_path(const char *uri) {
+    if (strncmp(uri, "file://", 7) == 0) return uri + 7;
+    if (strncmp(uri, "file:", 5) == 0) return uri + 5;
+    return uri;
+}
+
+int fl_lake_head_offsets(const fl_ice_table_head_t *h, int64_t table_id, fl_lake_offsets_t *out,
+                         fl_error_t *err) {
+    const fl_ice_table_meta_t *m = &h->meta.meta;
+    const fl_ice_snapshot_t *s = fl_ice_meta_snapshot(m, m->current_snapshot_id);
+    if (!s) return 0;
+    const char *uri = fl_lake_summary(s, "fluss-offsets");
+    if (!uri) return 0; /* a snapshot not of ours: nothing tiered by it */
+    const char *path = fl_lake_uri_path(uri);
+    fl_buf_t text;
+    fl_buf_init(&text);
+    int rc = fl_fs_read_all(path, FL_LAKE_OFFSETS_BYTES_MAX, &text, NULL, err);
+    if (!rc) rc = fl_lake_offsets_parse(path, &text, table_id, out, err);
+    fl_buf_free(&text);
+    return rc;
+}
+
+/* The TableBucketOffsets JSON of o. */
+static char *fl_lake_offsets_json(const fl_lake_offsets_t *o, int64_t table_id,
+                                  bool partitioned) {
+    json_t *root = json_object();
+    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "table_id", json_integer(table_id));
+    json_t *parts = json_array();
+    for (size_t i = 0; i < o->count; i++) {
+        int64_t pid = o->items[i].partition_id;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++) seen = o->items[k].partition_id == pid;
+        if (seen) continue;
+        int32_t nb = 0;
+        for (size_t k = 0; k < o->count; k++)
+            if (o->items[k].partition_id == pid && o->items[k].bucket + 1 > nb)
+                nb = o->items[k].bucket + 1;
+        json_t *arr = json_array();
+        for (int32_t b = 0; b < nb; b++)
+            json_array_append_new(arr, json_integer(fl_lake_offsets_get(o, pid, b)));
+        if (!partitioned) {
+            json_object_set_new(root, "bucket_offsets", arr);
+            continue;
+        }
+        json_t *p = json_object();
+        json_object_set_new(p, "partition_id", json_integer(pid));
+        json_object_set_new(p, "bucket_offsets", arr);
+        json_array_append_new(parts, p);
+    }
+    if (partitioned) json_object_set_new(root, "partition_offsets", parts);
+    else json_decref(parts);
+    if (!partitioned && !json_object_get(root, "bucket_offsets"))
+        json_object_set_new(root, "bucket_offsets", json_array());
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    return text;
+}
+
+/* ---- the round's files ---- */
+
+typedef struct fl_lake_commit {
+    const char *dir;
+    const fl_ice_table_meta_t *base;
+    const fl_ice_schema_t *schema;
+    const fl_ice_partition_spec_t *spec;
+    int64_t snapshot_id, sequence;
+    char uuid[FL_UUID_TEXT_LEN + 1];
+    char offsets_path[4600], manifest_path[4600], list_path[4600];
+    bool wrote_offsets, wrote_manifest, wrote_list;
+    int64_t added_records, added_bytes;
+    size_t changed_partitions;
+} fl_lake_commit_t;
+
+static void fl_lake_commit_cleanup(fl_lake_commit_t *c) {
+    if (c->wrote_offsets) fl_vfs_unlink(c->offsets_path);
+    if (c->wrote_manifest) fl_vfs_unlink(c->manifest_path);
+    if (c->wrote_list) fl_vfs_unlink(c->list_path);
+}
+
+/* The partition value of spec field f for a file. */
+static int fl_lake_partition_value(const fl_lake_commit_t *c, const fl_ice_partition_field_t *f,
+                                   const fl_lake_new_file_t *nf, const fl_strlist_t *keys,
+                                   fl_ice_value_t *out, fl_error_t *err) {
+    const fl_ice_field_t *src = fl_ice_schema_field(c->schema, f->source_id);
+    memset(out, 0, sizeof(*out));
+    if (f->transform == FL_ICE_BUCKET || (src && strcmp(src->name, "__bucket") == 0)) {
+        out->i = nf->bucket;
+        return 0;
+    }
+    int k = src ? fl_strlist_index(keys, src->name) : -1;
+    if (k < 0 || !nf->partition_values || f->type != FL_ICE_STRING)
+        return fl_err_set(err, FLUSS_ERR__STATE,
+                          "the lake table's partition field '%s' is neither the bucket nor a "
+                          "string partition key of the table",
+                          f->name);
+    const char *v = nf->partition_values[k];
+    out->s.p = (const uint8_t *)v;
+    out->s.len = strlen(v);
+    return 0;
+}
+
+static int fl_lake_stats_cmp(const void *a, const void *b) {
+    const fl_ice_column_stats_t *x = a, *y = b;
+    return (x->field_id > y->field_id) - (x->field_id < y->field_id);
+}
+
+/* The manifest entry of one new file (its memory in arena). */
+static int fl_lake_entry(fl_lake_commit_t *c, const fl_lake_new_file_t *nf,
+                         const fl_strlist_t *keys, fl_avro_arena_t *a,
+                         fl_ice_manifest_entry_t *e, fl_error_t *err) {
+    const Fluss__PbLakeDataFile *f = nf->file;
+    memset(e, 0, sizeof(*e));
+    e->status = FL_ICE_ADDED;
+    e->snapshot_id = e->sequence_number = e->file_sequence_number = FL_ICE_NONE;
+    fl_ice_data_file_t *d = &e->file;
+    d->content = FL_ICE_DATA;
+    d->file_path = f->file_path;
+    d->file_format = "PARQUET";
+    d->record_count = f->record_count;
+    d->file_size_bytes = f->file_size;
+    d->sort_order_id = c->base->default_sort_order_id;
+    fl_ice_value_t *pv = fl_avro_arena_try_alloc(a, (c->spec->n_fields + 1) * sizeof(*pv));
+    fl_ice_column_stats_t *cs =
+        fl_avro_arena_try_alloc(a, (f->n_columns + 1) * sizeof(*cs));
+    if (!pv || !cs) return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "lake commit: out of memory");
+    for (size_t i = 0; i < c->spec->n_fields; i++) {
+        int rc = fl_lake_partition_value(c, &c->spec->fields[i], nf, keys, &pv[i], err);
+        if (rc) return rc;
+    }
+    d->partition = pv;
+    for (size_t i = 0; i < f->n_columns; i++) {
+        const Fluss__PbLakeColumnStats *s = f->columns[i];
+        cs[i] = (fl_ice_column_stats_t){
+            .field_id = s->field_id,
+            .column_size = s->has_column_size ? s->column_size : FL_ICE_NONE,
+            .value_count = s->has_value_count ? s->value_count : FL_ICE_NONE,
+            .null_count = s->has_null_count ? s->null_count : FL_ICE_NONE,
+            .nan_count = s->has_nan_count ? s->nan_count : FL_ICE_NONE,
+        };
+        static const uint8_t empty[1];
+        if (s->has_lower)
+            cs[i].lower = (fl_avro_bytes_t){s->lower.data ? s->lower.data : empty, s->lower.len};
+        if (s->has_upper)
+            cs[i].upper = (fl_avro_bytes_t){s->upper.data ? s->upper.data : empty, s->upper.len};
+    }
+    qsort(cs, f->n_columns, sizeof(*cs), fl_lake_stats_cmp);
+    d->columns = cs;
+    d->n_columns = f->n_columns;
+    d->split_offsets = f->split_offsets;
+    d->n_split_offsets = f->n_split_offsets;
+    c->added_records += f->record_count;
+    c->added_bytes += f->file_size;
+    return 0;
+}
+
+static int fl_lake_write_manifest(fl_lake_commit_t *c, const fl_strlist_t *keys,
+                                  const fl_lake_new_file_t *files, size_t n,
+                                  fl_ice_manifest_summary_t *sum, fl_error_t *err) {
+    fl_avro_arena_t a;
+    fl_avro_arena_init(&a);
+    fl_buf_t schema_json;
+    fl_buf_init(&schema_json);
+    fl_ice_manifest_entry_t *entries = fl_calloc(n, sizeof(*entries));
+    int rc = fl_ice_schema_encode(c->schema, &schema_json, err);
+    for (size_t i = 0; i < n && !rc; i++) rc = fl_lake_entry(c, &files[i], keys, &a, &entries[i], err);
+    if (!rc) {
+        fl_buf_put_u8(&schema_json, 0);
+        fl_ice_manifest_t m = {FL_ICE_MANIFEST_DATA, (const char *)schema_json.data,
+                               c->schema->schema_id, *c->spec, c->snapshot_id, entries, n};
+        c->wrote_manifest = true;
+        rc = fl_ice_manifest_write(c->manifest_path, &m, sum, err);
+    }
+    /* partitions touched: distinct (partition id) among the files */
+    for (size_t i = 0; i < n && !rc; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = files[k].partition_id == files[i].partition_id &&
+                   files[k].bucket == files[i].bucket;
+        if (!seen) c->changed_partitions++;
+    }
+    fl_free(entries);
+    fl_buf_free(&schema_json);
+    fl_avro_arena_reset(&a);
+    return rc;
+}
+
+/* The manifest list: the base snapshot's manifests, then the new one. */
+static int fl_lake_write_list(fl_lake_commit_t *c, const fl_ice_manifest_summary_t *sum,
+                              bool has_new, fl_error_t *err) {
+    const fl_ice_snapshot_t *prev = fl_ice_meta_snapshot(c->base, c->base->current_snapshot_id);
+    fl_ice_manifest_list_read_t old;
+    fl_ice_manifest_list_read_init(&old);
+    int rc = 0;
+    if (prev) rc = fl_ice_manifest_list_read(fl_lake_uri_path(prev->manifest_list), &old, err);
+    if (rc) {
+        fl_ice_manifest_list_read_reset(&old);
+        return rc;
+    }
+    size_t n_old = prev ? old.list.n_manifests : 0;
+    fl_ice_manifest_file_t *all = fl_calloc(n_old + 1, sizeof(*all));
+    if (n_old) memcpy(all, old.list.manifests, n_old * sizeof(*all));
+    char uri[4700];
+    if (has_new) {
+        all[n_old] = sum->file;
+        snprintf(uri, sizeof(uri), "file://%s", c->manifest_path);
+        all[n_old].manifest_path = uri;
+    }
+    fl_ice_manifest_list_t l = {c->snapshot_id, prev ? prev->snapshot_id : FL_ICE_NONE,
+                                c->sequence, all, n_old + (has_new ? 1 : 0)};
+    c->wrote_list = true;
+    rc = fl_ice_manifest_list_write(c->list_path, &l, NULL, err);
+    fl_free(all);
+    fl_ice_manifest_list_read_reset(&old);
+    return rc;
+}
+
+static int64_t fl_lake_total(const fl_ice_snapshot_t *prev, const char *key) {
+    const char *v = prev ? fl_lake_summary(prev, key) : NULL;
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
+/* The new snapshot's summary (Appendix F) into props/texts. */
+static size_t fl_lake_snapshot_summary(const fl_lake_commit_t *c, size_t n_files,
+                                       fl_ice_prop_t *p, char (*t)[4800]) {
+    const fl_ice_snapshot_t *prev = fl_ice_meta_snapshot(c->base, c->base->current_snapshot_id);
+    size_t n = 0;
+#define FL_SUM_TEXT(k, ...)                                      \
+    do {                                                         \
+        snprintf(t[n], sizeof(t[n]), __VA_ARGS__);               \
+        p[n] = (fl_ice_prop_t){k, t[n]};                         \
+        n++;                                                     \
+    } while (0)
+    FL_SUM_TEXT("operation", "append");
+    FL_SUM_TEXT("commit-user", FL_LAKE_COMMIT_USER);
+    FL_SUM_TEXT("fluss-offsets", "file://%s", c->offsets_path);
+    FL_SUM_TEXT("added-data-files", "%zu", n_files);
+    FL_SUM_TEXT("added-records", "%" PRId64, c->added_records);
+    FL_SUM_TEXT("added-files-size", "%" PRId64, c->added_bytes);
+    FL_SUM_TEXT("changed-partition-count", "%zu", c->changed_partitions);
+    FL_SUM_TEXT("total-records", "%" PRId64, fl_lake_total(prev, "total-records") + c->added_records);
+    FL_SUM_TEXT("total-files-size", "%" PRId64,
+                fl_lake_total(prev, "total-files-size") + c->added_bytes);
+    FL_SUM_TEXT("total-data-files", "%" PRId64,
+                fl_lake_total(prev, "total-data-files") + (int64_t)n_files);
+    FL_SUM_TEXT("total-delete-files", "%" PRId64, fl_lake_total(prev, "total-delete-files"));
+    FL_SUM_TEXT("total-position-deletes", "%" PRId64,
+                fl_lake_total(prev, "total-position-deletes"));
+    FL_SUM_TEXT("total-equality-deletes", "%" PRId64,
+                fl_lake_total(prev, "total-equality-deletes"));
+#undef FL_SUM_TEXT
+    return n;
+}
+
+#define FL_LAKE_SUMMARY_KEYS 13
+
+int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64_t table_id,
+                         const fl_strlist_t *partition_keys, const fl_lake_new_file_t *files,
+                         size_t n, const fl_lake_offsets_t *offsets,
+                         fl_lake_round_result_t *result, fl_error_t *err) {
+    fl_lake_commit_t *c = fl_calloc(1, sizeof(*c));
+    const fl_ice_table_meta_t *base = &head->meta.meta;
+    c->dir = dir;
+    c->base = base;
+    c->schema = fl_ice_meta_schema(base, base->current_schema_id);
+    c->spec = fl_ice_meta_spec(base, base->default_spec_id);
+    fl_ice_manifest_summary_t sum;
+    fl_ice_manifest_summary_init(&sum);
+    fl_ice_meta_read_t next;
+    fl_ice_meta_read_init(&next);
+    char *offsets_json = NULL;
+    fl_ice_prop_t *props = NULL;
+    char(*texts)[4800] = NULL;
+    int rc = 0;
+    if (!c->schema || !c->spec) {
+        rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: no current schema or default spec", dir);
+        goto done;
+    }
+    /* snapshot ids grow: the next above the newest, at least the clock's
+     * milliseconds (never reused, even across a lost commit) */
+    int64_t id = fl_time_wall_ms();
+    for (size_t i = 0; i < base->n_snapshots; i++)
+        if (base->snapshots[i].snapshot_id >= id) id = base->snapshots[i].snapshot_id + 1;
+    c->snapshot_id = id;
+    c->sequence = base->last_sequence_number + 1;
+    fl_uuid_random(c->uuid);
+    snprintf(c->offsets_path, sizeof(c->offsets_path), "%s/metadata/%05" PRId64 "-%s.fluss-offsets.json",
+             dir, c->sequence, c->uuid);
+    snprintf(c->manifest_path, sizeof(c->manifest_path), "%s/metadata/%s-m0.avro", dir, c->uuid);
+    snprintf(c->list_path, sizeof(c->list_path), "%s/metadata/snap-%" PRId64 "-1-%s.avro", dir,
+             c->snapshot_id, c->uuid);
+
+    offsets_json = fl_lake_offsets_json(offsets, table_id, partition_keys->count > 0);
+    c->wrote_offsets = true;
+    if ((rc = fl_fs_write_atomic(c->offsets_path, offsets_json, strlen(offsets_json), err)))
+        goto done;
+    if (n && (rc = fl_lake_write_manifest(c, partition_keys, files, n, &sum, err))) goto done;
+    if ((rc = fl_lake_write_list(c, &sum, n > 0, err))) goto done;
+
+    props = fl_calloc(FL_LAKE_SUMMARY_KEYS, sizeof(*props));
+    texts = fl_calloc(FL_LAKE_SUMMARY_KEYS, sizeof(*texts));
+    size_t ns = fl_lake_snapshot_summary(c, n, props, texts);
+    char list_uri[4700];
+    snprintf(list_uri, sizeof(list_uri), "file://%s", c->list_path);
+    fl_ice_snapshot_t s = {c->snapshot_id,
+                           base->current_snapshot_id,
+                           c->sequence,
+                           FL_ICE_NONE,
+                           list_uri,
+                           base->current_schema_id,
+                           props,
+                           ns};
+    if ((rc = fl_ice_meta_with_snapshot(base, head->metadata_location, &s, &next, err))) goto done;
+    fl_ice_commit_info_t info = {0};
+    rc = fl_ice_table_commit_info(dir, head->version, &next.meta, &info, err);
+    if (rc && info.visible) {
+        /* linked, not known durable: its files stay (readers may read them) */
+        c->wrote_offsets = c->wrote_manifest = c->wrote_list = false;
+    }
+    if (!rc) {
+        c->wrote_offsets = c->wrote_manifest = c->wrote_list = false;
+        if (result) *result = (fl_lake_round_result_t){info.version, c->snapshot_id, c->added_records};
+    }
+done:
+    if (rc) fl_lake_commit_cleanup(c);
+    free(offsets_json);
+    fl_free(props);
+    fl_free(texts);
+    fl_ice_meta_read_reset(&next);
+    fl_ice_manifest_summary_reset(&sum);
+    fl_free(c);
+    return rc;
+}

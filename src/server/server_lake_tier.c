@@ -1,0 +1,368 @@
+/*
+ * server_lake_tier.c — the coordinator's lake tiering service
+ * (server_lake_tier.h).
+ */
+#define _GNU_SOURCE
+#include "server_lake_tier.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common_alloc.h"
+#include "common_duration.h"
+#include "common_fs.h"
+#include "common_log.h"
+#include "common_time.h"
+#include "common_uuid.h"
+#include "common_vfs.h"
+#include "coordinator_lake_table.h"
+#include "proto_api.h"
+#include "server_call.h"
+#include "server_coordinator.h"
+#include "server_lake_commit.h"
+#include "server_push.h"
+
+#define FL_TIER_TICK_MS 500
+#define FL_TIER_TARGET_FILE_BYTES (512ll << 20)
+
+typedef struct fl_tier_due {
+    int64_t table_id;
+    int64_t next_ms; /* monotonic: when its next round may begin */
+} fl_tier_due_t;
+
+struct fl_lake_tierer {
+    fl_coordinator_server_t *cs;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool running;
+    atomic_bool stopping;
+    /* the tiering thread's own */
+    fl_tier_due_t *due;
+    size_t n_due, cap_due;
+};
+
+/* One bucket of a round, copied from the catalog. */
+typedef struct fl_tier_bucket {
+    int64_t partition_id; /* -1: none */
+    fl_strlist_t values;  /* the partition's values, in partition-key order */
+    int32_t bucket;
+    int32_t leader;
+    Fluss__TierLakeBucketResponse *resp;
+} fl_tier_bucket_t;
+
+typedef struct fl_tier_round {
+    int64_t table_id;
+    char *db, *name;
+    fl_table_desc_t desc;
+    fl_tier_bucket_t *buckets;
+    size_t n;
+} fl_tier_round_t;
+
+static void fl_tier_round_free(fl_tier_round_t *r) {
+    for (size_t i = 0; i < r->n; i++) {
+        fl_strlist_free(&r->buckets[i].values);
+        if (r->buckets[i].resp) protobuf_c_message_free_unpacked(&r->buckets[i].resp->base, NULL);
+    }
+    fl_free(r->buckets);
+    fl_free(r->db);
+    fl_free(r->name);
+    fl_table_desc_free(&r->desc);
+    memset(r, 0, sizeof(*r));
+}
+
+static void fl_tier_add_bucket(fl_tier_round_t *r, size_t *cap, int64_t partition_id,
+                               char *const *values, size_t n_values, int32_t bucket,
+                               const fl_ms_bucket_t *b) {
+    if (r->n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        r->buckets = fl_realloc(r->buckets, *cap * sizeof(*r->buckets));
+    }
+    fl_tier_bucket_t *tb = &r->buckets[r->n++];
+    memset(tb, 0, sizeof(*tb));
+    tb->partition_id = partition_id;
+    for (size_t i = 0; i < n_values; i++) fl_strlist_add(&tb->values, values[i]);
+    tb->bucket = bucket;
+    tb->leader = b->leader;
+}
+
+/* (cs->lock) What a round of t needs; false when t is not a lake table. */
+static bool fl_tier_round_of(const fl_ms_table_t *t, fl_tier_round_t *r, int64_t *freshness_ms) {
+    fl_error_t err;
+    memset(r, 0, sizeof(*r));
+    if (!strstr(t->table_json, "table.datalake.enabled")) return false;
+    if (fl_table_desc_from_bytes(t->table_json, strlen(t->table_json), &r->desc, &err))
+        return false;
+    if (!fl_lake_table_enabled(&r->desc.properties)) {
+        fl_table_desc_free(&r->desc);
+        return false;
+    }
+    const char *f = fl_kvlist_get(&r->desc.properties, "table.datalake.freshness");
+    *freshness_ms = FL_LAKE_FRESHNESS_DEFAULT_MS;
+    if (f && fl_duration_parse_ms(f, freshness_ms, &err)) *freshness_ms = FL_LAKE_FRESHNESS_DEFAULT_MS;
+    r->table_id = t->table_id;
+    r->db = fl_strdup(t->database);
+    r->name = fl_strdup(t->name);
+    size_t cap = 0;
+    for (int32_t b = 0; b < t->bucket_count; b++)
+        fl_tier_add_bucket(r, &cap, -1, NULL, 0, b, &t->buckets[b]);
+    for (size_t p = 0; p < t->partition_count; p++) {
+        const fl_ms_partition_t *part = &t->partitions[p];
+        for (int32_t b = 0; b < part->bucket_count; b++)
+            fl_tier_add_bucket(r, &cap, part->partition_id, part->values, part->value_count, b,
+                               &part->buckets[b]);
+    }
+    return true;
+}
+
+/* The lake field ids of the table's columns, then of the system ones. */
+static int32_t *fl_tier_field_ids(const fl_tier_round_t *r, const fl_ice_table_head_t *h,
+                                  size_t *n, fl_error_t *err) {
+    const fl_ice_table_meta_t *m = &h->meta.meta;
+    const fl_ice_schema_t *s = fl_ice_meta_schema(m, m->current_schema_id);
+    const fl_schema_t *fs = &r->desc.schema;
+    static const char *const sys[] = {"__bucket", "__offset", "__timestamp"};
+    *n = fs->column_count + 3;
+    int32_t *ids = fl_calloc(*n, sizeof(*ids));
+    for (size_t i = 0; i < *n; i++) {
+        const char *name = i < fs->column_count ? fs->columns[i].name : sys[i - fs->column_count];
+        ids[i] = -1;
+        for (size_t k = 0; s && k < s->n_fields && ids[i] < 0; k++)
+            if (strcmp(s->fields[k].name, name) == 0) ids[i] = s->fields[k].id;
+        if (ids[i] < 0) {
+            fl_err_set(err, FLUSS_ERR__STATE,
+                       "column '%s' of %s.%s is not in its lake table's schema", name, r->db,
+                       r->name);
+            fl_free(ids);
+            return NULL;
+        }
+    }
+    return ids;
+}
+
+/* Where bucket tb's files go: <dir>/data/[<key>=<value>/...]<bucket field>=<b> */
+static void fl_tier_data_dir(const char *dir, const fl_tier_round_t *r, const fl_tier_bucket_t *tb,
+                             char *out, size_t cap) {
+    size_t n = (size_t)snprintf(out, cap, "%s/data", dir);
+    for (size_t i = 0; i < tb->values.count && i < r->desc.partition_keys.count && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "/%s=%s", r->desc.partition_keys.items[i],
+                              tb->values.items[i]);
+    if (n >= cap) return;
+    if (r->desc.bucket_keys.count > 0)
+        snprintf(out + n, cap - n, "/%s_bucket=%d", r->desc.bucket_keys.items[0], tb->bucket);
+    else
+        snprintf(out + n, cap - n, "/__bucket=%d", tb->bucket);
+}
+
+static const char *fl_tier_codec(const fl_ice_table_meta_t *m) {
+    for (size_t i = 0; i < m->n_properties; i++)
+        if (strcmp(m->properties[i].key, "write.parquet.compression-codec") == 0)
+            return strcmp(m->properties[i].value, "uncompressed") == 0 ? "uncompressed" : "zstd";
+    return "zstd";
+}
+
+/* Asks bucket tb's leader for its range from start; tb->resp on success. */
+static int fl_tier_ask_leader(fl_lake_tierer_t *t, const char *dir, const fl_tier_round_t *r,
+                              fl_tier_bucket_t *tb, int64_t start, const char *prefix,
+                              int32_t *ids, size_t n_ids, const char *codec, fl_error_t *err) {
+    char data_dir[8192];
+    fl_tier_data_dir(dir, r, tb, data_dir, sizeof(data_dir));
+    if (fl_fs_mkdirs(data_dir, err)) return err->code;
+    Fluss__TierLakeBucketRequest req = FLUSS__TIER_LAKE_BUCKET_REQUEST__INIT;
+    req.coordinator_epoch = t->cs->cfg.coordinator_epoch;
+    req.table_id = r->table_id;
+    req.has_partition_id = tb->partition_id >= 0;
+    req.partition_id = tb->partition_id;
+    req.bucket_id = tb->bucket;
+    req.start_offset = start;
+    req.data_dir = data_dir;
+    req.file_prefix = (char *)prefix;
+    req.has_target_file_bytes = true;
+    req.target_file_bytes = FL_TIER_TARGET_FILE_BYTES;
+    req.compression = (char *)codec;
+    req.field_ids = ids;
+    req.n_field_ids = n_ids;
+    fl_push_send_ctx_t to = {t->cs->push, tb->leader};
+    ProtobufCMessage *m = NULL;
+    int rc = fl_server_call_via(fl_push_send, &to, FL_API_TIER_LAKE_BUCKET, &req.base,
+                                &fluss__tier_lake_bucket_response__descriptor, &m, err);
+    if (!rc) tb->resp = (Fluss__TierLakeBucketResponse *)m;
+    return rc;
+}
+
+static void fl_tier_remove_files(const fl_tier_round_t *r) {
+    for (size_t i = 0; i < r->n; i++) {
+        const Fluss__TierLakeBucketResponse *resp = r->buckets[i].resp;
+        for (size_t k = 0; resp && k < resp->n_data_files; k++) {
+            const char *p = resp->data_files[k]->file_path;
+            fl_vfs_unlink(strncmp(p, "file://", 7) == 0 ? p + 7 : p);
+        }
+    }
+}
+
+/* One round of r's table: ask every leader, commit what they wrote. */
+static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, fl_error_t *err) {
+    const fl_lake_config_t *lake = &t->cs->cfg.defaults.lake;
+    char dir[4096 + 512];
+    if (!fl_lake_table_dir(lake, r->db, r->name, dir, sizeof(dir)))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "the lake table's path is too long");
+    fl_ice_table_head_t h;
+    fl_ice_table_head_init(&h);
+    fl_lake_offsets_t offs = {0};
+    fl_lake_new_file_t *files = NULL;
+    int32_t *ids = NULL;
+    size_t n_ids = 0, n_files = 0, cap_files = 0;
+    int rc = fl_ice_table_load(dir, &h, err);
+    if (!rc) rc = fl_lake_head_offsets(&h, r->table_id, &offs, err);
+    if (!rc && !(ids = fl_tier_field_ids(r, &h, &n_ids, err))) rc = err->code;
+    if (rc) goto done;
+    char prefix[FL_UUID_TEXT_LEN + 1];
+    fl_uuid_random(prefix);
+    const char *codec = fl_tier_codec(&h.meta.meta);
+    bool moved = false;
+    for (size_t i = 0; i < r->n; i++) {
+        fl_tier_bucket_t *tb = &r->buckets[i];
+        int64_t start = fl_lake_offsets_get(&offs, tb->partition_id, tb->bucket);
+        fl_error_t e;
+        fl_err_clear(&e);
+        if (tb->leader < 0 ||
+            fl_tier_ask_leader(t, dir, r, tb, start < 0 ? 0 : start, prefix, ids, n_ids, codec,
+                               &e)) {
+            FL_WARN("lake tiering: %s.%s bucket %d (partition %" PRId64 "): %s", r->db, r->name,
+                    tb->bucket, tb->partition_id, tb->leader < 0 ? "no leader" : e.msg);
+            continue;
+        }
+        if (tb->resp->end_offset != start) moved = true;
+        fl_lake_offsets_set(&offs, tb->partition_id, tb->bucket, tb->resp->end_offset);
+        for (size_t k = 0; k < tb->resp->n_data_files; k++) {
+            if (n_files == cap_files) {
+                cap_files = cap_files ? cap_files * 2 : 16;
+                files = fl_realloc(files, cap_files * sizeof(*files));
+            }
+            files[n_files++] = (fl_lake_new_file_t){tb->resp->data_files[k], tb->bucket,
+                                                    tb->partition_id,
+                                                    (const char *const *)tb->values.items};
+        }
+    }
+    if (!moved) goto done; /* nothing new anywhere: no version */
+    fl_lake_round_result_t res = {0};
+    rc = fl_lake_commit_round(dir, &h, r->table_id, &r->desc.partition_keys, files, n_files,
+                              &offs, &res, err);
+    if (rc) {
+        fl_tier_remove_files(r);
+    } else {
+        FL_INFO("lake tiering: %s.%s: snapshot %" PRId64 " (v%d), %zu data files, %" PRId64
+                " records",
+                r->db, r->name, res.snapshot_id, res.version, n_files, res.added_records);
+    }
+done:
+    fl_free(files);
+    fl_free(ids);
+    fl_lake_offsets_free(&offs);
+    fl_ice_table_head_reset(&h);
+    return rc;
+}
+
+/* ---- scheduling ---- */
+
+static fl_tier_due_t *fl_tier_due_of(fl_lake_tierer_t *t, int64_t table_id) {
+    for (size_t i = 0; i < t->n_due; i++)
+        if (t->due[i].table_id == table_id) return &t->due[i];
+    if (t->n_due == t->cap_due) {
+        t->cap_due = t->cap_due ? t->cap_due * 2 : 16;
+        t->due = fl_realloc(t->due, t->cap_due * sizeof(*t->due));
+    }
+    t->due[t->n_due] = (fl_tier_due_t){table_id, 0};
+    return &t->due[t->n_due++];
+}
+
+/* The next table whose round is due, copied under the lock. */
+static bool fl_tier_next_due(fl_lake_tierer_t *t, int64_t now, fl_tier_round_t *r) {
+    fl_coordinator_server_t *cs = t->cs;
+    bool found = false;
+    pthread_mutex_lock(&cs->lock);
+    for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms) && !found; i++) {
+        const fl_ms_table_t *tab = cs->ms->ops->table_at(cs->ms, i);
+        fl_tier_due_t *d = fl_tier_due_of(t, tab->table_id);
+        if (d->next_ms > now) continue;
+        int64_t freshness;
+        if (!fl_tier_round_of(tab, r, &freshness)) {
+            /* looked at again soon: ALTER may turn its lake on */
+            d->next_ms = now + 4 * FL_TIER_TICK_MS;
+            continue;
+        }
+        d->next_ms = now + freshness;
+        found = true;
+    }
+    pthread_mutex_unlock(&cs->lock);
+    return found;
+}
+
+static void *fl_tier_main(void *arg) {
+    fl_lake_tierer_t *t = arg;
+    pthread_setname_np(pthread_self(), "cs-laketier");
+    pthread_mutex_lock(&t->mu);
+    while (!atomic_load(&t->stopping)) {
+        pthread_mutex_unlock(&t->mu);
+        fl_tier_round_t r;
+        while (!atomic_load(&t->stopping) && fl_tier_next_due(t, fl_time_mono_ms(), &r)) {
+            fl_error_t err;
+            fl_err_clear(&err);
+            if (fl_tier_round_run(t, &r, &err))
+                FL_WARN("lake tiering: %s.%s: round failed: %s", r.db, r.name, err.msg);
+            fl_tier_round_free(&r);
+        }
+        pthread_mutex_lock(&t->mu);
+        if (atomic_load(&t->stopping)) break;
+        int64_t next = fl_time_mono_ms() + FL_TIER_TICK_MS;
+        struct timespec ts = {(time_t)(next / 1000), (long)(next % 1000) * 1000000};
+        pthread_cond_timedwait(&t->cv, &t->mu, &ts);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+fl_lake_tierer_t *fl_lake_tierer_new(fl_coordinator_server_t *cs) {
+    fl_lake_tierer_t *t = fl_calloc(1, sizeof(*t));
+    t->cs = cs;
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&t->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    return t;
+}
+
+void fl_lake_tierer_start(fl_lake_tierer_t *t) {
+    if (t->running || !fl_lake_config_on(&t->cs->cfg.defaults.lake)) return;
+    atomic_store(&t->stopping, false);
+    if (pthread_create(&t->thread, NULL, fl_tier_main, t) != 0) {
+        FL_ERROR("lake tiering: cannot start its thread; no table is tiered");
+        return;
+    }
+    t->running = true;
+}
+
+void fl_lake_tierer_stop(fl_lake_tierer_t *t) {
+    if (!t || !t->running) return;
+    pthread_mutex_lock(&t->mu);
+    atomic_store(&t->stopping, true);
+    pthread_cond_signal(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    pthread_join(t->thread, NULL);
+    t->running = false;
+}
+
+void fl_lake_tierer_destroy(fl_lake_tierer_t *t) {
+    if (!t) return;
+    fl_lake_tierer_stop(t);
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
+    fl_free(t->due);
+    fl_free(t);
+}

@@ -1,0 +1,48 @@
+/*
+ * server_lake_tier.h — the coordinator's lake tiering service: flussd
+ * tiers every lake-enabled table into its Iceberg table itself, where
+ * Fluss 0.9.1 needs a Flink tiering job (issue 21; DESIGN.md "Lake
+ * tiering").
+ *
+ * One thread. Every table with table.datalake.enabled=true gets a round
+ * table.datalake.freshness (3 min by default, as in Fluss) after its last
+ * one began, never two at once, tables one after another:
+ *
+ *   1. the lake head (lake_iceberg_table.h) and the offsets its current
+ *      snapshot holds (server_lake_commit.h): the only truth of what is
+ *      tiered;
+ *   2. for each bucket (of each partition), TIER_LAKE_BUCKET to its
+ *      leader: the leader writes its log from the lake offset to its high
+ *      watermark as Parquet data files, durable, and answers what they
+ *      hold and where its range ended;
+ *   3. one commit of every answered bucket's files and offsets as the
+ *      table's next version (a bucket whose leader failed keeps its
+ *      offset and is tiered by the next round).
+ *
+ * A commit that loses (FLUSS_ERR__CONFLICT) or fails removes the round's
+ * data files; the next round builds on the head as it then is, so no
+ * range is tiered twice and none is skipped.
+ *
+ * Thread rule: start/stop/destroy from the coordinator's owner; the
+ * service takes the coordinator's lock only to copy what a round needs.
+ */
+#ifndef FL_SERVER_LAKE_TIER_H
+#define FL_SERVER_LAKE_TIER_H
+
+#include <stdint.h>
+
+#include "common_error.h"
+
+typedef struct fl_coordinator_server fl_coordinator_server_t;
+typedef struct fl_lake_tierer fl_lake_tierer_t;
+
+#define FL_LAKE_FRESHNESS_DEFAULT_MS (3 * 60 * 1000)
+
+fl_lake_tierer_t *fl_lake_tierer_new(fl_coordinator_server_t *cs);
+/* Nothing when the cluster has no lake. */
+void fl_lake_tierer_start(fl_lake_tierer_t *t);
+/* A round under way finishes first. */
+void fl_lake_tierer_stop(fl_lake_tierer_t *t);
+void fl_lake_tierer_destroy(fl_lake_tierer_t *t);
+
+#endif
