@@ -1,24 +1,108 @@
 /*
  * server_lake.c — the lake APIs both server roles answer (Fluss's
- * RpcServiceBase.getLakeSnapshot). fluss-c has no lake tier yet, so no
- * table ever has a lake snapshot: GET_LAKE_SNAPSHOT answers exactly what
- * 0.9.1 answers for a table without one — LAKE_SNAPSHOT_NOT_EXIST (53),
- * after the same checks in the same order (both snapshot_id and
- * readable=true: an illegal argument, which 0.9.1 maps to
- * UNKNOWN_SERVER_ERROR; an unknown table: TABLE_NOT_EXIST). The Flink
- * source probes it for datalake-enabled tables and reads on from Fluss
- * alone on 53.
+ * RpcServiceBase.getLakeSnapshot): GET_LAKE_SNAPSHOT reads the table's
+ * lake itself — the Iceberg table's current snapshot (readable = latest:
+ * an Iceberg log table is readable as soon as it is committed), or the one
+ * of snapshot_id — and answers its id and the per-bucket log offsets its
+ * fluss-offsets file holds (the first offset each bucket's data files do
+ * not have; buckets never tiered are left out, as the reference leaves
+ * out buckets it has no offset for), with partition ids and names. The
+ * lake is the only record of what is tiered (server_lake_commit.h), so
+ * there is nothing else to keep in step.
  *
- * Thread rule: runs with the coordinator's catalog lock (server_dispatch.c).
+ * The checks come in 0.9.1's order: both snapshot_id and readable=true is
+ * an illegal argument (UNKNOWN_SERVER_ERROR, as 0.9.1 maps it), an unknown
+ * table TABLE_NOT_EXIST, no such snapshot LAKE_SNAPSHOT_NOT_EXIST (53)
+ * with the reference's message (the Flink source probes it and reads on
+ * from Fluss alone on 53).
+ *
+ * Thread rule: runs with the coordinator's catalog lock, on its worker
+ * (it reads the lake's files; server_dispatch.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "common_alloc.h"
+#include "coordinator_lake.h"
 #include "server_coordinator.h"
+#include "server_lake_commit.h"
 #include "server_node.h"
 
+/* Whether the lake table at h is the one table_id made. */
+static bool fl_lake_is_of(const fl_ice_table_meta_t *m, int64_t table_id) {
+    char want[32];
+    snprintf(want, sizeof(want), "%" PRId64, table_id);
+    for (size_t i = 0; i < m->n_properties; i++)
+        if (strcmp(m->properties[i].key, "fluss.table-id") == 0)
+            return strcmp(m->properties[i].value, want) == 0;
+    return false;
+}
+
+static const char *fl_lake_partition_name(const fl_ms_table_t *t, int64_t partition_id) {
+    for (size_t i = 0; i < t->partition_count; i++)
+        if (t->partitions[i].partition_id == partition_id) return t->partitions[i].name;
+    return NULL;
+}
+
+/* Answers the snapshot (0), or 1 when there is none to answer. */
+static int fl_lake_answer(fl_req_ctx_t *ctx, fl_buf_t *out, const fl_ms_table_t *t,
+                          bool by_id, int64_t snapshot_id, fl_error_t *err) {
+    const fl_lake_config_t *lake = &ctx->cs->cfg.defaults.lake;
+    char dir[4096 + 512];
+    if (!fl_lake_config_on(lake) || !fl_lake_table_dir(lake, t->database, t->name, dir, sizeof(dir)))
+        return 1;
+    fl_ice_table_head_t h;
+    fl_ice_table_head_init(&h);
+    fl_lake_offsets_t offs = {0};
+    int rc = fl_ice_table_load(dir, &h, err);
+    if (rc == FLUSS_ERR_TABLE_NOT_EXIST || (!rc && !fl_lake_is_of(&h.meta.meta, t->table_id))) {
+        rc = 1;
+        goto done;
+    }
+    if (rc) goto done;
+    const fl_ice_table_meta_t *m = &h.meta.meta;
+    const fl_ice_snapshot_t *s = fl_ice_meta_snapshot(m, by_id ? snapshot_id : m->current_snapshot_id);
+    bool tiered = false;
+    if (!s || (rc = fl_lake_snapshot_offsets(s, t->table_id, &offs, &tiered, err)) || !tiered) {
+        if (!rc) rc = 1;
+        goto done;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < offs.count; i++) n += offs.items[i].offset >= 0;
+    Fluss__PbLakeSnapshotForBucket *bs = fl_calloc(n + 1, sizeof(*bs));
+    Fluss__PbLakeSnapshotForBucket **ptrs = fl_calloc(n + 1, sizeof(*ptrs));
+    size_t k = 0;
+    for (size_t i = 0; i < offs.count; i++) {
+        const fl_lake_offset_t *o = &offs.items[i];
+        if (o->offset < 0) continue;
+        fluss__pb_lake_snapshot_for_bucket__init(&bs[k]);
+        bs[k].bucket_id = o->bucket;
+        bs[k].has_log_offset = 1;
+        bs[k].log_offset = o->offset;
+        if (o->partition_id >= 0) {
+            bs[k].has_partition_id = 1;
+            bs[k].partition_id = o->partition_id;
+            bs[k].partition_name = (char *)fl_lake_partition_name(t, o->partition_id);
+        }
+        ptrs[k] = &bs[k];
+        k++;
+    }
+    Fluss__GetLakeSnapshotResponse resp = FLUSS__GET_LAKE_SNAPSHOT_RESPONSE__INIT;
+    resp.table_id = t->table_id;
+    resp.snapshotid = s->snapshot_id;
+    resp.n_bucket_snapshots = k;
+    resp.bucket_snapshots = ptrs;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    fl_free(ptrs);
+    fl_free(bs);
+done:
+    fl_lake_offsets_free(&offs);
+    fl_ice_table_head_reset(&h);
+    return rc;
+}
+
 FL_API_HANDLER(fl_api_get_lake_snapshot) {
-    (void)out;
     const Fluss__GetLakeSnapshotRequest *req = (const Fluss__GetLakeSnapshotRequest *)m;
     const Fluss__PbTablePath *p = req->table_path;
     if (!p || !p->database_name || !p->table_name)
@@ -32,6 +116,8 @@ FL_API_HANDLER(fl_api_get_lake_snapshot) {
     const fl_ms_table_t *t =
         fl_catalog_get_table(&ctx->cs->catalog, p->database_name, p->table_name, err);
     if (!t) return err->code;
+    int rc = fl_lake_answer(ctx, out, t, !readable && req->has_snapshot_id, req->snapshot_id, err);
+    if (rc != 1) return rc;
     char id[40] = "";
     if (!readable && req->has_snapshot_id)
         snprintf(id, sizeof(id), ", snapshot id: %" PRId64, req->snapshot_id);

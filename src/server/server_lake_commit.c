@@ -114,8 +114,14 @@ int fl_lake_head_offsets(const fl_ice_table_head_t *h, int64_t table_id, fl_lake
                          fl_error_t *err) {
     const fl_ice_table_meta_t *m = &h->meta.meta;
     const fl_ice_snapshot_t *s = fl_ice_meta_snapshot(m, m->current_snapshot_id);
-    if (!s) return 0;
+    bool tiered;
+    return s ? fl_lake_snapshot_offsets(s, table_id, out, &tiered, err) : 0;
+}
+
+int fl_lake_snapshot_offsets(const fl_ice_snapshot_t *s, int64_t table_id,
+                             fl_lake_offsets_t *out, bool *tiered, fl_error_t *err) {
     const char *uri = fl_lake_summary(s, "fluss-offsets");
+    *tiered = uri != NULL;
     if (!uri) return 0; /* a snapshot not of ours: nothing tiered by it */
     const char *path = fl_lake_uri_path(uri);
     fl_buf_t text;

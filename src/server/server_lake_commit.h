@@ -61,6 +61,10 @@ void fl_lake_offsets_set(fl_lake_offsets_t *o, int64_t partition_id, int32_t buc
  * another table. */
 int fl_lake_head_offsets(const fl_ice_table_head_t *h, int64_t table_id, fl_lake_offsets_t *out,
                          fl_error_t *err);
+/* The same for snapshot s of the table; *tiered false (nothing read) when
+ * s was not committed by the tiering (no fluss-offsets). */
+int fl_lake_snapshot_offsets(const fl_ice_snapshot_t *s, int64_t table_id,
+                             fl_lake_offsets_t *out, bool *tiered, fl_error_t *err);
 
 /* A data file a leader wrote, and where it belongs. */
 typedef struct fl_lake_new_file {

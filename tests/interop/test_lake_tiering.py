@@ -12,6 +12,8 @@ TableBucketOffsets JSON) and its summary Fluss's commit user and counts.
   the new column as null).
 * kill -9 and a restart: the next round continues from the lake head,
   nothing twice, nothing lost.
+* GET_LAKE_SNAPSHOT (pyfluss's get_latest_lake_snapshot) answers the lake
+  head's snapshot id and every tiered bucket's offset, partitions too.
 * The commit point is the lake alone: a round never tiers a range the head
   already has.
 """
@@ -145,10 +147,19 @@ async def test_log_table_rounds(lake):
     assert offs["table_id"] == (await admin.get_table_info(path)).table_id
     latest = await admin.list_offsets(path, [0, 1, 2], fluss.OffsetSpec.latest())
     assert offs["bucket_offsets"] == [latest[b] for b in range(3)]
+    # GET_LAKE_SNAPSHOT (pyfluss) answers the lake head: its snapshot id
+    # and every bucket's lake offset
+    snap = await admin.get_latest_lake_snapshot(path)
+    assert snap.snapshot_id == head.snapshot_id
+    got_offsets = {tb.bucket_id: o for tb, o in snap.table_buckets_offset.items()}
+    assert got_offsets == {b: latest[b] for b in range(3)}
+    assert all(tb.table_id == offs["table_id"] and tb.partition_id is None
+               for tb in snap.get_table_buckets())
     # the bucket is the partition value: pyiceberg prunes by it
-    one = tbl.scan(row_filter="__bucket == 1").to_arrow()
-    assert set(one.column("__bucket").to_pylist()) == {1}
-    assert one.num_rows == latest[1]
+    busy = max(range(3), key=lambda b: latest[b])  # pyfluss picks a bucket per batch
+    one = tbl.scan(row_filter=f"__bucket == {busy}").to_arrow()
+    assert set(one.column("__bucket").to_pylist()) == {busy}
+    assert one.num_rows == latest[busy]
 
 
 async def test_partitioned_and_add_column(lake):
@@ -171,6 +182,12 @@ async def test_partitioned_and_add_column(lake):
     offs = offsets_of(tbl.current_snapshot())
     assert sorted(p["partition_id"] for p in offs["partition_offsets"]) == \
         sorted(p.partition_id for p in await admin.list_partition_infos(path))
+    snap = await admin.get_latest_lake_snapshot(path)
+    assert snap.snapshot_id == tbl.current_snapshot().snapshot_id
+    want = {(p["partition_id"], b): o for p in offs["partition_offsets"]
+             for b, o in enumerate(p["bucket_offsets"]) if o >= 0}
+    assert {(tb.partition_id, tb.bucket_id): o
+            for tb, o in snap.table_buckets_offset.items()} == want
     a_only = tbl.scan(row_filter="dt == 'a'").to_arrow()
     assert sorted(a_only.column("id").to_pylist()) == list(range(0, 60, 2))
 
