@@ -109,7 +109,7 @@ static void fl_lake_pb_file(const fl_tier_file_t *f, Fluss__PbLakeDataFile *pf,
     }
 }
 
-static void fl_lake_reply(fl_buf_t *out, int32_t rid, int64_t end, const fl_tier_result_t *res) {
+static void fl_lake_reply(fl_buf_t *out, int32_t rid, int64_t end, const fl_tier_writer_result_t *res) {
     size_t n = res ? res->n_files : 0, ncols = 0;
     for (size_t i = 0; i < n; i++) ncols += res->files[i].file.n_columns;
     Fluss__PbLakeDataFile *files = fl_calloc(n + 1, sizeof(*files));
@@ -201,7 +201,7 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
     }
     if ((rc = fl_tier_writer_open(&o, &w, err))) goto done;
     int64_t end = start;
-    const fl_tier_result_t *res = NULL;
+    const fl_tier_writer_result_t *res = NULL;
     rc = fl_lake_feed(r, w, start, &end, err);
     if (!rc) rc = fl_tier_writer_finish(w, &res, err);
     if (rc) {

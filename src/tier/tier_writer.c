@@ -66,7 +66,7 @@ struct fl_tier_writer {
     fl_tier_file_t *files;
     size_t n_files, cap_files;
     fl_avro_arena_t arena; /* the files' descriptions */
-    fl_tier_result_t result;
+    fl_tier_writer_result_t result;
     fl_buf_t scratch;
     bool failed, finished;
 };
@@ -473,7 +473,7 @@ int fl_tier_writer_add_batch(fl_tier_writer_t *w, const uint8_t *p, size_t len, 
 
 /* ---- finish, close, abort ---- */
 
-int fl_tier_writer_finish(fl_tier_writer_t *w, const fl_tier_result_t **out, fl_error_t *err) {
+int fl_tier_writer_finish(fl_tier_writer_t *w, const fl_tier_writer_result_t **out, fl_error_t *err) {
     *out = NULL;
     if (w->failed || w->finished)
         return fl_err_set(err, FLUSS_ERR__STATE, "tier: the writer %s",

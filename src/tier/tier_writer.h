@@ -133,7 +133,7 @@ typedef struct fl_tier_file {
     int64_t last_offset;
 } fl_tier_file_t;
 
-typedef struct fl_tier_result {
+typedef struct fl_tier_writer_result {
     int32_t bucket;
     fl_ice_value_t bucket_value; /* the bucket as an int partition value */
     const fl_tier_file_t *files;
@@ -141,7 +141,7 @@ typedef struct fl_tier_result {
     int64_t record_count;  /* rows written */
     int64_t first_offset;  /* the first batch's base offset; -1 without batches */
     int64_t next_offset;   /* after the last batch: the bucket's new lake offset; -1 */
-} fl_tier_result_t;
+} fl_tier_writer_result_t;
 
 typedef struct fl_tier_writer fl_tier_writer_t;
 
@@ -158,7 +158,7 @@ int fl_tier_writer_add_batch(fl_tier_writer_t *w, const uint8_t *p, size_t len, 
 /* Closes the open file, fsyncs the directory, and describes what was
  * written; *out and everything it points to belong to the writer until
  * close. No more batches after it. */
-int fl_tier_writer_finish(fl_tier_writer_t *w, const fl_tier_result_t **out, fl_error_t *err);
+int fl_tier_writer_finish(fl_tier_writer_t *w, const fl_tier_writer_result_t **out, fl_error_t *err);
 /* Frees the writer; its files stay (a finished round's; without finish,
  * the open file stays unfinished: abort a round that did not finish). */
 void fl_tier_writer_close(fl_tier_writer_t *w);

@@ -218,7 +218,7 @@ int main(int argc, char **argv) {
     o.row_group_bytes = 16 * 1024; /* several row groups: split offsets */
     fl_tier_writer_t *w;
     fl_error_t err;
-    const fl_tier_result_t *res;
+    const fl_tier_writer_result_t *res;
     if (fl_tier_writer_open(&o, &w, &err)) goto fail;
     for (int r0 = 0, b = 0; r0 < rows; r0 += BATCH_ROWS, b++) {
         int n = rows - r0 < BATCH_ROWS ? rows - r0 : BATCH_ROWS;

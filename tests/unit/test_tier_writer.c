@@ -466,7 +466,7 @@ static void check_description(const fl_tier_file_t *f) {
 /* The descriptions go into an Iceberg manifest (partition spec
  * identity(__bucket), the partition value the result's bucket) and come
  * back the same. */
-static void manifest_round_trip(const fl_tier_result_t *res, int32_t bucket_id) {
+static void manifest_round_trip(const fl_tier_writer_result_t *res, int32_t bucket_id) {
     const fl_ice_partition_field_t field = {"__bucket", bucket_id, 1000, FL_ICE_IDENTITY, 0,
                                             FL_ICE_INT};
     fl_ice_manifest_entry_t *e = calloc(res->n_files, sizeof(*e));
@@ -539,7 +539,7 @@ static void every_type(const char *dir, fl_log_format_t fmt, int8_t magic) {
     fl_error_t err;
     if (fl_tier_writer_open(&o, &w, &err)) fail_msg("%s", err.msg);
     if (add_all(w, &buf, &err)) fail_msg("%s", err.msg);
-    const fl_tier_result_t *res;
+    const fl_tier_writer_result_t *res;
     if (fl_tier_writer_finish(w, &res, &err)) fail_msg("%s", err.msg);
     assert_int_equal(res->n_files, 1);
     assert_int_equal(res->record_count, BATCH_ROWS * BATCHES);
@@ -589,7 +589,7 @@ static void test_parquet_schema(void **state) {
     fl_error_t err;
     assert_int_equal(fl_tier_writer_open(&o, &w, &err), 0);
     assert_int_equal(add_all(w, &buf, &err), 0);
-    const fl_tier_result_t *res;
+    const fl_tier_writer_result_t *res;
     assert_int_equal(fl_tier_writer_finish(w, &res, &err), 0);
     fl_pq_reader_t *rd;
     assert_int_equal(fl_pq_reader_open_file(res->files[0].path, 1u << 30, &rd, &err), 0);
@@ -673,7 +673,7 @@ static void evolution(const char *dir, fl_log_format_t fmt) {
     fl_error_t err;
     if (fl_tier_writer_open(&o, &w, &err)) fail_msg("%s", err.msg);
     if (add_all(w, &buf, &err)) fail_msg("%s", err.msg);
-    const fl_tier_result_t *res;
+    const fl_tier_writer_result_t *res;
     assert_int_equal(fl_tier_writer_finish(w, &res, &err), 0);
     const fl_tier_file_t *f = &res->files[0];
     fl_pq_reader_t *rd;
@@ -744,7 +744,7 @@ static void test_rolling(void **state) {
     fl_error_t err;
     assert_int_equal(fl_tier_writer_open(&o, &w, &err), 0);
     assert_int_equal(add_all(w, &buf, &err), 0);
-    const fl_tier_result_t *res;
+    const fl_tier_writer_result_t *res;
     assert_int_equal(fl_tier_writer_finish(w, &res, &err), 0);
     assert_true(res->n_files >= 2);
     assert_int_equal(count_files(*state), res->n_files);
@@ -820,7 +820,7 @@ static void changelog(const char *dir, fl_log_format_t fmt) {
     fl_tier_writer_t *w;
     fl_error_t err;
     /* no hook: +I is taken, -U refused by name */
-    const fl_tier_result_t *res;
+    const fl_tier_writer_result_t *res;
     assert_int_equal(fl_tier_writer_open(&o, &w, &err), 0);
     assert_int_equal(add_all(w, &ins, &err), 0);
     assert_int_equal(fl_tier_writer_finish(w, &res, &err), 0);
@@ -923,7 +923,7 @@ static void test_bad_batches(void **state) {
     assert_int_equal(fl_tier_writer_open(&o, &w, &err), 0);
     assert_int_equal(fl_tier_writer_add_batch(w, a.data, a.len, &err), 0);
     assert_int_equal(fl_tier_writer_add_batch(w, b.data, b.len, &err), FLUSS_ERR__INVALID_ARG);
-    const fl_tier_result_t *res;
+    const fl_tier_writer_result_t *res;
     assert_int_equal(fl_tier_writer_finish(w, &res, &err), FLUSS_ERR__STATE);
     fl_tier_writer_abort(w);
     assert_int_equal(count_files(*state), 0);
@@ -967,7 +967,7 @@ static void test_empty_and_abort(void **state) {
     fl_error_t err;
     assert_int_equal(fl_tier_writer_open(&o, &w, &err), 0);
     assert_int_equal(add_all(w, &buf, &err), 0);
-    const fl_tier_result_t *res;
+    const fl_tier_writer_result_t *res;
     assert_int_equal(fl_tier_writer_finish(w, &res, &err), 0);
     assert_int_equal(res->n_files, 0);
     assert_int_equal(res->first_offset, 7);
