@@ -654,12 +654,14 @@ int fl_log_tablet_drop_oldest(fl_log_tablet_t *t, size_t count, fl_error_t *err)
     return rc;
 }
 
-int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t *err) {
+int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, int64_t keep_from,
+                                  fl_error_t *err) {
     if (t->cfg.ttl_ms <= 0 || t->offline) return 0;
     size_t drop = 0;
     while (drop + 1 < t->segment_count) {
         const fl_log_segment_t *s = t->segments[drop];
         if (s->max_timestamp < 0 || now_ms - s->max_timestamp <= t->cfg.ttl_ms) break;
+        if (t->segments[drop + 1]->base_offset > keep_from) break; /* holds offsets kept */
         drop++;
     }
     return drop ? fl_log_tablet_drop_oldest(t, drop, err) : 0;

@@ -144,8 +144,10 @@ int64_t fl_log_tablet_offset_for_time(fl_log_tablet_t *t, int64_t ts, fl_error_t
 /* Deletes the oldest `count` segments (never the active one) and moves the
  * log start to the first one left. */
 int fl_log_tablet_drop_oldest(fl_log_tablet_t *t, size_t count, fl_error_t *err);
-/* Deletes whole segments older than the TTL (never the active one). */
-int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, fl_error_t *err);
+/* Deletes whole segments older than the TTL (never the active one), and
+ * none holding an offset at or above keep_from (INT64_MAX: no bound). */
+int fl_log_tablet_apply_retention(fl_log_tablet_t *t, int64_t now_ms, int64_t keep_from,
+                                  fl_error_t *err);
 /* Statistics the server computed for the batch at base_offset (crc: the
  * batch's), kept in its segment's sidecar; get appends them to out and
  * answers false when there are none. */

@@ -274,7 +274,7 @@ int fl_replica_apply_retention(fl_replica_t *r, int64_t now_ms, fl_error_t *err)
     if (r->remote) return 0;
     pthread_mutex_lock(&r->bg_lock);
     pthread_mutex_lock(&r->lock);
-    int rc = fl_log_tablet_apply_retention(r->log, now_ms, err);
+    int rc = fl_log_tablet_apply_retention(r->log, now_ms, fl_replica_retain_from(r), err);
     atomic_store(&r->log_start_offset, r->log->log_start_offset);
     pthread_mutex_unlock(&r->lock);
     pthread_mutex_unlock(&r->bg_lock);

@@ -94,6 +94,14 @@ typedef struct fl_replica {
      * snapshot covers (NOTIFY_KV_SNAPSHOT_OFFSET; 0: none known), below
      * which tiering may delete its changelog */
     atomic_int_fast64_t kv_snapshot_offset;
+    /* A lake table's replica (lake_guard, set by the server from its
+     * table): retention and tiering delete no segment holding an offset
+     * at or above the bucket's lake offset (lake_offset, as the
+     * coordinator last told: NOTIFY_LAKE_TABLE_OFFSET; -1 before it told
+     * any, which keeps every segment), so a tiering round always finds its
+     * range in the local log (fl_replica_retain_from) */
+    atomic_bool lake_guard;
+    atomic_int_fast64_t lake_offset;
     /* Replication (replica_replication.h): the role; a leader with
      * followers ("replicated") takes its high watermark from the ISR */
     atomic_int role;                    /* FL_REPLICA_LEADER / _FOLLOWER */
@@ -178,6 +186,13 @@ void fl_replica_schedule_flush(fl_replica_t *r);
 /* Flushes now on the caller's thread (blocks; for workers and close). */
 int fl_replica_flush(fl_replica_t *r, fl_error_t *err);
 /* Deletes whole segments past the table's TTL (blocks; for workers). */
+/* The offset from which retention and tiering keep every segment:
+ * INT64_MAX unless the replica is a lake table's (see lake_guard). */
+static inline int64_t fl_replica_retain_from(const fl_replica_t *r) {
+    if (!atomic_load(&((fl_replica_t *)r)->lake_guard)) return INT64_MAX;
+    int64_t o = atomic_load(&((fl_replica_t *)r)->lake_offset);
+    return o < 0 ? 0 : o;
+}
 int fl_replica_apply_retention(fl_replica_t *r, int64_t now_ms, fl_error_t *err);
 /* The statistics sidecar of the replica's log (fl_log_tablet_put_stats). */
 int fl_replica_put_stats(fl_replica_t *r, int64_t base_offset, uint32_t crc, const uint8_t *stats,

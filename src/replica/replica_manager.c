@@ -208,6 +208,8 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
     atomic_init(&r->remote_start_offset, INT64_MAX);
     atomic_init(&r->remote_end_offset, -1);
     atomic_init(&r->kv_snapshot_offset, 0);
+    atomic_init(&r->lake_guard, false);
+    atomic_init(&r->lake_offset, -1);
     atomic_init(&r->remote_told_start, INT64_MIN);
     atomic_init(&r->remote_told_end, INT64_MIN);
     r->tier_epoch = -1;

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common_alloc.h"
 #include "common_duration.h"
@@ -156,6 +157,8 @@ fl_hosted_table_t *fl_hosted_table_from_pb(const Fluss__PbTableMetadata *tm,
     const char *ls = json_string_value(json_object_get(props, "table.log.tiered.local-segments"));
     t->tiered_local_segments = ls ? (int32_t)strtol(ls, NULL, 10) : 2;
     if (t->tiered_local_segments < 1) t->tiered_local_segments = 2;
+    const char *lake = json_string_value(json_object_get(props, "table.datalake.enabled"));
+    t->lake_enabled = lake && strcasecmp(lake, "true") == 0;
     const char *fmt = json_string_value(json_object_get(props, "table.log.format"));
     t->log_format = fl_strdup(fmt ? fmt : "ARROW");
     const char *sc = json_string_value(json_object_get(props, "table.statistics.columns"));

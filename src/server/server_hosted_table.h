@@ -45,6 +45,7 @@ typedef struct fl_hosted_table {
     char *stats_columns;        /* table.statistics.columns, NULL when unset */
     bool has_primary_key;
     bool partitioned;
+    bool lake_enabled;          /* table.datalake.enabled: its replicas keep what the lake lacks */
     int32_t schema_id;          /* latest */
     size_t schema_count;        /* schemas[i] is schema id i + 1 (parsed ones) */
     fl_schema_t *schemas;

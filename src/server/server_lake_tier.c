@@ -29,9 +29,13 @@
 #define FL_TIER_TICK_MS 500
 #define FL_TIER_TARGET_FILE_BYTES (512ll << 20)
 
+/* A table's next round begins table.datalake.freshness after base_ms:
+ * when its last round began, or when the service first saw it (as Fluss
+ * schedules a new table: after one freshness). The freshness is read
+ * again every tick, so an ALTER of it applies at once. */
 typedef struct fl_tier_due {
     int64_t table_id;
-    int64_t next_ms; /* monotonic: when its next round may begin */
+    int64_t base_ms; /* monotonic */
 } fl_tier_due_t;
 
 struct fl_lake_tierer {
@@ -204,6 +208,55 @@ static void fl_tier_remove_files(const fl_tier_round_t *r) {
     }
 }
 
+static void fl_tier_notify_done(void *arg, const fl_rpc_reply_t *reply) {
+    (void)arg;
+    (void)reply; /* a lost one keeps more log until the next round's */
+}
+
+/* NOTIFY_LAKE_TABLE_OFFSET of the table's lake offsets to every tablet
+ * server: their replicas keep the segments the lake lacks, and delete
+ * the rest as retention allows. Sent after every round, so that servers
+ * that (re)started learn them too. */
+static void fl_tier_notify(fl_lake_tierer_t *t, int64_t table_id, int64_t snapshot_id,
+                           const fl_lake_offsets_t *offs) {
+    size_t n = 0;
+    for (size_t i = 0; i < offs->count; i++) n += offs->items[i].offset >= 0;
+    if (!n) return;
+    Fluss__PbNotifyLakeTableOffsetReqForBucket *bs = fl_calloc(n, sizeof(*bs));
+    Fluss__PbNotifyLakeTableOffsetReqForBucket **ptrs = fl_calloc(n, sizeof(*ptrs));
+    size_t k = 0;
+    for (size_t i = 0; i < offs->count; i++) {
+        const fl_lake_offset_t *o = &offs->items[i];
+        if (o->offset < 0) continue;
+        fluss__pb_notify_lake_table_offset_req_for_bucket__init(&bs[k]);
+        bs[k].table_id = table_id;
+        bs[k].has_partition_id = o->partition_id >= 0;
+        bs[k].partition_id = o->partition_id;
+        bs[k].bucket_id = o->bucket;
+        bs[k].snapshot_id = snapshot_id;
+        bs[k].has_log_end_offset = 1;
+        bs[k].log_end_offset = o->offset;
+        ptrs[k] = &bs[k];
+        k++;
+    }
+    Fluss__NotifyLakeTableOffsetRequest req = FLUSS__NOTIFY_LAKE_TABLE_OFFSET_REQUEST__INIT;
+    req.coordinator_epoch = t->cs->cfg.coordinator_epoch;
+    req.n_notify_buckets_req = k;
+    req.notify_buckets_req = ptrs;
+    size_t len = protobuf_c_message_get_packed_size(&req.base);
+    uint8_t *body = fl_malloc(len ? len : 1);
+    protobuf_c_message_pack(&req.base, body);
+    fl_endpoint_t eps[FL_CATALOG_TABLET_SERVERS_MAX];
+    size_t ne = fl_push_tablets(t->cs->push, eps, FL_CATALOG_TABLET_SERVERS_MAX);
+    for (size_t i = 0; i < ne; i++) {
+        fl_push_send_ctx_t to = {t->cs->push, eps[i].id};
+        fl_push_send(&to, FL_API_NOTIFY_LAKE_TABLE_OFFSET, body, len, fl_tier_notify_done, NULL);
+    }
+    fl_free(body);
+    fl_free(ptrs);
+    fl_free(bs);
+}
+
 /* One round of r's table: ask every leader, commit what they wrote. */
 static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, fl_error_t *err) {
     const fl_lake_config_t *lake = &t->cs->cfg.defaults.lake;
@@ -248,13 +301,20 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, fl_error_t
                                                     (const char *const *)tb->values.items};
         }
     }
-    if (!moved) goto done; /* nothing new anywhere: no version */
+    if (!moved) {
+        /* nothing new anywhere: no version; the tablets hear the offsets */
+        const fl_ice_table_meta_t *m = &h.meta.meta;
+        if (m->current_snapshot_id != FL_ICE_NONE)
+            fl_tier_notify(t, r->table_id, m->current_snapshot_id, &offs);
+        goto done;
+    }
     fl_lake_round_result_t res = {0};
     rc = fl_lake_commit_round(dir, &h, r->table_id, &r->desc.partition_keys, files, n_files,
                               &offs, &res, err);
     if (rc) {
         fl_tier_remove_files(r);
     } else {
+        fl_tier_notify(t, r->table_id, res.snapshot_id, &offs);
         FL_INFO("lake tiering: %s.%s: snapshot %" PRId64 " (v%d), %zu data files, %" PRId64
                 " records",
                 r->db, r->name, res.snapshot_id, res.version, n_files, res.added_records);
@@ -269,14 +329,14 @@ done:
 
 /* ---- scheduling ---- */
 
-static fl_tier_due_t *fl_tier_due_of(fl_lake_tierer_t *t, int64_t table_id) {
+static fl_tier_due_t *fl_tier_due_of(fl_lake_tierer_t *t, int64_t table_id, int64_t now) {
     for (size_t i = 0; i < t->n_due; i++)
         if (t->due[i].table_id == table_id) return &t->due[i];
     if (t->n_due == t->cap_due) {
         t->cap_due = t->cap_due ? t->cap_due * 2 : 16;
         t->due = fl_realloc(t->due, t->cap_due * sizeof(*t->due));
     }
-    t->due[t->n_due] = (fl_tier_due_t){table_id, 0};
+    t->due[t->n_due] = (fl_tier_due_t){table_id, now};
     return &t->due[t->n_due++];
 }
 
@@ -287,15 +347,17 @@ static bool fl_tier_next_due(fl_lake_tierer_t *t, int64_t now, fl_tier_round_t *
     pthread_mutex_lock(&cs->lock);
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms) && !found; i++) {
         const fl_ms_table_t *tab = cs->ms->ops->table_at(cs->ms, i);
-        fl_tier_due_t *d = fl_tier_due_of(t, tab->table_id);
-        if (d->next_ms > now) continue;
+        fl_tier_due_t *d = fl_tier_due_of(t, tab->table_id, now);
         int64_t freshness;
         if (!fl_tier_round_of(tab, r, &freshness)) {
-            /* looked at again soon: ALTER may turn its lake on */
-            d->next_ms = now + 4 * FL_TIER_TICK_MS;
+            d->base_ms = now; /* a lake turned on later waits one freshness too */
             continue;
         }
-        d->next_ms = now + freshness;
+        if (now < d->base_ms + freshness) {
+            fl_tier_round_free(r);
+            continue;
+        }
+        d->base_ms = now;
         found = true;
     }
     pthread_mutex_unlock(&cs->lock);

@@ -62,6 +62,17 @@ static int fl_tablet_autoinc_reserve(void *ctx, int64_t table_id, int64_t count,
     return 0;
 }
 
+/* The replicas of t open here keep what its lake lacks, or no longer. */
+static void fl_tablet_lake_guard(fl_tablet_server_t *ts, const fl_hosted_table_t *t) {
+    size_t n;
+    fl_replica_t **all = fl_replica_manager_list(&ts->replicas, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (all[i]->table_id == t->table_id) atomic_store(&all[i]->lake_guard, t->lake_enabled);
+        fl_replica_unref(all[i]);
+    }
+    fl_free(all);
+}
+
 void fl_tablet_server_publish_table(fl_tablet_server_t *ts, fl_hosted_table_t *t) {
     fl_hosted_table_t *old = NULL;
     if (t->kv) { /* set before the table is published */
@@ -82,6 +93,7 @@ void fl_tablet_server_publish_table(fl_tablet_server_t *ts, fl_hosted_table_t *t
     }
     pthread_rwlock_unlock(&ts->tables_lock);
     fl_hosted_table_unref(old);
+    fl_tablet_lake_guard(ts, t);
 }
 
 void fl_tablet_server_forget_table(fl_tablet_server_t *ts, const char *db, const char *name) {
@@ -221,9 +233,12 @@ int fl_tablet_server_open_replica(fl_tablet_server_t *ts, const fl_hosted_table_
         return 0;
     }
     /* a tiered log's TTL is for its remote segments (server_tiering.h) */
-    return fl_replica_manager_open(&ts->replicas, t->database, t->name, t->table_id, pid,
-                                   part ? part->name : NULL, bucket,
-                                   ts->remote_storage ? 0 : t->ttl_ms, out, err);
+    int rc = fl_replica_manager_open(&ts->replicas, t->database, t->name, t->table_id, pid,
+                                     part ? part->name : NULL, bucket,
+                                     ts->remote_storage ? 0 : t->ttl_ms, out, err);
+    /* before a retention pass can see it (retention runs on a worker) */
+    if (!rc) atomic_store(&(*out)->lake_guard, t->lake_enabled);
+    return rc;
 }
 
 static void fl_kv_close_cb(void *kv, bool deleted) {

@@ -294,3 +294,31 @@ FL_API_HANDLER(fl_api_notify_remote_log_offsets) {
     fl_server_reply(out, ctx->request_id, &resp.base);
     return 0;
 }
+
+/* NOTIFY_LAKE_TABLE_OFFSET (0.9.1's 1031): the lake offsets of a lake
+ * table's buckets after a committed tiering round (log_end_offset: the
+ * first offset the lake does not have). Each replica here keeps its
+ * segments from the greatest offset told on (fl_replica_retain_from);
+ * buckets not here are skipped. */
+FL_API_HANDLER(fl_api_notify_lake_table_offset) {
+    const Fluss__NotifyLakeTableOffsetRequest *req =
+        (const Fluss__NotifyLakeTableOffsetRequest *)m;
+    fl_tablet_server_t *ts = ctx->ts;
+    int rc = fl_control_epoch(ts, req->coordinator_epoch, "NOTIFY_LAKE_TABLE_OFFSET", err);
+    if (rc) return rc;
+    for (size_t i = 0; i < req->n_notify_buckets_req; i++) {
+        const Fluss__PbNotifyLakeTableOffsetReqForBucket *b = req->notify_buckets_req[i];
+        if (!b->has_log_end_offset) continue;
+        fl_replica_t *r = fl_replica_manager_find(
+            &ts->replicas, b->table_id, b->has_partition_id ? b->partition_id : -1, b->bucket_id);
+        if (!r) continue;
+        int_fast64_t now = atomic_load(&r->lake_offset);
+        while (b->log_end_offset > now &&
+               !atomic_compare_exchange_weak(&r->lake_offset, &now, b->log_end_offset)) {
+        }
+        fl_replica_unref(r);
+    }
+    Fluss__NotifyLakeTableOffsetResponse resp = FLUSS__NOTIFY_LAKE_TABLE_OFFSET_RESPONSE__INIT;
+    fl_server_reply(out, ctx->request_id, &resp.base);
+    return 0;
+}

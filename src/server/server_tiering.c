@@ -81,6 +81,9 @@ static bool fl_tier_params_for(fl_tablet_server_t *ts, fl_replica_t *r, fl_tier_
         }
         fl_tablet_server_kv_release(ts, r, kt);
     }
+    /* a lake table's segments stay until the lake has them */
+    int64_t lake = fl_replica_retain_from(r);
+    if (lake < p->retain_offset) p->retain_offset = lake;
     fl_hosted_table_unref(t);
     return true;
 }

@@ -221,3 +221,54 @@ async def test_kill9_continues_without_duplicates(lake):
     tbl = await wait_lake_rows(wh, db, "crash", 200)
     got = tbl.scan().to_arrow()
     check_exactly_once(got, range(200))
+
+
+def local_logs(srv, db, table, table_id):
+    d = srv.data_dir / "tablet-server-0" / db / f"{table}-{table_id}" / "log-0"
+    return sorted(p.name for p in d.glob("*.log"))
+
+
+async def test_segments_stay_until_tiered(start_server, tmp_path):
+    """Remote log tiering deletes local segments it uploaded, keeping two;
+    a lake table's replica keeps every segment the lake lacks (the
+    coordinator tells each bucket's lake offset with
+    NOTIFY_LAKE_TABLE_OFFSET after a round), so a round that comes late
+    still finds its range in the local log, and after it the segments
+    go."""
+    wh = tmp_path / "warehouse"
+    srv = start_server(*lake_args(wh), "-D", "log.segment.file-size=4kb",
+                       "-D", "log.index.interval-size=1kb",
+                       "-D", "remote.log.task-interval-duration=200 ms",
+                       "-D", f"remote.data.dir={tmp_path / 'remote'}")
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = unique("guard")
+    await admin.create_database(db)
+    slow = {"table.datalake.enabled": "true", "table.datalake.freshness": "1h"}
+    lake = fluss.TablePath(db, "lake")
+    plain = fluss.TablePath(db, "plain")
+    await admin.create_table(lake, fluss.TableDescriptor(fluss.Schema(SCHEMA), bucket_count=1,
+                                                         properties=slow))
+    await admin.create_table(plain, fluss.TableDescriptor(fluss.Schema(SCHEMA), bucket_count=1))
+    for p in (lake, plain):
+        await wait_ready(admin, p, 1)
+        for lo in range(0, 1200, 200):
+            await write(conn, p, rows(lo, lo + 200))
+    lake_id = (await admin.get_table_info(lake)).table_id
+    plain_id = (await admin.get_table_info(plain)).table_id
+    deadline = time.monotonic() + 20
+    while len(local_logs(srv, db, "plain", plain_id)) > 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    assert len(local_logs(srv, db, "plain", plain_id)) == 2  # tiering deleted the rest
+    kept = local_logs(srv, db, "lake", lake_id)
+    assert len(kept) > 4 and kept[0] == f"{0:020d}.log", kept  # the lake has none of it
+
+    # the lake's round comes: it reads all of it locally, then they go
+    assert alter(srv, db, "lake", configs=[("table.datalake.freshness", "300ms", 0)]) == (0, None)
+    got = (await wait_lake_rows(wh, db, "lake", 1200)).scan().to_arrow()
+    check_exactly_once(got, range(1200))
+    deadline = time.monotonic() + 20
+    while len(local_logs(srv, db, "lake", lake_id)) > 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    assert len(local_logs(srv, db, "lake", lake_id)) == 2
+    await conn.close()

@@ -629,10 +629,17 @@ static void test_retention(void **state) {
     assert_int_equal(count_segment_files(dir), N);
     fl_error_t err;
     /* nothing is old enough yet */
-    assert_int_equal(fl_log_tablet_apply_retention(t, 3500, &err), 0);
+    assert_int_equal(fl_log_tablet_apply_retention(t, 3500, INT64_MAX, &err), 0);
     assert_int_equal(t->segment_count, N);
+    /* a bound keeps every segment holding an offset at or above it (a
+     * lake table's lake offset), however old */
+    assert_int_equal(fl_log_tablet_apply_retention(t, 10000, bases[5], &err), 0);
+    assert_int_equal(t->segment_count, N - 5);
+    assert_int_equal(t->log_start_offset, bases[5]);
+    assert_int_equal(fl_log_tablet_apply_retention(t, 10000, bases[5] + 1, &err), 0);
+    assert_int_equal(t->segment_count, N - 5);
     /* at 10000 the segments with max timestamp < 7500 go: 1000..7000 */
-    assert_int_equal(fl_log_tablet_apply_retention(t, 10000, &err), 0);
+    assert_int_equal(fl_log_tablet_apply_retention(t, 10000, INT64_MAX, &err), 0);
     assert_int_equal(t->segment_count, 3);
     assert_int_equal(count_segment_files(dir), 3);
     assert_int_equal(t->log_start_offset, bases[7]);
@@ -651,7 +658,7 @@ static void test_retention(void **state) {
     /* a timestamp before the start answers the start */
     assert_int_equal(fl_log_tablet_offset_for_time(t, 0, &err), bases[7]);
     /* however old, the active segment stays */
-    assert_int_equal(fl_log_tablet_apply_retention(t, INT64_MAX / 2, &err), 0);
+    assert_int_equal(fl_log_tablet_apply_retention(t, INT64_MAX / 2, INT64_MAX, &err), 0);
     assert_int_equal(t->segment_count, 1);
     assert_int_equal(count_segment_files(dir), 1);
     assert_int_equal(t->log_start_offset, bases[N - 1]);
@@ -671,7 +678,7 @@ static void test_retention(void **state) {
     cfg.ttl_ms = 0;
     t = tab_open(sub, &cfg);
     append_series(t, 4, 1, 1, 1, bases);
-    assert_int_equal(fl_log_tablet_apply_retention(t, INT64_MAX / 2, &err), 0);
+    assert_int_equal(fl_log_tablet_apply_retention(t, INT64_MAX / 2, INT64_MAX, &err), 0);
     assert_int_equal(t->segment_count, 4);
     fl_log_tablet_close(t);
 }
@@ -1007,7 +1014,7 @@ static void test_writer_snapshot_survives_retention(void **state) {
     append1_ok(t, -1, -1, 1, 10, 99, 100000); /* a later segment without writer 5 */
     append1_ok(t, -1, -1, 1, 10, 98, 100000);
     fl_error_t err;
-    assert_int_equal(fl_log_tablet_apply_retention(t, 100000, &err), 0);
+    assert_int_equal(fl_log_tablet_apply_retention(t, 100000, INT64_MAX, &err), 0);
     assert_true(t->log_start_offset >= 3); /* writer 5's batches are gone */
     fl_log_tablet_close(t);
     t = tab_open(*state, &cfg);
