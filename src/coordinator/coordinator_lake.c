@@ -3,6 +3,8 @@
  */
 #include "coordinator_lake.h"
 
+#include "common_duration.h"
+
 #include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -79,6 +81,11 @@ static int fl_lake_warehouse(const char *w, const char *cwd, fl_lake_config_t *c
 int fl_lake_config_parse(const fl_kvlist_t *kv, const char *cwd, fl_lake_config_t *out,
                          fl_error_t *err) {
     memset(out, 0, sizeof(*out));
+    out->orphan_min_age_ms = 60LL * 60 * 1000;
+    const char *age = fl_kvlist_get(kv, "lake.orphan-file.min-age");
+    if (age && fl_duration_parse_ms(age, &out->orphan_min_age_ms, err))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "lake.orphan-file.min-age: '%s' is not a duration", age);
     const char *f = fl_kvlist_get(kv, "datalake.format");
     if (!f) {
         for (size_t i = 0; i < kv->count; i++)

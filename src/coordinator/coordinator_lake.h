@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common_error.h"
 #include "common_strlist.h"
@@ -46,6 +47,9 @@ typedef struct fl_lake_config {
     char warehouse[4096];          /* an absolute directory, file:// taken off */
     fl_lake_option_t options[FL_LAKE_OPTIONS_MAX];
     size_t n_options;
+    /* lake.orphan-file.min-age (ours, default 1 h): how old a file no
+     * lake snapshot references must be before it is removed */
+    int64_t orphan_min_age_ms;
 } fl_lake_config_t;
 
 /* From the server's configuration, given as its keys and values (the
@@ -54,7 +58,7 @@ typedef struct fl_lake_config {
  * datalake.format, a datalake.<x>.* key of another format (Fluss's
  * "Invalid configuration '%s' for '%s' datalake format"), a format other
  * than iceberg, an iceberg type other than hadoop, a missing warehouse,
- * too many or too long options. */
+ * too many or too long options, a bad lake.orphan-file.min-age. */
 int fl_lake_config_parse(const fl_kvlist_t *server_config, const char *cwd, fl_lake_config_t *out,
                          fl_error_t *err);
 

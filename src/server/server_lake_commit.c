@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,19 @@
 #include "common_alloc.h"
 #include "common_buf.h"
 #include "common_fs.h"
+#include "common_log.h"
 #include "common_time.h"
 #include "common_uuid.h"
 #include "common_vfs.h"
 
 #define FL_LAKE_OFFSETS_BYTES_MAX (64u << 20)
+
+void fl_lake_kill_point(const char *step) {
+    const char *at = getenv("FLUSS_TEST_LAKE_KILL");
+    if (!at || strcmp(at, step) != 0) return;
+    FL_WARN("test hook FLUSS_TEST_LAKE_KILL: killed at '%s'", step);
+    raise(SIGKILL);
+}
 
 /* ---- offsets ---- */
 
@@ -406,8 +415,11 @@ int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64
     c->wrote_offsets = true;
     if ((rc = fl_fs_write_atomic(c->offsets_path, offsets_json, strlen(offsets_json), err)))
         goto done;
+    fl_lake_kill_point("offsets");
     if (n && (rc = fl_lake_write_manifest(c, partition_keys, files, n, &sum, err))) goto done;
+    fl_lake_kill_point("manifest");
     if ((rc = fl_lake_write_list(c, &sum, n > 0, err))) goto done;
+    fl_lake_kill_point("list");
 
     props = fl_calloc(FL_LAKE_SUMMARY_KEYS, sizeof(*props));
     texts = fl_calloc(FL_LAKE_SUMMARY_KEYS, sizeof(*texts));

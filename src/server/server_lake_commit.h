@@ -90,4 +90,11 @@ int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64
                          size_t n, const fl_lake_offsets_t *offsets,
                          fl_lake_round_result_t *result, fl_error_t *err);
 
+/* Test hook (DESIGN.md "Fault tests"): with FLUSS_TEST_LAKE_KILL=<step>
+ * in the environment the process kills itself (SIGKILL) at that step of a
+ * round: "offsets", "manifest", "list" (once that file is written),
+ * "linked" (the version committed, the tablets not told yet). Never set
+ * in production. */
+void fl_lake_kill_point(const char *step);
+
 #endif

@@ -24,6 +24,7 @@
 #include "server_call.h"
 #include "server_coordinator.h"
 #include "server_lake_commit.h"
+#include "server_lake_gc.h"
 #include "server_push.h"
 
 #define FL_TIER_TICK_MS 500
@@ -36,6 +37,9 @@
 typedef struct fl_tier_due {
     int64_t table_id;
     int64_t base_ms; /* monotonic */
+    /* its orphans were swept since the service started, and its last
+     * round did not fail (a failure sweeps again: server_lake_gc.h) */
+    bool clean;
 } fl_tier_due_t;
 
 struct fl_lake_tierer {
@@ -60,6 +64,7 @@ typedef struct fl_tier_bucket {
 } fl_tier_bucket_t;
 
 typedef struct fl_tier_round {
+    bool sweep; /* remove its orphans first */
     int64_t table_id;
     char *db, *name;
     fl_table_desc_t desc;
@@ -269,6 +274,15 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, fl_error_t
     fl_lake_new_file_t *files = NULL;
     int32_t *ids = NULL;
     size_t n_ids = 0, n_files = 0, cap_files = 0;
+    if (r->sweep) {
+        size_t removed = 0;
+        fl_error_t e;
+        fl_err_clear(&e);
+        if (fl_lake_gc(dir, lake->orphan_min_age_ms, &removed, &e))
+            FL_WARN("lake tiering: %s.%s: orphan sweep: %s", r->db, r->name, e.msg);
+        else if (removed)
+            FL_INFO("lake tiering: %s.%s: %zu orphan file(s) removed", r->db, r->name, removed);
+    }
     int rc = fl_ice_table_load(dir, &h, err);
     if (!rc) rc = fl_lake_head_offsets(&h, r->table_id, &offs, err);
     if (!rc && !(ids = fl_tier_field_ids(r, &h, &n_ids, err))) rc = err->code;
@@ -314,6 +328,7 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, fl_error_t
     if (rc) {
         fl_tier_remove_files(r);
     } else {
+        fl_lake_kill_point("linked");
         fl_tier_notify(t, r->table_id, res.snapshot_id, &offs);
         FL_INFO("lake tiering: %s.%s: snapshot %" PRId64 " (v%d), %zu data files, %" PRId64
                 " records",
@@ -336,7 +351,7 @@ static fl_tier_due_t *fl_tier_due_of(fl_lake_tierer_t *t, int64_t table_id, int6
         t->cap_due = t->cap_due ? t->cap_due * 2 : 16;
         t->due = fl_realloc(t->due, t->cap_due * sizeof(*t->due));
     }
-    t->due[t->n_due] = (fl_tier_due_t){table_id, now};
+    t->due[t->n_due] = (fl_tier_due_t){table_id, now, false};
     return &t->due[t->n_due++];
 }
 
@@ -358,6 +373,8 @@ static bool fl_tier_next_due(fl_lake_tierer_t *t, int64_t now, fl_tier_round_t *
             continue;
         }
         d->base_ms = now;
+        r->sweep = !d->clean;
+        d->clean = true;
         found = true;
     }
     pthread_mutex_unlock(&cs->lock);
@@ -374,8 +391,10 @@ static void *fl_tier_main(void *arg) {
         while (!atomic_load(&t->stopping) && fl_tier_next_due(t, fl_time_mono_ms(), &r)) {
             fl_error_t err;
             fl_err_clear(&err);
-            if (fl_tier_round_run(t, &r, &err))
+            if (fl_tier_round_run(t, &r, &err)) {
                 FL_WARN("lake tiering: %s.%s: round failed: %s", r.db, r.name, err.msg);
+                fl_tier_due_of(t, r.table_id, 0)->clean = false;
+            }
             fl_tier_round_free(&r);
         }
         pthread_mutex_lock(&t->mu);

@@ -382,18 +382,19 @@ def server(tmp_path_factory):
 @pytest.fixture
 def start_server(tmp_path):
     """flussd processes of the test's own (FLUSS_SERVER=ours only):
-    start(*flussd_args, tablet_servers=1) gives a started OurServer in a fresh
+    start(*flussd_args, tablet_servers=1, env=None) gives a started OurServer in a fresh
     data dir; each still running after the test is stopped and must exit 0
     (one the test killed on purpose is left as it is)."""
     if not IS_OURS or IS_CLUSTER:
         pytest.skip("needs FLUSS_SERVER=ours (the test starts its own flussd)")
     started = []
 
-    def start(*args, tablet_servers=1):
+    def start(*args, tablet_servers=1, env=None):
         binary = Path(os.environ.get("FLUSSD", REPO / "build" / "flussd"))
         base = tmp_path / f"srv{len(started)}"
         (base / "data").mkdir(parents=True)
-        srv = OurServer(binary, base / "data", base, list(args), tablet_servers=tablet_servers)
+        srv = OurServer(binary, base / "data", base, list(args), tablet_servers=tablet_servers,
+                        env=env)
         srv.start()
         started.append(srv)
         return srv
