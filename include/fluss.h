@@ -152,6 +152,35 @@ int fluss_partition_list(fluss_client_t *c, const char *database, const char *ta
                          fluss_error_t *err);
 void fluss_partition_infos_free(fluss_partition_info_t *infos, size_t count);
 
+/* ---- the lake tier ---- */
+
+/* One bucket's lake offset: the first offset its lake data files lack. */
+typedef struct fluss_lake_bucket {
+    int64_t partition_id;  /* -1: the table is not partitioned */
+    char *partition_name;  /* NULL when not partitioned (or not told) */
+    int32_t bucket;
+    int64_t offset;
+} fluss_lake_bucket_t;
+
+typedef struct fluss_lake_snapshot {
+    int64_t table_id;
+    int64_t snapshot_id;   /* the Iceberg snapshot */
+    size_t bucket_count;   /* the buckets tiered so far */
+    fluss_lake_bucket_t *buckets;
+} fluss_lake_snapshot_t;
+
+/* GET_LAKE_SNAPSHOT: the table's latest lake snapshot (free with
+ * fluss_lake_snapshot_free); LAKE_SNAPSHOT_NOT_EXIST before the first. */
+int fluss_lake_snapshot_get(fluss_client_t *c, const char *database, const char *table,
+                            fluss_lake_snapshot_t **out, fluss_error_t *err);
+void fluss_lake_snapshot_free(fluss_lake_snapshot_t *s);
+/* fluss-c's LAKE_TIER_NOW: a tiering round of the table now, returning
+ * once it ended: *snapshot_id the lake snapshot after it (-1: none yet),
+ * *added the rows it tiered. INVALID_TABLE_EXCEPTION for a table whose
+ * lake is off. */
+int fluss_lake_tier_now(fluss_client_t *c, const char *database, const char *table,
+                        int64_t *snapshot_id, int64_t *added, fluss_error_t *err);
+
 /* Builds the TableDescriptor JSON for a spec without talking to a server.
  * Returns a malloc'd string (free with free()) or NULL with err set. */
 char *fluss_table_spec_to_json(const fluss_table_spec_t *spec, fluss_error_t *err);

@@ -79,5 +79,7 @@ int fl_cli_fail(const fluss_error_t *err);
 /* cli_partition.c: `fluss partition add|drop|list` and `fluss table alter` */
 int fl_cli_partition(const char *bootstrap, int argc, char **argv);
 int fl_cli_table_alter(const char *bootstrap, int argc, char **argv);
+/* cli_lake.c: `fluss lake status|tier` */
+int fl_cli_lake(const char *bootstrap, int argc, char **argv);
 
 #endif

@@ -380,3 +380,58 @@ void fluss_table_info_free(fluss_table_info_t *info) {
     fl_free(info->descriptor_json);
     fl_free(info);
 }
+
+/* ---- the lake tier ---- */
+
+int fluss_lake_snapshot_get(fluss_client_t *c, const char *database, const char *table,
+                            fluss_lake_snapshot_t **out, fluss_error_t *e) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    Fluss__PbTablePath path = fl_path(database, table);
+    Fluss__GetLakeSnapshotRequest req = FLUSS__GET_LAKE_SNAPSHOT_REQUEST__INIT;
+    req.table_path = &path;
+    Fluss__GetLakeSnapshotResponse *resp = NULL;
+    int rc = FL_CALL(c, FL_API_GET_LAKE_SNAPSHOT, req,
+                     &fluss__get_lake_snapshot_response__descriptor, &resp, &err);
+    if (rc) return fl_fail(e, &err, rc);
+    fluss_lake_snapshot_t *s = fl_calloc(1, sizeof(*s));
+    s->table_id = resp->table_id;
+    s->snapshot_id = resp->snapshotid;
+    s->bucket_count = resp->n_bucket_snapshots;
+    s->buckets = fl_calloc(s->bucket_count ? s->bucket_count : 1, sizeof(*s->buckets));
+    for (size_t i = 0; i < s->bucket_count; i++) {
+        const Fluss__PbLakeSnapshotForBucket *b = resp->bucket_snapshots[i];
+        fluss_lake_bucket_t *o = &s->buckets[i];
+        o->partition_id = b->has_partition_id ? b->partition_id : -1;
+        o->partition_name = b->partition_name ? fl_strdup(b->partition_name) : NULL;
+        o->bucket = b->bucket_id;
+        o->offset = b->has_log_offset ? b->log_offset : -1;
+    }
+    protobuf_c_message_free_unpacked(&resp->base, NULL);
+    *out = s;
+    return 0;
+}
+
+void fluss_lake_snapshot_free(fluss_lake_snapshot_t *s) {
+    if (!s) return;
+    for (size_t i = 0; i < s->bucket_count; i++) fl_free(s->buckets[i].partition_name);
+    fl_free(s->buckets);
+    fl_free(s);
+}
+
+int fluss_lake_tier_now(fluss_client_t *c, const char *database, const char *table,
+                        int64_t *snapshot_id, int64_t *added, fluss_error_t *e) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    Fluss__PbTablePath path = fl_path(database, table);
+    Fluss__LakeTierNowRequest req = FLUSS__LAKE_TIER_NOW_REQUEST__INIT;
+    req.table_path = &path;
+    Fluss__LakeTierNowResponse *resp = NULL;
+    int rc = FL_CALL(c, FL_API_LAKE_TIER_NOW, req, &fluss__lake_tier_now_response__descriptor,
+                     &resp, &err);
+    if (rc) return fl_fail(e, &err, rc);
+    *snapshot_id = resp->has_snapshot_id ? resp->snapshot_id : -1;
+    *added = resp->has_added_records ? resp->added_records : 0;
+    protobuf_c_message_free_unpacked(&resp->base, NULL);
+    return 0;
+}

@@ -80,13 +80,15 @@
     X(LIST_REMOTE_LOG_MANIFESTS, 1063, 0, 0, FL_ROLE_CS)                   \
     X(LIST_KV_SNAPSHOTS, 1064, 0, 0, FL_ROLE_CS)
 
-/* fluss-c's own inter-server APIs, on keys Fluss does not use (written
- * down in KNOWN_DIFFERENCES.md); served on internal listeners only. */
+/* fluss-c's own APIs, on keys Fluss does not use (written down in
+ * KNOWN_DIFFERENCES.md): inter-server ones, served on internal listeners
+ * only, and LAKE_TIER_NOW, an admin call of the CLI. */
 #define FL_API_OWN_TABLE(X)                                                \
     X(RESERVE_AUTO_INCREMENT, 1900, 0, 0, FL_ROLE_CS)                     \
     X(LIST_LEASED_KV_SNAPSHOTS, 1901, 0, 0, FL_ROLE_CS)                   \
     X(LIST_LEADER_EPOCHS, 1902, 0, 0, FL_ROLE_TS)                         \
-    X(TIER_LAKE_BUCKET, 1903, 0, 0, FL_ROLE_TS)
+    X(TIER_LAKE_BUCKET, 1903, 0, 0, FL_ROLE_TS)                           \
+    X(LAKE_TIER_NOW, 1904, 0, 0, FL_ROLE_CS)
 
 enum fl_api_key {
 #define FL_API_ENUM_(name, key, lo, hi, roles) FL_API_##name = (key),

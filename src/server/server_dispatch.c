@@ -97,6 +97,7 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_LIST_LEADER_EPOCHS, FL_ROLE_TS, &fluss__list_leader_epochs_request__descriptor, fl_api_list_leader_epochs, FL_API_INTERNAL},
     {FL_API_TIER_LAKE_BUCKET, FL_ROLE_TS, &fluss__tier_lake_bucket_request__descriptor, fl_api_tier_lake_bucket, FL_API_INTERNAL | FL_API_TS_POOL},
     {FL_API_NOTIFY_REMOTE_LOG_OFFSETS, FL_ROLE_TS, &fluss__notify_remote_log_offsets_request__descriptor, fl_api_notify_remote_log_offsets, FL_API_INTERNAL | FL_API_TS_CONTROL},
+    {FL_API_LAKE_TIER_NOW, FL_ROLE_CS, &fluss__lake_tier_now_request__descriptor, fl_api_lake_tier_now, FL_API_CATALOG},
     {FL_API_NOTIFY_LAKE_TABLE_OFFSET, FL_ROLE_TS, &fluss__notify_lake_table_offset_request__descriptor, fl_api_notify_lake_table_offset, FL_API_INTERNAL | FL_API_TS_CONTROL},
     {FL_API_NOTIFY_KV_SNAPSHOT_OFFSET, FL_ROLE_TS, &fluss__notify_kv_snapshot_offset_request__descriptor, fl_api_notify_kv_snapshot_offset, FL_API_INTERNAL | FL_API_TS_CONTROL},
     {FL_API_STOP_REPLICA, FL_ROLE_TS, &fluss__stop_replica_request__descriptor, fl_api_stop_replica, FL_API_INTERNAL | FL_API_TS_CONTROL},

@@ -16,8 +16,12 @@
  * with the reference's message (the Flink source probes it and reads on
  * from Fluss alone on 53).
  *
- * Thread rule: runs with the coordinator's catalog lock, on its worker
- * (it reads the lake's files; server_dispatch.c).
+ * LAKE_TIER_NOW (fluss-c's 1904, `fluss lake tier TABLE --now`) asks the
+ * tiering service for a round of the table now and answers when it ended.
+ *
+ * Thread rule: GET_LAKE_SNAPSHOT runs with the coordinator's catalog lock,
+ * on its worker (it reads the lake's files); LAKE_TIER_NOW with the lock
+ * on the loop, deferred (server_dispatch.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +31,7 @@
 #include "coordinator_lake.h"
 #include "server_coordinator.h"
 #include "server_lake_commit.h"
+#include "server_lake_tier.h"
 #include "server_node.h"
 
 /* Whether the lake table at h is the one table_id made. */
@@ -125,4 +130,46 @@ FL_API_HANDLER(fl_api_get_lake_snapshot) {
                       "Lake table %s doesn't exist for table: %s.%s, table id: %" PRId64 "%s",
                       readable ? "readable snapshot" : "snapshot", t->database, t->name,
                       t->table_id, id);
+}
+
+/* ---- LAKE_TIER_NOW (fluss-c's 1904) ---- */
+
+typedef struct fl_tier_now {
+    fl_req_ctx_t *d;
+    int64_t table_id;
+} fl_tier_now_t;
+
+static void fl_lake_tier_now_done(void *arg, int rc, const fl_error_t *err, int64_t snapshot_id,
+                                  int64_t added) {
+    fl_tier_now_t *w = arg;
+    if (rc) {
+        fl_req_answer_error(w->d, fl_server_wire_code(rc), err->msg);
+    } else {
+        Fluss__LakeTierNowResponse resp = FLUSS__LAKE_TIER_NOW_RESPONSE__INIT;
+        resp.table_id = w->table_id;
+        resp.has_snapshot_id = snapshot_id != FL_ICE_NONE;
+        resp.snapshot_id = snapshot_id;
+        resp.has_added_records = 1;
+        resp.added_records = added;
+        fl_req_answer(w->d, &resp.base);
+    }
+    fl_req_free(w->d);
+    fl_free(w);
+}
+
+/* Answered from the tiering thread once the round ended; the request
+ * holds no thread meanwhile. */
+FL_API_HANDLER(fl_api_lake_tier_now) {
+    const Fluss__LakeTierNowRequest *req = (const Fluss__LakeTierNowRequest *)m;
+    const Fluss__PbTablePath *p = req->table_path;
+    if (!p || !p->database_name || !p->table_name)
+        return fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "the request has no table path");
+    const fl_ms_table_t *t =
+        fl_catalog_get_table(&ctx->cs->catalog, p->database_name, p->table_name, err);
+    if (!t) return err->code;
+    fl_tier_now_t *w = fl_calloc(1, sizeof(*w));
+    w->table_id = t->table_id;
+    w->d = fl_req_defer(ctx);
+    fl_lake_tierer_ask(ctx->cs->lake_tierer, t->table_id, fl_lake_tier_now_done, w);
+    return 0;
 }

@@ -42,8 +42,17 @@ typedef struct fl_tier_due {
     bool clean;
 } fl_tier_due_t;
 
+/* A round asked for now (LAKE_TIER_NOW), answered by its callback. */
+typedef struct fl_tier_ask {
+    int64_t table_id;
+    fl_lake_tier_done_fn done;
+    void *arg;
+    struct fl_tier_ask *next;
+} fl_tier_ask_t;
+
 struct fl_lake_tierer {
     fl_coordinator_server_t *cs;
+    fl_tier_ask_t *asks; /* (mu) asked, not run yet */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -262,8 +271,11 @@ static void fl_tier_notify(fl_lake_tierer_t *t, int64_t table_id, int64_t snapsh
     fl_free(bs);
 }
 
-/* One round of r's table: ask every leader, commit what they wrote. */
-static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, fl_error_t *err) {
+/* One round of r's table: ask every leader, commit what they wrote.
+ * *snapshot_id: the table's lake snapshot after it (FL_ICE_NONE: none),
+ * *added: the rows it tiered. */
+static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *snapshot_id,
+                             int64_t *added, fl_error_t *err) {
     const fl_lake_config_t *lake = &t->cs->cfg.defaults.lake;
     char dir[4096 + 512];
     if (!fl_lake_table_dir(lake, r->db, r->name, dir, sizeof(dir)))
@@ -285,6 +297,8 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, fl_error_t
     }
     int rc = fl_ice_table_load(dir, &h, err);
     if (!rc) rc = fl_lake_head_offsets(&h, r->table_id, &offs, err);
+    *snapshot_id = rc ? FL_ICE_NONE : h.meta.meta.current_snapshot_id;
+    *added = 0;
     if (!rc && !(ids = fl_tier_field_ids(r, &h, &n_ids, err))) rc = err->code;
     if (rc) goto done;
     char prefix[FL_UUID_TEXT_LEN + 1];
@@ -328,6 +342,8 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, fl_error_t
     if (rc) {
         fl_tier_remove_files(r);
     } else {
+        *snapshot_id = res.snapshot_id;
+        *added = res.added_records;
         fl_lake_kill_point("linked");
         fl_tier_notify(t, r->table_id, res.snapshot_id, &offs);
         FL_INFO("lake tiering: %s.%s: snapshot %" PRId64 " (v%d), %zu data files, %" PRId64
@@ -381,6 +397,63 @@ static bool fl_tier_next_due(fl_lake_tierer_t *t, int64_t now, fl_tier_round_t *
     return found;
 }
 
+/* Rounds asked for now, one by one, each answered by its callback. */
+static void fl_tier_run_asked(fl_lake_tierer_t *t) {
+    for (;;) {
+        pthread_mutex_lock(&t->mu);
+        fl_tier_ask_t *a = t->asks;
+        if (a) t->asks = a->next;
+        pthread_mutex_unlock(&t->mu);
+        if (!a) return;
+        fl_tier_round_t r;
+        bool lake = false;
+        pthread_mutex_lock(&t->cs->lock);
+        const fl_ms_table_t *tab = t->cs->ms->ops->table_by_id(t->cs->ms, a->table_id);
+        int64_t freshness;
+        if (tab) lake = fl_tier_round_of(tab, &r, &freshness);
+        pthread_mutex_unlock(&t->cs->lock);
+        int rc;
+        fl_error_t err;
+        fl_err_clear(&err);
+        int64_t sid = FL_ICE_NONE, added = 0;
+        if (!lake) {
+            rc = fl_err_set(&err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                            "Table %" PRId64 " is not a lake table "
+                            "('table.datalake.enabled' is not true).",
+                            a->table_id);
+        } else {
+            rc = fl_tier_round_run(t, &r, &sid, &added, &err);
+            fl_tier_due_t *d = fl_tier_due_of(t, a->table_id, fl_time_mono_ms());
+            d->base_ms = fl_time_mono_ms(); /* the next one a freshness later */
+            if (rc) d->clean = false;
+            fl_tier_round_free(&r);
+        }
+        a->done(a->arg, rc, &err, sid, added);
+        fl_free(a);
+    }
+}
+
+void fl_lake_tierer_ask(fl_lake_tierer_t *t, int64_t table_id, fl_lake_tier_done_fn done,
+                        void *arg) {
+    pthread_mutex_lock(&t->mu);
+    if (!t->running || atomic_load(&t->stopping)) {
+        pthread_mutex_unlock(&t->mu);
+        fl_error_t err;
+        fl_err_set(&err, FLUSS_ERR__STATE,
+                   "the lake tiering service is not running (the cluster has no "
+                   "datalake.format)");
+        done(arg, err.code, &err, FL_ICE_NONE, 0);
+        return;
+    }
+    fl_tier_ask_t *a = fl_calloc(1, sizeof(*a));
+    *a = (fl_tier_ask_t){table_id, done, arg, NULL};
+    fl_tier_ask_t **tail = &t->asks;
+    while (*tail) tail = &(*tail)->next;
+    *tail = a;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+}
+
 static void *fl_tier_main(void *arg) {
     fl_lake_tierer_t *t = arg;
     pthread_setname_np(pthread_self(), "cs-laketier");
@@ -388,10 +461,12 @@ static void *fl_tier_main(void *arg) {
     while (!atomic_load(&t->stopping)) {
         pthread_mutex_unlock(&t->mu);
         fl_tier_round_t r;
+        fl_tier_run_asked(t);
         while (!atomic_load(&t->stopping) && fl_tier_next_due(t, fl_time_mono_ms(), &r)) {
             fl_error_t err;
             fl_err_clear(&err);
-            if (fl_tier_round_run(t, &r, &err)) {
+            int64_t sid, added;
+            if (fl_tier_round_run(t, &r, &sid, &added, &err)) {
                 FL_WARN("lake tiering: %s.%s: round failed: %s", r.db, r.name, err.msg);
                 fl_tier_due_of(t, r.table_id, 0)->clean = false;
             }
@@ -399,6 +474,7 @@ static void *fl_tier_main(void *arg) {
         }
         pthread_mutex_lock(&t->mu);
         if (atomic_load(&t->stopping)) break;
+        if (t->asks) continue; /* asked while a round ran */
         int64_t next = fl_time_mono_ms() + FL_TIER_TICK_MS;
         struct timespec ts = {(time_t)(next / 1000), (long)(next % 1000) * 1000000};
         pthread_cond_timedwait(&t->cv, &t->mu, &ts);
@@ -422,21 +498,32 @@ fl_lake_tierer_t *fl_lake_tierer_new(fl_coordinator_server_t *cs) {
 void fl_lake_tierer_start(fl_lake_tierer_t *t) {
     if (t->running || !fl_lake_config_on(&t->cs->cfg.defaults.lake)) return;
     atomic_store(&t->stopping, false);
-    if (pthread_create(&t->thread, NULL, fl_tier_main, t) != 0) {
-        FL_ERROR("lake tiering: cannot start its thread; no table is tiered");
-        return;
-    }
-    t->running = true;
+    pthread_mutex_lock(&t->mu);
+    t->running = pthread_create(&t->thread, NULL, fl_tier_main, t) == 0;
+    pthread_mutex_unlock(&t->mu);
+    if (!t->running) FL_ERROR("lake tiering: cannot start its thread; no table is tiered");
 }
 
 void fl_lake_tierer_stop(fl_lake_tierer_t *t) {
     if (!t || !t->running) return;
     pthread_mutex_lock(&t->mu);
     atomic_store(&t->stopping, true);
-    pthread_cond_signal(&t->cv);
+    pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     pthread_join(t->thread, NULL);
+    pthread_mutex_lock(&t->mu);
     t->running = false;
+    fl_tier_ask_t *left = t->asks;
+    t->asks = NULL;
+    pthread_mutex_unlock(&t->mu);
+    while (left) {
+        fl_tier_ask_t *next = left->next;
+        fl_error_t err;
+        fl_err_set(&err, FLUSS_ERR__STATE, "the lake tiering service stopped");
+        left->done(left->arg, err.code, &err, FL_ICE_NONE, 0);
+        fl_free(left);
+        left = next;
+    }
 }
 
 void fl_lake_tierer_destroy(fl_lake_tierer_t *t) {

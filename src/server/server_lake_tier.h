@@ -41,8 +41,20 @@ typedef struct fl_lake_tierer fl_lake_tierer_t;
 fl_lake_tierer_t *fl_lake_tierer_new(fl_coordinator_server_t *cs);
 /* Nothing when the cluster has no lake. */
 void fl_lake_tierer_start(fl_lake_tierer_t *t);
-/* A round under way finishes first. */
+/* A round under way finishes first; rounds asked for and not begun are
+ * answered FLUSS_ERR__STATE. */
 void fl_lake_tierer_stop(fl_lake_tierer_t *t);
+/* The end of a round asked for: rc 0 with snapshot_id the table's lake
+ * snapshot after it (FL_ICE_NONE: none) and added the rows it tiered; or
+ * the round's error, INVALID_TABLE_EXCEPTION for a table whose lake is
+ * off, FLUSS_ERR__STATE when the service does not run. Called on the
+ * tiering thread (or the caller's, when refused at once). */
+typedef void (*fl_lake_tier_done_fn)(void *arg, int rc, const fl_error_t *err,
+                                     int64_t snapshot_id, int64_t added);
+/* Runs a round of table table_id as soon as the round under way (if any)
+ * ends, whatever its freshness (LAKE_TIER_NOW). Any thread. */
+void fl_lake_tierer_ask(fl_lake_tierer_t *t, int64_t table_id, fl_lake_tier_done_fn done,
+                        void *arg);
 void fl_lake_tierer_destroy(fl_lake_tierer_t *t);
 
 #endif

@@ -142,6 +142,7 @@ FL_API_HANDLER(fl_api_commit_kv_snapshot);
 /* server_leader_epochs.c (a leader's, on its internal side): */
 FL_API_HANDLER(fl_api_list_leader_epochs);
 FL_API_HANDLER(fl_api_tier_lake_bucket);
+FL_API_HANDLER(fl_api_lake_tier_now);
 FL_API_HANDLER(fl_api_notify_lake_table_offset);
 /* server_log.c: */
 FL_API_HANDLER(fl_api_produce_log);

@@ -1,0 +1,87 @@
+"""The CLI's lake commands against a flussd with datalake.format=iceberg:
+`fluss lake status DB.TABLE` (the lake snapshot; per bucket the lake
+offset, the latest offset and the lag) and `fluss lake tier DB.TABLE
+--now` (fluss-c's LAKE_TIER_NOW: a round at once, whatever the table's
+freshness, returning when it ended). A table with a freshness of an hour
+is tiered only when asked; pyiceberg then reads exactly the rows the CLI
+produced, and status shows no lag. A table whose lake is off, and a
+server without a lake, refuse `tier --now` by name."""
+
+import pytest
+
+from conftest import IS_OURS, unique
+from test_cli_pk import cli, ok
+
+pyiceberg_table = pytest.importorskip("pyiceberg.table")
+pytestmark = pytest.mark.skipif(not IS_OURS, reason="the CLI and its server are fluss-c's")
+
+SLOW = ["--property", "table.datalake.enabled=true", "--property",
+        "table.datalake.freshness=1h"]
+
+
+def status_rows(out):
+    """{(partition, bucket): (lake, latest, lag)} of `lake status`."""
+    rows = {}
+    for ln in out.splitlines()[2:]:
+        p, b, lake, latest, lag = [x.strip() for x in ln.split("|")]
+        rows[(p, int(b))] = (int(lake), int(latest), int(lag))
+    return rows
+
+
+def test_lake_status_and_tier_now(start_server, tmp_path):
+    wh = tmp_path / "warehouse"
+    srv = start_server("-D", "datalake.format=iceberg", "-D", "datalake.iceberg.type=hadoop",
+                       "-D", f"datalake.iceberg.warehouse={wh}")
+    db = unique("lakecli")
+    ok(cli(srv, "db", "create", db))
+    ok(cli(srv, "table", "create", f"{db}.t", "--schema", "id BIGINT, v STRING",
+           "--buckets", "2", *SLOW))
+    csv = "".join(f"{i},v{i}\n" for i in range(50))
+    ok(cli(srv, "produce", f"{db}.t", "--format", "csv", stdin=csv))
+    out = ok(cli(srv, "lake", "status", f"{db}.t"))
+    assert out.startswith("lake snapshot: none yet"), out
+    before = status_rows(out)
+    assert sum(latest for _, latest, _ in before.values()) == 50
+    assert all(lake == -1 and lag == latest for lake, latest, lag in before.values())
+
+    out = ok(cli(srv, "lake", "tier", f"{db}.t", "--now"))
+    assert out.startswith("tiered 50 rows; lake snapshot "), out
+    snap = int(out.split()[-1])
+    tbl = pyiceberg_table.StaticTable.from_metadata(str(wh / db / "t"))
+    assert tbl.current_snapshot().snapshot_id == snap
+    assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(50))
+    out = ok(cli(srv, "lake", "status", f"{db}.t"))
+    assert out.startswith(f"lake snapshot: {snap}"), out
+    after = status_rows(out)
+    assert all(lake == latest and lag == 0 for lake, latest, lag in after.values()), after
+
+    # nothing new: a round commits nothing, the snapshot stays
+    out = ok(cli(srv, "lake", "tier", f"{db}.t", "--now"))
+    assert out == f"tiered 0 rows; lake snapshot {snap}\n", out
+
+    # a partitioned table: one status line per partition and bucket
+    ok(cli(srv, "table", "create", f"{db}.p", "--schema", "dt STRING, id BIGINT",
+           "--partition-key", "dt", "--buckets", "1", *SLOW))
+    for dt in ("a", "b"):
+        ok(cli(srv, "partition", "add", f"{db}.p", f"dt={dt}"))
+    ok(cli(srv, "produce", f"{db}.p", "--format", "csv",
+           stdin="".join(f"{'ab'[i % 2]},{i}\n" for i in range(10))))
+    ok(cli(srv, "lake", "tier", f"{db}.p", "--now"))
+    rows = status_rows(ok(cli(srv, "lake", "status", f"{db}.p")))
+    assert rows == {("a", 0): (5, 5, 0), ("b", 0): (5, 5, 0)}, rows
+
+    # refusals
+    ok(cli(srv, "table", "create", f"{db}.plain", "--schema", "id BIGINT", "--buckets", "1"))
+    r = cli(srv, "lake", "tier", f"{db}.plain", "--now")
+    assert r.returncode == 1 and "is not a lake table" in r.stderr, r.stderr
+    r = cli(srv, "lake", "tier", f"{db}.t")
+    assert r.returncode == 2
+
+
+def test_tier_now_without_a_lake(server):
+    db = unique("nolake")
+    ok(cli(server, "db", "create", db))
+    ok(cli(server, "table", "create", f"{db}.t", "--schema", "id BIGINT", "--buckets", "1"))
+    r = cli(server, "lake", "tier", f"{db}.t", "--now")
+    assert r.returncode == 1 and "no datalake.format" in r.stderr, r.stderr
+    ok(cli(server, "db", "drop", db))
