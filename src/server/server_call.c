@@ -45,28 +45,33 @@ int fl_server_call(fl_rpc_client_t *c, int16_t api_key, const ProtobufCMessage *
     return fl_server_call_via(fl_call_send_client, c, api_key, req, resp_desc, resp, err);
 }
 
-int fl_server_call_via(fl_server_send_fn send, void *ctx, int16_t api_key,
-                       const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc,
-                       ProtobufCMessage **resp, fl_error_t *err) {
+/* Packs req and sends it through send(ctx, ...), w waiting for the answer. */
+static void fl_call_begin(fl_call_wait_t *w, fl_server_send_fn send, void *ctx, int16_t api_key,
+                          const ProtobufCMessage *req) {
     size_t n = protobuf_c_message_get_packed_size(req);
     uint8_t *b = fl_malloc(n ? n : 1);
     protobuf_c_message_pack(req, b);
-    fl_call_wait_t w = {0};
-    pthread_mutex_init(&w.mu, NULL);
-    pthread_cond_init(&w.cv, NULL);
-    send(ctx, api_key, b, n, fl_call_on_reply, &w);
+    memset(w, 0, sizeof(*w));
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    send(ctx, api_key, b, n, fl_call_on_reply, w);
     fl_free(b);
-    pthread_mutex_lock(&w.mu);
-    while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
-    pthread_mutex_unlock(&w.mu);
-    pthread_mutex_destroy(&w.mu);
-    pthread_cond_destroy(&w.cv);
+}
+
+/* Waits for w's answer and decodes it. */
+static int fl_call_end(fl_call_wait_t *w, const ProtobufCMessageDescriptor *resp_desc,
+                       ProtobufCMessage **resp, fl_error_t *err) {
+    pthread_mutex_lock(&w->mu);
+    while (!w->done) pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
     int rc = 0;
-    if (w.status) {
+    if (w->status) {
         rc = fl_err_set(err, FLUSS_ERR_NETWORK_EXCEPTION, "no answer from the peer: %s",
-                        fl_err_name(w.status));
-    } else if (w.type != FL_RESPONSE_SUCCESS) {
-        Fluss__ErrorResponse *er = fluss__error_response__unpack(NULL, w.len, w.body);
+                        fl_err_name(w->status));
+    } else if (w->type != FL_RESPONSE_SUCCESS) {
+        Fluss__ErrorResponse *er = fluss__error_response__unpack(NULL, w->len, w->body);
         if (!er) rc = fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "an error answer that does not decode");
         else {
             int code = er->error_code ? er->error_code : FLUSS_ERR_UNKNOWN_SERVER_ERROR;
@@ -74,11 +79,31 @@ int fl_server_call_via(fl_server_send_fn send, void *ctx, int16_t api_key,
             fluss__error_response__free_unpacked(er, NULL);
         }
     } else {
-        *resp = protobuf_c_message_unpack(resp_desc, NULL, w.len, w.body);
+        *resp = protobuf_c_message_unpack(resp_desc, NULL, w->len, w->body);
         if (!*resp) rc = fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "an answer that does not decode");
     }
-    fl_free(w.body);
+    fl_free(w->body);
     return rc;
+}
+
+int fl_server_call_via(fl_server_send_fn send, void *ctx, int16_t api_key,
+                       const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc,
+                       ProtobufCMessage **resp, fl_error_t *err) {
+    fl_call_wait_t w;
+    fl_call_begin(&w, send, ctx, api_key, req);
+    return fl_call_end(&w, resp_desc, resp, err);
+}
+
+void fl_server_call_all(fl_server_call_t *calls, size_t n) {
+    fl_call_wait_t *w = fl_calloc(n ? n : 1, sizeof(*w));
+    for (size_t i = 0; i < n; i++)
+        fl_call_begin(&w[i], calls[i].send, calls[i].ctx, calls[i].api_key, calls[i].req);
+    for (size_t i = 0; i < n; i++) {
+        fl_err_clear(&calls[i].err);
+        calls[i].resp = NULL;
+        calls[i].rc = fl_call_end(&w[i], calls[i].resp_desc, &calls[i].resp, &calls[i].err);
+    }
+    fl_free(w);
 }
 
 static void fl_forward_on_reply(void *arg, const fl_rpc_reply_t *r) {

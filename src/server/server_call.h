@@ -32,6 +32,22 @@ int fl_server_call_via(fl_server_send_fn send, void *ctx, int16_t api_key,
                        const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc,
                        ProtobufCMessage **resp, fl_error_t *err);
 
+/* One call of fl_server_call_all: what to send (send, ctx, api_key, req,
+ * resp_desc), and what came back (rc, err, resp as fl_server_call's). */
+typedef struct fl_server_call {
+    fl_server_send_fn send;
+    void *ctx;
+    int16_t api_key;
+    const ProtobufCMessage *req;
+    const ProtobufCMessageDescriptor *resp_desc;
+    int rc;
+    fl_error_t err;
+    ProtobufCMessage *resp;
+} fl_server_call_t;
+/* Sends every call's request at once, then waits for every answer: the
+ * peers work on them side by side. */
+void fl_server_call_all(fl_server_call_t *calls, size_t n);
+
 /* Passes the request body[0, len) of the deferred request d on to c, with
  * d's api key and version, and answers d with what comes back: the
  * response or error frame as it is, NETWORK_EXCEPTION when none came.

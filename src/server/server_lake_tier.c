@@ -183,33 +183,78 @@ static const char *fl_tier_codec(const fl_ice_table_meta_t *m) {
     return "zstd";
 }
 
-/* Asks bucket tb's leader for its range from start; tb->resp on success. */
-static int fl_tier_ask_leader(fl_lake_tierer_t *t, const char *dir, const fl_tier_round_t *r,
-                              fl_tier_bucket_t *tb, int64_t start, const char *prefix,
-                              int32_t *ids, size_t n_ids, const char *codec, fl_error_t *err) {
+/* The request to bucket tb's leader for its range from start (the
+ * strings it points to are the caller's). */
+typedef struct fl_tier_ask_bucket {
     char data_dir[8192];
-    fl_tier_data_dir(dir, r, tb, data_dir, sizeof(data_dir));
-    if (fl_fs_mkdirs(data_dir, err)) return err->code;
-    Fluss__TierLakeBucketRequest req = FLUSS__TIER_LAKE_BUCKET_REQUEST__INIT;
-    req.coordinator_epoch = t->cs->cfg.coordinator_epoch;
-    req.table_id = r->table_id;
-    req.has_partition_id = tb->partition_id >= 0;
-    req.partition_id = tb->partition_id;
-    req.bucket_id = tb->bucket;
-    req.start_offset = start;
-    req.data_dir = data_dir;
-    req.file_prefix = (char *)prefix;
-    req.has_target_file_bytes = true;
-    req.target_file_bytes = FL_TIER_TARGET_FILE_BYTES;
-    req.compression = (char *)codec;
-    req.field_ids = ids;
-    req.n_field_ids = n_ids;
-    fl_push_send_ctx_t to = {t->cs->push, tb->leader};
-    ProtobufCMessage *m = NULL;
-    int rc = fl_server_call_via(fl_push_send, &to, FL_API_TIER_LAKE_BUCKET, &req.base,
-                                &fluss__tier_lake_bucket_response__descriptor, &m, err);
-    if (!rc) tb->resp = (Fluss__TierLakeBucketResponse *)m;
-    return rc;
+    Fluss__TierLakeBucketRequest req;
+    fl_push_send_ctx_t to;
+} fl_tier_ask_bucket_t;
+
+static int fl_tier_prepare(fl_lake_tierer_t *t, const char *dir, const fl_tier_round_t *r,
+                           const fl_tier_bucket_t *tb, int64_t start, const char *prefix,
+                           int32_t *ids, size_t n_ids, const char *codec, fl_tier_ask_bucket_t *a,
+                           fl_error_t *err) {
+    fl_tier_data_dir(dir, r, tb, a->data_dir, sizeof(a->data_dir));
+    if (fl_fs_mkdirs(a->data_dir, err)) return err->code;
+    Fluss__TierLakeBucketRequest *req = &a->req;
+    fluss__tier_lake_bucket_request__init(req);
+    req->coordinator_epoch = t->cs->cfg.coordinator_epoch;
+    req->table_id = r->table_id;
+    req->has_partition_id = tb->partition_id >= 0;
+    req->partition_id = tb->partition_id;
+    req->bucket_id = tb->bucket;
+    req->start_offset = start;
+    req->data_dir = a->data_dir;
+    req->file_prefix = (char *)prefix;
+    req->has_target_file_bytes = true;
+    req->target_file_bytes = FL_TIER_TARGET_FILE_BYTES;
+    req->compression = (char *)codec;
+    req->field_ids = ids;
+    req->n_field_ids = n_ids;
+    a->to = (fl_push_send_ctx_t){t->cs->push, tb->leader};
+    return 0;
+}
+
+/* Asks every bucket's leader at once (they write side by side, each on
+ * its tablet server's pool); tb->resp for each that answered. */
+static void fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_round_t *r,
+                                const fl_lake_offsets_t *offs, const char *prefix, int32_t *ids,
+                                size_t n_ids, const char *codec) {
+    fl_tier_ask_bucket_t *asks = fl_calloc(r->n ? r->n : 1, sizeof(*asks));
+    fl_server_call_t *calls = fl_calloc(r->n ? r->n : 1, sizeof(*calls));
+    size_t *which = fl_calloc(r->n ? r->n : 1, sizeof(*which));
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const fl_tier_bucket_t *tb = &r->buckets[i];
+        int64_t start = fl_lake_offsets_get(offs, tb->partition_id, tb->bucket);
+        fl_error_t e;
+        fl_err_clear(&e);
+        if (tb->leader < 0 || fl_tier_prepare(t, dir, r, tb, start < 0 ? 0 : start, prefix, ids,
+                                              n_ids, codec, &asks[n], &e)) {
+            FL_WARN("lake tiering: %s.%s bucket %d (partition %" PRId64 "): %s", r->db, r->name,
+                    tb->bucket, tb->partition_id, tb->leader < 0 ? "no leader" : e.msg);
+            continue;
+        }
+        calls[n] = (fl_server_call_t){.send = fl_push_send,
+                                      .ctx = &asks[n].to,
+                                      .api_key = FL_API_TIER_LAKE_BUCKET,
+                                      .req = &asks[n].req.base,
+                                      .resp_desc = &fluss__tier_lake_bucket_response__descriptor};
+        which[n++] = i;
+    }
+    fl_server_call_all(calls, n);
+    for (size_t k = 0; k < n; k++) {
+        fl_tier_bucket_t *tb = &r->buckets[which[k]];
+        if (calls[k].rc)
+            FL_WARN("lake tiering: %s.%s bucket %d (partition %" PRId64 "): %s", r->db, r->name,
+                    tb->bucket, tb->partition_id, calls[k].err.msg);
+        else
+            tb->resp = (Fluss__TierLakeBucketResponse *)calls[k].resp;
+    }
+    fl_free(which);
+    fl_free(calls);
+    fl_free(asks);
 }
 
 static void fl_tier_remove_files(const fl_tier_round_t *r) {
@@ -304,19 +349,12 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
     char prefix[FL_UUID_TEXT_LEN + 1];
     fl_uuid_random(prefix);
     const char *codec = fl_tier_codec(&h.meta.meta);
+    fl_tier_ask_leaders(t, dir, r, &offs, prefix, ids, n_ids, codec);
     bool moved = false;
     for (size_t i = 0; i < r->n; i++) {
         fl_tier_bucket_t *tb = &r->buckets[i];
+        if (!tb->resp) continue; /* its offset stays; the next round asks again */
         int64_t start = fl_lake_offsets_get(&offs, tb->partition_id, tb->bucket);
-        fl_error_t e;
-        fl_err_clear(&e);
-        if (tb->leader < 0 ||
-            fl_tier_ask_leader(t, dir, r, tb, start < 0 ? 0 : start, prefix, ids, n_ids, codec,
-                               &e)) {
-            FL_WARN("lake tiering: %s.%s bucket %d (partition %" PRId64 "): %s", r->db, r->name,
-                    tb->bucket, tb->partition_id, tb->leader < 0 ? "no leader" : e.msg);
-            continue;
-        }
         if (tb->resp->end_offset != start) moved = true;
         fl_lake_offsets_set(&offs, tb->partition_id, tb->bucket, tb->resp->end_offset);
         for (size_t k = 0; k < tb->resp->n_data_files; k++) {
