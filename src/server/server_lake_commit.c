@@ -21,6 +21,9 @@
 #include "common_vfs.h"
 
 #define FL_LAKE_OFFSETS_BYTES_MAX (64u << 20)
+/* Manifests a snapshot's list may name before the old ones are merged
+ * (lakehouse.md: "merged above 16 per snapshot"). */
+#define FL_LAKE_MANIFESTS_MAX 16
 
 void fl_lake_kill_point(const char *step) {
     const char *at = getenv("FLUSS_TEST_LAKE_KILL");
@@ -187,8 +190,8 @@ typedef struct fl_lake_commit {
     const fl_ice_partition_spec_t *spec;
     int64_t snapshot_id, sequence;
     char uuid[FL_UUID_TEXT_LEN + 1];
-    char offsets_path[4600], manifest_path[4600], list_path[4600];
-    bool wrote_offsets, wrote_manifest, wrote_list;
+    char offsets_path[4600], manifest_path[4600], list_path[4600], merged_path[4600];
+    bool wrote_offsets, wrote_manifest, wrote_list, wrote_merged;
     int64_t added_records, added_bytes;
     size_t changed_partitions;
 } fl_lake_commit_t;
@@ -197,6 +200,7 @@ static void fl_lake_commit_cleanup(fl_lake_commit_t *c) {
     if (c->wrote_offsets) fl_vfs_unlink(c->offsets_path);
     if (c->wrote_manifest) fl_vfs_unlink(c->manifest_path);
     if (c->wrote_list) fl_vfs_unlink(c->list_path);
+    if (c->wrote_merged) fl_vfs_unlink(c->merged_path);
 }
 
 /* The partition value of spec field f for a file. */
@@ -306,32 +310,89 @@ static int fl_lake_write_manifest(fl_lake_commit_t *c, const fl_strlist_t *keys,
     return rc;
 }
 
-/* The manifest list: the base snapshot's manifests, then the new one. */
+/* Rewrites the live entries of the old data manifests as EXISTING entries
+ * of one manifest at c->merged_path (their snapshot ids and sequence
+ * numbers made explicit: inherited ones from the list entry that named
+ * the manifest), for the list that replaces them with it. Delete
+ * manifests (none yet) would stay as they are. */
+static int fl_lake_merge_manifests(fl_lake_commit_t *c, const fl_ice_manifest_list_t *old,
+                                   fl_ice_manifest_summary_t *merged, fl_error_t *err) {
+    size_t cap = 64, n = 0;
+    fl_ice_manifest_entry_t *entries = fl_calloc(cap, sizeof(*entries));
+    fl_ice_manifest_read_t *reads = fl_calloc(old->n_manifests, sizeof(*reads));
+    fl_buf_t schema_json;
+    fl_buf_init(&schema_json);
+    int rc = fl_ice_schema_encode(c->schema, &schema_json, err);
+    for (size_t i = 0; i < old->n_manifests && !rc; i++) {
+        const fl_ice_manifest_file_t *mf = &old->manifests[i];
+        fl_ice_manifest_read_init(&reads[i]);
+        if ((rc = fl_ice_manifest_read(fl_lake_uri_path(mf->manifest_path), &reads[i], err)))
+            break;
+        const fl_ice_manifest_t *m = &reads[i].manifest;
+        for (size_t k = 0; k < m->n_entries; k++) {
+            const fl_ice_manifest_entry_t *e = &m->entries[k];
+            if (e->status == FL_ICE_DELETED) continue;
+            if (n == cap) entries = fl_realloc(entries, (cap *= 2) * sizeof(*entries));
+            fl_ice_manifest_entry_t x = *e;
+            x.status = FL_ICE_EXISTING;
+            if (x.snapshot_id == FL_ICE_NONE) x.snapshot_id = mf->added_snapshot_id;
+            if (x.sequence_number == FL_ICE_NONE) x.sequence_number = mf->sequence_number;
+            if (x.file_sequence_number == FL_ICE_NONE) x.file_sequence_number = mf->sequence_number;
+            entries[n++] = x;
+        }
+    }
+    if (!rc) {
+        fl_buf_put_u8(&schema_json, 0);
+        fl_ice_manifest_t m = {FL_ICE_MANIFEST_DATA, (const char *)schema_json.data,
+                               c->schema->schema_id, *c->spec, c->snapshot_id, entries, n};
+        c->wrote_merged = true;
+        rc = fl_ice_manifest_write(c->merged_path, &m, merged, err);
+    }
+    for (size_t i = 0; i < old->n_manifests; i++) fl_ice_manifest_read_reset(&reads[i]);
+    fl_free(reads);
+    fl_free(entries);
+    fl_buf_free(&schema_json);
+    return rc;
+}
+
+/* The manifest list: the base snapshot's manifests (merged into one once
+ * there are FL_LAKE_MANIFESTS_MAX of them: a reader opens every manifest
+ * of a snapshot), then the new one. */
 static int fl_lake_write_list(fl_lake_commit_t *c, const fl_ice_manifest_summary_t *sum,
                               bool has_new, fl_error_t *err) {
     const fl_ice_snapshot_t *prev = fl_ice_meta_snapshot(c->base, c->base->current_snapshot_id);
     fl_ice_manifest_list_read_t old;
     fl_ice_manifest_list_read_init(&old);
+    fl_ice_manifest_summary_t merged;
+    fl_ice_manifest_summary_init(&merged);
     int rc = 0;
     if (prev) rc = fl_ice_manifest_list_read(fl_lake_uri_path(prev->manifest_list), &old, err);
-    if (rc) {
-        fl_ice_manifest_list_read_reset(&old);
-        return rc;
+    size_t n_old = prev && !rc ? old.list.n_manifests : 0;
+    char merged_uri[4700];
+    bool merge = n_old + (has_new ? 1 : 0) > FL_LAKE_MANIFESTS_MAX;
+    if (!rc && merge) {
+        if ((rc = fl_lake_merge_manifests(c, &old.list, &merged, err))) goto done;
+        snprintf(merged_uri, sizeof(merged_uri), "file://%s", c->merged_path);
+        merged.file.manifest_path = merged_uri;
     }
-    size_t n_old = prev ? old.list.n_manifests : 0;
-    fl_ice_manifest_file_t *all = fl_calloc(n_old + 1, sizeof(*all));
-    if (n_old) memcpy(all, old.list.manifests, n_old * sizeof(*all));
+    if (rc) goto done;
+    fl_ice_manifest_file_t *all = fl_calloc(n_old + 2, sizeof(*all));
+    size_t n = 0;
+    if (merge) all[n++] = merged.file;
+    else if (n_old) memcpy(all, old.list.manifests, n_old * sizeof(*all)), n = n_old;
     char uri[4700];
     if (has_new) {
-        all[n_old] = sum->file;
+        all[n] = sum->file;
         snprintf(uri, sizeof(uri), "file://%s", c->manifest_path);
-        all[n_old].manifest_path = uri;
+        all[n++].manifest_path = uri;
     }
     fl_ice_manifest_list_t l = {c->snapshot_id, prev ? prev->snapshot_id : FL_ICE_NONE,
-                                c->sequence, all, n_old + (has_new ? 1 : 0)};
+                                c->sequence, all, n};
     c->wrote_list = true;
     rc = fl_ice_manifest_list_write(c->list_path, &l, NULL, err);
     fl_free(all);
+done:
+    fl_ice_manifest_summary_reset(&merged);
     fl_ice_manifest_list_read_reset(&old);
     return rc;
 }
@@ -410,6 +471,7 @@ int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64
     snprintf(c->manifest_path, sizeof(c->manifest_path), "%s/metadata/%s-m0.avro", dir, c->uuid);
     snprintf(c->list_path, sizeof(c->list_path), "%s/metadata/snap-%" PRId64 "-1-%s.avro", dir,
              c->snapshot_id, c->uuid);
+    snprintf(c->merged_path, sizeof(c->merged_path), "%s/metadata/%s-m1.avro", dir, c->uuid);
 
     offsets_json = fl_lake_offsets_json(offsets, table_id, partition_keys->count > 0);
     c->wrote_offsets = true;
@@ -439,10 +501,10 @@ int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64
     rc = fl_ice_table_commit_info(dir, head->version, &next.meta, &info, err);
     if (rc && info.visible) {
         /* linked, not known durable: its files stay (readers may read them) */
-        c->wrote_offsets = c->wrote_manifest = c->wrote_list = false;
+        c->wrote_offsets = c->wrote_manifest = c->wrote_list = c->wrote_merged = false;
     }
     if (!rc) {
-        c->wrote_offsets = c->wrote_manifest = c->wrote_list = false;
+        c->wrote_offsets = c->wrote_manifest = c->wrote_list = c->wrote_merged = false;
         if (result) *result = (fl_lake_round_result_t){info.version, c->snapshot_id, c->added_records};
     }
 done:

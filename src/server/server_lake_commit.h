@@ -12,7 +12,10 @@
  *       "bucket_offsets":[...]}]; -1 for a bucket never tiered
  *   metadata/<uuid>-m0.avro                   a manifest of the new files
  *   metadata/snap-<id>-1-<uuid>.avro          the manifest list: the base
- *       snapshot's manifests and the new one
+ *       snapshot's manifests and the new one; once that would be more
+ *       than 16, the old data manifests' live entries are first rewritten
+ *       into one, metadata/<uuid>-m1.avro, as EXISTING entries with their
+ *       snapshot ids and sequence numbers made explicit
  *   v<N+1>.metadata.json                      the snapshot (operation
  *       append, commit-user __fluss_lake_tiering, fluss-offsets the path
  *       above, Appendix F's counts), committed by link(2)

@@ -85,3 +85,37 @@ def test_tier_now_without_a_lake(server):
     r = cli(server, "lake", "tier", f"{db}.t", "--now")
     assert r.returncode == 1 and "no datalake.format" in r.stderr, r.stderr
     ok(cli(server, "db", "drop", db))
+
+
+def test_manifests_merged(start_server, tmp_path):
+    """A snapshot's manifest list never names more than 16 manifests: past
+    that, the older ones' entries are rewritten into one manifest as
+    EXISTING entries that keep the snapshot and sequence number they were
+    added with. pyiceberg reads every row, and each file's data sequence
+    number is still its round's."""
+    wh = tmp_path / "warehouse"
+    srv = start_server("-D", "datalake.format=iceberg", "-D", "datalake.iceberg.type=hadoop",
+                       "-D", f"datalake.iceberg.warehouse={wh}")
+    db = unique("merge")
+    ok(cli(srv, "db", "create", db))
+    ok(cli(srv, "table", "create", f"{db}.t", "--schema", "id BIGINT", "--buckets", "1", *SLOW))
+    rounds = 20
+    for r in range(rounds):
+        ok(cli(srv, "produce", f"{db}.t", "--format", "csv",
+               stdin="".join(f"{r * 10 + i}\n" for i in range(10))))
+        ok(cli(srv, "lake", "tier", f"{db}.t", "--now"))
+    tbl = pyiceberg_table.StaticTable.from_metadata(str(wh / db / "t"))
+    snaps = tbl.snapshots()
+    assert len(snaps) == rounds
+    assert all(len(s.manifests(tbl.io)) <= 16 for s in snaps)
+    head = tbl.current_snapshot()
+    assert len(head.manifests(tbl.io)) < rounds  # merged
+    assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(rounds * 10))
+    entries = tbl.inspect.entries().to_pylist()
+    assert len(entries) == rounds
+    seq_of = {s.snapshot_id: s.sequence_number for s in snaps}
+    assert {e["status"] for e in entries} == {0, 1}  # EXISTING (merged) and ADDED (the last)
+    for e in entries:
+        assert e["sequence_number"] == seq_of[e["snapshot_id"]], e
+    assert head.summary["total-records"] == str(rounds * 10)
+    assert head.summary["total-data-files"] == str(rounds)
