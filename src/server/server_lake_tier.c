@@ -217,8 +217,9 @@ static int fl_tier_prepare(fl_lake_tierer_t *t, const char *dir, const fl_tier_r
 }
 
 /* Asks every bucket's leader at once (they write side by side, each on
- * its tablet server's pool); tb->resp for each that answered. */
-static void fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_round_t *r,
+ * its tablet server's pool); tb->resp for each that answered. Returns how
+ * many did not (a leader that died mid-write may have left files). */
+static size_t fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_round_t *r,
                                 const fl_lake_offsets_t *offs, const char *prefix, int32_t *ids,
                                 size_t n_ids, const char *codec) {
     fl_tier_ask_bucket_t *asks = fl_calloc(r->n ? r->n : 1, sizeof(*asks));
@@ -244,8 +245,10 @@ static void fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_ro
         which[n++] = i;
     }
     fl_server_call_all(calls, n);
+    size_t failed = r->n - n;
     for (size_t k = 0; k < n; k++) {
         fl_tier_bucket_t *tb = &r->buckets[which[k]];
+        failed += calls[k].rc != 0;
         if (calls[k].rc)
             FL_WARN("lake tiering: %s.%s bucket %d (partition %" PRId64 "): %s", r->db, r->name,
                     tb->bucket, tb->partition_id, calls[k].err.msg);
@@ -255,6 +258,7 @@ static void fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_ro
     fl_free(which);
     fl_free(calls);
     fl_free(asks);
+    return failed;
 }
 
 static void fl_tier_remove_files(const fl_tier_round_t *r) {
@@ -316,6 +320,8 @@ static void fl_tier_notify(fl_lake_tierer_t *t, int64_t table_id, int64_t snapsh
     fl_free(bs);
 }
 
+static fl_tier_due_t *fl_tier_due_of(fl_lake_tierer_t *t, int64_t table_id, int64_t now);
+
 /* One round of r's table: ask every leader, commit what they wrote.
  * *snapshot_id: the table's lake snapshot after it (FL_ICE_NONE: none),
  * *added: the rows it tiered. */
@@ -349,7 +355,10 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
     char prefix[FL_UUID_TEXT_LEN + 1];
     fl_uuid_random(prefix);
     const char *codec = fl_tier_codec(&h.meta.meta);
-    fl_tier_ask_leaders(t, dir, r, &offs, prefix, ids, n_ids, codec);
+    /* a bucket that failed is tiered by the next round, which first
+     * sweeps what its leader may have left */
+    if (fl_tier_ask_leaders(t, dir, r, &offs, prefix, ids, n_ids, codec))
+        fl_tier_due_of(t, r->table_id, fl_time_mono_ms())->clean = false;
     bool moved = false;
     for (size_t i = 0; i < r->n; i++) {
         fl_tier_bucket_t *tb = &r->buckets[i];
