@@ -12,6 +12,7 @@
 #include <assert.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -254,33 +255,111 @@ static int check_append(const fl_pq_writer_t *w, const fl_pq_column_data_t *cols
     return 0;
 }
 
-static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t rows) {
-    size_t width = fl_pq_fixed_width(c->spec.type);
-    for (size_t i = 0; i < rows; i++) {
-        bool present = !d->valid || d->valid[i];
-        fl_buf_put_u8(&c->defs, present);
-        if (!present) {
-            c->nulls++;
-            continue;
-        }
-        c->nonnull++;
-        if (c->spec.type == FL_PQ_BYTE_ARRAY) {
-            const fl_pq_bytes_t *b = &((const fl_pq_bytes_t *)d->values)[i];
-            uint8_t len[4] = {(uint8_t)b->len, (uint8_t)(b->len >> 8), (uint8_t)(b->len >> 16),
-                              (uint8_t)(b->len >> 24)};
-            fl_buf_append(&c->vals, len, 4);
-            if (b->len) fl_buf_append(&c->vals, b->p, b->len);
-            stats_add(c, b->p ? b->p : (const uint8_t *)"", b->len);
-        } else if (c->spec.type == FL_PQ_BOOLEAN) {
-            uint8_t v = ((const uint8_t *)d->values)[i] ? 1 : 0;
-            fl_buf_put_u8(&c->vals, v);
-            stats_add(c, &v, 1);
-        } else {
-            const uint8_t *v = (const uint8_t *)d->values + i * width;
-            fl_buf_append(&c->vals, v, width);
-            stats_add(c, v, width);
-        }
+/* The batch's least and greatest present values (NaN left out, the
+ * first of equals kept) into the chunk's statistics: what stats_add of
+ * every value in turn gives, with two calls. PLAIN values p[0, n). */
+#define PQ_EXTREMES(T, NAN_TEST)                                                                 \
+    do {                                                                                         \
+        for (size_t i = 0; i < n; i++) {                                                         \
+            T e;                                                                                 \
+            memcpy(&e, p + i * sizeof(T), sizeof(T));                                            \
+            if (NAN_TEST) continue;                                                              \
+            if (lo == SIZE_MAX) {                                                                \
+                lo = hi = i, elo = ehi = e;                                                      \
+                continue;                                                                        \
+            }                                                                                    \
+            if (e < elo) lo = i, elo = e;                                                        \
+            if (e > ehi) hi = i, ehi = e;                                                        \
+        }                                                                                        \
+    } while (0)
+
+static void stats_add_fixed(pq_column_t *c, const uint8_t *p, size_t n, size_t width) {
+    size_t lo = SIZE_MAX, hi = SIZE_MAX;
+    switch (c->spec.type) {
+    case FL_PQ_BOOLEAN: {
+        uint8_t elo = 0, ehi = 0;
+        PQ_EXTREMES(uint8_t, false);
+        break;
     }
+    case FL_PQ_INT32: {
+        int32_t elo = 0, ehi = 0;
+        PQ_EXTREMES(int32_t, false);
+        break;
+    }
+    case FL_PQ_INT64: {
+        int64_t elo = 0, ehi = 0;
+        PQ_EXTREMES(int64_t, false);
+        break;
+    }
+    case FL_PQ_FLOAT: {
+        float elo = 0, ehi = 0;
+        PQ_EXTREMES(float, isnan(e));
+        break;
+    }
+    default: {
+        double elo = 0, ehi = 0;
+        PQ_EXTREMES(double, isnan(e));
+        break;
+    }
+    }
+    if (lo == SIZE_MAX) return;
+    stats_add(c, p + lo * width, width);
+    stats_add(c, p + hi * width, width);
+}
+
+/* Levels, PLAIN values and statistics of rows values: one reservation per
+ * buffer and the statistics' two extremes per append (an append is a
+ * whole log batch for the tiering writer's column path). */
+static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t rows) {
+    size_t width = fl_pq_fixed_width(c->spec.type), present = 0;
+    uint8_t *defs = fl_buf_reserve(&c->defs, rows ? rows : 1);
+    for (size_t i = 0; i < rows; i++) present += defs[i] = !d->valid || d->valid[i];
+    c->defs.len += rows;
+    c->nonnull += present;
+    c->nulls += (int64_t)(rows - present);
+    if (c->spec.type == FL_PQ_BYTE_ARRAY) {
+        const fl_pq_bytes_t *b = d->values;
+        size_t total = 0;
+        for (size_t i = 0; i < rows; i++)
+            if (defs[i]) total += 4 + (size_t)b[i].len;
+        uint8_t *out = fl_buf_reserve(&c->vals, total ? total : 1);
+        const fl_pq_bytes_t *lo = NULL, *hi = NULL;
+        for (size_t i = 0; i < rows; i++) {
+            if (!defs[i]) continue;
+            const fl_pq_bytes_t *v = &b[i];
+            uint32_t len = v->len;
+            out[0] = (uint8_t)len, out[1] = (uint8_t)(len >> 8), out[2] = (uint8_t)(len >> 16),
+            out[3] = (uint8_t)(len >> 24);
+            if (len) memcpy(out + 4, v->p, len);
+            out += 4 + len;
+            if (!lo) {
+                lo = hi = v;
+            } else {
+                if (compare(FL_PQ_BYTE_ARRAY, v->p, len, lo->p, lo->len) < 0) lo = v;
+                if (compare(FL_PQ_BYTE_ARRAY, v->p, len, hi->p, hi->len) > 0) hi = v;
+            }
+        }
+        c->vals.len += total;
+        if (lo) {
+            stats_add(c, lo->p ? lo->p : (const uint8_t *)"", lo->len);
+            stats_add(c, hi->p ? hi->p : (const uint8_t *)"", hi->len);
+        }
+        return;
+    }
+    size_t at = c->vals.len;
+    uint8_t *out = fl_buf_reserve(&c->vals, present ? present * width : 1);
+    const uint8_t *in = d->values;
+    if (c->spec.type == FL_PQ_BOOLEAN) {
+        for (size_t i = 0; i < rows; i++)
+            if (defs[i]) *out++ = in[i] ? 1 : 0;
+    } else if (present == rows) {
+        memcpy(out, in, rows * width);
+    } else {
+        for (size_t i = 0; i < rows; i++)
+            if (defs[i]) memcpy(out, in + i * width, width), out += width;
+    }
+    c->vals.len += present * width;
+    stats_add_fixed(c, c->vals.data + at, present, width);
 }
 
 static size_t group_bytes(const fl_pq_writer_t *w) {

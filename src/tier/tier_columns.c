@@ -71,27 +71,10 @@ static bool cell_value(const fl_arrow_array_t *a, const fl_datatype_t *t, int64_
     return fl_tier_value_of(t, NULL, &c, v, NULL) == 0;
 }
 
-/* valid NULL: none is NULL */
-static void count_i64(fl_tier_metrics_t *m, const uint8_t *valid, const int64_t *x, int64_t rows) {
-    fl_tier_value_t v;
-    for (int64_t i = 0; i < rows; i++) {
-        v.i64 = x[i];
-        fl_tier_metrics_add(m, !valid || valid[i] ? &v : NULL);
-    }
-}
-
-static void count_i32(fl_tier_metrics_t *m, const uint8_t *valid, const int32_t *x, int64_t rows) {
-    fl_tier_value_t v;
-    for (int64_t i = 0; i < rows; i++) {
-        v.i32 = x[i];
-        fl_tier_metrics_add(m, !valid || valid[i] ? &v : NULL);
-    }
-}
-
 /* INT32 and INT64 columns: copied where Arrow has the same width and
  * unit, else slot by slot through the row path's conversion. */
 static bool convert_ints(const fl_arrow_array_t *a, const fl_datatype_t *t, bool int32,
-                         int64_t rows, const uint8_t *valid, fl_tier_metrics_t *m, fl_buf_t *out) {
+                         int64_t rows, const uint8_t *valid, fl_buf_t *out) {
     void *x = slots(out, rows, int32 ? 4 : 8);
     bool same_width = t->root == FL_TYPE_INTEGER || t->root == FL_TYPE_DATE ||
                       t->root == FL_TYPE_BIGINT;
@@ -115,60 +98,39 @@ static bool convert_ints(const fl_arrow_array_t *a, const fl_datatype_t *t, bool
             else ((int64_t *)x)[i] = v.i64;
         }
     }
-    if (int32) count_i32(m, valid, x, rows);
-    else count_i64(m, valid, x, rows);
     return true;
 }
 
-static void convert_floats(const fl_arrow_array_t *a, bool single, int64_t rows,
-                           const uint8_t *valid, fl_tier_metrics_t *m, fl_buf_t *out) {
-    fl_tier_value_t v;
+static void convert_floats(const fl_arrow_array_t *a, bool single, int64_t rows, fl_buf_t *out) {
     if (single) {
         float *x = slots(out, rows, sizeof(float));
         const float *in = (const float *)a->values.data;
-        for (int64_t i = 0; i < rows; i++) {
+        for (int64_t i = 0; i < rows; i++)
             x[i] = (float)(double)in[i]; /* through the row path's widened cell */
-            v.f = x[i];
-            fl_tier_metrics_add(m, valid[i] ? &v : NULL);
-        }
         return;
     }
     double *x = slots(out, rows, sizeof(double));
     memcpy(x, a->values.data, (size_t)rows * sizeof(double));
-    for (int64_t i = 0; i < rows; i++) {
-        v.d = x[i];
-        fl_tier_metrics_add(m, valid[i] ? &v : NULL);
-    }
 }
 
 static bool convert_bytes(const fl_arrow_array_t *a, const fl_datatype_t *t, int64_t rows,
-                          const uint8_t *valid, fl_tier_metrics_t *m, fl_buf_t *out) {
-    fl_tier_value_t v;
+                          const uint8_t *valid, fl_buf_t *out) {
     fl_pq_bytes_t *x = slots(out, rows, sizeof(fl_pq_bytes_t));
+    bool fixed = t->root == FL_TYPE_BINARY && t->length > 0;
     for (int64_t i = 0; i < rows; i++) {
         size_t len = 0;
         const uint8_t *p = valid[i] ? fl_arrow_array_bytes(a, i, &len) : NULL;
         /* BINARY(n) slots are n wide in Arrow: nothing to pad back */
-        if (valid[i] && t->root == FL_TYPE_BINARY && t->length > 0 && len < (size_t)t->length)
-            return false;
+        if (fixed && valid[i] && len < (size_t)t->length) return false;
         x[i].p = p;
         x[i].len = (uint32_t)len;
-        v.bytes = x[i];
-        fl_tier_metrics_add(m, valid[i] ? &v : NULL);
     }
     return true;
 }
 
-static bool convert_bools(const fl_arrow_array_t *a, int64_t rows, const uint8_t *valid,
-                          fl_tier_metrics_t *m, fl_buf_t *out) {
-    fl_tier_value_t v;
+static void convert_bools(const fl_arrow_array_t *a, int64_t rows, fl_buf_t *out) {
     uint8_t *x = slots(out, rows, 1);
-    for (int64_t i = 0; i < rows; i++) {
-        x[i] = fl_arrow_array_bool(a, i);
-        v.b = x[i];
-        fl_tier_metrics_add(m, valid[i] ? &v : NULL);
-    }
-    return true;
+    for (int64_t i = 0; i < rows; i++) x[i] = fl_arrow_array_bool(a, i);
 }
 
 fl_tier_column_outcome_t fl_tier_column_convert(const fl_arrow_array_t *a,
@@ -183,19 +145,21 @@ fl_tier_column_outcome_t fl_tier_column_convert(const fl_arrow_array_t *a,
     if (!a) {
         slots(&b->values, rows, sizeof(fl_pq_bytes_t)); /* wide enough for any type; ignored */
         memset(b->values.data, 0, b->values.len);
-        for (int64_t i = 0; i < rows; i++) fl_tier_metrics_add(m, NULL);
     } else {
         switch (spec->type) {
-        case FL_PQ_BOOLEAN: ok = convert_bools(a, rows, valid, m, &b->values); break;
-        case FL_PQ_INT32: ok = convert_ints(a, t, true, rows, valid, m, &b->values); break;
-        case FL_PQ_INT64: ok = convert_ints(a, t, false, rows, valid, m, &b->values); break;
-        case FL_PQ_FLOAT: convert_floats(a, true, rows, valid, m, &b->values); break;
-        case FL_PQ_DOUBLE: convert_floats(a, false, rows, valid, m, &b->values); break;
-        default: ok = convert_bytes(a, t, rows, valid, m, &b->values); break;
+        case FL_PQ_BOOLEAN: convert_bools(a, rows, &b->values); break;
+        case FL_PQ_INT32: ok = convert_ints(a, t, true, rows, valid, &b->values); break;
+        case FL_PQ_INT64: ok = convert_ints(a, t, false, rows, valid, &b->values); break;
+        case FL_PQ_FLOAT: convert_floats(a, true, rows, &b->values); break;
+        case FL_PQ_DOUBLE: convert_floats(a, false, rows, &b->values); break;
+        default: ok = convert_bytes(a, t, rows, valid, &b->values); break;
         }
     }
+    if (!ok) return TC_ROW_PATH;
+    /* counted while the column is still in cache */
+    fl_tier_metrics_add_column(m, valid, b->values.data, (size_t)rows);
     out->values = b->values.data;
-    return ok ? FL_TIER_COLUMN_DONE : TC_ROW_PATH;
+    return FL_TIER_COLUMN_DONE;
 }
 
 void fl_tier_column_sequence(int64_t first, int64_t step, const fl_pq_column_spec_t *spec,
@@ -208,8 +172,7 @@ void fl_tier_column_sequence(int64_t first, int64_t step, const fl_pq_column_spe
         if (int32) ((int32_t *)x)[i] = (int32_t)v;
         else ((int64_t *)x)[i] = v;
     }
-    if (int32) count_i32(m, NULL, x, rows);
-    else count_i64(m, NULL, x, rows);
+    fl_tier_metrics_add_column(m, NULL, x, (size_t)rows);
     out->valid = NULL;
     out->values = x;
 }

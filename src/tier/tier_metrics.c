@@ -186,6 +186,72 @@ void fl_tier_metrics_add(fl_tier_metrics_t *m, const fl_tier_value_t *v) {
     }
 }
 
+/* The column's least and greatest of x's present values merged in with
+ * add_int: integers have no ties to keep apart. */
+#define TM_INT_RANGE(T)                                                                          \
+    do {                                                                                         \
+        const T *v = x;                                                                          \
+        int64_t lo = INT64_MAX, hi = INT64_MIN;                                                  \
+        bool any = false;                                                                        \
+        for (size_t i = 0; i < rows; i++) {                                                      \
+            if (valid && !valid[i]) continue;                                                    \
+            int64_t e = (int64_t)v[i];                                                           \
+            lo = e < lo ? e : lo;                                                                \
+            hi = e > hi ? e : hi;                                                                \
+            any = true;                                                                          \
+        }                                                                                        \
+        if (any) add_int(m, lo), add_int(m, hi);                                                 \
+    } while (0)
+
+/* NaNs counted, the first least and first greatest of the others merged
+ * in with add_double (strict comparisons: the first of equals stays, as
+ * one add_double per value keeps it). */
+#define TM_DOUBLE_RANGE(T)                                                                       \
+    do {                                                                                         \
+        const T *v = x;                                                                          \
+        double lo = 0, hi = 0;                                                                   \
+        bool any = false;                                                                        \
+        for (size_t i = 0; i < rows; i++) {                                                      \
+            if (valid && !valid[i]) continue;                                                    \
+            double e = v[i];                                                                     \
+            if (isnan(e)) {                                                                      \
+                m->nans++;                                                                       \
+                continue;                                                                        \
+            }                                                                                    \
+            if (!any || e < lo) lo = e;                                                          \
+            if (!any || e > hi) hi = e;                                                          \
+            any = true;                                                                          \
+        }                                                                                        \
+        if (any) add_double(m, lo), add_double(m, hi);                                           \
+    } while (0)
+
+void fl_tier_metrics_add_column(fl_tier_metrics_t *m, const uint8_t *valid, const void *x,
+                                size_t rows) {
+    size_t present = rows;
+    if (valid) {
+        present = 0;
+        for (size_t i = 0; i < rows; i++) present += valid[i] != 0;
+    }
+    m->values += (int64_t)rows;
+    m->nulls += (int64_t)(rows - present);
+    switch (m->kind) {
+    case FL_TIER_BOUND_BOOLEAN: TM_INT_RANGE(uint8_t); break;
+    case FL_TIER_BOUND_INT: TM_INT_RANGE(int32_t); break;
+    case FL_TIER_BOUND_LONG: TM_INT_RANGE(int64_t); break;
+    case FL_TIER_BOUND_DECIMAL:
+        if (m->int32) TM_INT_RANGE(int32_t);
+        else TM_INT_RANGE(int64_t);
+        break;
+    case FL_TIER_BOUND_FLOAT: TM_DOUBLE_RANGE(float); break;
+    case FL_TIER_BOUND_DOUBLE: TM_DOUBLE_RANGE(double); break;
+    default: {
+        const fl_pq_bytes_t *v = x;
+        for (size_t i = 0; i < rows; i++)
+            if (!valid || valid[i]) add_bytes(m, &v[i]);
+    }
+    }
+}
+
 int64_t fl_tier_metrics_nans(const fl_tier_metrics_t *m) {
     return m->kind == FL_TIER_BOUND_FLOAT || m->kind == FL_TIER_BOUND_DOUBLE ? m->nans : -1;
 }
