@@ -397,10 +397,20 @@ typedef struct pq_chunk {
     bool used_plain;
 } pq_chunk_t;
 
+/* 8 bytes at a time, each step multiplied and folded (splitmix64's
+ * constants): the dictionary's order is the values' first appearance, so
+ * the hash only decides where a value's slot is, never the output. */
 static uint64_t hash_bytes(const uint8_t *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, x;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&x, p, 8);
+        h = (h ^ x) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    x = 0;
+    if (n) memcpy(&x, p, n);
+    h = (h ^ x) * 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
 }
 
 /* Builds the dictionary; false (and nothing kept) once its PLAIN size
@@ -409,15 +419,19 @@ static bool build_dictionary(pq_chunk_t *ch, size_t limit) {
     pq_column_t *c = ch->c;
     size_t n = c->nonnull;
     if (c->spec.type == FL_PQ_BOOLEAN || n == 0 || limit == 0) return false;
+    /* a dictionary past the limit is dropped: no more entries than the
+     * limit holds of the smallest values (a length prefix, or the width) */
+    bool byte_array = c->spec.type == FL_PQ_BYTE_ARRAY;
+    size_t smallest = byte_array ? 4 : fl_pq_fixed_width(c->spec.type);
+    size_t entries = limit / smallest + 1 < n ? limit / smallest + 1 : n;
     size_t slots = 16;
-    while (slots < 2 * n) slots <<= 1;
+    while (slots < 2 * entries) slots <<= 1;
     uint32_t *table = fl_malloc(slots * sizeof(uint32_t)); /* entry + 1; 0 empty */
     memset(table, 0, slots * sizeof(uint32_t));
     ch->idx = fl_malloc(n * sizeof(uint32_t));
     ch->dict = fl_malloc(n * sizeof(size_t));
     ch->n_dict = 0;
     ch->dict_bytes = 0;
-    bool byte_array = c->spec.type == FL_PQ_BYTE_ARRAY;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *v = c->vals.data + ch->off[i];
         size_t len = ch->off[i + 1] - ch->off[i];
