@@ -7,13 +7,16 @@
  * write_table of the same rows (bench/bench_tier_pyarrow.py) and the
  * page-cache write of as many bytes (--mode write).
  *
+ * BENCH_TIER_KEEP=1 in the environment leaves the files.
+ *
  *   bench_tier --mode col|row|write [--rows N] [--batch B] [--arrow-codec zstd|none]
- *              [--bytes BYTES] [--rounds R] --dir DIR
+ *              [--bytes BYTES] [--rounds R] [--label L] --dir DIR
  *
  * col: the writer as built (ARROW batches column by column); row: the same
  * with options.row_path (every record through a row, as before the column
  * path); write: BYTES written to a new file in 1 MiB write(2) calls, no
- * fsync (the page-cache limit of the output). CPU seconds are
+ * fsync (the page-cache limit of the output). --label names the mode in
+ * the output (a build of an older commit: "before"). CPU seconds are
  * getrusage(RUSAGE_SELF) user + system over the timed part only; the
  * input is built before it, the files deleted after it.
  *
@@ -181,7 +184,7 @@ static void write_limit(const char *dir, uint64_t bytes) {
 }
 
 int main(int argc, char **argv) {
-    const char *mode = "col", *dir = NULL, *codec_name = "zstd";
+    const char *mode = "col", *dir = NULL, *codec_name = "zstd", *label = NULL;
     int64_t rows = 1000000;
     int batch = 1000, rounds = 1;
     uint64_t bytes = 0;
@@ -193,6 +196,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--bytes")) bytes = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--dir")) dir = argv[i + 1];
+        else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
         else die(argv[i], NULL);
     }
     if (!dir || dir[0] != '/' || rows <= 0 || batch <= 0) die("usage: --dir /abs/path ...", NULL);
@@ -214,17 +218,19 @@ int main(int argc, char **argv) {
     fl_buf_init(&buf);
     batches_make(&s, rows, batch, codec, &buf);
     bool row_path = !strcmp(mode, "row");
+    bool keep = getenv("BENCH_TIER_KEEP") != NULL; /* leave the files (a look at them) */
     for (int r = 0; r < rounds; r++) {
         size_t n_files;
         double c0 = cpu_s(), t0 = now_s();
         fl_tier_writer_t *w;
         uint64_t out = tier(&s, &buf, dir, row_path, &n_files, &w);
         double t1 = now_s(), c1 = cpu_s();
-        fl_tier_writer_abort(w);
+        if (keep) fl_tier_writer_close(w);
+        else fl_tier_writer_abort(w);
         printf("{\"mode\":\"%s\",\"arrow_codec\":\"%s\",\"rows\":%lld,\"batch\":%d,"
                "\"in_bytes\":%zu,\"out_bytes\":%llu,\"files\":%zu,\"wall_s\":%.6f,"
                "\"cpu_s\":%.6f}\n",
-               mode, codec_name, (long long)rows, batch, buf.len, (unsigned long long)out,
+               label ? label : mode, codec_name, (long long)rows, batch, buf.len, (unsigned long long)out,
                n_files, t1 - t0, c1 - c0);
         fflush(stdout);
     }

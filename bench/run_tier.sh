@@ -6,9 +6,11 @@
 # run, interleaved round by round, pyarrow.parquet.write_table of the same
 # rows from a Table built before the timing (bench_tier_pyarrow.py), and
 # the page-cache write of as many bytes as our file (1 MiB write(2)s).
-# Rewrites the "Lake tiering writer" section of BENCHMARKS.md
-# (NO_WRITE=1: print only).
-#   bench/run_tier.sh [ROWS] [ROUNDS]      (default 1000000 7)
+# BEFORE=path/to/bench_tier built at an older commit (bench/bench_tier.c
+# copied into that tree; without options.row_path it tiers row by row)
+# adds its rounds as "before". Rewrites the "Lake tiering writer" section
+# of BENCHMARKS.md (NO_WRITE=1: print only).
+#   [BEFORE=...] bench/run_tier.sh [ROWS] [ROUNDS]      (default 1000000 7)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${1:-1000000}
@@ -25,7 +27,10 @@ for r in $(seq "$ROUNDS"); do
     out_bytes=$(echo "$line" | sed 's/.*"out_bytes":\([0-9]*\).*/\1/')
     $PY bench/bench_tier_pyarrow.py --rows "$ROWS" --dir "$DIR" --in-bytes "$in_bytes" >>"$OUT"
     build/bench_tier --mode row --rows "$ROWS" --dir "$DIR" >>"$OUT"
+    if [ -n "${BEFORE:-}" ]; then
+        "$BEFORE" --mode row --label before --rows "$ROWS" --dir "$DIR" >>"$OUT"
+    fi
     build/bench_tier --mode write --bytes "$out_bytes" --dir "$DIR" >>"$OUT"
     echo "round $r done" >&2
 done
-$PY bench/tier_report.py "$OUT" "bench/run_tier.sh $ROWS $ROUNDS"
+$PY bench/tier_report.py "$OUT" "${BEFORE:+BEFORE=$BEFORE }bench/run_tier.sh $ROWS $ROUNDS"

@@ -14,7 +14,7 @@ from benchmarks_md import write_section  # noqa: E402
 
 def main() -> None:
     path, command = sys.argv[1], sys.argv[2]
-    rounds: dict[str, list[dict]] = {"col": [], "row": [], "pyarrow": [], "write": []}
+    rounds: dict[str, list[dict]] = {"col": [], "row": [], "before": [], "pyarrow": [], "write": []}
     for line in open(path):
         d = json.loads(line)
         rounds[d["mode"]].append(d)
@@ -39,9 +39,12 @@ def main() -> None:
     n = len(col)
     rows_tab = []
     for mode, label in (("col", "fluss-c, column path (as built)"),
-                        ("row", "fluss-c, row path (before)"),
+                        ("row", "fluss-c, row path (options.row_path)"),
+                        ("before", "fluss-c before the column path (BEFORE build)"),
                         ("pyarrow", "pyarrow write_table")):
         ds = rounds[mode]
+        if not ds:
+            continue
         rows_tab.append(f"| {label} | {med([rps(d) for d in ds]):,.0f} | "
                         f"{med([mbps(d) for d in ds]):,.1f} | {med([d['wall_s'] for d in ds]):.3f} | "
                         f"{med([d['cpu_s'] for d in ds]):.3f} | {med([cpu_gb(d) for d in ds]):.1f} | "
@@ -52,11 +55,14 @@ def main() -> None:
     ours_vs_py = [rps(a) / rps(b) for a, b in zip(col, rounds["pyarrow"])]
     cpu_vs_py = [cpu_gb(a) / cpu_gb(b) for a, b in zip(col, rounds["pyarrow"])]
     col_vs_row = [rps(a) / rps(b) for a, b in zip(col, rounds["row"])]
+    col_vs_before = [rps(a) / rps(b) for a, b in zip(col, rounds["before"])]
+    before_row = (f"| column path ÷ the build before it (row path, old Parquet writer), rows/s "
+                  f"(speedup) | {spread(col_vs_before)}x |\n" if col_vs_before else "")
     write_share = [(d["out_bytes"] / 1e6 / write_mbps) / c["wall_s"] for d, c in zip(w, col)]
     date = datetime.date.today().isoformat()
     text = f"""## Lake tiering writer: ARROW log batches into an Iceberg Parquet file, against pyarrow
 
-Command: `{command}` ({date}, 2 cores, RelWithDebInfo; {n} interleaved rounds of: fluss-c column path, pyarrow, fluss-c row path, page-cache write). {rows:,} rows of `id BIGINT NOT NULL, user_id INT, name STRING (20 B), price DOUBLE, ts TIMESTAMP_LTZ(3), qty INT (10 % NULL), note STRING (18 B, 20 % NULL), score DOUBLE (14 % NULL)` in ARROW log batches of 1000 rows (Arrow buffers ZSTD-compressed, as clients send; {in_bytes / 1e6:.1f} MB of batches = the MB of the MB/s column for every row), built in memory before the timing; fluss-c = `bench_tier` (`fl_tier_writer`: CRC check, Arrow decode, conversion, metrics, Parquet with dictionaries, ZSTD level 3, one file with fsync at close, the manifest description); pyarrow {pa_version()} = `pyarrow.parquet.write_table` of the same 11 columns (the 8 plus `__bucket`, `__offset`, `__timestamp`) from a Table built before the timing, `compression='zstd', compression_level=3, write_statistics=True` (no fsync, no Arrow decode, no CRC). CPU = getrusage user+system of the timed part (pyarrow: `resource.getrusage` in its process). Medians over the rounds.
+Command: `{command}` ({date}, 2 cores, RelWithDebInfo; {n} interleaved rounds of: fluss-c column path, pyarrow, fluss-c row path{", the before build" if rounds["before"] else ""}, page-cache write). {rows:,} rows of `id BIGINT NOT NULL, user_id INT, name STRING (20 B), price DOUBLE, ts TIMESTAMP_LTZ(3), qty INT (10 % NULL), note STRING (18 B, 20 % NULL), score DOUBLE (14 % NULL)` in ARROW log batches of 1000 rows (Arrow buffers ZSTD-compressed, as clients send; {in_bytes / 1e6:.1f} MB of batches = the MB of the MB/s column for every row), built in memory before the timing; fluss-c = `bench_tier` (`fl_tier_writer`: CRC check, Arrow decode, conversion, metrics, Parquet with dictionaries, ZSTD level 3, one file with fsync at close, the manifest description); pyarrow {pa_version()} = `pyarrow.parquet.write_table` of the same 11 columns (the 8 plus `__bucket`, `__offset`, `__timestamp`) from a Table built before the timing, `compression='zstd', compression_level=3, write_statistics=True` (no fsync, no Arrow decode, no CRC). CPU = getrusage user+system of the timed part (pyarrow: `resource.getrusage` in its process). Medians over the rounds.
 
 | writer | rows/s | MB/s of batches | wall s | CPU s | CPU s per GB of batches | file MB |
 |---|---|---|---|---|---|---|
@@ -66,8 +72,8 @@ Command: `{command}` ({date}, 2 cores, RelWithDebInfo; {n} interleaved rounds of
 |---|---|
 | fluss-c column path ÷ pyarrow, rows/s | {spread(ours_vs_py)}x |
 | fluss-c column path ÷ pyarrow, CPU s per GB | {spread(cpu_vs_py)}x |
-| column path ÷ row path, rows/s (speedup) | {spread(col_vs_row)}x |
-| page-cache write of the file's {out_mb:.1f} MB (1 MiB write(2)s, no fsync), MB/s | {write_mbps:,.0f} |
+| column path ÷ row path (same build), rows/s | {spread(col_vs_row)}x |
+{before_row}| page-cache write of the file's {out_mb:.1f} MB (1 MiB write(2)s, no fsync), MB/s | {write_mbps:,.0f} |
 | share of the column path's wall time that writing its bytes takes | {spread([100 * x for x in write_share])} % |
 """
     print(text)

@@ -413,21 +413,44 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n) {
     return h ^ (h >> 29);
 }
 
-/* Builds the dictionary; false (and nothing kept) once its PLAIN size
- * passes the limit. */
+/* The hash of present value i of the chunk (BYTE_ARRAY without its
+ * length prefix). */
+static uint64_t value_hash(const pq_chunk_t *ch, size_t i) {
+    const uint8_t *v = ch->c->vals.data + ch->off[i];
+    size_t len = ch->off[i + 1] - ch->off[i];
+    return ch->c->spec.type == FL_PQ_BYTE_ARRAY ? hash_bytes(v + 4, len - 4)
+                                                 : hash_bytes(v, len);
+}
+
+/* A slot: the entry + 1 in the low half (0: empty), the hash's high half
+ * above, so that most mismatches are told without touching the values. */
+#define PQ_SLOT(h, entry) (((h) & 0xFFFFFFFF00000000ull) | (uint64_t)((entry) + 1))
+
+/* The table at twice its slots, every entry placed again. */
+static uint64_t *grow_table(const pq_chunk_t *ch, uint64_t *table, size_t *slots) {
+    size_t n = *slots * 2;
+    uint64_t *t = fl_calloc(n, sizeof(*t));
+    for (size_t e = 0; e < ch->n_dict; e++) {
+        uint64_t h = value_hash(ch, ch->dict[e]);
+        size_t s = (size_t)h & (n - 1);
+        while (t[s]) s = (s + 1) & (n - 1);
+        t[s] = PQ_SLOT(h, e);
+    }
+    fl_free(table);
+    *slots = n;
+    return t;
+}
+
+/* Builds the dictionary (entries in the order of their first value);
+ * false (and nothing kept) once its PLAIN size passes the limit. The
+ * table starts small and doubles at half full: a column of few distinct
+ * values probes a table that stays in cache. */
 static bool build_dictionary(pq_chunk_t *ch, size_t limit) {
     pq_column_t *c = ch->c;
     size_t n = c->nonnull;
     if (c->spec.type == FL_PQ_BOOLEAN || n == 0 || limit == 0) return false;
-    /* a dictionary past the limit is dropped: no more entries than the
-     * limit holds of the smallest values (a length prefix, or the width) */
-    bool byte_array = c->spec.type == FL_PQ_BYTE_ARRAY;
-    size_t smallest = byte_array ? 4 : fl_pq_fixed_width(c->spec.type);
-    size_t entries = limit / smallest + 1 < n ? limit / smallest + 1 : n;
-    size_t slots = 16;
-    while (slots < 2 * entries) slots <<= 1;
-    uint32_t *table = fl_malloc(slots * sizeof(uint32_t)); /* entry + 1; 0 empty */
-    memset(table, 0, slots * sizeof(uint32_t));
+    size_t slots = 1024;
+    uint64_t *table = fl_calloc(slots, sizeof(*table));
     ch->idx = fl_malloc(n * sizeof(uint32_t));
     ch->dict = fl_malloc(n * sizeof(size_t));
     ch->n_dict = 0;
@@ -435,23 +458,27 @@ static bool build_dictionary(pq_chunk_t *ch, size_t limit) {
     for (size_t i = 0; i < n; i++) {
         const uint8_t *v = c->vals.data + ch->off[i];
         size_t len = ch->off[i + 1] - ch->off[i];
-        /* BYTE_ARRAY values hash without their length prefix */
-        uint64_t h = byte_array ? hash_bytes(v + 4, len - 4) : hash_bytes(v, len);
+        uint64_t h = value_hash(ch, i);
         size_t s = (size_t)h & (slots - 1);
         for (;;) {
-            if (!table[s]) {
+            uint64_t slot = table[s];
+            if (!slot) {
                 ch->dict_bytes += len;
                 if (ch->dict_bytes > limit) goto too_big;
                 ch->dict[ch->n_dict] = i;
-                table[s] = (uint32_t)++ch->n_dict;
-                ch->idx[i] = table[s] - 1;
+                ch->idx[i] = (uint32_t)ch->n_dict;
+                table[s] = PQ_SLOT(h, ch->n_dict);
+                ch->n_dict++;
+                if (2 * ch->n_dict > slots) table = grow_table(ch, table, &slots);
                 break;
             }
-            size_t e = ch->dict[table[s] - 1];
-            size_t elen = ch->off[e + 1] - ch->off[e];
-            if (elen == len && memcmp(c->vals.data + ch->off[e], v, len) == 0) {
-                ch->idx[i] = table[s] - 1;
-                break;
+            if ((slot ^ h) >> 32 == 0) {
+                size_t entry = (size_t)(uint32_t)slot - 1, e = ch->dict[entry];
+                size_t elen = ch->off[e + 1] - ch->off[e];
+                if (elen == len && memcmp(c->vals.data + ch->off[e], v, len) == 0) {
+                    ch->idx[i] = (uint32_t)entry;
+                    break;
+                }
             }
             s = (s + 1) & (slots - 1);
         }
