@@ -10,7 +10,8 @@
  * BENCH_TIER_KEEP=1 in the environment leaves the files.
  *
  *   bench_tier --mode col|row|write [--rows N] [--batch B] [--arrow-codec zstd|none]
- *              [--bytes BYTES] [--rounds R] [--label L] --dir DIR
+ *              [--bytes BYTES] [--rounds R] [--label L]
+ *              [--parquet-codec zstd|none] --dir DIR
  *
  * col: the writer as built (ARROW batches column by column); row: the same
  * with options.row_path (every record through a row, as before the column
@@ -38,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lake_parquet_writer.h"
 #include "record_batch.h"
 #include "record_builder.h"
 #include "tier_writer.h"
@@ -136,7 +138,7 @@ static const fl_schema_t *one_schema(void *ctx, int16_t id) { return id == 1 ? c
 /* Tiers buf into dir; the output bytes. The finished writer in *out: its
  * abort deletes the files, after the timing. */
 static uint64_t tier(const fl_schema_t *s, const fl_buf_t *buf, const char *dir, bool row_path,
-                     size_t *n_files, fl_tier_writer_t **out_w) {
+                     int32_t pq_codec, size_t *n_files, fl_tier_writer_t **out_w) {
     fl_tier_writer_options_t o;
     fl_tier_writer_options_init(&o);
     o.dir = dir;
@@ -146,6 +148,7 @@ static uint64_t tier(const fl_schema_t *s, const fl_buf_t *buf, const char *dir,
     o.schema_of = one_schema;
     o.schema_ctx = (void *)s;
     o.row_path = row_path;
+    o.codec = pq_codec;
     fl_tier_writer_t *w;
     fl_error_t err;
     if (fl_tier_writer_open(&o, &w, &err)) die("open", &err);
@@ -185,6 +188,7 @@ static void write_limit(const char *dir, uint64_t bytes) {
 
 int main(int argc, char **argv) {
     const char *mode = "col", *dir = NULL, *codec_name = "zstd", *label = NULL;
+    int32_t pq_codec = FL_PQ_CODEC_ZSTD;
     int64_t rows = 1000000;
     int batch = 1000, rounds = 1;
     uint64_t bytes = 0;
@@ -197,6 +201,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--dir")) dir = argv[i + 1];
         else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
+        else if (!strcmp(argv[i], "--parquet-codec"))
+            pq_codec = !strcmp(argv[i + 1], "none") ? FL_PQ_CODEC_UNCOMPRESSED : FL_PQ_CODEC_ZSTD;
         else die(argv[i], NULL);
     }
     if (!dir || dir[0] != '/' || rows <= 0 || batch <= 0) die("usage: --dir /abs/path ...", NULL);
@@ -223,7 +229,7 @@ int main(int argc, char **argv) {
         size_t n_files;
         double c0 = cpu_s(), t0 = now_s();
         fl_tier_writer_t *w;
-        uint64_t out = tier(&s, &buf, dir, row_path, &n_files, &w);
+        uint64_t out = tier(&s, &buf, dir, row_path, pq_codec, &n_files, &w);
         double t1 = now_s(), c1 = cpu_s();
         if (keep) fl_tier_writer_close(w);
         else fl_tier_writer_abort(w);

@@ -5,7 +5,8 @@
 # by row (options.row_path: the path before the column path); in the same
 # run, interleaved round by round, pyarrow.parquet.write_table of the same
 # rows from a Table built before the timing (bench_tier_pyarrow.py), and
-# the page-cache write of as many bytes as our file (1 MiB write(2)s).
+# the page-cache write of as many bytes as our file (1 MiB write(2)s),
+# and the column path with neither codec (what ZSTD costs).
 # BEFORE=path/to/bench_tier built at an older commit (bench/bench_tier.c
 # copied into that tree; without options.row_path it tiers row by row)
 # adds its rounds as "before". Rewrites the "Lake tiering writer" section
@@ -27,6 +28,9 @@ for r in $(seq "$ROUNDS"); do
     out_bytes=$(echo "$line" | sed 's/.*"out_bytes":\([0-9]*\).*/\1/')
     $PY bench/bench_tier_pyarrow.py --rows "$ROWS" --dir "$DIR" --in-bytes "$in_bytes" >>"$OUT"
     build/bench_tier --mode row --rows "$ROWS" --dir "$DIR" >>"$OUT"
+    # the same rows with no codec on either side: what ZSTD costs us
+    build/bench_tier --mode col --label col_plain --arrow-codec none --parquet-codec none \
+        --rows "$ROWS" --dir "$DIR" >>"$OUT"
     if [ -n "${BEFORE:-}" ]; then
         "$BEFORE" --mode row --label before --rows "$ROWS" --dir "$DIR" >>"$OUT"
     fi

@@ -14,7 +14,8 @@ from benchmarks_md import write_section  # noqa: E402
 
 def main() -> None:
     path, command = sys.argv[1], sys.argv[2]
-    rounds: dict[str, list[dict]] = {"col": [], "row": [], "before": [], "pyarrow": [], "write": []}
+    rounds: dict[str, list[dict]] = {"col": [], "row": [], "before": [], "col_plain": [], "pyarrow": [],
+                                   "write": []}
     for line in open(path):
         d = json.loads(line)
         rounds[d["mode"]].append(d)
@@ -41,6 +42,8 @@ def main() -> None:
     for mode, label in (("col", "fluss-c, column path (as built)"),
                         ("row", "fluss-c, row path (options.row_path)"),
                         ("before", "fluss-c before the column path (BEFORE build)"),
+                        ("col_plain", "fluss-c, column path, no codec (Arrow batches and Parquet "
+                                      "uncompressed; MB/s still of the ZSTD batches)"),
                         ("pyarrow", "pyarrow write_table")):
         ds = rounds[mode]
         if not ds:

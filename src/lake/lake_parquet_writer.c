@@ -304,7 +304,7 @@ static void stats_add_fixed(pq_column_t *c, const uint8_t *p, size_t n, size_t w
     }
     if (lo == SIZE_MAX) return;
     stats_add(c, p + lo * width, width);
-    stats_add(c, p + hi * width, width);
+    if (hi != lo) stats_add(c, p + hi * width, width);
 }
 
 /* Levels, PLAIN values and statistics of rows values: one reservation per
@@ -342,7 +342,7 @@ static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t r
         c->vals.len += total;
         if (lo) {
             stats_add(c, lo->p ? lo->p : (const uint8_t *)"", lo->len);
-            stats_add(c, hi->p ? hi->p : (const uint8_t *)"", hi->len);
+            if (hi != lo) stats_add(c, hi->p ? hi->p : (const uint8_t *)"", hi->len);
         }
         return;
     }
