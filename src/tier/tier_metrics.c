@@ -79,9 +79,12 @@ static size_t unit_len(fl_tier_bound_kind_t kind, const uint8_t *p, size_t n, in
 
 /* Bytes of the first `units` units of p[0, n). */
 static size_t prefix_bytes(fl_tier_bound_kind_t kind, const uint8_t *p, size_t n, size_t units) {
-    size_t at = 0;
+    /* ASCII bytes are a unit each in strings and binaries alike */
+    size_t at = 0, lim = n < units ? n : units;
+    while (at < lim && p[at] < 0x80) at++;
+    if (at == lim) return at;
     int64_t cp;
-    for (size_t u = 0; u < units && at < n; u++) at += unit_len(kind, p + at, n - at, &cp);
+    for (size_t u = at; u < units && at < n; u++) at += unit_len(kind, p + at, n - at, &cp);
     return at;
 }
 
