@@ -9,7 +9,7 @@
 # and the column path with neither codec (what ZSTD costs).
 # BEFORE=path/to/bench_tier built at an older commit (bench/bench_tier.c
 # copied into that tree; without options.row_path it tiers row by row)
-# adds its rounds as "before". Rewrites the "Lake tiering writer" section
+# adds its rounds as "before" (BEFORE_COMMIT names the commit in the report). Rewrites the "Lake tiering writer" section
 # of BENCHMARKS.md (NO_WRITE=1: print only).
 #   [BEFORE=...] bench/run_tier.sh [ROWS] [ROUNDS]      (default 1000000 7)
 set -euo pipefail
@@ -37,4 +37,4 @@ for r in $(seq "$ROUNDS"); do
     build/bench_tier --mode write --bytes "$out_bytes" --dir "$DIR" >>"$OUT"
     echo "round $r done" >&2
 done
-$PY bench/tier_report.py "$OUT" "${BEFORE:+BEFORE=$BEFORE }bench/run_tier.sh $ROWS $ROUNDS"
+$PY bench/tier_report.py "$OUT" "${BEFORE_COMMIT:+BEFORE_COMMIT=$BEFORE_COMMIT }${BEFORE:+BEFORE=$BEFORE }bench/run_tier.sh $ROWS $ROUNDS"
