@@ -5,7 +5,9 @@
  * columns too); the manifest description checked against the values
  * (counts, Appendix D bounds with truncation, column sizes, split
  * offsets); schema evolution, rolling, the change hook, refusals, abort;
- * the metrics' truncation and float rules on their own.
+ * the column path against the row path (options.row_path: the same
+ * batches both ways give byte-identical files, values and stats); the
+ * metrics' truncation and float rules on their own.
  */
 #define _GNU_SOURCE /* nftw (test_tmpdir.h) */
 #include <dirent.h>
