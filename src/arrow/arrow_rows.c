@@ -18,9 +18,7 @@ static int64_t fl_arrow_floor_div(int64_t a, int64_t b, int64_t *rem) {
     return q;
 }
 
-/* The ms (and nanos of the ms) of a TIME/TIMESTAMP value v in the
- * column's unit; false if seconds overflow as millis. */
-static bool fl_arrow_time_cell(const fl_datatype_t *t, int64_t v, fl_cell_t *c) {
+bool fl_arrow_time_cell(const fl_datatype_t *t, int64_t v, fl_cell_t *c) {
     int64_t rem = 0;
     int p = t->precision;
     if (p == 0) {

@@ -22,6 +22,7 @@
 #ifndef FL_ARROW_ROWS_H
 #define FL_ARROW_ROWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,12 @@
 #include "common_error.h"
 #include "types_datatype.h"
 #include "types_row.h"
+
+/* The ms (and nanos of the ms, 0 for TIME) of a TIME/TIMESTAMP(_LTZ)
+ * value v in the unit of its column of type t into c->i and c->nanos;
+ * false if seconds overflow as millis. The one reading of these units:
+ * the tiering writer's column path converts with it too. */
+bool fl_arrow_time_cell(const fl_datatype_t *t, int64_t v, fl_cell_t *c);
 
 /* Fills *row (initialised, any count; becomes n cells) with row i of the
  * columns cols[0..n), decoded for types[0..n) (i < every column's length).

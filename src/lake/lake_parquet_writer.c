@@ -12,6 +12,7 @@
 #include <assert.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -254,33 +255,111 @@ static int check_append(const fl_pq_writer_t *w, const fl_pq_column_data_t *cols
     return 0;
 }
 
-static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t rows) {
-    size_t width = fl_pq_fixed_width(c->spec.type);
-    for (size_t i = 0; i < rows; i++) {
-        bool present = !d->valid || d->valid[i];
-        fl_buf_put_u8(&c->defs, present);
-        if (!present) {
-            c->nulls++;
-            continue;
-        }
-        c->nonnull++;
-        if (c->spec.type == FL_PQ_BYTE_ARRAY) {
-            const fl_pq_bytes_t *b = &((const fl_pq_bytes_t *)d->values)[i];
-            uint8_t len[4] = {(uint8_t)b->len, (uint8_t)(b->len >> 8), (uint8_t)(b->len >> 16),
-                              (uint8_t)(b->len >> 24)};
-            fl_buf_append(&c->vals, len, 4);
-            if (b->len) fl_buf_append(&c->vals, b->p, b->len);
-            stats_add(c, b->p ? b->p : (const uint8_t *)"", b->len);
-        } else if (c->spec.type == FL_PQ_BOOLEAN) {
-            uint8_t v = ((const uint8_t *)d->values)[i] ? 1 : 0;
-            fl_buf_put_u8(&c->vals, v);
-            stats_add(c, &v, 1);
-        } else {
-            const uint8_t *v = (const uint8_t *)d->values + i * width;
-            fl_buf_append(&c->vals, v, width);
-            stats_add(c, v, width);
-        }
+/* The batch's least and greatest present values (NaN left out, the
+ * first of equals kept) into the chunk's statistics: what stats_add of
+ * every value in turn gives, with two calls. PLAIN values p[0, n). */
+#define PQ_EXTREMES(T, NAN_TEST)                                                                 \
+    do {                                                                                         \
+        for (size_t i = 0; i < n; i++) {                                                         \
+            T e;                                                                                 \
+            memcpy(&e, p + i * sizeof(T), sizeof(T));                                            \
+            if (NAN_TEST) continue;                                                              \
+            if (lo == SIZE_MAX) {                                                                \
+                lo = hi = i, elo = ehi = e;                                                      \
+                continue;                                                                        \
+            }                                                                                    \
+            if (e < elo) lo = i, elo = e;                                                        \
+            if (e > ehi) hi = i, ehi = e;                                                        \
+        }                                                                                        \
+    } while (0)
+
+static void stats_add_fixed(pq_column_t *c, const uint8_t *p, size_t n, size_t width) {
+    size_t lo = SIZE_MAX, hi = SIZE_MAX;
+    switch (c->spec.type) {
+    case FL_PQ_BOOLEAN: {
+        uint8_t elo = 0, ehi = 0;
+        PQ_EXTREMES(uint8_t, false);
+        break;
     }
+    case FL_PQ_INT32: {
+        int32_t elo = 0, ehi = 0;
+        PQ_EXTREMES(int32_t, false);
+        break;
+    }
+    case FL_PQ_INT64: {
+        int64_t elo = 0, ehi = 0;
+        PQ_EXTREMES(int64_t, false);
+        break;
+    }
+    case FL_PQ_FLOAT: {
+        float elo = 0, ehi = 0;
+        PQ_EXTREMES(float, isnan(e));
+        break;
+    }
+    default: {
+        double elo = 0, ehi = 0;
+        PQ_EXTREMES(double, isnan(e));
+        break;
+    }
+    }
+    if (lo == SIZE_MAX) return;
+    stats_add(c, p + lo * width, width);
+    if (hi != lo) stats_add(c, p + hi * width, width);
+}
+
+/* Levels, PLAIN values and statistics of rows values: one reservation per
+ * buffer and the statistics' two extremes per append (an append is a
+ * whole log batch for the tiering writer's column path). */
+static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t rows) {
+    size_t width = fl_pq_fixed_width(c->spec.type), present = 0;
+    uint8_t *defs = fl_buf_reserve(&c->defs, rows ? rows : 1);
+    for (size_t i = 0; i < rows; i++) present += defs[i] = !d->valid || d->valid[i];
+    c->defs.len += rows;
+    c->nonnull += present;
+    c->nulls += (int64_t)(rows - present);
+    if (c->spec.type == FL_PQ_BYTE_ARRAY) {
+        const fl_pq_bytes_t *b = d->values;
+        size_t total = 0;
+        for (size_t i = 0; i < rows; i++)
+            if (defs[i]) total += 4 + (size_t)b[i].len;
+        uint8_t *out = fl_buf_reserve(&c->vals, total ? total : 1);
+        const fl_pq_bytes_t *lo = NULL, *hi = NULL;
+        for (size_t i = 0; i < rows; i++) {
+            if (!defs[i]) continue;
+            const fl_pq_bytes_t *v = &b[i];
+            uint32_t len = v->len;
+            out[0] = (uint8_t)len, out[1] = (uint8_t)(len >> 8), out[2] = (uint8_t)(len >> 16),
+            out[3] = (uint8_t)(len >> 24);
+            if (len) memcpy(out + 4, v->p, len);
+            out += 4 + len;
+            if (!lo) {
+                lo = hi = v;
+            } else {
+                if (compare(FL_PQ_BYTE_ARRAY, v->p, len, lo->p, lo->len) < 0) lo = v;
+                if (compare(FL_PQ_BYTE_ARRAY, v->p, len, hi->p, hi->len) > 0) hi = v;
+            }
+        }
+        c->vals.len += total;
+        if (lo) {
+            stats_add(c, lo->p ? lo->p : (const uint8_t *)"", lo->len);
+            if (hi != lo) stats_add(c, hi->p ? hi->p : (const uint8_t *)"", hi->len);
+        }
+        return;
+    }
+    size_t at = c->vals.len;
+    uint8_t *out = fl_buf_reserve(&c->vals, present ? present * width : 1);
+    const uint8_t *in = d->values;
+    if (c->spec.type == FL_PQ_BOOLEAN) {
+        for (size_t i = 0; i < rows; i++)
+            if (defs[i]) *out++ = in[i] ? 1 : 0;
+    } else if (present == rows) {
+        memcpy(out, in, rows * width);
+    } else {
+        for (size_t i = 0; i < rows; i++)
+            if (defs[i]) memcpy(out, in + i * width, width), out += width;
+    }
+    c->vals.len += present * width;
+    stats_add_fixed(c, c->vals.data + at, present, width);
 }
 
 static size_t group_bytes(const fl_pq_writer_t *w) {
@@ -318,47 +397,88 @@ typedef struct pq_chunk {
     bool used_plain;
 } pq_chunk_t;
 
+/* 8 bytes at a time, each step multiplied and folded (splitmix64's
+ * constants): the dictionary's order is the values' first appearance, so
+ * the hash only decides where a value's slot is, never the output. */
 static uint64_t hash_bytes(const uint8_t *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, x;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&x, p, 8);
+        h = (h ^ x) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    x = 0;
+    if (n) memcpy(&x, p, n);
+    h = (h ^ x) * 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
 }
 
-/* Builds the dictionary; false (and nothing kept) once its PLAIN size
- * passes the limit. */
+/* The hash of present value i of the chunk (BYTE_ARRAY without its
+ * length prefix). */
+static uint64_t value_hash(const pq_chunk_t *ch, size_t i) {
+    const uint8_t *v = ch->c->vals.data + ch->off[i];
+    size_t len = ch->off[i + 1] - ch->off[i];
+    return ch->c->spec.type == FL_PQ_BYTE_ARRAY ? hash_bytes(v + 4, len - 4)
+                                                 : hash_bytes(v, len);
+}
+
+/* A slot: the entry + 1 in the low half (0: empty), the hash's high half
+ * above, so that most mismatches are told without touching the values. */
+#define PQ_SLOT(h, entry) (((h) & 0xFFFFFFFF00000000ull) | (uint64_t)((entry) + 1))
+
+/* The table at twice its slots, every entry placed again. */
+static uint64_t *grow_table(const pq_chunk_t *ch, uint64_t *table, size_t *slots) {
+    size_t n = *slots * 2;
+    uint64_t *t = fl_calloc(n, sizeof(*t));
+    for (size_t e = 0; e < ch->n_dict; e++) {
+        uint64_t h = value_hash(ch, ch->dict[e]);
+        size_t s = (size_t)h & (n - 1);
+        while (t[s]) s = (s + 1) & (n - 1);
+        t[s] = PQ_SLOT(h, e);
+    }
+    fl_free(table);
+    *slots = n;
+    return t;
+}
+
+/* Builds the dictionary (entries in the order of their first value);
+ * false (and nothing kept) once its PLAIN size passes the limit. The
+ * table starts small and doubles at half full: a column of few distinct
+ * values probes a table that stays in cache. */
 static bool build_dictionary(pq_chunk_t *ch, size_t limit) {
     pq_column_t *c = ch->c;
     size_t n = c->nonnull;
     if (c->spec.type == FL_PQ_BOOLEAN || n == 0 || limit == 0) return false;
-    size_t slots = 16;
-    while (slots < 2 * n) slots <<= 1;
-    uint32_t *table = fl_malloc(slots * sizeof(uint32_t)); /* entry + 1; 0 empty */
-    memset(table, 0, slots * sizeof(uint32_t));
+    size_t slots = 1024;
+    uint64_t *table = fl_calloc(slots, sizeof(*table));
     ch->idx = fl_malloc(n * sizeof(uint32_t));
     ch->dict = fl_malloc(n * sizeof(size_t));
     ch->n_dict = 0;
     ch->dict_bytes = 0;
-    bool byte_array = c->spec.type == FL_PQ_BYTE_ARRAY;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *v = c->vals.data + ch->off[i];
         size_t len = ch->off[i + 1] - ch->off[i];
-        /* BYTE_ARRAY values hash without their length prefix */
-        uint64_t h = byte_array ? hash_bytes(v + 4, len - 4) : hash_bytes(v, len);
+        uint64_t h = value_hash(ch, i);
         size_t s = (size_t)h & (slots - 1);
         for (;;) {
-            if (!table[s]) {
+            uint64_t slot = table[s];
+            if (!slot) {
                 ch->dict_bytes += len;
                 if (ch->dict_bytes > limit) goto too_big;
                 ch->dict[ch->n_dict] = i;
-                table[s] = (uint32_t)++ch->n_dict;
-                ch->idx[i] = table[s] - 1;
+                ch->idx[i] = (uint32_t)ch->n_dict;
+                table[s] = PQ_SLOT(h, ch->n_dict);
+                ch->n_dict++;
+                if (2 * ch->n_dict > slots) table = grow_table(ch, table, &slots);
                 break;
             }
-            size_t e = ch->dict[table[s] - 1];
-            size_t elen = ch->off[e + 1] - ch->off[e];
-            if (elen == len && memcmp(c->vals.data + ch->off[e], v, len) == 0) {
-                ch->idx[i] = table[s] - 1;
-                break;
+            if ((slot ^ h) >> 32 == 0) {
+                size_t entry = (size_t)(uint32_t)slot - 1, e = ch->dict[entry];
+                size_t elen = ch->off[e + 1] - ch->off[e];
+                if (elen == len && memcmp(c->vals.data + ch->off[e], v, len) == 0) {
+                    ch->idx[i] = (uint32_t)entry;
+                    break;
+                }
             }
             s = (s + 1) & (slots - 1);
         }

@@ -35,6 +35,9 @@ static void put_rle(fl_buf_t *out, uint32_t value, size_t count, int width) {
 static void put_packed(fl_buf_t *out, const uint32_t *v, size_t n, size_t i, size_t groups,
                        int width) {
     fl_buf_put_uvarint(out, (uint64_t)groups << 1 | 1);
+    /* 8 values of any width fill whole bytes: groups * width of them */
+    size_t bytes = groups * (size_t)width, at = 0;
+    uint8_t *o = fl_buf_reserve(out, bytes ? bytes : 1);
     uint64_t acc = 0;
     int bits = 0;
     for (size_t k = 0; k < groups * 8; k++) {
@@ -43,12 +46,13 @@ static void put_packed(fl_buf_t *out, const uint32_t *v, size_t n, size_t i, siz
         acc |= x << bits;
         bits += width;
         while (bits >= 8) {
-            fl_buf_put_u8(out, (uint8_t)acc);
+            o[at++] = (uint8_t)acc;
             acc >>= 8;
             bits -= 8;
         }
     }
-    assert(bits == 0); /* 8 values of any width fill whole bytes */
+    assert(bits == 0 && at == bytes);
+    out->len += bytes;
 }
 
 void fl_rle_encode(fl_buf_t *out, const uint32_t *v, size_t n, int width) {

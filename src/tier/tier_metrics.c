@@ -79,9 +79,12 @@ static size_t unit_len(fl_tier_bound_kind_t kind, const uint8_t *p, size_t n, in
 
 /* Bytes of the first `units` units of p[0, n). */
 static size_t prefix_bytes(fl_tier_bound_kind_t kind, const uint8_t *p, size_t n, size_t units) {
-    size_t at = 0;
+    /* ASCII bytes are a unit each in strings and binaries alike */
+    size_t at = 0, lim = n < units ? n : units;
+    while (at < lim && p[at] < 0x80) at++;
+    if (at == lim) return at;
     int64_t cp;
-    for (size_t u = 0; u < units && at < n; u++) at += unit_len(kind, p + at, n - at, &cp);
+    for (size_t u = at; u < units && at < n; u++) at += unit_len(kind, p + at, n - at, &cp);
     return at;
 }
 
@@ -183,6 +186,72 @@ void fl_tier_metrics_add(fl_tier_metrics_t *m, const fl_tier_value_t *v) {
     case FL_TIER_BOUND_FLOAT: add_double(m, v->f); break;
     case FL_TIER_BOUND_DOUBLE: add_double(m, v->d); break;
     default: add_bytes(m, &v->bytes); break;
+    }
+}
+
+/* The column's least and greatest of x's present values merged in with
+ * add_int: integers have no ties to keep apart. */
+#define TM_INT_RANGE(T)                                                                          \
+    do {                                                                                         \
+        const T *v = x;                                                                          \
+        int64_t lo = INT64_MAX, hi = INT64_MIN;                                                  \
+        bool any = false;                                                                        \
+        for (size_t i = 0; i < rows; i++) {                                                      \
+            if (valid && !valid[i]) continue;                                                    \
+            int64_t e = (int64_t)v[i];                                                           \
+            lo = e < lo ? e : lo;                                                                \
+            hi = e > hi ? e : hi;                                                                \
+            any = true;                                                                          \
+        }                                                                                        \
+        if (any) add_int(m, lo), add_int(m, hi);                                                 \
+    } while (0)
+
+/* NaNs counted, the first least and first greatest of the others merged
+ * in with add_double (strict comparisons: the first of equals stays, as
+ * one add_double per value keeps it). */
+#define TM_DOUBLE_RANGE(T)                                                                       \
+    do {                                                                                         \
+        const T *v = x;                                                                          \
+        double lo = 0, hi = 0;                                                                   \
+        bool any = false;                                                                        \
+        for (size_t i = 0; i < rows; i++) {                                                      \
+            if (valid && !valid[i]) continue;                                                    \
+            double e = v[i];                                                                     \
+            if (isnan(e)) {                                                                      \
+                m->nans++;                                                                       \
+                continue;                                                                        \
+            }                                                                                    \
+            if (!any || e < lo) lo = e;                                                          \
+            if (!any || e > hi) hi = e;                                                          \
+            any = true;                                                                          \
+        }                                                                                        \
+        if (any) add_double(m, lo), add_double(m, hi);                                           \
+    } while (0)
+
+void fl_tier_metrics_add_column(fl_tier_metrics_t *m, const uint8_t *valid, const void *x,
+                                size_t rows) {
+    size_t present = rows;
+    if (valid) {
+        present = 0;
+        for (size_t i = 0; i < rows; i++) present += valid[i] != 0;
+    }
+    m->values += (int64_t)rows;
+    m->nulls += (int64_t)(rows - present);
+    switch (m->kind) {
+    case FL_TIER_BOUND_BOOLEAN: TM_INT_RANGE(uint8_t); break;
+    case FL_TIER_BOUND_INT: TM_INT_RANGE(int32_t); break;
+    case FL_TIER_BOUND_LONG: TM_INT_RANGE(int64_t); break;
+    case FL_TIER_BOUND_DECIMAL:
+        if (m->int32) TM_INT_RANGE(int32_t);
+        else TM_INT_RANGE(int64_t);
+        break;
+    case FL_TIER_BOUND_FLOAT: TM_DOUBLE_RANGE(float); break;
+    case FL_TIER_BOUND_DOUBLE: TM_DOUBLE_RANGE(double); break;
+    default: {
+        const fl_pq_bytes_t *v = x;
+        for (size_t i = 0; i < rows; i++)
+            if (!valid || valid[i]) add_bytes(m, &v[i]);
+    }
     }
 }
 

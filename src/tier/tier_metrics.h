@@ -75,6 +75,12 @@ void fl_tier_metrics_reset(fl_tier_metrics_t *m);
 void fl_tier_metrics_free(fl_tier_metrics_t *m);
 /* Counts one value; v NULL is a null. */
 void fl_tier_metrics_add(fl_tier_metrics_t *m, const fl_tier_value_t *v);
+/* Counts rows values at once, as many fl_tier_metrics_add calls would:
+ * x is an array of the column's Parquet values (uint8_t BOOLEAN 0/1,
+ * int32_t, int64_t, float, double or fl_pq_bytes_t), valid[i] 0 a NULL
+ * (valid NULL: none). The tiering writer's column path. */
+void fl_tier_metrics_add_column(fl_tier_metrics_t *m, const uint8_t *valid, const void *x,
+                                size_t rows);
 /* Whether the column has a lower (upper) bound; if so its bytes replace
  * out's content. */
 bool fl_tier_metrics_lower(const fl_tier_metrics_t *m, fl_buf_t *out);

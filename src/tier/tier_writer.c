@@ -1,6 +1,7 @@
 /*
  * tier_writer.c — a bucket's log batches into Iceberg data files
- * (tier_writer.h). Per record: decode under the batch's schema
+ * (tier_writer.h). ARROW append batches go column by column
+ * (tier_columns); the others per record: decode under the batch's schema
  * (record_rows), move the cells into the current schema's layout
  * (types_schema_map), let the change hook decide, convert each cell
  * (tier_convert), count it (tier_metrics) and append the row to the open
@@ -20,6 +21,7 @@
 #include "common_vfs.h"
 #include "lake_parquet_writer.h"
 #include "record_rows.h"
+#include "tier_columns.h"
 #include "tier_convert.h"
 #include "tier_metrics.h"
 #include "types_schema_map.h"
@@ -56,6 +58,9 @@ struct fl_tier_writer {
     fl_tier_value_t *vals;
     uint8_t *valid;
     fl_pq_column_data_t *data;
+    /* one batch at a time (the column path): a buffer and data per column */
+    fl_tier_column_buf_t *bufs;
+    fl_pq_column_data_t *batch;
     /* the open file */
     fl_pq_writer_t *pq;
     char *path;
@@ -168,6 +173,9 @@ int fl_tier_writer_open(const fl_tier_writer_options_t *o, fl_tier_writer_t **ou
     w->vals = fl_calloc(w->n_cols, sizeof(*w->vals));
     w->valid = fl_calloc(w->n_cols, 1);
     w->data = fl_calloc(w->n_cols, sizeof(*w->data));
+    w->bufs = fl_calloc(w->n_cols, sizeof(*w->bufs));
+    w->batch = fl_calloc(w->n_cols, sizeof(*w->batch));
+    for (size_t k = 0; k < w->n_cols; k++) fl_tier_column_buf_init(&w->bufs[k]);
     fl_row_init(&w->row, w->n_user);
     fl_avro_arena_init(&w->arena);
     fl_buf_init(&w->scratch);
@@ -405,11 +413,9 @@ static int write_record(fl_tier_writer_t *w, int64_t offset, fl_change_type_t ct
     return 0;
 }
 
-static int write_records(fl_tier_writer_t *w, const fl_batch_view_t *b, tier_schema_t *s,
-                         fl_error_t *err) {
-    int64_t ts_us;
-    int rc = fl_tier_micros_of_millis(b->commit_timestamp, &ts_us, err);
-    if (rc) return rc;
+static int write_rows(fl_tier_writer_t *w, const fl_batch_view_t *b, tier_schema_t *s,
+                      int64_t ts_us, fl_error_t *err) {
+    int rc;
     fl_batch_rows_t it;
     if ((rc = fl_batch_rows_open(&it, b, w->o.log_format, s->types, s->schema->column_count, err)))
         return rc;
@@ -426,6 +432,90 @@ static int write_records(fl_tier_writer_t *w, const fl_batch_view_t *b, tier_sch
     }
     fl_batch_rows_close(&it);
     return rc;
+}
+
+/* ---- the column path ---- */
+
+typedef enum tier_columns_outcome {
+    TIER_COLUMNS_DONE,     /* the batch is written */
+    TIER_COLUMNS_ROW_PATH, /* nothing written, nothing counted: the row path's */
+    TIER_COLUMNS_REFUSED,  /* a value for the row path to report; metrics touched */
+    TIER_COLUMNS_ERROR,    /* err set */
+} tier_columns_outcome_t;
+
+/* Whether the batch's decoded columns can go as whole columns: no hook,
+ * every record +A or +I, each current column read as its own type. */
+static bool columns_fit(const fl_tier_writer_t *w, const fl_batch_rows_t *it,
+                        const tier_schema_t *s) {
+    if (w->o.on_change || w->o.row_path) return false;
+    if (it->b->record_count > (int32_t)(FL_PQ_GROUP_ROWS_MAX / 2)) return false;
+    if (it->change_types)
+        for (int32_t i = 0; i < it->b->record_count; i++)
+            if (it->change_types[i] > FL_CHANGE_INSERT) return false;
+    for (size_t k = 0; k < w->n_user && !s->current; k++) {
+        int32_t src = s->map.source[k];
+        if (src >= 0 && !fl_datatype_equal(s->types[src], w->cols[k].type)) return false;
+    }
+    return true;
+}
+
+/* The batch's rows as columns: each user column converted and counted,
+ * the system columns made, one append. */
+static tier_columns_outcome_t write_columns(fl_tier_writer_t *w, const fl_batch_rows_t *it,
+                                            const tier_schema_t *s, int64_t ts_us,
+                                            fl_error_t *err) {
+    const fl_batch_view_t *b = it->b;
+    int64_t rows = b->record_count;
+    if (!columns_fit(w, it, s)) return TIER_COLUMNS_ROW_PATH;
+    if (!w->pq && file_open(w, err)) return TIER_COLUMNS_ERROR;
+    for (size_t k = 0; k < w->n_user; k++) {
+        tier_column_t *c = &w->cols[k];
+        int32_t src = s->current ? (int32_t)k : s->map.source[k];
+        const fl_arrow_array_t *a = src >= 0 ? &it->cols[src] : NULL;
+        if (fl_tier_column_convert(a, c->type, &c->spec, rows, &c->metrics, &w->bufs[k],
+                                   &w->batch[k]) != FL_TIER_COLUMN_DONE)
+            return TIER_COLUMNS_REFUSED;
+    }
+    const int64_t first[FL_TIER_SYSTEM_COLUMNS] = {w->o.bucket, b->base_offset, ts_us};
+    for (size_t i = 0; i < FL_TIER_SYSTEM_COLUMNS; i++) {
+        size_t k = w->n_user + i;
+        fl_tier_column_sequence(first[i], i == 1, &w->cols[k].spec, rows, &w->cols[k].metrics,
+                                &w->bufs[k], &w->batch[k]);
+    }
+    if (fl_pq_writer_append(w->pq, w->batch, (size_t)rows, err)) return TIER_COLUMNS_ERROR;
+    if (w->file_rows == 0) w->file_first = b->base_offset;
+    w->file_last = b->base_offset + rows - 1;
+    w->file_rows += rows;
+    w->result.record_count += rows;
+    return TIER_COLUMNS_DONE;
+}
+
+/* ARROW batches column by column when they fit, else (and every other
+ * format) row by row. A value the column path refused is the row path's
+ * to report: the batch then fails there, naming its record. */
+static int write_records(fl_tier_writer_t *w, const fl_batch_view_t *b, tier_schema_t *s,
+                         fl_error_t *err) {
+    int64_t ts_us;
+    int rc = fl_tier_micros_of_millis(b->commit_timestamp, &ts_us, err);
+    if (rc) return rc;
+    if (w->o.log_format != FL_LOG_FORMAT_ARROW || w->o.on_change || w->o.row_path)
+        return write_rows(w, b, s, ts_us, err);
+    fl_batch_rows_t it;
+    if ((rc = fl_batch_rows_open(&it, b, w->o.log_format, s->types, s->schema->column_count, err)))
+        return rc;
+    tier_columns_outcome_t out = write_columns(w, &it, s, ts_us, err);
+    fl_batch_rows_close(&it);
+    switch (out) {
+    case TIER_COLUMNS_DONE: return 0;
+    case TIER_COLUMNS_ERROR: return err ? err->code : TW_CORRUPT;
+    case TIER_COLUMNS_ROW_PATH: return write_rows(w, b, s, ts_us, err);
+    case TIER_COLUMNS_REFUSED: break;
+    }
+    if ((rc = write_rows(w, b, s, ts_us, err))) return rc;
+    /* the metrics counted part of the batch twice: the writer must fail */
+    return fl_err_set(err, FLUSS_ERR__STATE, "tier: the column path refused the batch at offset "
+                                             "%lld, which the row path took",
+                      (long long)b->base_offset);
 }
 
 /* Offsets a batch read back from the log can be trusted with: not
@@ -506,6 +596,10 @@ void fl_tier_writer_close(fl_tier_writer_t *w) {
     fl_free(w->vals);
     fl_free(w->valid);
     fl_free(w->data);
+    if (w->bufs)
+        for (size_t k = 0; k < w->n_cols; k++) fl_tier_column_buf_free(&w->bufs[k]);
+    fl_free(w->bufs);
+    fl_free(w->batch);
     fl_row_free(&w->row);
     fl_free(w->path);
     fl_free(w->files);

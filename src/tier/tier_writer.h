@@ -46,6 +46,13 @@
  * is written in place under its final name: until the coordinator commits
  * a snapshot naming it, it is an orphan whatever its state.
  *
+ * Paths: an ARROW batch without a change hook whose records are all +A
+ * or +I goes column by column (tier_columns.h: its columns decoded once,
+ * each converted and counted in one loop, one Parquet append of all its
+ * rows); every other batch row by row. Both give the same values, the
+ * same metrics and the same files, except that a row group may end after
+ * the batch that fills it rather than at the row that does.
+ *
  * Errors latch: after any failed call only close and abort work (a file
  * may hold part of a batch). The caller aborts the round.
  *
@@ -115,6 +122,9 @@ typedef struct fl_tier_writer_options {
     size_t row_group_bytes;     /* 0: the Parquet writer's 64 MiB */
     fl_tier_change_fn on_change; /* NULL: +A and +I only */
     void *change_ctx;
+    /* Every batch row by row, never column by column (tests and the
+     * benchmark compare the two paths; the files are the same). */
+    bool row_path;
 } fl_tier_writer_options_t;
 
 /* Zeroes o, with ZSTD, ARROW and no prefix. */

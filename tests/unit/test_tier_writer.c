@@ -5,7 +5,9 @@
  * columns too); the manifest description checked against the values
  * (counts, Appendix D bounds with truncation, column sizes, split
  * offsets); schema evolution, rolling, the change hook, refusals, abort;
- * the metrics' truncation and float rules on their own.
+ * the column path against the row path (options.row_path: the same
+ * batches both ways give byte-identical files, values and stats); the
+ * metrics' truncation and float rules on their own.
  */
 #define _GNU_SOURCE /* nftw (test_tmpdir.h) */
 #include <dirent.h>
@@ -738,8 +740,8 @@ static void test_rolling(void **state) {
     }
     fl_tier_writer_options_t o;
     options(&o, *state, &s, FL_LOG_FORMAT_ARROW);
-    o.target_file_bytes = 2 * 1024; /* two batches' values pass it */
-    o.row_group_bytes = 1024;       /* and a row group per batch or so */
+    o.target_file_bytes = 4 * 1024; /* a few batches pass it */
+    o.row_group_bytes = 512; /* and a row group per batch (the column path ends one after a batch) */
     fl_tier_writer_t *w;
     fl_error_t err;
     assert_int_equal(fl_tier_writer_open(&o, &w, &err), 0);
@@ -988,6 +990,8 @@ static void test_empty_and_abort(void **state) {
 
 /* A NULL where the current schema says NOT NULL (an older batch without
  * the column) is refused, not written. */
+static int compare_paths(const fl_tier_writer_options_t *o, const fl_buf_t *buf);
+
 static void test_null_in_required(void **state) {
     static const char *const names[2] = {"a", "b"};
     static const char *const old_types[2] = {"INT NOT NULL", "STRING"};
@@ -1019,6 +1023,8 @@ static void test_null_in_required(void **state) {
     assert_int_equal(fl_tier_writer_add_batch(w, buf.data, buf.len, &err),
                      FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
     assert_non_null(strstr(err.msg, "NOT NULL column b"));
+    /* the column path hands the batch to the row path, which names it */
+    assert_int_equal(compare_paths(&o, &buf), FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
     fl_tier_writer_abort(w);
     fl_buf_free(&buf);
     fl_schema_free(&s[0]);
@@ -1246,6 +1252,212 @@ static void test_decimal_bounds(void **state) {
     fl_tier_metrics_free(&m);
 }
 
+/* ---- the column path against the row path ---- */
+
+/* Every byte of the file at path (the test's own files: small). */
+static fl_buf_t file_bytes(const char *path) {
+    fl_buf_t b;
+    fl_buf_init(&b);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint8_t chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) fl_buf_append(&b, chunk, n);
+    fclose(f);
+    return b;
+}
+
+static bool avro_bytes_equal(fl_avro_bytes_t a, fl_avro_bytes_t b) {
+    return a.len == b.len && (!a.len || memcmp(a.p, b.p, a.len) == 0);
+}
+
+/* Column k of row group g of both files, value by value. */
+static void compare_column(fl_pq_reader_t *ra, fl_pq_reader_t *rb, size_t g, size_t k) {
+    fl_pq_values_t a, b;
+    fl_error_t err;
+    if (fl_pq_reader_read_column(ra, g, k, &a, &err)) fail_msg("%s", err.msg);
+    if (fl_pq_reader_read_column(rb, g, k, &b, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(a.type, b.type);
+    assert_int_equal(a.rows, b.rows);
+    assert_memory_equal(a.valid, b.valid, a.rows);
+    if (a.type == FL_PQ_BYTE_ARRAY) {
+        assert_memory_equal(a.offsets, b.offsets, (a.rows + 1) * sizeof(uint64_t));
+        if (a.offsets[a.rows]) assert_memory_equal(a.bytes, b.bytes, a.offsets[a.rows]);
+    } else {
+        size_t width = a.type == FL_PQ_BOOLEAN ? 1 : a.type == FL_PQ_INT32 ? 4
+                       : a.type == FL_PQ_FLOAT ? 4 : 8;
+        assert_memory_equal(a.values, b.values, a.rows * width);
+    }
+    fl_pq_values_free(&a);
+    fl_pq_values_free(&b);
+}
+
+/* The two files read back equal, their descriptions equal, and (one row
+ * group each, so the same row group boundaries) their bytes equal. */
+static void compare_files(const fl_tier_file_t *fa, const fl_tier_file_t *fb) {
+    assert_int_equal(fa->first_offset, fb->first_offset);
+    assert_int_equal(fa->last_offset, fb->last_offset);
+    const fl_ice_data_file_t *a = &fa->file, *b = &fb->file;
+    assert_int_equal(a->record_count, b->record_count);
+    assert_int_equal(a->file_size_bytes, b->file_size_bytes);
+    assert_int_equal(a->n_split_offsets, b->n_split_offsets);
+    assert_int_equal(a->n_columns, b->n_columns);
+    for (size_t c = 0; c < a->n_columns; c++) {
+        const fl_ice_column_stats_t *x = &a->columns[c], *y = &b->columns[c];
+        assert_int_equal(x->field_id, y->field_id);
+        assert_int_equal(x->column_size, y->column_size);
+        assert_int_equal(x->value_count, y->value_count);
+        assert_int_equal(x->null_count, y->null_count);
+        assert_int_equal(x->nan_count, y->nan_count);
+        if (!avro_bytes_equal(x->lower, y->lower) || !avro_bytes_equal(x->upper, y->upper))
+            fail_msg("field %d: bounds differ", x->field_id);
+    }
+    fl_pq_reader_t *ra, *rb;
+    fl_error_t err;
+    if (fl_pq_reader_open_file(fa->path, 1u << 30, &ra, &err)) fail_msg("%s", err.msg);
+    if (fl_pq_reader_open_file(fb->path, 1u << 30, &rb, &err)) fail_msg("%s", err.msg);
+    const fl_pq_file_meta_t *ma = fl_pq_reader_meta(ra);
+    assert_int_equal(ma->n_row_groups, fl_pq_reader_meta(rb)->n_row_groups);
+    for (size_t g = 0; g < ma->n_row_groups; g++)
+        for (size_t k = 0; k < fl_pq_reader_columns(ra); k++) compare_column(ra, rb, g, k);
+    fl_pq_reader_destroy(ra);
+    fl_pq_reader_destroy(rb);
+    fl_buf_t ba = file_bytes(fa->path), bb = file_bytes(fb->path);
+    assert_int_equal(ba.len, bb.len);
+    assert_memory_equal(ba.data, bb.data, ba.len);
+    fl_buf_free(&ba);
+    fl_buf_free(&bb);
+}
+
+/* Writes buf's batches with o once column by column and once row by row
+ * and compares what came out; returns the column path's add_all code
+ * (both paths must agree on it, and on the error's code and message). */
+static int compare_paths(const fl_tier_writer_options_t *o, const fl_buf_t *buf) {
+    fl_tier_writer_t *w[2];
+    const fl_tier_writer_result_t *res[2];
+    fl_error_t err[2];
+    int rc[2];
+    for (int p = 0; p < 2; p++) {
+        fl_tier_writer_options_t op = *o;
+        op.row_path = p == 1;
+        op.prefix = p ? "rows" : "cols";
+        assert_int_equal(fl_tier_writer_open(&op, &w[p], &err[p]), 0);
+        rc[p] = add_all(w[p], buf, &err[p]);
+        if (!rc[p]) assert_int_equal(fl_tier_writer_finish(w[p], &res[p], &err[p]), 0);
+    }
+    assert_int_equal(rc[0], rc[1]);
+    if (rc[0]) {
+        assert_string_equal(err[0].msg, err[1].msg);
+    } else {
+        assert_int_equal(res[0]->n_files, res[1]->n_files);
+        assert_int_equal(res[0]->record_count, res[1]->record_count);
+        assert_int_equal(res[0]->next_offset, res[1]->next_offset);
+        for (size_t i = 0; i < res[0]->n_files; i++)
+            compare_files(&res[0]->files[i], &res[1]->files[i]);
+    }
+    fl_tier_writer_abort(w[0]);
+    fl_tier_writer_abort(w[1]);
+    return rc[0];
+}
+
+/* Every primitive type with nulls, NaN, both zeros, negative times, over
+ * several batches, one of them with an all-append change-type vector. */
+static void test_paths_agree(void **state) {
+    fl_schema_t s;
+    sample_schema(&s);
+    fl_buf_t buf;
+    fl_buf_init(&buf);
+    static const fl_change_type_t cts[40] = {FL_CHANGE_INSERT, FL_CHANGE_APPEND_ONLY,
+                                             FL_CHANGE_INSERT};
+    for (int b = 0; b < 5; b++)
+        build_batch(&buf, FL_LOG_FORMAT_ARROW, &s, 1, sample_row, b * 40, 40, b == 2 ? cts : NULL,
+                    b * 40, 7000 + b);
+    fl_tier_writer_options_t o;
+    options(&o, *state, &s, FL_LOG_FORMAT_ARROW);
+    assert_int_equal(compare_paths(&o, &buf), 0);
+    /* rolling per batch: several files, each equal */
+    o.target_file_bytes = 1;
+    assert_int_equal(compare_paths(&o, &buf), 0);
+    /* a -D record: both refuse the batch with the same words */
+    fl_buf_reset(&buf);
+    static const fl_change_type_t del[3] = {FL_CHANGE_INSERT, FL_CHANGE_DELETE, FL_CHANGE_INSERT};
+    build_batch(&buf, FL_LOG_FORMAT_ARROW, &s, 1, sample_row, 0, 3, del, 0, 1);
+    o.target_file_bytes = 0;
+    assert_int_equal(compare_paths(&o, &buf), FLUSS_ERR__INVALID_ARG);
+    fl_buf_free(&buf);
+    fl_schema_free(&s);
+}
+
+/* Timestamps and times of every Arrow unit (s, ms, µs, ns), before and
+ * after 1970: the floor division of both paths. */
+enum { T_TS0, T_TS3, T_LTZ3, T_LTZ7, T_TIME0, T_TIME6, T_TIME9, T_NCOL };
+
+static void time_row(int r, fl_row_t *row) {
+    fl_row_reset(row, T_NCOL);
+    for (int k = 0; k < T_NCOL; k++) {
+        if ((r + k) % 6 == 0) continue;
+        fl_cell_t *c = &row->cells[k];
+        c->is_null = false;
+        int64_t sign = r % 2 ? -1 : 1;
+        if (k >= T_TIME0) {
+            c->i = ((int64_t)r * 3600007 + 999) % 86400000;
+            if (k == T_TIME0) c->i -= c->i % 1000;
+        } else {
+            c->i = sign * ((int64_t)r * 86400123 + 7);
+            c->nanos = k == T_LTZ7 ? (r * 987651) % 1000000 / 100 * 100 : 0;
+            if (k == T_TS0) c->i -= ((c->i % 1000) + 1000) % 1000;
+        }
+    }
+}
+
+static const fl_schema_t *sample_schemas(void *ctx, int16_t id) {
+    const fl_schema_t *s = ctx;
+    return id == 1 ? &s[0] : id == 2 ? &s[1] : NULL;
+}
+
+static void test_paths_agree_times(void **state) {
+    static const char *const names[T_NCOL] = {"ts0", "ts3", "ltz3", "ltz7", "t0", "t6", "t9"};
+    static const char *const types[T_NCOL] = {"TIMESTAMP(0)", "TIMESTAMP(3)", "TIMESTAMP_LTZ(3)",
+                                              "TIMESTAMP_LTZ(7)", "TIME(0)", "TIME(6)", "TIME(9)"};
+    fl_schema_t s;
+    schema_of_types(&s, names, types, T_NCOL);
+    fl_buf_t buf;
+    fl_buf_init(&buf);
+    for (int b = 0; b < 3; b++)
+        build_batch(&buf, FL_LOG_FORMAT_ARROW, &s, 1, time_row, b * 50, 50, NULL, b * 50, 100 + b);
+    fl_tier_writer_options_t o;
+    options(&o, *state, &s, FL_LOG_FORMAT_ARROW);
+    assert_int_equal(compare_paths(&o, &buf), 0);
+    fl_buf_free(&buf);
+    fl_schema_free(&s);
+}
+
+/* Batches of an older schema (the first 9 columns) then the current one:
+ * the columns added since are NULL in both paths, the field ids the
+ * lake's. */
+static void test_paths_agree_evolution(void **state) {
+    fl_schema_t s[2];
+    schema_of_types(&s[0], NAMES, TYPES, 9);
+    sample_schema(&s[1]);
+    fl_buf_t buf;
+    fl_buf_init(&buf);
+    build_batch(&buf, FL_LOG_FORMAT_ARROW, &s[0], 1, sample_row, 0, 30, NULL, 0, 10);
+    build_batch(&buf, FL_LOG_FORMAT_ARROW, &s[1], 2, sample_row, 30, 30, NULL, 30, 20);
+    build_batch(&buf, FL_LOG_FORMAT_ARROW, &s[0], 1, sample_row, 60, 30, NULL, 60, 30);
+    fl_tier_writer_options_t o;
+    options(&o, *state, &s[1], FL_LOG_FORMAT_ARROW);
+    o.schema_id = 2;
+    o.schema_of = sample_schemas;
+    o.schema_ctx = s;
+    int32_t ids[NCOL + 3];
+    for (int k = 0; k < NCOL + 3; k++) ids[k] = k < 9 ? k + 1 : k < NCOL ? k + 4 : k - NCOL + 10;
+    o.field_ids = ids;
+    assert_int_equal(compare_paths(&o, &buf), 0);
+    fl_buf_free(&buf);
+    fl_schema_free(&s[0]);
+    fl_schema_free(&s[1]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_arrow, setup, teardown),
@@ -1263,6 +1475,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bad_batches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_empty_and_abort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_null_in_required, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paths_agree, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paths_agree_times, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paths_agree_evolution, setup, teardown),
         cmocka_unit_test(test_metrics_truncation),
         cmocka_unit_test(test_metrics_string_carry),
         cmocka_unit_test(test_metrics_string_order),
