@@ -97,6 +97,7 @@ enum fl_api_key {
 #undef FL_API_ENUM_
 };
 
+#define FL_API_OWN_KEY_MIN 1900 /* fluss-c's own keys start here */
 #define FL_API_KEY_MIN 1000
 #define FL_API_KEY_MAX 1064
 
