@@ -104,8 +104,6 @@ int fl_lake_table_check(const fl_table_desc_t *d, const fl_lake_config_t *c, fl_
     return rc;
 }
 
-static bool fl_lake_head_is_ours(const fl_ice_table_head_t *h, int64_t table_id);
-
 /* ---- the Iceberg table's description ---- */
 
 typedef struct fl_lake_build {
@@ -315,7 +313,7 @@ int fl_lake_table_open_or_create(const fl_lake_config_t *c, const char *db, cons
     fl_error_t e;
     fl_err_clear(&e);
     bool ours = fl_lake_table_dir(c, db, name, dir, sizeof(dir)) &&
-                fl_ice_table_load(dir, &h, &e) == 0 && fl_lake_head_is_ours(&h, table_id);
+                fl_ice_table_load(dir, &h, &e) == 0 && fl_lake_table_is_of(&h.meta.meta, table_id);
     fl_ice_table_head_reset(&h);
     if (!ours) return rc;
     fl_err_clear(err);
@@ -349,11 +347,9 @@ static bool fl_lake_fields_equal(const fl_ice_schema_t *cur, const fl_ice_field_
     return true;
 }
 
-/* Whether the lake table at h was made for table_id. */
-static bool fl_lake_head_is_ours(const fl_ice_table_head_t *h, int64_t table_id) {
+bool fl_lake_table_is_of(const fl_ice_table_meta_t *m, int64_t table_id) {
     char want[32];
     snprintf(want, sizeof(want), "%" PRId64, table_id);
-    const fl_ice_table_meta_t *m = &h->meta.meta;
     for (size_t i = 0; i < m->n_properties; i++)
         if (strcmp(m->properties[i].key, "fluss.table-id") == 0)
             return strcmp(m->properties[i].value, want) == 0;
@@ -370,7 +366,7 @@ static int fl_lake_sync_once(const char *dir, const char *db, const char *name, 
     fl_lake_build_t *b = fl_calloc(1, sizeof(*b));
     fl_ice_metadata_log_t *log = NULL;
     int rc = fl_ice_table_load(dir, &h, err);
-    if (rc == FLUSS_ERR_TABLE_NOT_EXIST || (!rc && !fl_lake_head_is_ours(&h, table_id))) {
+    if (rc == FLUSS_ERR_TABLE_NOT_EXIST || (!rc && !fl_lake_table_is_of(&h.meta.meta, table_id))) {
         rc = !must_exist ? 0
                          : fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
                                       "Lake table doesn't exist for lake-enabled table %s.%s, "

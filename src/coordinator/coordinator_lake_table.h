@@ -66,4 +66,9 @@ int fl_lake_table_sync(const fl_lake_config_t *c, const char *db, const char *na
                        int64_t table_id, const fl_table_desc_t *d, bool must_exist,
                        fl_error_t *err);
 
+/* Whether lake table metadata m belongs to Fluss table table_id (its
+ * fluss.table-id property). */
+struct fl_ice_table_meta;
+bool fl_lake_table_is_of(const struct fl_ice_table_meta *m, int64_t table_id);
+
 #endif

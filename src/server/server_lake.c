@@ -28,21 +28,11 @@
 #include <string.h>
 
 #include "common_alloc.h"
-#include "coordinator_lake.h"
+#include "coordinator_lake_table.h"
 #include "server_coordinator.h"
 #include "server_lake_commit.h"
 #include "server_lake_tier.h"
 #include "server_node.h"
-
-/* Whether the lake table at h is the one table_id made. */
-static bool fl_lake_is_of(const fl_ice_table_meta_t *m, int64_t table_id) {
-    char want[32];
-    snprintf(want, sizeof(want), "%" PRId64, table_id);
-    for (size_t i = 0; i < m->n_properties; i++)
-        if (strcmp(m->properties[i].key, "fluss.table-id") == 0)
-            return strcmp(m->properties[i].value, want) == 0;
-    return false;
-}
 
 static const char *fl_lake_partition_name(const fl_ms_table_t *t, int64_t partition_id) {
     for (size_t i = 0; i < t->partition_count; i++)
@@ -61,7 +51,7 @@ static int fl_lake_answer(fl_req_ctx_t *ctx, fl_buf_t *out, const fl_ms_table_t 
     fl_ice_table_head_init(&h);
     fl_lake_offsets_t offs = {0};
     int rc = fl_ice_table_load(dir, &h, err);
-    if (rc == FLUSS_ERR_TABLE_NOT_EXIST || (!rc && !fl_lake_is_of(&h.meta.meta, t->table_id))) {
+    if (rc == FLUSS_ERR_TABLE_NOT_EXIST || (!rc && !fl_lake_table_is_of(&h.meta.meta, t->table_id))) {
         rc = 1;
         goto done;
     }

@@ -116,7 +116,7 @@ static const char *fl_lake_summary(const fl_ice_snapshot_t *s, const char *key) 
     return NULL;
 }
 
-static const char *fl_lake_uri_path(const char *uri) {
+const char *fl_lake_uri_path(const char *uri) {
     if (strncmp(uri, "file://", 7) == 0) return uri + 7;
     if (strncmp(uri, "file:", 5) == 0) return uri + 5;
     return uri;

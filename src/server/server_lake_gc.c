@@ -17,14 +17,9 @@
 #include "common_time.h"
 #include "common_vfs.h"
 #include "lake_iceberg_table.h"
+#include "server_lake_commit.h"
 
 #define FL_LAKE_GC_DEPTH_MAX 16
-
-static const char *fl_gc_path(const char *uri) {
-    if (strncmp(uri, "file://", 7) == 0) return uri + 7;
-    if (strncmp(uri, "file:", 5) == 0) return uri + 5;
-    return uri;
-}
 
 static int fl_gc_cmp(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -41,16 +36,16 @@ static int fl_gc_referenced(const fl_ice_table_meta_t *m, fl_strlist_t *refs, fl
         const fl_ice_snapshot_t *snap = &m->snapshots[s];
         for (size_t k = 0; k < snap->n_summary; k++)
             if (strcmp(snap->summary[k].key, "fluss-offsets") == 0)
-                fl_strlist_add(refs, fl_gc_path(snap->summary[k].value));
-        const char *lp = fl_gc_path(snap->manifest_list);
+                fl_strlist_add(refs, fl_lake_uri_path(snap->summary[k].value));
+        const char *lp = fl_lake_uri_path(snap->manifest_list);
         fl_strlist_add(refs, lp);
         if ((rc = fl_ice_manifest_list_read(lp, &list, err))) break;
         for (size_t i = 0; i < list.list.n_manifests && !rc; i++) {
-            const char *mp = fl_gc_path(list.list.manifests[i].manifest_path);
+            const char *mp = fl_lake_uri_path(list.list.manifests[i].manifest_path);
             fl_strlist_add(refs, mp);
             if ((rc = fl_ice_manifest_read(mp, &man, err))) break;
             for (size_t e = 0; e < man.manifest.n_entries; e++)
-                fl_strlist_add(refs, fl_gc_path(man.manifest.entries[e].file.file_path));
+                fl_strlist_add(refs, fl_lake_uri_path(man.manifest.entries[e].file.file_path));
         }
     }
     fl_ice_manifest_read_reset(&man);

@@ -266,7 +266,7 @@ static void fl_tier_remove_files(const fl_tier_round_t *r) {
         const Fluss__TierLakeBucketResponse *resp = r->buckets[i].resp;
         for (size_t k = 0; resp && k < resp->n_data_files; k++) {
             const char *p = resp->data_files[k]->file_path;
-            fl_vfs_unlink(strncmp(p, "file://", 7) == 0 ? p + 7 : p);
+            fl_vfs_unlink(fl_lake_uri_path(p));
         }
     }
 }
