@@ -24,6 +24,9 @@
 /* Manifests a snapshot's list may name before the old ones are merged
  * (lakehouse.md: "merged above 16 per snapshot"). */
 #define FL_LAKE_MANIFESTS_MAX 16
+/* Bounds of an offsets file (max.bucket.num's default is 128,000). */
+#define FL_LAKE_BUCKETS_MAX 131072
+#define FL_LAKE_PARTITIONS_MAX 131072
 
 void fl_lake_kill_point(const char *step) {
     const char *at = getenv("FLUSS_TEST_LAKE_KILL");
@@ -61,25 +64,35 @@ void fl_lake_offsets_set(fl_lake_offsets_t *o, int64_t partition_id, int32_t buc
 }
 
 /* One bucket_offsets array into o (-1 entries are no offset). */
+/* Appends one bucket_offsets array for partition_id (each partition
+ * comes once, so nothing is looked up). */
 static int fl_lake_offsets_take(const json_t *arr, int64_t partition_id, fl_lake_offsets_t *o,
                                 const char *path, fl_error_t *err) {
     if (!json_is_array(arr))
         return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: bucket_offsets is not an array", path);
+    if (json_array_size(arr) > FL_LAKE_BUCKETS_MAX)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: more than %d bucket offsets", path,
+                          FL_LAKE_BUCKETS_MAX);
     for (size_t b = 0; b < json_array_size(arr); b++) {
         const json_t *v = json_array_get(arr, b);
         if (!json_is_integer(v) || json_integer_value(v) < -1)
             return fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: bucket_offsets[%zu] is not an offset",
                               path, b);
-        if (json_integer_value(v) >= 0)
-            fl_lake_offsets_set(o, partition_id, (int32_t)b, json_integer_value(v));
+        if (json_integer_value(v) < 0) continue;
+        if (o->count == o->cap) {
+            o->cap = o->cap ? o->cap * 2 : 16;
+            o->items = fl_realloc(o->items, o->cap * sizeof(*o->items));
+        }
+        o->items[o->count++] =
+            (fl_lake_offset_t){partition_id, (int32_t)b, (int64_t)json_integer_value(v)};
     }
     return 0;
 }
 
-static int fl_lake_offsets_parse(const char *path, const fl_buf_t *text, int64_t table_id,
-                                 fl_lake_offsets_t *o, fl_error_t *err) {
+int fl_lake_offsets_decode(const char *path, const void *text, size_t len, int64_t table_id,
+                           fl_lake_offsets_t *o, fl_error_t *err) {
     json_error_t je;
-    json_t *root = json_loadb((const char *)text->data, text->len, 0, &je);
+    json_t *root = json_loadb(text, len, 0, &je);
     int rc = 0;
     const json_t *tid = json_object_get(root, "table_id");
     if (!root || !json_is_integer(tid)) {
@@ -95,12 +108,19 @@ static int fl_lake_offsets_parse(const char *path, const fl_buf_t *text, int64_t
         const json_t *p;
         if (!json_is_array(parts))
             rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: no bucket or partition offsets", path);
+        if (!rc && json_array_size(parts) > FL_LAKE_PARTITIONS_MAX)
+            rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: more than %d partitions", path,
+                            FL_LAKE_PARTITIONS_MAX);
         json_array_foreach(parts, i, p) {
             const json_t *pid = json_object_get(p, "partition_id");
             if (rc) break;
-            if (!json_is_integer(pid))
-                rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "%s: partition_offsets[%zu] has no id",
-                                path, i);
+            bool again = false;
+            for (size_t k = 0; k < i && json_is_integer(pid) && !again; k++)
+                again = json_equal(json_object_get(json_array_get(parts, k), "partition_id"), pid);
+            if (!json_is_integer(pid) || json_integer_value(pid) < 0 || again)
+                rc = fl_err_set(err, FLUSS_ERR__CORRUPT,
+                                "%s: partition_offsets[%zu] has no id, or one named before", path,
+                                i);
             else
                 rc = fl_lake_offsets_take(json_object_get(p, "bucket_offsets"),
                                           json_integer_value(pid), o, path, err);
@@ -139,38 +159,45 @@ int fl_lake_snapshot_offsets(const fl_ice_snapshot_t *s, int64_t table_id,
     fl_buf_t text;
     fl_buf_init(&text);
     int rc = fl_fs_read_all(path, FL_LAKE_OFFSETS_BYTES_MAX, &text, NULL, err);
-    if (!rc) rc = fl_lake_offsets_parse(path, &text, table_id, out, err);
+    if (!rc) rc = fl_lake_offsets_decode(path, text.data, text.len, table_id, out, err);
     fl_buf_free(&text);
     return rc;
 }
 
-/* The TableBucketOffsets JSON of o. */
-static char *fl_lake_offsets_json(const fl_lake_offsets_t *o, int64_t table_id,
-                                  bool partitioned) {
+static int fl_lake_offset_cmp(const void *a, const void *b) {
+    const fl_lake_offset_t *x = a, *y = b;
+    if (x->partition_id != y->partition_id) return x->partition_id < y->partition_id ? -1 : 1;
+    return (x->bucket > y->bucket) - (x->bucket < y->bucket);
+}
+
+char *fl_lake_offsets_encode(const fl_lake_offsets_t *o, int64_t table_id, bool partitioned) {
+    /* by partition, then bucket: one array per partition, -1 in its gaps */
+    fl_lake_offset_t *sorted = fl_calloc(o->count + 1, sizeof(*sorted));
+    if (o->count) memcpy(sorted, o->items, o->count * sizeof(*sorted));
+    qsort(sorted, o->count, sizeof(*sorted), fl_lake_offset_cmp);
     json_t *root = json_object();
     json_object_set_new(root, "version", json_integer(1));
     json_object_set_new(root, "table_id", json_integer(table_id));
-    json_t *parts = json_array();
+    json_t *parts = json_array(), *arr = NULL;
     for (size_t i = 0; i < o->count; i++) {
-        int64_t pid = o->items[i].partition_id;
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++) seen = o->items[k].partition_id == pid;
-        if (seen) continue;
-        int32_t nb = 0;
-        for (size_t k = 0; k < o->count; k++)
-            if (o->items[k].partition_id == pid && o->items[k].bucket + 1 > nb)
-                nb = o->items[k].bucket + 1;
-        json_t *arr = json_array();
-        for (int32_t b = 0; b < nb; b++)
-            json_array_append_new(arr, json_integer(fl_lake_offsets_get(o, pid, b)));
-        if (!partitioned) {
-            json_object_set_new(root, "bucket_offsets", arr);
-            continue;
+        if (i == 0 || sorted[i].partition_id != sorted[i - 1].partition_id) {
+            arr = json_array();
+            if (partitioned) {
+                json_t *p = json_object();
+                json_object_set_new(p, "partition_id", json_integer(sorted[i].partition_id));
+                json_object_set_new(p, "bucket_offsets", arr);
+                json_array_append_new(parts, p);
+            } else if (!json_object_get(root, "bucket_offsets")) {
+                json_object_set_new(root, "bucket_offsets", arr);
+            } else {
+                json_decref(arr); /* a table without partitions has one array */
+                arr = NULL;
+            }
         }
-        json_t *p = json_object();
-        json_object_set_new(p, "partition_id", json_integer(pid));
-        json_object_set_new(p, "bucket_offsets", arr);
-        json_array_append_new(parts, p);
+        if (!arr) continue;
+        while ((int32_t)json_array_size(arr) < sorted[i].bucket)
+            json_array_append_new(arr, json_integer(-1));
+        json_array_append_new(arr, json_integer(sorted[i].offset));
     }
     if (partitioned) json_object_set_new(root, "partition_offsets", parts);
     else json_decref(parts);
@@ -178,6 +205,7 @@ static char *fl_lake_offsets_json(const fl_lake_offsets_t *o, int64_t table_id,
         json_object_set_new(root, "bucket_offsets", json_array());
     char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(root);
+    fl_free(sorted);
     return text;
 }
 
@@ -279,24 +307,36 @@ static int fl_lake_entry(fl_lake_commit_t *c, const fl_lake_new_file_t *nf,
     return 0;
 }
 
+/* Writes entries as a data manifest of the round's snapshot at path
+ * (*wrote set first: a failed write leaves a file to remove). */
+static int fl_lake_write_entries(const fl_lake_commit_t *c, const char *path,
+                                 const fl_ice_manifest_entry_t *entries, size_t n, bool *wrote,
+                                 fl_ice_manifest_summary_t *sum, fl_error_t *err) {
+    fl_buf_t schema_json;
+    fl_buf_init(&schema_json);
+    int rc = fl_ice_schema_encode(c->schema, &schema_json, err);
+    if (!rc) {
+        fl_buf_put_u8(&schema_json, 0);
+        fl_ice_manifest_t m = {FL_ICE_MANIFEST_DATA, (const char *)schema_json.data,
+                               c->schema->schema_id, *c->spec, c->snapshot_id, entries, n};
+        *wrote = true;
+        rc = fl_ice_manifest_write(path, &m, sum, err);
+    }
+    fl_buf_free(&schema_json);
+    return rc;
+}
+
 static int fl_lake_write_manifest(fl_lake_commit_t *c, const fl_strlist_t *keys,
                                   const fl_lake_new_file_t *files, size_t n,
                                   fl_ice_manifest_summary_t *sum, fl_error_t *err) {
     fl_avro_arena_t a;
     fl_avro_arena_init(&a);
-    fl_buf_t schema_json;
-    fl_buf_init(&schema_json);
     fl_ice_manifest_entry_t *entries = fl_calloc(n, sizeof(*entries));
-    int rc = fl_ice_schema_encode(c->schema, &schema_json, err);
+    int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) rc = fl_lake_entry(c, &files[i], keys, &a, &entries[i], err);
-    if (!rc) {
-        fl_buf_put_u8(&schema_json, 0);
-        fl_ice_manifest_t m = {FL_ICE_MANIFEST_DATA, (const char *)schema_json.data,
-                               c->schema->schema_id, *c->spec, c->snapshot_id, entries, n};
-        c->wrote_manifest = true;
-        rc = fl_ice_manifest_write(c->manifest_path, &m, sum, err);
-    }
-    /* partitions touched: distinct (partition id) among the files */
+    if (!rc)
+        rc = fl_lake_write_entries(c, c->manifest_path, entries, n, &c->wrote_manifest, sum, err);
+    /* partitions touched: distinct partition values, (partition, bucket) */
     for (size_t i = 0; i < n && !rc; i++) {
         bool seen = false;
         for (size_t k = 0; k < i && !seen; k++)
@@ -305,7 +345,6 @@ static int fl_lake_write_manifest(fl_lake_commit_t *c, const fl_strlist_t *keys,
         if (!seen) c->changed_partitions++;
     }
     fl_free(entries);
-    fl_buf_free(&schema_json);
     fl_avro_arena_reset(&a);
     return rc;
 }
@@ -319,13 +358,11 @@ static int fl_lake_merge_manifests(fl_lake_commit_t *c, const fl_ice_manifest_li
                                    fl_ice_manifest_summary_t *merged, fl_error_t *err) {
     size_t cap = 64, n = 0;
     fl_ice_manifest_entry_t *entries = fl_calloc(cap, sizeof(*entries));
-    fl_ice_manifest_read_t *reads = fl_calloc(old->n_manifests, sizeof(*reads));
-    fl_buf_t schema_json;
-    fl_buf_init(&schema_json);
-    int rc = fl_ice_schema_encode(c->schema, &schema_json, err);
+    fl_ice_manifest_read_t *reads = fl_calloc(old->n_manifests + 1, sizeof(*reads));
+    for (size_t i = 0; i < old->n_manifests; i++) fl_ice_manifest_read_init(&reads[i]);
+    int rc = 0;
     for (size_t i = 0; i < old->n_manifests && !rc; i++) {
         const fl_ice_manifest_file_t *mf = &old->manifests[i];
-        fl_ice_manifest_read_init(&reads[i]);
         if ((rc = fl_ice_manifest_read(fl_lake_uri_path(mf->manifest_path), &reads[i], err)))
             break;
         const fl_ice_manifest_t *m = &reads[i].manifest;
@@ -341,17 +378,11 @@ static int fl_lake_merge_manifests(fl_lake_commit_t *c, const fl_ice_manifest_li
             entries[n++] = x;
         }
     }
-    if (!rc) {
-        fl_buf_put_u8(&schema_json, 0);
-        fl_ice_manifest_t m = {FL_ICE_MANIFEST_DATA, (const char *)schema_json.data,
-                               c->schema->schema_id, *c->spec, c->snapshot_id, entries, n};
-        c->wrote_merged = true;
-        rc = fl_ice_manifest_write(c->merged_path, &m, merged, err);
-    }
+    if (!rc)
+        rc = fl_lake_write_entries(c, c->merged_path, entries, n, &c->wrote_merged, merged, err);
     for (size_t i = 0; i < old->n_manifests; i++) fl_ice_manifest_read_reset(&reads[i]);
     fl_free(reads);
     fl_free(entries);
-    fl_buf_free(&schema_json);
     return rc;
 }
 
@@ -473,7 +504,7 @@ int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64
              c->snapshot_id, c->uuid);
     snprintf(c->merged_path, sizeof(c->merged_path), "%s/metadata/%s-m1.avro", dir, c->uuid);
 
-    offsets_json = fl_lake_offsets_json(offsets, table_id, partition_keys->count > 0);
+    offsets_json = fl_lake_offsets_encode(offsets, table_id, partition_keys->count > 0);
     c->wrote_offsets = true;
     if ((rc = fl_fs_write_atomic(c->offsets_path, offsets_json, strlen(offsets_json), err)))
         goto done;

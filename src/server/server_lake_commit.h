@@ -63,6 +63,15 @@ void fl_lake_offsets_free(fl_lake_offsets_t *o);
 int64_t fl_lake_offsets_get(const fl_lake_offsets_t *o, int64_t partition_id, int32_t bucket);
 void fl_lake_offsets_set(fl_lake_offsets_t *o, int64_t partition_id, int32_t bucket,
                          int64_t offset);
+/* The TableBucketOffsets JSON (version 1) of len bytes read from path
+ * (named in messages) into *out: bucket_offsets, or partition_offsets of
+ * {partition_id, bucket_offsets}; -1 is no offset. CORRUPT for anything
+ * else, or the offsets of a table other than table_id. */
+int fl_lake_offsets_decode(const char *path, const void *text, size_t len, int64_t table_id,
+                           fl_lake_offsets_t *out, fl_error_t *err);
+/* o as that JSON (malloc'd; free with free()); partitioned: the
+ * partition_offsets form. */
+char *fl_lake_offsets_encode(const fl_lake_offsets_t *o, int64_t table_id, bool partitioned);
 /* The offsets the table's current lake snapshot holds (none without a
  * snapshot). CORRUPT for an offsets file that does not parse or names
  * another table. */
