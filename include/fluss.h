@@ -214,6 +214,10 @@ void fluss_table_close(fluss_table_t *table);
 /* Borrowed views valid while the table is open. */
 int64_t fluss_table_id(const fluss_table_t *t);
 int32_t fluss_table_bucket_count(const fluss_table_t *t);
+/* The value of one of the table's properties as the server gave them
+ * ("table.datalake.enabled", ...), NULL when it has none. Borrowed from
+ * the table. */
+const char *fluss_table_property(const fluss_table_t *t, const char *key);
 size_t fluss_table_column_count(const fluss_table_t *t);
 const char *fluss_table_column_name(const fluss_table_t *t, size_t col);
 /* The column's SQL type text ("DECIMAL(10, 2) NOT NULL"), owned by the table. */
@@ -545,6 +549,46 @@ int64_t fluss_log_scanner_batches_fetched(const fluss_log_scanner_t *s);
 int fluss_log_scanner_set_filter(fluss_log_scanner_t *s, const char *expr, fluss_error_t *err);
 void fluss_log_scanner_destroy(fluss_log_scanner_t *s);
 
+/* ---- union read: the lake, then the log after it ---- */
+
+/* A lake scanner reads one lake snapshot of a log table (the one
+ * fluss_lake_snapshot_get returned) straight from its Apache Iceberg
+ * files: the Hadoop layout under the table's
+ * `table.datalake.iceberg.warehouse`, which must be a path this process
+ * can read (local, or a shared file system). Its batches are those a log
+ * scanner would have fetched for the same rows: each has its bucket and
+ * partition, and each row its log offset and commit timestamp (the lake
+ * keeps them in __offset and __timestamp). Within a bucket rows come in
+ * offset order; buckets one after another.
+ *
+ * Union read: the snapshot holds every bucket's rows below its lake
+ * offset (fluss_lake_bucket_t.offset); a log scanner subscribed at that
+ * offset continues with the rest, so the lake rows and the log rows are
+ * the table from its first tiered row on, no row twice, none missing —
+ * also after the log below the lake offset has expired. A bucket absent
+ * from the snapshot has nothing in the lake: read its log from the start.
+ *
+ * projection as fluss_log_scanner_new. Errors: INVALID_ARG (no warehouse
+ * in the table's properties; a lake table of another table id; delete
+ * files, which PK tables' lake tables will have), LAKE_SNAPSHOT_NOT_EXIST
+ * (the snapshot was expired from the Iceberg table), TABLE_NOT_EXIST (no
+ * Iceberg table there), CORRUPT_RECORD_EXCEPTION and FLUSS_ERR__CORRUPT
+ * for files that do not decode. Thread rule: one user at a time; the
+ * table outlives the scanner. */
+typedef struct fluss_lake_scanner fluss_lake_scanner_t;
+int fluss_lake_scanner_new(fluss_table_t *t, const fluss_lake_snapshot_t *snap,
+                           const int32_t *projection, size_t n, fluss_lake_scanner_t **out,
+                           fluss_error_t *err);
+/* Only rows matching expr (fluss_log_scanner_set_filter's syntax). */
+int fluss_lake_scanner_set_filter(fluss_lake_scanner_t *s, const char *expr, fluss_error_t *err);
+/* The data files the snapshot has. */
+size_t fluss_lake_scanner_file_count(const fluss_lake_scanner_t *s);
+/* The next batch of lake rows, or 0 with *out NULL when every file has
+ * been read. */
+int fluss_lake_scanner_next(fluss_lake_scanner_t *s, fluss_record_batch_t **out,
+                            fluss_error_t *err);
+void fluss_lake_scanner_destroy(fluss_lake_scanner_t *s);
+
 /* ---- record batches ---- */
 
 typedef enum fluss_change_type {
@@ -568,7 +612,7 @@ const char *fluss_record_batch_column_name(const fluss_record_batch_t *b, size_t
 /* Offset of row row (ascending; with a scanner filter rows may have gaps
  * between them). */
 int64_t fluss_record_batch_offset(const fluss_record_batch_t *b, size_t row);
-/* Commit timestamp (ms) of the row. */
+/* Commit timestamp (ms) of the row (of its batch in the log). */
 int64_t fluss_record_batch_timestamp(const fluss_record_batch_t *b, size_t row);
 fluss_change_type_t fluss_record_batch_change_type(const fluss_record_batch_t *b, size_t row);
 bool fluss_record_batch_is_null(const fluss_record_batch_t *b, size_t row, size_t col);

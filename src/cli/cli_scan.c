@@ -8,13 +8,19 @@
  * partition (or those --partition names; --follow also picks up
  * partitions created later, every FL_CLI_DISCOVER_MS); --filter keeps the
  * rows matching simple predicates (libfluss's scanner filter, pushed to
- * the server too). Exit codes: 0 ok, 1 a server / connection failure, 2
- * bad usage. Single-threaded; stdout is flushed after every batch.
+ * the server too). On a lake table a scan from the earliest offsets is a
+ * union read: the rows of the table's lake snapshot first (libfluss's
+ * lake scanner reads its Iceberg files), then each bucket's log from its
+ * lake offset on — every row once, also those the log has expired
+ * (--log-only reads the log alone, --lake-only the snapshot alone). Exit
+ * codes: 0 ok, 1 a server / connection failure, 2 bad usage.
+ * Single-threaded; stdout is flushed after every batch.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli_data.h"
@@ -35,6 +41,7 @@ static void usage_scan(FILE *f) {
             "usage: fluss scan DB.TABLE [--from earliest|latest|TIMESTAMP_MS] [--columns a,b]\n"
             "                  [--follow] [--format table|json|csv] [--limit N] [--changelog]\n"
             "                  [--partition K=V[,K2=V2]] [--filter EXPR] [--stats]\n"
+            "                  [--lake-only | --log-only]\n"
             "\n"
             "Prints the rows of a table's log, every bucket (of a primary-key table: its\n"
             "changelog, one row per change; of a partitioned table: every partition).\n"
@@ -55,7 +62,11 @@ static void usage_scan(FILE *f) {
             "                      = != < <= > >= against a value, IS [NOT] NULL, joined by AND\n"
             "                      (also sent to the server, which skips batches that cannot\n"
             "                      match when the table keeps statistics)\n"
-            "  --stats             print rows, batches and bytes fetched to stderr at the end\n");
+            "  --stats             print rows, batches and bytes fetched to stderr at the end\n"
+            "  --lake-only         a lake table's lake snapshot alone (no log)\n"
+            "  --log-only          the log alone; without either, a scan of a lake table from\n"
+            "                      earliest reads its lake snapshot, then the log after it\n"
+            "                      (the table's warehouse must be readable from here)\n");
 }
 
 typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV } fl_fmt_t;
@@ -158,7 +169,7 @@ static int64_t fl_cli_now_ms(void) {
 
 typedef struct fl_scan_opts {
     const char *path, *from, *columns, *partition, *filter;
-    bool follow, changelog, stats;
+    bool follow, changelog, stats, lake_only, log_only;
     fl_fmt_t fmt;
     long long limit, from_ts;
 } fl_scan_opts_t;
@@ -182,6 +193,9 @@ typedef struct fl_scan {
     fluss_log_scanner_t *s;
     int32_t *cols;
     size_t ncols;
+    long long lake_rows; /* printed from the lake */
+    size_t lake_files;
+    int64_t lake_snapshot; /* -1: the lake was not read */
 } fl_scan_t;
 
 /* 0 ok, 2 bad usage, 3 help shown. */
@@ -199,6 +213,8 @@ static int scan_args(int argc, char **argv, fl_scan_opts_t *o) {
         if (strcmp(a, "--follow") == 0) o->follow = true;
         else if (strcmp(a, "--changelog") == 0) o->changelog = true;
         else if (strcmp(a, "--stats") == 0) o->stats = true;
+        else if (strcmp(a, "--lake-only") == 0) o->lake_only = true;
+        else if (strcmp(a, "--log-only") == 0) o->log_only = true;
         else if (strcmp(a, "--from") == 0 && v) o->from = v, i++;
         else if (strcmp(a, "--columns") == 0 && v) o->columns = v, i++;
         else if (strcmp(a, "--partition") == 0 && v) o->partition = v, i++;
@@ -217,6 +233,7 @@ static int scan_args(int argc, char **argv, fl_scan_opts_t *o) {
         else return 2;
     }
     if (!o->path) return 2;
+    if (o->lake_only && (o->log_only || o->follow || strcmp(o->from, "earliest") != 0)) return 2;
     if (strcmp(o->from, "earliest") != 0 && strcmp(o->from, "latest") != 0) {
         char *end;
         o->from_ts = strtoll(o->from, &end, 10);
@@ -367,12 +384,74 @@ static bool scan_left(fl_scan_t *sc) {
     return left;
 }
 
+/* Whether this scan reads the table's lake first: a lake table, from the
+ * earliest offsets, not --log-only. */
+static bool scan_unions(const fl_scan_t *sc) {
+    const char *en = fluss_table_property(sc->t, "table.datalake.enabled");
+    return en && strcasecmp(en, "true") == 0 && !sc->o.log_only &&
+           strcmp(sc->o.from, "earliest") == 0;
+}
+
+/* Prints the rows of one lake batch of a target; false at the limit. */
+static bool scan_lake_batch(fl_scan_t *sc, const fluss_record_batch_t *b, char *buf,
+                            long long *printed) {
+    const fl_scan_target_t *g = scan_find(sc, fluss_record_batch_partition_id(b),
+                                          fluss_record_batch_bucket(b));
+    size_t rows = fluss_record_batch_row_count(b);
+    for (size_t r = 0; g && r < rows; r++) {
+        if (sc->o.limit >= 0 && *printed >= sc->o.limit) return false;
+        print_row(b, r, sc->o.fmt, sc->o.changelog, g->pname, buf);
+        (*printed)++;
+        sc->lake_rows++;
+    }
+    return true;
+}
+
+/* The lake part of a union read: prints the rows of the table's lake
+ * snapshot and moves each target's start to its lake offset. A table
+ * with no snapshot yet is read from the log alone. Returns an exit code. */
+static int scan_lake(fl_scan_t *sc, char *buf, long long *printed) {
+    fluss_lake_snapshot_t *snap = NULL;
+    fluss_lake_scanner_t *ls = NULL;
+    fluss_error_t err;
+    if (fluss_lake_snapshot_get(sc->client, sc->db, sc->table, &snap, &err)) {
+        if (err.code == FLUSS_ERR_LAKE_SNAPSHOT_NOT_EXIST) return 0;
+        return fail_err(&err);
+    }
+    sc->lake_snapshot = snap->snapshot_id;
+    int rc = 0;
+    if (fluss_lake_scanner_new(sc->t, snap, sc->o.columns ? sc->cols : NULL, sc->ncols, &ls,
+                               &err) ||
+        (sc->o.filter && fluss_lake_scanner_set_filter(ls, sc->o.filter, &err))) {
+        rc = fail_err(&err);
+    }
+    if (!rc) sc->lake_files = fluss_lake_scanner_file_count(ls);
+    for (bool more = !rc; more && !g_stop;) {
+        fluss_record_batch_t *b = NULL;
+        if (fluss_lake_scanner_next(ls, &b, &err)) {
+            rc = fail_err(&err);
+            break;
+        }
+        if (!b) break;
+        more = scan_lake_batch(sc, b, buf, printed);
+        fflush(stdout);
+        fluss_record_batch_free(b);
+    }
+    for (size_t i = 0; !rc && i < snap->bucket_count; i++) {
+        fl_scan_target_t *g = scan_find(sc, snap->buckets[i].partition_id, snap->buckets[i].bucket);
+        if (g && snap->buckets[i].offset > 0) g->start = snap->buckets[i].offset;
+    }
+    fluss_lake_scanner_destroy(ls);
+    fluss_lake_snapshot_free(snap);
+    return rc;
+}
+
 /* Polls and prints until the stop offsets (or the limit, or a signal
  * with --follow). Returns the rows printed; *exit_code on failure. */
-static long long scan_loop(fl_scan_t *sc, bool partitioned, char *buf, int *exit_code) {
+static long long scan_loop(fl_scan_t *sc, bool partitioned, char *buf, long long printed,
+                           int *exit_code) {
     fluss_error_t err;
     size_t added;
-    long long printed = 0;
     bool pushdown = true;
     int64_t next_discover = fl_cli_now_ms() + FL_CLI_DISCOVER_MS;
     while (!*exit_code && !g_stop && (sc->o.limit < 0 || printed < sc->o.limit)) {
@@ -442,18 +521,29 @@ int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
         fl_cli_fail(&err);
         exit_code = err.code == FLUSS_ERR__INVALID_ARG ? 2 : 1;
     }
-    if (!exit_code && scan_subscribe(&sc, 0, &err)) exit_code = fail_err(&err);
+    bool unions = !exit_code && scan_unions(&sc);
+    if (!exit_code && sc.o.lake_only && !unions) {
+        fprintf(stderr, "fluss: %s is not a lake table; --lake-only does not apply\n", sc.o.path);
+        exit_code = 2;
+    }
+    long long printed = 0;
+    sc.lake_snapshot = -1;
     if (!exit_code) {
         signal(SIGINT, on_signal);
         signal(SIGTERM, on_signal);
         print_header(sc.t, sc.cols, sc.ncols, sc.o.fmt, sc.o.changelog, partitioned);
         fflush(stdout);
     }
-    long long printed = exit_code ? 0 : scan_loop(&sc, partitioned, buf, &exit_code);
+    if (!exit_code && unions) exit_code = scan_lake(&sc, buf, &printed);
+    if (!exit_code && !sc.o.lake_only && scan_subscribe(&sc, 0, &err)) exit_code = fail_err(&err);
+    if (!exit_code && !sc.o.lake_only) printed = scan_loop(&sc, partitioned, buf, printed, &exit_code);
     if (sc.o.stats && sc.s)
         fprintf(stderr, "scanned %lld rows, %lld batches, %lld bytes fetched\n", printed,
                 (long long)fluss_log_scanner_batches_fetched(sc.s),
                 (long long)fluss_log_scanner_bytes_fetched(sc.s));
+    if (sc.o.stats && sc.lake_snapshot >= 0)
+        fprintf(stderr, "lake: %lld rows from %zu files of snapshot %lld\n", sc.lake_rows,
+                sc.lake_files, (long long)sc.lake_snapshot);
     free(buf);
     fluss_log_scanner_destroy(sc.s);
     for (size_t i = 0; i < sc.count; i++) free(sc.targets[i].pname);

@@ -36,6 +36,7 @@ void fluss_record_batch_free(fluss_record_batch_t *b) {
     fl_free(b->types);
     fl_free(b->change_types);
     fl_free(b->offsets);
+    fl_free(b->timestamps);
     fl_free(b);
 }
 
@@ -259,7 +260,7 @@ int64_t fluss_record_batch_offset(const fluss_record_batch_t *b, size_t row) {
 }
 
 int64_t fluss_record_batch_timestamp(const fluss_record_batch_t *b, size_t row) {
-    (void)row;
+    if (b->timestamps && row < b->rows) return b->timestamps[row];
     return b->commit_timestamp;
 }
 

@@ -237,6 +237,10 @@ int fluss_table_open(fluss_client_t *client, const char *database, const char *t
 
 int64_t fluss_table_id(const fluss_table_t *t) { return t->table_id; }
 int32_t fluss_table_bucket_count(const fluss_table_t *t) { return t->bucket_count; }
+
+const char *fluss_table_property(const fluss_table_t *t, const char *key) {
+    return fl_kvlist_get(&t->desc.properties, key);
+}
 size_t fluss_table_column_count(const fluss_table_t *t) { return t->desc.schema.column_count; }
 
 const char *fluss_table_column_name(const fluss_table_t *t, size_t col) {

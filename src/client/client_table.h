@@ -176,6 +176,16 @@ int fl_lookup_value_batch_rows(const fluss_table_t *t, struct fl_schemas *schema
 void fl_client_cell_text(const fl_datatype_t *t, fl_row_format_t fmt, const fl_row_t *row,
                          size_t col, int flags, fl_buf_t *out);
 
+/* ---- the lake scanner (client_lake_read.c) ---- */
+
+/* A lake scanner of t over one data file image file[0..len) (borrowed:
+ * it outlives the scanner) instead of a snapshot's files, with t's
+ * columns at Iceberg field ids 1..n and __bucket, __offset, __timestamp
+ * at n+1..n+3 (the ids a lake table made for t gets): what the fuzz
+ * target drives. */
+int fl_lake_scanner_of_image(fluss_table_t *t, const uint8_t *file, size_t len,
+                             fluss_lake_scanner_t **out, fl_error_t *err);
+
 /* ---- decoded record batches (client_batch.c) ---- */
 
 struct fluss_record_batch {
@@ -192,6 +202,8 @@ struct fluss_record_batch {
     uint8_t *change_types; /* per Arrow row, NULL when append-only */
     int64_t *offsets;      /* per presented row when a filter thinned the batch, else NULL
                             * (then row r is at base_offset + r) */
+    int64_t *timestamps;   /* per presented row (a lake batch's __timestamp), else NULL
+                            * (then every row has commit_timestamp) */
 };
 
 /* Decodes one fetched batch. msg_cols[0..msg_count) are the schema

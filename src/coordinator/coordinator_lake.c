@@ -134,7 +134,10 @@ char *fl_lake_present_table_json(const fl_lake_config_t *c, const char *table_js
         for (size_t i = 0; i < c->n_options; i++) {
             char key[FL_LAKE_KEY_MAX + 64];
             snprintf(key, sizeof(key), "table.datalake.%s.%s", c->format, c->options[i].key);
-            json_object_set_new(props, key, json_string(c->options[i].value));
+            /* the warehouse as the server resolved it (absolute, no
+             * file://): readers elsewhere find the same directory */
+            bool w = strcmp(c->options[i].key, "warehouse") == 0;
+            json_object_set_new(props, key, json_string(w ? c->warehouse : c->options[i].value));
         }
         out = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
     }

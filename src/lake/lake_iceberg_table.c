@@ -299,6 +299,12 @@ int fl_ice_table_commit(const char *dir, int32_t base_version, const fl_ice_tabl
     return fl_ice_table_commit_info(dir, base_version, next, NULL, err);
 }
 
+const char *fl_lake_uri_path(const char *uri) {
+    if (strncmp(uri, "file://", 7) == 0) return uri + 7;
+    if (strncmp(uri, "file:", 5) == 0) return uri + 5;
+    return uri;
+}
+
 int fl_ice_table_create(const char *dir, const fl_ice_table_meta_t *m, fl_error_t *err) {
     char *mdir = meta_dir(dir);
     int rc = fl_fs_mkdirs(mdir, err);

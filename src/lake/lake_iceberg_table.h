@@ -287,6 +287,10 @@ int fl_ice_meta_with_schema(const fl_ice_table_meta_t *base, const char *base_me
 
 /* ---- the Hadoop layout ---- */
 
+/* The local path of a file:// (or file:) URI in a table's metadata;
+ * anything else as it is. */
+const char *fl_lake_uri_path(const char *uri);
+
 /* Creates <dir>/metadata (and dir) and commits m as v1. An existing v1:
  * FLUSS_ERR__CONFLICT. */
 int fl_ice_table_create(const char *dir, const fl_ice_table_meta_t *m, fl_error_t *err);

@@ -136,12 +136,6 @@ static const char *fl_lake_summary(const fl_ice_snapshot_t *s, const char *key) 
     return NULL;
 }
 
-const char *fl_lake_uri_path(const char *uri) {
-    if (strncmp(uri, "file://", 7) == 0) return uri + 7;
-    if (strncmp(uri, "file:", 5) == 0) return uri + 5;
-    return uri;
-}
-
 int fl_lake_head_offsets(const fl_ice_table_head_t *h, int64_t table_id, fl_lake_offsets_t *out,
                          fl_error_t *err) {
     const fl_ice_table_meta_t *m = &h->meta.meta;

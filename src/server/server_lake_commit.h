@@ -54,9 +54,6 @@ typedef struct fl_lake_offsets {
     fl_lake_offset_t *items;
 } fl_lake_offsets_t;
 
-/* The local path of a file:// (or file:) URI of the lake; others as
- * they are. */
-const char *fl_lake_uri_path(const char *uri);
 
 void fl_lake_offsets_free(fl_lake_offsets_t *o);
 /* -1 when the bucket has none. */

@@ -147,3 +147,83 @@ int fl_tier_value_of(const fl_datatype_t *t, const fl_row_t *row, const fl_cell_
         return 0;
     }
 }
+
+/* ---- the read direction: a Parquet value back into a cell ---- */
+
+/* Floor division of a by 1000 and its non-negative remainder. */
+static void floor_div_1000(int64_t a, int64_t *q, int64_t *r) {
+    *q = a / 1000;
+    *r = a % 1000;
+    if (*r < 0) (*q)--, *r += 1000;
+}
+
+int fl_tier_cell_from(const fl_datatype_t *t, const char *name, const fl_pq_values_t *v, size_t i,
+                      fl_row_t *row, size_t col, fl_error_t *err) {
+    int32_t want;
+    fl_pq_logical_t l;
+    if (!physical_of(t, &want, &l))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "column %s: %s columns are not read from the lake", name,
+                          fl_type_root_json_name(t->root));
+    if (v->type != want)
+        return fl_err_set(err, TC_CORRUPT,
+                          "column %s: the lake file holds Parquet type %d, its Fluss type needs %d",
+                          name, v->type, want);
+    if (i >= v->rows) return fl_err_set(err, TC_CORRUPT, "column %s: row %zu of %zu", name, i, v->rows);
+    fl_cell_t *c = &row->cells[col];
+    if (!v->valid[i]) {
+        if (!t->nullable)
+            return fl_err_set(err, TC_CORRUPT, "column %s is NOT NULL, the lake file has a null",
+                              name);
+        c->is_null = true;
+        return 0;
+    }
+    int32_t i32 = want == FL_PQ_INT32 ? ((const int32_t *)v->values)[i] : 0;
+    int64_t i64 = want == FL_PQ_INT64 ? ((const int64_t *)v->values)[i] : 0, q, r;
+    c->is_null = false;
+    switch (t->root) {
+    case FL_TYPE_BOOLEAN: c->i = ((const uint8_t *)v->values)[i] != 0; return 0;
+    case FL_TYPE_TINYINT:
+        if (i32 < INT8_MIN || i32 > INT8_MAX) goto range;
+        c->i = i32;
+        return 0;
+    case FL_TYPE_SMALLINT:
+        if (i32 < INT16_MIN || i32 > INT16_MAX) goto range;
+        c->i = i32;
+        return 0;
+    case FL_TYPE_INTEGER:
+    case FL_TYPE_DATE: c->i = i32; return 0;
+    case FL_TYPE_BIGINT: c->i = i64; return 0;
+    case FL_TYPE_FLOAT: c->d = ((const float *)v->values)[i]; return 0;
+    case FL_TYPE_DOUBLE: c->d = ((const double *)v->values)[i]; return 0;
+    case FL_TYPE_TIME:
+        floor_div_1000(i64, &q, &r);
+        if (q < 0 || q >= 86400000) goto range;
+        c->i = q;
+        return 0;
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMP_LTZ:
+        floor_div_1000(i64, &q, &r);
+        c->i = q;
+        c->nanos = (int32_t)(r * 1000);
+        return 0;
+    case FL_TYPE_DECIMAL: {
+        __int128 u = want == FL_PQ_INT32 ? i32 : i64, limit = 1;
+        for (int32_t k = 0; k < t->precision; k++) limit *= 10;
+        if (u >= limit || u <= -limit) goto range;
+        c->dec = u;
+        return 0;
+    }
+    default: { /* CHAR, STRING, BINARY, BYTES */
+        uint64_t a = v->offsets[i], b = v->offsets[i + 1];
+        if (b < a) return fl_err_set(err, TC_CORRUPT, "column %s: bad value offsets", name);
+        /* BINARY(n) is n bytes wide in Arrow: the tier wrote it padded */
+        if (t->root == FL_TYPE_BINARY && t->length > 0 && b - a != (uint64_t)t->length) goto range;
+        fl_row_set_bytes(row, col, v->bytes + a, (size_t)(b - a));
+        return 0;
+    }
+    }
+range:
+    return fl_err_set(err, TC_CORRUPT, "column %s: a lake value does not fit its type %s", name,
+                      fl_type_root_json_name(t->root));
+}

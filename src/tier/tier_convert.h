@@ -1,6 +1,6 @@
 /*
  * tier_convert.h — a Fluss column as an Iceberg column in Parquet, and a
- * cell (types_row.h) as the Parquet value of that column: the type map of
+ * cell (types_row.h) as the Parquet value of that column and back: the type map of
  * the lake tier (lakehouse.md §2 "Type map", Fluss's IcebergSchemaUtils
  * and its FlussRecordAsIcebergRecord for the values).
  *
@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "common_error.h"
+#include "lake_parquet_reader.h"
 #include "lake_parquet_writer.h"
 #include "types_datatype.h"
 #include "types_row.h"
@@ -72,6 +73,17 @@ int fl_tier_value_of(const fl_datatype_t *t, const fl_row_t *row, const fl_cell_
  * arena); any other cell is left alone. Call before fl_tier_value_of
  * takes pointers into the arena. */
 void fl_tier_pad_binary(fl_row_t *row, size_t col, const fl_datatype_t *t, fl_buf_t *scratch);
+
+/* The read direction (libfluss's union read): row i of a column read
+ * back from a lake file (lake_parquet_reader.h) as cell col of row, for
+ * a column of type t named name. The file is untrusted: a physical type
+ * other than the map's, a NULL in a NOT NULL column, a value out of its
+ * type's range (a TINYINT over 127, a TIME past midnight, a DECIMAL of
+ * more digits than P, a BINARY(n) value of another length) is
+ * CORRUPT_RECORD_EXCEPTION naming the column. Microseconds become
+ * milliseconds and nanos by floor division, the inverse of the write. */
+int fl_tier_cell_from(const fl_datatype_t *t, const char *name, const fl_pq_values_t *v, size_t i,
+                      fl_row_t *row, size_t col, fl_error_t *err);
 
 /* Epoch milliseconds as microseconds (the commit timestamp of a batch,
  * __timestamp). CORRUPT_RECORD_EXCEPTION if they overflow. */

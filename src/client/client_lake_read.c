@@ -1,0 +1,502 @@
+/*
+ * client_lake_read.c — libfluss's lake scanner: the rows of one lake
+ * snapshot read straight from the table's Iceberg files (the Hadoop
+ * layout under the warehouse the table's properties name), as record
+ * batches like the log scanner's, so that a reader unions them with the
+ * log from each bucket's lake offset on (fluss.h, "union read").
+ *
+ * Open: the table's newest metadata, the snapshot GET_LAKE_SNAPSHOT
+ * named (an older one than the newest is fine: rounds keep committing),
+ * its manifest list and data manifests, and every live data file, sorted
+ * by (partition, bucket, first offset) so that each bucket's rows come
+ * in log order. Next: one row group of one file at a time, in chunks of
+ * FL_LAKE_READ_ROWS rows: each Parquet column is matched to a Fluss
+ * column through the Iceberg field id the table's schema gives the
+ * column's name (a column added after the file was written is NULL), the
+ * values turned back into cells (tier_convert.h), the cells into an
+ * ARROW batch of the handle's schema (record_builder.h) and that batch
+ * decoded as a fetched one is: the projection and the filter work as in
+ * the log scanner. The system columns give each row its bucket, offset
+ * (__offset) and commit timestamp (__timestamp).
+ *
+ * Every file is untrusted: the metadata, Avro and Parquet readers check
+ * their bytes, and a system column that is missing, NULL or disagrees
+ * with the file's bucket is CORRUPT.
+ *
+ * Thread rule: a scanner has one user at a time (fluss.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "client_filter.h"
+#include "client_table.h"
+#include "common_alloc.h"
+#include "lake_iceberg_table.h"
+#include "lake_parquet_reader.h"
+#include "record_builder.h"
+#include "tier_convert.h"
+
+#define FL_LAKE_READ_ROWS 8192
+#define FL_LAKE_FILE_BYTES_MAX (1ull << 31) /* one data file read whole */
+#define FL_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
+
+/* One live data file of the snapshot. */
+typedef struct fl_lake_file {
+    char *path;          /* local path */
+    int64_t partition_id; /* -1: the table is not partitioned */
+    int32_t bucket;       /* from the spec's bucket field; -1 when it has none */
+    int64_t first_offset; /* the __offset lower bound, for the order */
+} fl_lake_file_t;
+
+struct fluss_lake_scanner {
+    fluss_table_t *t;
+    /* fl_lake_scanner_of_image: the one data file, in memory (borrowed) */
+    const uint8_t *image;
+    size_t image_len;
+    int32_t *present;     /* schema positions presented, in order */
+    size_t present_count;
+    int32_t *all;         /* 0 .. columns - 1: the built batch has every column */
+    int32_t *field_of;    /* per schema position: the Iceberg field id, -1 none */
+    int32_t fid_bucket, fid_offset, fid_timestamp;
+    fl_cfilter_t filter;
+    fl_lake_file_t *files;
+    size_t file_count, next_file;
+    /* the open file */
+    fl_pq_reader_t *pq;
+    size_t group, group_rows, group_next;
+    int32_t *col_of;      /* per schema position: the Parquet column, -1 none */
+    fl_pq_values_t *vals; /* per schema position, of the open row group */
+    fl_pq_values_t sys[3]; /* __bucket, __offset, __timestamp */
+    int64_t partition_id;
+    int32_t bucket;
+    fl_record_builder_t builder;
+    fl_row_t row;
+    fl_buf_t bytes;
+};
+
+static int fl_file_cmp(const void *a, const void *b) {
+    const fl_lake_file_t *x = a, *y = b;
+    if (x->partition_id != y->partition_id) return x->partition_id < y->partition_id ? -1 : 1;
+    if (x->bucket != y->bucket) return x->bucket < y->bucket ? -1 : 1;
+    if (x->first_offset != y->first_offset) return x->first_offset < y->first_offset ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+/* The id of the schema's field called name, -1 when none. */
+static int32_t fl_field_id(const fl_ice_schema_t *s, const char *name) {
+    for (size_t i = 0; i < s->n_fields; i++)
+        if (strcmp(s->fields[i].name, name) == 0) return s->fields[i].id;
+    return -1;
+}
+
+/* The partition id of a data file from its identity partition values
+ * (Fluss's partition name: the values joined by '$', in key order) and
+ * the snapshot's partitions; its bucket from the spec's bucket field. */
+static int fl_file_place(const fl_ice_manifest_t *m, const fl_ice_data_file_t *f,
+                         const fluss_lake_snapshot_t *snap, int32_t fid_bucket,
+                         fl_lake_file_t *out, fl_error_t *err) {
+    fl_buf_t name;
+    fl_buf_init(&name);
+    bool partitioned = false;
+    out->bucket = -1;
+    for (size_t i = 0; i < m->spec.n_fields; i++) {
+        const fl_ice_partition_field_t *pf = &m->spec.fields[i];
+        const fl_ice_value_t *v = &f->partition[i];
+        if (pf->source_id == fid_bucket) {
+            if (!v->null) out->bucket = (int32_t)v->i;
+            continue;
+        }
+        if (pf->transform != FL_ICE_IDENTITY || v->null || pf->type != FL_ICE_STRING) continue;
+        if (partitioned) fl_buf_put_u8(&name, '$');
+        fl_buf_append(&name, v->s.p, v->s.len);
+        partitioned = true;
+    }
+    out->partition_id = -1;
+    int rc = 0;
+    if (partitioned) {
+        for (size_t i = 0; i < snap->bucket_count && out->partition_id < 0; i++) {
+            const char *pn = snap->buckets[i].partition_name;
+            if (pn && strlen(pn) == name.len && memcmp(pn, name.data, name.len) == 0)
+                out->partition_id = snap->buckets[i].partition_id;
+        }
+        /* a partition dropped since: its rows have no partition to go to */
+        if (out->partition_id < 0) rc = 1;
+    }
+    fl_buf_free(&name);
+    (void)err;
+    return rc;
+}
+
+/* The lower bound of __offset in the file's stats (8 bytes little-endian),
+ * 0 when absent. */
+static int64_t fl_first_offset(const fl_ice_data_file_t *f, int32_t fid_offset) {
+    for (size_t i = 0; i < f->n_columns; i++) {
+        const fl_ice_column_stats_t *c = &f->columns[i];
+        if (c->field_id != fid_offset || !c->lower.p || c->lower.len != 8) continue;
+        uint64_t v = 0;
+        for (int k = 7; k >= 0; k--) v = v << 8 | ((const uint8_t *)c->lower.p)[k];
+        return (int64_t)v;
+    }
+    return 0;
+}
+
+static void fl_add_file(fluss_lake_scanner_t *s, size_t *cap, const fl_lake_file_t *f) {
+    if (s->file_count == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        s->files = fl_realloc(s->files, *cap * sizeof(*s->files));
+    }
+    s->files[s->file_count++] = *f;
+}
+
+/* The live data files of snapshot snap_id of the table at head. */
+static int fl_collect_files(fluss_lake_scanner_t *s, const fl_ice_table_meta_t *m,
+                            const fluss_lake_snapshot_t *snap, fl_error_t *err) {
+    const fl_ice_snapshot_t *sn = fl_ice_meta_snapshot(m, snap->snapshot_id);
+    if (!sn)
+        return fl_err_set(err, FLUSS_ERR_LAKE_SNAPSHOT_NOT_EXIST,
+                          "lake snapshot %lld of %s.%s is not in its Iceberg table (expired?)",
+                          (long long)snap->snapshot_id, s->t->database, s->t->name);
+    fl_ice_manifest_list_read_t list;
+    fl_ice_manifest_list_read_init(&list);
+    fl_ice_manifest_read_t man;
+    fl_ice_manifest_read_init(&man);
+    size_t cap = 0;
+    int rc = fl_ice_manifest_list_read(fl_lake_uri_path(sn->manifest_list), &list, err);
+    for (size_t i = 0; !rc && i < list.list.n_manifests; i++) {
+        const fl_ice_manifest_file_t *mf = &list.list.manifests[i];
+        if (mf->content != FL_ICE_MANIFEST_DATA) {
+            rc = fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                            "lake table %s.%s has delete files, which libfluss does not read yet",
+                            s->t->database, s->t->name);
+            break;
+        }
+        if ((rc = fl_ice_manifest_read(fl_lake_uri_path(mf->manifest_path), &man, err))) break;
+        for (size_t e = 0; e < man.manifest.n_entries; e++) {
+            const fl_ice_manifest_entry_t *en = &man.manifest.entries[e];
+            if (en->status == FL_ICE_DELETED || en->file.content != FL_ICE_DATA) continue;
+            fl_lake_file_t f;
+            if (fl_file_place(&man.manifest, &en->file, snap, s->fid_bucket, &f, err)) continue;
+            f.first_offset = fl_first_offset(&en->file, s->fid_offset);
+            f.path = fl_strdup(fl_lake_uri_path(en->file.file_path));
+            fl_add_file(s, &cap, &f);
+        }
+    }
+    fl_ice_manifest_read_reset(&man);
+    fl_ice_manifest_list_read_reset(&list);
+    if (!rc && s->file_count) qsort(s->files, s->file_count, sizeof(*s->files), fl_file_cmp);
+    return rc;
+}
+
+/* The Iceberg table's directory: <warehouse>/<db>/<table>. */
+static int fl_lake_dir(const fluss_table_t *t, char *out, size_t cap, fl_error_t *err) {
+    const char *w = fl_kvlist_get(&t->desc.properties, "table.datalake.iceberg.warehouse");
+    if (!w)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "%s.%s has no lake: its properties name no "
+                          "table.datalake.iceberg.warehouse",
+                          t->database, t->name);
+    int n = snprintf(out, cap, "%s/%s/%s", fl_lake_uri_path(w), t->database, t->name);
+    if (n < 0 || (size_t)n >= cap)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "lake path of %s.%s is too long",
+                          t->database, t->name);
+    return 0;
+}
+
+/* The field ids of the handle's columns and of the system columns in the
+ * table's current schema; the lake table must be this Fluss table's. */
+static int fl_map_fields(fluss_lake_scanner_t *s, const fl_ice_table_meta_t *m, fl_error_t *err) {
+    char want[32];
+    snprintf(want, sizeof(want), "%lld", (long long)s->t->table_id);
+    for (size_t i = 0; i < m->n_properties; i++)
+        if (strcmp(m->properties[i].key, "fluss.table-id") == 0 &&
+            strcmp(m->properties[i].value, want) != 0)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "the lake table of %s.%s belongs to table id %s, not %s",
+                              s->t->database, s->t->name, m->properties[i].value, want);
+    const fl_ice_schema_t *sc = fl_ice_meta_schema(m, m->current_schema_id);
+    if (!sc) return fl_err_set(err, FL_CORRUPT, "lake table has no current schema");
+    size_t n = s->t->desc.schema.column_count;
+    for (size_t c = 0; c < n; c++)
+        s->field_of[c] = fl_field_id(sc, s->t->desc.schema.columns[c].name);
+    s->fid_bucket = fl_field_id(sc, "__bucket");
+    s->fid_offset = fl_field_id(sc, "__offset");
+    s->fid_timestamp = fl_field_id(sc, "__timestamp");
+    if (s->fid_bucket < 0 || s->fid_offset < 0 || s->fid_timestamp < 0)
+        return fl_err_set(err, FL_CORRUPT,
+                          "lake table of %s.%s lacks the system columns __bucket, __offset, "
+                          "__timestamp",
+                          s->t->database, s->t->name);
+    return 0;
+}
+
+static int fl_scanner_open(fluss_lake_scanner_t *s, const fluss_lake_snapshot_t *snap,
+                           fl_error_t *err) {
+    char dir[8192];
+    int rc = fl_lake_dir(s->t, dir, sizeof(dir), err);
+    if (rc) return rc;
+    fl_ice_table_head_t head;
+    fl_ice_table_head_init(&head);
+    if (!(rc = fl_ice_table_load(dir, &head, err)) &&
+        !(rc = fl_map_fields(s, &head.meta.meta, err)))
+        rc = fl_collect_files(s, &head.meta.meta, snap, err);
+    fl_ice_table_head_reset(&head);
+    return rc;
+}
+
+static fluss_lake_scanner_t *fl_scanner_alloc(fluss_table_t *t, const int32_t *projection,
+                                              size_t n) {
+    size_t cols = t->desc.schema.column_count;
+    fluss_lake_scanner_t *s = fl_calloc(1, sizeof(*s));
+    s->t = t;
+    s->present_count = projection ? n : cols;
+    s->present = fl_calloc(s->present_count, sizeof(int32_t));
+    s->all = fl_calloc(cols ? cols : 1, sizeof(int32_t));
+    s->field_of = fl_calloc(cols ? cols : 1, sizeof(int32_t));
+    s->col_of = fl_calloc(cols ? cols : 1, sizeof(int32_t));
+    s->vals = fl_calloc(cols ? cols : 1, sizeof(fl_pq_values_t));
+    for (size_t i = 0; i < cols; i++) s->all[i] = (int32_t)i;
+    for (size_t i = 0; i < s->present_count; i++)
+        s->present[i] = projection ? projection[i] : (int32_t)i;
+    fl_record_builder_options_t bo = {.schema_id = t->schema_id, .codec = FL_ARROW_CODEC_NONE};
+    fl_record_builder_init(&s->builder, &t->desc.schema, &bo);
+    fl_row_init(&s->row, cols);
+    fl_buf_init(&s->bytes);
+    return s;
+}
+
+int fluss_lake_scanner_new(fluss_table_t *t, const fluss_lake_snapshot_t *snap,
+                           const int32_t *projection, size_t n, fluss_lake_scanner_t **out,
+                           fluss_error_t *e) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    *out = NULL;
+    size_t cols = t->desc.schema.column_count;
+    if (!snap) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "no lake snapshot given");
+        return fl_client_error_out(e, &err);
+    }
+    if (projection && n == 0) {
+        fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "empty projection");
+        return fl_client_error_out(e, &err);
+    }
+    for (size_t i = 0; projection && i < n; i++)
+        if (projection[i] < 0 || (size_t)projection[i] >= cols) {
+            fl_err_set(&err, FLUSS_ERR__INVALID_ARG, "projection names column %d of %zu",
+                       projection[i], cols);
+            return fl_client_error_out(e, &err);
+        }
+    fluss_lake_scanner_t *s = fl_scanner_alloc(t, projection, n);
+    int rc = fl_record_builder_check_schema(&t->desc.schema, &err);
+    if (!rc) rc = fl_scanner_open(s, snap, &err);
+    if (rc) {
+        fluss_lake_scanner_destroy(s);
+        return fl_client_error_out(e, &err);
+    }
+    *out = s;
+    return 0;
+}
+
+int fl_lake_scanner_of_image(fluss_table_t *t, const uint8_t *file, size_t len,
+                             fluss_lake_scanner_t **out, fl_error_t *err) {
+    *out = NULL;
+    int rc = fl_record_builder_check_schema(&t->desc.schema, err);
+    if (rc) return rc;
+    fluss_lake_scanner_t *s = fl_scanner_alloc(t, NULL, 0);
+    size_t n = t->desc.schema.column_count;
+    for (size_t c = 0; c < n; c++) s->field_of[c] = (int32_t)c + 1;
+    s->fid_bucket = (int32_t)n + 1;
+    s->fid_offset = (int32_t)n + 2;
+    s->fid_timestamp = (int32_t)n + 3;
+    s->image = file;
+    s->image_len = len;
+    s->files = fl_calloc(1, sizeof(*s->files));
+    s->files[0] = (fl_lake_file_t){fl_strdup("(image)"), -1, -1, 0};
+    s->file_count = 1;
+    *out = s;
+    return 0;
+}
+
+int fluss_lake_scanner_set_filter(fluss_lake_scanner_t *s, const char *expr, fluss_error_t *e) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    fl_cfilter_t f;
+    memset(&f, 0, sizeof(f));
+    if (expr && *expr && fl_cfilter_parse(s->t, expr, &f, &err)) return fl_client_error_out(e, &err);
+    fl_cfilter_free(&s->filter);
+    s->filter = f;
+    return 0;
+}
+
+size_t fluss_lake_scanner_file_count(const fluss_lake_scanner_t *s) { return s->file_count; }
+
+static void fl_group_free(fluss_lake_scanner_t *s) {
+    for (size_t c = 0; c < s->t->desc.schema.column_count; c++) fl_pq_values_free(&s->vals[c]);
+    for (size_t k = 0; k < 3; k++) fl_pq_values_free(&s->sys[k]);
+}
+
+static void fl_file_close(fluss_lake_scanner_t *s) {
+    fl_group_free(s);
+    fl_pq_reader_destroy(s->pq);
+    s->pq = NULL;
+}
+
+/* The Parquet column with this field id, -1 when the file has none. */
+static int32_t fl_pq_column_of(const fl_pq_reader_t *r, int32_t field_id) {
+    if (field_id < 0) return -1;
+    for (size_t i = 0; i < fl_pq_reader_columns(r); i++) {
+        const fl_pq_schema_element_t *el = fl_pq_reader_column(r, i);
+        if (el->has_field_id && el->field_id == field_id) return (int32_t)i;
+    }
+    return -1;
+}
+
+static int fl_file_open(fluss_lake_scanner_t *s, const fl_lake_file_t *f, fl_error_t *err) {
+    int rc = s->image ? fl_pq_reader_open(s->image, s->image_len, &s->pq, err)
+                      : fl_pq_reader_open_file(f->path, FL_LAKE_FILE_BYTES_MAX, &s->pq, err);
+    if (rc) return rc;
+    for (size_t c = 0; c < s->t->desc.schema.column_count; c++)
+        s->col_of[c] = fl_pq_column_of(s->pq, s->field_of[c]);
+    s->group = 0;
+    s->group_rows = s->group_next = 0;
+    s->partition_id = f->partition_id;
+    s->bucket = f->bucket;
+    return 0;
+}
+
+/* Reads row group s->group of the open file. */
+static int fl_group_read(fluss_lake_scanner_t *s, fl_error_t *err) {
+    fl_group_free(s);
+    const fl_pq_file_meta_t *meta = fl_pq_reader_meta(s->pq);
+    const int32_t sys_fid[3] = {s->fid_bucket, s->fid_offset, s->fid_timestamp};
+    const int32_t sys_type[3] = {FL_PQ_INT32, FL_PQ_INT64, FL_PQ_INT64};
+    int rc = 0;
+    for (size_t k = 0; k < 3 && !rc; k++) {
+        int32_t pc = fl_pq_column_of(s->pq, sys_fid[k]);
+        if (pc < 0) return fl_err_set(err, FL_CORRUPT, "lake file lacks a system column");
+        rc = fl_pq_reader_read_column(s->pq, s->group, (size_t)pc, &s->sys[k], err);
+        if (!rc && s->sys[k].type != sys_type[k])
+            rc = fl_err_set(err, FL_CORRUPT, "lake file's system column has type %d",
+                            s->sys[k].type);
+    }
+    s->group_rows = (size_t)meta->row_groups[s->group].num_rows;
+    for (size_t c = 0; !rc && c < s->t->desc.schema.column_count; c++) {
+        if (s->col_of[c] < 0) continue;
+        rc = fl_pq_reader_read_column(s->pq, s->group, (size_t)s->col_of[c], &s->vals[c], err);
+        if (!rc && s->vals[c].rows != s->group_rows)
+            rc = fl_err_set(err, FL_CORRUPT, "lake file's row group has columns of unequal length");
+    }
+    for (size_t k = 0; !rc && k < 3; k++)
+        if (s->sys[k].rows != s->group_rows)
+            rc = fl_err_set(err, FL_CORRUPT, "lake file's row group has columns of unequal length");
+    for (size_t r = 0; !rc && r < s->group_rows; r++) {
+        int32_t b = ((const int32_t *)s->sys[0].values)[r];
+        if (!s->sys[0].valid[r] || !s->sys[1].valid[r] || !s->sys[2].valid[r])
+            rc = fl_err_set(err, FL_CORRUPT, "lake file has a NULL system column");
+        else if (s->bucket >= 0 && b != s->bucket)
+            rc = fl_err_set(err, FL_CORRUPT, "lake file of bucket %d holds a row of bucket %d",
+                            s->bucket, b);
+        else if (r == 0 && s->bucket < 0)
+            s->bucket = b;
+        else if (b != s->bucket)
+            rc = fl_err_set(err, FL_CORRUPT, "lake file holds rows of several buckets");
+    }
+    s->group_next = 0;
+    return rc;
+}
+
+/* Rows [from, to) of the open row group as one decoded batch (NULL when
+ * the filter kept none). */
+static int fl_chunk_batch(fluss_lake_scanner_t *s, size_t from, size_t to,
+                          fluss_record_batch_t **out, fl_error_t *err) {
+    const fl_schema_t *sc = &s->t->desc.schema;
+    fl_record_builder_clear(&s->builder);
+    int rc = 0;
+    for (size_t r = from; r < to && !rc; r++) {
+        fl_row_reset(&s->row, sc->column_count);
+        for (size_t c = 0; c < sc->column_count && !rc; c++) {
+            const fl_datatype_t *ty = sc->columns[c].type;
+            if (s->col_of[c] < 0) {
+                if (!ty->nullable)
+                    rc = fl_err_set(err, FL_CORRUPT, "lake file lacks NOT NULL column %s",
+                                    sc->columns[c].name);
+                continue; /* NULL: added after the file was written */
+            }
+            rc = fl_tier_cell_from(ty, sc->columns[c].name, &s->vals[c], r, &s->row, c, err);
+        }
+        if (!rc) fl_record_builder_append(&s->builder, &s->row);
+    }
+    fl_buf_reset(&s->bytes);
+    if (!rc) rc = fl_record_builder_finish(&s->builder, -1, -1, &s->bytes, err);
+    if (rc) return rc;
+    rc = fl_record_batch_decode_filtered(s->t, s->bytes.data, s->bytes.len, s->bucket, s->all,
+                                         sc->column_count, s->present, s->present_count, 0, false,
+                                         s->filter.count ? &s->filter : NULL, NULL, out, err);
+    fluss_record_batch_t *b = *out;
+    if (rc || !b) return rc;
+    /* the built batch numbers its rows from 0: give them the log's */
+    const int64_t *offs = s->sys[1].values, *us = s->sys[2].values;
+    int64_t *o = fl_calloc(b->rows ? b->rows : 1, sizeof(int64_t));
+    int64_t *ts = fl_calloc(b->rows ? b->rows : 1, sizeof(int64_t));
+    for (size_t i = 0; i < b->rows; i++) {
+        size_t r = from + (size_t)(b->offsets ? b->offsets[i] : (int64_t)i);
+        int64_t q = us[r] / 1000;
+        if (us[r] % 1000 < 0) q--;
+        o[i] = offs[r];
+        ts[i] = q;
+    }
+    fl_free(b->offsets);
+    b->offsets = o;
+    b->timestamps = ts;
+    b->base_offset = b->rows ? o[0] : 0;
+    b->commit_timestamp = b->rows ? ts[0] : 0;
+    b->partition_id = s->partition_id;
+    return 0;
+}
+
+int fluss_lake_scanner_next(fluss_lake_scanner_t *s, fluss_record_batch_t **out,
+                            fluss_error_t *e) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    *out = NULL;
+    int rc = 0;
+    while (!rc && !*out) {
+        if (!s->pq) {
+            if (s->next_file == s->file_count) return 0;
+            rc = fl_file_open(s, &s->files[s->next_file++], &err);
+            if (!rc && fl_pq_reader_meta(s->pq)->n_row_groups) rc = fl_group_read(s, &err);
+            continue;
+        }
+        if (s->group_next == s->group_rows) {
+            if (++s->group >= fl_pq_reader_meta(s->pq)->n_row_groups) fl_file_close(s);
+            else rc = fl_group_read(s, &err);
+            continue;
+        }
+        size_t from = s->group_next, to = from + FL_LAKE_READ_ROWS;
+        if (to > s->group_rows) to = s->group_rows;
+        s->group_next = to;
+        rc = fl_chunk_batch(s, from, to, out, &err);
+    }
+    if (rc) {
+        fluss_record_batch_free(*out);
+        *out = NULL;
+        return fl_client_error_out(e, &err);
+    }
+    return 0;
+}
+
+void fluss_lake_scanner_destroy(fluss_lake_scanner_t *s) {
+    if (!s) return;
+    if (s->pq) fl_file_close(s);
+    for (size_t i = 0; i < s->file_count; i++) fl_free(s->files[i].path);
+    fl_free(s->files);
+    fl_cfilter_free(&s->filter);
+    fl_record_builder_free(&s->builder);
+    fl_row_free(&s->row);
+    fl_buf_free(&s->bytes);
+    fl_free(s->present);
+    fl_free(s->all);
+    fl_free(s->field_of);
+    fl_free(s->col_of);
+    fl_free(s->vals);
+    fl_free(s);
+}
