@@ -469,8 +469,13 @@ static void fl_tier_run_asked(fl_lake_tierer_t *t) {
                             "('table.datalake.enabled' is not true).",
                             a->table_id);
         } else {
-            rc = fl_tier_round_run(t, &r, &sid, &added, &err);
+            /* an asked round sweeps as a due one would: it may be the
+             * first round since the start, or follow a failed one */
             fl_tier_due_t *d = fl_tier_due_of(t, a->table_id, fl_time_mono_ms());
+            r.sweep = !d->clean;
+            d->clean = true;
+            rc = fl_tier_round_run(t, &r, &sid, &added, &err);
+            d = fl_tier_due_of(t, a->table_id, fl_time_mono_ms()); /* due may have grown */
             d->base_ms = fl_time_mono_ms(); /* the next one a freshness later */
             if (rc) d->clean = false;
             fl_tier_round_free(&r);
