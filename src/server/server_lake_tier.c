@@ -325,10 +325,12 @@ static void fl_tier_notify(fl_lake_tierer_t *t, int64_t table_id, int64_t snapsh
 static fl_tier_due_t *fl_tier_due_of(fl_lake_tierer_t *t, int64_t table_id, int64_t now);
 
 /* table.datalake.auto-expire-snapshot, read from the round's copy of
- * the table: each round sees the table's properties as they are then. */
-static bool fl_tier_auto_expire(const fl_tier_round_t *r) {
+ * the table (each round sees the table's properties as they are then),
+ * or the server's lake.tiering.auto-expire-snapshot for every table, as
+ * 0.9.1's PaimonLakeCommitter takes either. */
+static bool fl_tier_auto_expire(const fl_lake_tierer_t *t, const fl_tier_round_t *r) {
     const char *v = fl_kvlist_get(&r->desc.properties, FL_LAKE_AUTO_EXPIRE_KEY);
-    return v && strcasecmp(v, "true") == 0;
+    return (v && strcasecmp(v, "true") == 0) || t->cs->cfg.defaults.lake.auto_expire_snapshot;
 }
 
 /* Snapshot expiry after a committed round (server_lake_expire.h). Its
@@ -421,7 +423,7 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
         FL_INFO("lake tiering: %s.%s: snapshot %" PRId64 " (v%d), %zu data files, %" PRId64
                 " records",
                 r->db, r->name, res.snapshot_id, res.version, n_files, res.added_records);
-        if (fl_tier_auto_expire(r)) fl_tier_expire(t, r, dir);
+        if (fl_tier_auto_expire(t, r)) fl_tier_expire(t, r, dir);
     }
 done:
     fl_free(files);

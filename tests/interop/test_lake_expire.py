@@ -16,7 +16,6 @@ merged away) are gone from disk, and every file a kept snapshot
 references is there.
 """
 
-import os
 from pathlib import Path
 
 import pyarrow as pa
@@ -229,5 +228,26 @@ async def test_killed_between_expiry_and_deletion(start_server, tmp_path):
     assert not first.exists()
     assert len(tbl.snapshots()) == 2
     check_exactly_once(tbl.scan().to_arrow(), range(120))
+    check_files(wh, db, "t", tbl)
+    await conn.close()
+
+
+async def test_server_key_expires_every_table(start_server, tmp_path):
+    """The tiering service's `lake.tiering.auto-expire-snapshot` (0.9.1's
+    server-side key, "even if table.datalake.auto-expire-snapshot is
+    false") expires a table that does not ask for it itself."""
+    wh = tmp_path / "warehouse"
+    srv = start_server(*lake_args(wh), "-D", "lake.tiering.auto-expire-snapshot=true")
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = unique("expsrv")
+    await admin.create_database(db)
+    path = await create(admin, db, "t", SLOW, KEEP_TWO, buckets=1)
+    for r in range(4):
+        await write(conn, path, rows(r * 10, (r + 1) * 10))
+        await tier_now(srv, db, "t")
+    tbl = lake_table(wh, db, "t")
+    assert len(tbl.snapshots()) == 2
+    check_exactly_once(tbl.scan().to_arrow(), range(40))
     check_files(wh, db, "t", tbl)
     await conn.close()
