@@ -17,16 +17,17 @@
 #include "server_lake_commit.h"
 #include "server_lake_gc.h"
 
-/* The expired snapshots of m (ids, n of them) as shallow copies: their
- * strings stay in m's arena. */
+/* The expired snapshots of m (ids, n of them, in m's order as
+ * fl_ice_meta_expired gives them) as shallow copies: their strings stay
+ * in m's arena. One pass: a first expiry may take most of a long
+ * history. */
 static fl_ice_snapshot_t *fl_expire_snapshots_of(const fl_ice_table_meta_t *m,
                                                  const int64_t *ids, size_t n) {
     fl_ice_snapshot_t *out = fl_calloc(n + 1, sizeof(*out));
-    for (size_t i = 0; i < n; i++) {
-        const fl_ice_snapshot_t *s = fl_ice_meta_snapshot(m, ids[i]);
-        assert(s); /* fl_ice_meta_expired picked it from m */
-        out[i] = *s;
-    }
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_snapshots && k < n; i++)
+        if (m->snapshots[i].snapshot_id == ids[k]) out[k++] = m->snapshots[i];
+    assert(k == n); /* fl_ice_meta_expired picked them from m, in order */
     return out;
 }
 
