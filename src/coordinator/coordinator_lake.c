@@ -86,6 +86,11 @@ int fl_lake_config_parse(const fl_kvlist_t *kv, const char *cwd, fl_lake_config_
     if (age && fl_duration_parse_ms(age, &out->orphan_min_age_ms, err))
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
                           "lake.orphan-file.min-age: '%s' is not a duration", age);
+    const char *ax = fl_kvlist_get(kv, "lake.tiering.auto-expire-snapshot");
+    if (ax && strcasecmp(ax, "true") != 0 && strcasecmp(ax, "false") != 0)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "lake.tiering.auto-expire-snapshot: '%s' is not true or false", ax);
+    out->auto_expire_snapshot = ax && strcasecmp(ax, "true") == 0;
     const char *f = fl_kvlist_get(kv, "datalake.format");
     if (!f) {
         for (size_t i = 0; i < kv->count; i++)

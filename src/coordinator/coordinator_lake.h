@@ -50,6 +50,10 @@ typedef struct fl_lake_config {
     /* lake.orphan-file.min-age (ours, default 1 h): how old a file no
      * lake snapshot references must be before it is removed */
     int64_t orphan_min_age_ms;
+    /* lake.tiering.auto-expire-snapshot (Fluss's tiering-service key,
+     * default false): expire every lake table's snapshots after its
+     * rounds, as table.datalake.auto-expire-snapshot does for one */
+    bool auto_expire_snapshot;
 } fl_lake_config_t;
 
 /* From the server's configuration, given as its keys and values (the
@@ -58,7 +62,8 @@ typedef struct fl_lake_config {
  * datalake.format, a datalake.<x>.* key of another format (Fluss's
  * "Invalid configuration '%s' for '%s' datalake format"), a format other
  * than iceberg, an iceberg type other than hadoop, a missing warehouse,
- * too many or too long options, a bad lake.orphan-file.min-age. */
+ * too many or too long options, a bad lake.orphan-file.min-age, a
+ * lake.tiering.auto-expire-snapshot other than true or false. */
 int fl_lake_config_parse(const fl_kvlist_t *server_config, const char *cwd, fl_lake_config_t *out,
                          fl_error_t *err);
 

@@ -1,11 +1,11 @@
 /*
- * lake_iceberg_meta_edit.c — the two edits flussd makes to an Iceberg
- * table's metadata (lake_iceberg_table.h): a tiering round's snapshot
- * and ADD COLUMN's schema. Each copies the base whole into the result's
- * arena (the base may live in a head that is reloaded, or in the
- * caller's own arrays), appends, and runs the shared rules on the result,
- * so an edit cannot produce metadata the encoder would refuse. Thread
- * rule: none.
+ * lake_iceberg_meta_edit.c — the three edits flussd makes to an Iceberg
+ * table's metadata (lake_iceberg_table.h): a tiering round's snapshot,
+ * ADD COLUMN's schema, and snapshot expiry's removal. Each copies the
+ * base whole into the result's arena (the base may live in a head that is
+ * reloaded, or in the caller's own arrays), appends or removes, and runs
+ * the shared rules on the result, so an edit cannot produce metadata the
+ * encoder would refuse. Thread rule: none.
  */
 #include <assert.h>
 #include <inttypes.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common_alloc.h"
 #include "common_time.h"
 #include "lake_iceberg_meta_int.h"
 
@@ -298,5 +299,77 @@ int fl_ice_meta_with_schema(const fl_ice_table_meta_t *base, const char *base_me
     if (now > m->last_updated_ms) m->last_updated_ms = now;
     rc = c.oom ? fl_err_set(err, FLUSS_ERR__NO_MEMORY, "metadata: out of memory")
                : log_base(base, base_metadata_file, out, &e, err);
+    return finish(out, rc, err);
+}
+
+/* ---- snapshots expired ---- */
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool in_sorted(const int64_t *sorted, size_t n, int64_t id) {
+    return n && bsearch(&id, sorted, n, sizeof(*sorted), cmp_i64);
+}
+
+/* ids (sorted, n) each once, each in b, none current. Sorting b's ids
+ * keeps this n log n: a table that never expired may hold many. */
+static int check_expired_ids(const fl_ice_table_meta_t *b, const int64_t *ids, size_t n,
+                             fl_error_t *err) {
+    if (n == 0) return INVALID(err, "no snapshot to expire");
+    int64_t *have = fl_malloc((b->n_snapshots + 1) * sizeof(*have));
+    for (size_t i = 0; i < b->n_snapshots; i++) have[i] = b->snapshots[i].snapshot_id;
+    qsort(have, b->n_snapshots, sizeof(*have), cmp_i64);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (i && ids[i] == ids[i - 1])
+            rc = INVALID(err, "snapshot %" PRId64 " named twice", ids[i]);
+        else if (ids[i] == b->current_snapshot_id)
+            rc = INVALID(err, "snapshot %" PRId64 " is the current snapshot", ids[i]);
+        else if (!in_sorted(have, b->n_snapshots, ids[i]))
+            rc = INVALID(err, "snapshot %" PRId64 " not in the table", ids[i]);
+    }
+    fl_free(have);
+    return rc;
+}
+
+/* The kept snapshots, in place; the snapshot-log rewritten as Java's
+ * TableMetadata.Builder#updateSnapshotLog does: an entry of a removed
+ * snapshot drops every entry before it. */
+static void drop_expired(fl_ice_table_meta_t *m, edit_t *e, const int64_t *sorted, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_snapshots; i++)
+        if (!in_sorted(sorted, n, e->snapshots[i].snapshot_id)) e->snapshots[k++] = e->snapshots[i];
+    m->n_snapshots = k;
+    k = 0;
+    for (size_t i = 0; i < m->n_snapshot_log; i++) {
+        if (in_sorted(sorted, n, e->snapshot_log[i].snapshot_id)) k = 0;
+        else e->snapshot_log[k++] = e->snapshot_log[i];
+    }
+    m->n_snapshot_log = k;
+}
+
+int fl_ice_meta_without_snapshots(const fl_ice_table_meta_t *base, const char *base_metadata_file,
+                                  const int64_t *ids, size_t n, fl_ice_meta_read_t *out,
+                                  fl_error_t *err) {
+    assert(base != &out->meta);
+    fl_ice_meta_read_reset(out);
+    if (n > FL_ICE_SNAPSHOTS_MAX) return INVALID(err, "%zu snapshots to expire", n);
+    int64_t *sorted = fl_malloc((n + 1) * sizeof(*sorted));
+    if (n) memcpy(sorted, ids, n * sizeof(*sorted));
+    qsort(sorted, n, sizeof(*sorted), cmp_i64);
+    edit_t e;
+    int rc = fl_ice_meta_check(base, FLUSS_ERR__INVALID_ARG, err);
+    if (!rc) rc = check_expired_ids(base, sorted, n, err);
+    if (!rc) rc = clone(base, out, &e, err);
+    if (!rc) {
+        fl_ice_table_meta_t *m = &out->meta;
+        drop_expired(m, &e, sorted, n);
+        int64_t now = fl_time_wall_ms();
+        if (now > m->last_updated_ms) m->last_updated_ms = now;
+        rc = log_base(base, base_metadata_file, out, &e, err);
+    }
+    fl_free(sorted);
     return finish(out, rc, err);
 }

@@ -83,8 +83,9 @@
 
 /* Bounds on what a decode accepts (and an encode writes): the file size
  * bounds the rest, these bound each list so that no count from outside
- * sizes an allocation unchecked. Snapshot expiry (later) keeps a table
- * inside them; a metadata-log is trimmed on every edit. */
+ * sizes an allocation unchecked. Snapshot expiry (fl_ice_meta_expired, for
+ * tables that ask for it) keeps a table inside them; a metadata-log is
+ * trimmed on every edit. */
 #define FL_ICE_META_BYTES_MAX (128u << 20)
 #define FL_ICE_SCHEMAS_MAX 4096
 #define FL_ICE_SCHEMA_FIELDS_MAX 4096 /* top-level columns of a schema */
@@ -284,6 +285,51 @@ int fl_ice_meta_with_snapshot(const fl_ice_table_meta_t *base, const char *base_
 int fl_ice_meta_with_schema(const fl_ice_table_meta_t *base, const char *base_metadata_file,
                             const fl_ice_schema_t *schema, fl_ice_meta_read_t *out,
                             fl_error_t *err);
+/* base without the snapshots ids[0..n) (snapshot expiry, Java's
+ * ExpireSnapshots/TableMetadata#removeSnapshots): each id must be in
+ * base, once, and none the current snapshot (refs.main stays valid);
+ * n >= 1. The result: those snapshots gone (a kept snapshot's
+ * parent-snapshot-id may now name none: ancestry ends there, as in
+ * Java), the snapshot-log without them — an entry of an expired snapshot
+ * drops every entry before it too, as Java rewrites the log, so the log
+ * never shows a snapshot current that was not — last-updated-ms now
+ * (never back), the metadata-log as above. Copied into out's arena.
+ * INVALID_ARG names the id that breaks a rule. */
+int fl_ice_meta_without_snapshots(const fl_ice_table_meta_t *base, const char *base_metadata_file,
+                                  const int64_t *ids, size_t n, fl_ice_meta_read_t *out,
+                                  fl_error_t *err);
+
+/* ---- snapshot expiry: which snapshots (lake_iceberg_expire.c) ---- */
+
+/* Iceberg's table properties of snapshot retention (TableProperties),
+ * with Java's defaults. */
+#define FL_ICE_MAX_SNAPSHOT_AGE_KEY "history.expire.max-snapshot-age-ms"
+#define FL_ICE_MAX_SNAPSHOT_AGE_DEFAULT_MS 432000000ll /* 5 days */
+#define FL_ICE_MIN_SNAPSHOTS_KEY "history.expire.min-snapshots-to-keep"
+#define FL_ICE_MIN_SNAPSHOTS_DEFAULT 1
+#define FL_ICE_GC_ENABLED_KEY "gc.enabled"
+
+typedef struct fl_ice_expire_policy {
+    int64_t max_age_ms; /* >= 0 */
+    int32_t min_keep; /* >= 1: the current snapshot always stays */
+    bool gc_enabled; /* false: Java refuses to expire (files may be shared) */
+} fl_ice_expire_policy_t;
+
+/* The policy m's properties give. A value that is not a number in range
+ * (Java would throw) takes the default, and a min-snapshots-to-keep below
+ * 1 is 1: the current snapshot is never expired. */
+void fl_ice_expire_policy_of(const fl_ice_table_meta_t *m, fl_ice_expire_policy_t *p);
+
+/* The snapshots of m that expire at now_ms under p, as Java's
+ * RemoveSnapshots picks them for the main branch: walking back from the
+ * current snapshot, an ancestor is kept while fewer than min_keep are kept
+ * or it is not older than now_ms - max_age_ms, and the walk stops at the
+ * first one that is not; a snapshot that is no ancestor of the current
+ * one is kept while it is not older than that. Ids into ids (room for
+ * m->n_snapshots), in m's order; returns how many. No snapshot without a
+ * current one, nor when p->gc_enabled is false. */
+size_t fl_ice_meta_expired(const fl_ice_table_meta_t *m, const fl_ice_expire_policy_t *p,
+                           int64_t now_ms, int64_t *ids);
 
 /* ---- the Hadoop layout ---- */
 

@@ -25,31 +25,56 @@ static int fl_gc_cmp(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every file the snapshots of m name, into refs. */
-static int fl_gc_referenced(const fl_ice_table_meta_t *m, fl_strlist_t *refs, fl_error_t *err) {
+void fl_lake_paths_sort(fl_strlist_t *l) {
+    if (l->count) qsort(l->items, l->count, sizeof(char *), fl_gc_cmp);
+}
+
+bool fl_lake_paths_have(const fl_strlist_t *sorted, const char *path) {
+    return sorted->count &&
+           bsearch(&path, sorted->items, sorted->count, sizeof(char *), fl_gc_cmp);
+}
+
+/* The manifest lists and fluss-offsets files of the snapshots into refs,
+ * the manifests the lists name into manifests. */
+static int fl_lake_list_files(const fl_ice_snapshot_t *snaps, size_t n, fl_strlist_t *refs,
+                              fl_strlist_t *manifests, fl_error_t *err) {
     fl_ice_manifest_list_read_t list;
     fl_ice_manifest_list_read_init(&list);
-    fl_ice_manifest_read_t man;
-    fl_ice_manifest_read_init(&man);
     int rc = 0;
-    for (size_t s = 0; s < m->n_snapshots && !rc; s++) {
-        const fl_ice_snapshot_t *snap = &m->snapshots[s];
+    for (size_t s = 0; s < n && !rc; s++) {
+        const fl_ice_snapshot_t *snap = &snaps[s];
         for (size_t k = 0; k < snap->n_summary; k++)
             if (strcmp(snap->summary[k].key, "fluss-offsets") == 0)
                 fl_strlist_add(refs, fl_lake_uri_path(snap->summary[k].value));
         const char *lp = fl_lake_uri_path(snap->manifest_list);
         fl_strlist_add(refs, lp);
         if ((rc = fl_ice_manifest_list_read(lp, &list, err))) break;
-        for (size_t i = 0; i < list.list.n_manifests && !rc; i++) {
-            const char *mp = fl_lake_uri_path(list.list.manifests[i].manifest_path);
-            fl_strlist_add(refs, mp);
-            if ((rc = fl_ice_manifest_read(mp, &man, err))) break;
-            for (size_t e = 0; e < man.manifest.n_entries; e++)
-                fl_strlist_add(refs, fl_lake_uri_path(man.manifest.entries[e].file.file_path));
-        }
+        for (size_t i = 0; i < list.list.n_manifests; i++)
+            fl_strlist_add(manifests, fl_lake_uri_path(list.list.manifests[i].manifest_path));
+    }
+    fl_ice_manifest_list_read_reset(&list);
+    return rc;
+}
+
+int fl_lake_snapshot_files(const fl_ice_snapshot_t *snaps, size_t n, fl_strlist_t *refs,
+                           fl_error_t *err) {
+    fl_strlist_t manifests = {0};
+    fl_ice_manifest_read_t man;
+    fl_ice_manifest_read_init(&man);
+    int rc = fl_lake_list_files(snaps, n, refs, &manifests, err);
+    /* snapshots share most manifests (each list names its parent's):
+     * read each once */
+    fl_lake_paths_sort(&manifests);
+    for (size_t i = 0; i < manifests.count && !rc; i++) {
+        const char *mp = manifests.items[i];
+        if (i && strcmp(mp, manifests.items[i - 1]) == 0) continue;
+        fl_strlist_add(refs, mp);
+        if ((rc = fl_ice_manifest_read(mp, &man, err))) break;
+        for (size_t e = 0; e < man.manifest.n_entries; e++)
+            fl_strlist_add(refs, fl_lake_uri_path(man.manifest.entries[e].file.file_path));
     }
     fl_ice_manifest_read_reset(&man);
-    fl_ice_manifest_list_read_reset(&list);
+    fl_strlist_free(&manifests);
     return rc;
 }
 
@@ -67,10 +92,7 @@ typedef struct fl_gc {
 static void fl_gc_consider(fl_gc_t *g, const char *path, const struct stat *st) {
     int64_t mtime_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
     if (mtime_ms > g->cutoff_ms) return;
-    const char *key = path;
-    if (g->refs->count &&
-        bsearch(&key, g->refs->items, g->refs->count, sizeof(char *), fl_gc_cmp))
-        return;
+    if (fl_lake_paths_have(g->refs, path)) return;
     if (fl_vfs_unlink(path) == 0) {
         g->removed++;
         FL_INFO("lake: removed orphan %s", path);
@@ -111,9 +133,9 @@ int fl_lake_gc(const char *dir, int64_t min_age_ms, size_t *removed, fl_error_t 
     fl_ice_table_head_init(&h);
     fl_strlist_t refs = {0};
     int rc = fl_ice_table_load(dir, &h, err);
-    if (!rc) rc = fl_gc_referenced(&h.meta.meta, &refs, err);
+    if (!rc) rc = fl_lake_snapshot_files(h.meta.meta.snapshots, h.meta.meta.n_snapshots, &refs, err);
     if (!rc) {
-        if (refs.count) qsort(refs.items, refs.count, sizeof(char *), fl_gc_cmp);
+        fl_lake_paths_sort(&refs);
         fl_gc_t g = {&refs, fl_time_wall_ms() - min_age_ms, 0};
         size_t n = strlen(dir) + 16;
         char *sub = fl_malloc(n);

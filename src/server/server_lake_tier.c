@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common_alloc.h"
@@ -24,6 +25,7 @@
 #include "server_call.h"
 #include "server_coordinator.h"
 #include "server_lake_commit.h"
+#include "server_lake_expire.h"
 #include "server_lake_gc.h"
 #include "server_push.h"
 
@@ -322,6 +324,31 @@ static void fl_tier_notify(fl_lake_tierer_t *t, int64_t table_id, int64_t snapsh
 
 static fl_tier_due_t *fl_tier_due_of(fl_lake_tierer_t *t, int64_t table_id, int64_t now);
 
+/* table.datalake.auto-expire-snapshot, read from the round's copy of
+ * the table (each round sees the table's properties as they are then),
+ * or the server's lake.tiering.auto-expire-snapshot for every table, as
+ * 0.9.1's PaimonLakeCommitter takes either. */
+static bool fl_tier_auto_expire(const fl_lake_tierer_t *t, const fl_tier_round_t *r) {
+    const char *v = fl_kvlist_get(&r->desc.properties, FL_LAKE_AUTO_EXPIRE_KEY);
+    return (v && strcasecmp(v, "true") == 0) || t->cs->cfg.defaults.lake.auto_expire_snapshot;
+}
+
+/* Snapshot expiry after a committed round (server_lake_expire.h). Its
+ * failure is not the round's: the round's version stands. Files it could
+ * not delete are orphans, so the next round sweeps first. */
+static void fl_tier_expire(fl_lake_tierer_t *t, const fl_tier_round_t *r, const char *dir) {
+    fl_lake_expire_result_t res;
+    fl_error_t e;
+    fl_err_clear(&e);
+    int rc = fl_lake_expire(dir, fl_time_wall_ms(), &res, &e);
+    if (res.version)
+        FL_INFO("lake tiering: %s.%s: %zu snapshot(s) expired (v%d), %zu file(s) deleted", r->db,
+                r->name, res.expired, res.version, res.deleted);
+    if (!rc) return;
+    FL_WARN("lake tiering: %s.%s: snapshot expiry: %s", r->db, r->name, e.msg);
+    if (res.version) fl_tier_due_of(t, r->table_id, fl_time_mono_ms())->clean = false;
+}
+
 /* One round of r's table: ask every leader, commit what they wrote.
  * *snapshot_id: the table's lake snapshot after it (FL_ICE_NONE: none),
  * *added: the rows it tiered. */
@@ -396,6 +423,7 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
         FL_INFO("lake tiering: %s.%s: snapshot %" PRId64 " (v%d), %zu data files, %" PRId64
                 " records",
                 r->db, r->name, res.snapshot_id, res.version, n_files, res.added_records);
+        if (fl_tier_auto_expire(t, r)) fl_tier_expire(t, r, dir);
     }
 done:
     fl_free(files);
@@ -469,8 +497,13 @@ static void fl_tier_run_asked(fl_lake_tierer_t *t) {
                             "('table.datalake.enabled' is not true).",
                             a->table_id);
         } else {
-            rc = fl_tier_round_run(t, &r, &sid, &added, &err);
+            /* an asked round sweeps as a due one would: it may be the
+             * first round since the start, or follow a failed one */
             fl_tier_due_t *d = fl_tier_due_of(t, a->table_id, fl_time_mono_ms());
+            r.sweep = !d->clean;
+            d->clean = true;
+            rc = fl_tier_round_run(t, &r, &sid, &added, &err);
+            d = fl_tier_due_of(t, a->table_id, fl_time_mono_ms()); /* due may have grown */
             d->base_ms = fl_time_mono_ms(); /* the next one a freshness later */
             if (rc) d->clean = false;
             fl_tier_round_free(&r);

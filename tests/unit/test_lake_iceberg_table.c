@@ -470,6 +470,184 @@ static void test_with_snapshot_refusals(void **state) {
     fl_ice_meta_read_reset(&out);
 }
 
+/* ---- snapshot expiry ---- */
+
+#define T0 1700000010000LL
+
+/* base: new_meta with snapshots 101..105, one a second from T0, each the
+ * parent of the next, into five reads (the last is the table). */
+static void expire_chain(fl_ice_meta_read_t r[5]) {
+    fl_ice_table_meta_t base = new_meta("file:///wh/t");
+    const fl_ice_table_meta_t *prev = &base;
+    static char lists[5][32];
+    fl_error_t err = {0};
+    for (int i = 0; i < 5; i++) {
+        snprintf(lists[i], sizeof(lists[i]), "file:///wh/t/m/s%d.avro", 101 + i);
+        fl_ice_snapshot_t s = {101 + i, i ? 100 + i : FL_ICE_NONE, FL_ICE_NONE, T0 + i * 1000,
+                               lists[i], FL_ICE_NO_SCHEMA, SUM2, 2};
+        fl_ice_meta_read_init(&r[i]);
+        if (fl_ice_meta_with_snapshot(prev, "file:///wh/t/metadata/vX.metadata.json", &s, &r[i],
+                                      &err))
+            fail_msg("chain %d: %s", i, err.msg);
+        prev = &r[i].meta;
+    }
+}
+
+static void expire_chain_reset(fl_ice_meta_read_t r[5]) {
+    for (int i = 0; i < 5; i++) fl_ice_meta_read_reset(&r[i]);
+}
+
+/* m with these properties (m's arrays borrowed). */
+static fl_ice_table_meta_t with_props(const fl_ice_table_meta_t *m, const fl_ice_prop_t *p,
+                                      size_t n) {
+    fl_ice_table_meta_t x = *m;
+    x.properties = p;
+    x.n_properties = n;
+    return x;
+}
+
+static void test_expire_policy(void **state) {
+    (void)state;
+    fl_ice_table_meta_t m = new_meta("file:///wh/t");
+    fl_ice_expire_policy_t p;
+    fl_ice_table_meta_t x = with_props(&m, NULL, 0);
+    fl_ice_expire_policy_of(&x, &p);
+    assert_int_equal(p.max_age_ms, 432000000);
+    assert_int_equal(p.min_keep, 1);
+    assert_true(p.gc_enabled);
+    fl_ice_prop_t set[] = {{"history.expire.max-snapshot-age-ms", "1"},
+                           {"history.expire.min-snapshots-to-keep", "2"},
+                           {"gc.enabled", "TRUE"}};
+    x = with_props(&m, set, 3);
+    fl_ice_expire_policy_of(&x, &p);
+    assert_int_equal(p.max_age_ms, 1);
+    assert_int_equal(p.min_keep, 2);
+    assert_true(p.gc_enabled);
+    /* garbage and negative ages take the default; fewer than one kept is one */
+    fl_ice_prop_t odd[] = {{"history.expire.max-snapshot-age-ms", "-5"},
+                           {"history.expire.min-snapshots-to-keep", "0"},
+                           {"gc.enabled", "yes"}};
+    x = with_props(&m, odd, 3);
+    fl_ice_expire_policy_of(&x, &p);
+    assert_int_equal(p.max_age_ms, 432000000);
+    assert_int_equal(p.min_keep, 1);
+    assert_false(p.gc_enabled); /* Boolean.parseBoolean("yes") */
+    fl_ice_prop_t bad[] = {{"history.expire.max-snapshot-age-ms", "10s"},
+                           {"history.expire.min-snapshots-to-keep", "x"}};
+    x = with_props(&m, bad, 2);
+    fl_ice_expire_policy_of(&x, &p);
+    assert_int_equal(p.max_age_ms, 432000000);
+    assert_int_equal(p.min_keep, 1);
+}
+
+static void test_expired_selection(void **state) {
+    (void)state;
+    fl_ice_meta_read_t r[5];
+    expire_chain(r);
+    const fl_ice_table_meta_t *m = &r[4].meta;
+    int64_t ids[5];
+    /* defaults: nothing is five days old */
+    fl_ice_expire_policy_t p = {432000000, 1, true};
+    assert_int_equal(fl_ice_meta_expired(m, &p, T0 + 10000, ids), 0);
+    /* every one old: min-snapshots-to-keep from the current back */
+    p = (fl_ice_expire_policy_t){1, 2, true};
+    assert_int_equal(fl_ice_meta_expired(m, &p, T0 + 10000, ids), 3);
+    assert_int_equal(ids[0], 101);
+    assert_int_equal(ids[1], 102);
+    assert_int_equal(ids[2], 103);
+    /* by age: 104 and 105 are younger than 2.5 s at T0 + 5 s; 103 is not */
+    p = (fl_ice_expire_policy_t){2500, 1, true};
+    assert_int_equal(fl_ice_meta_expired(m, &p, T0 + 5000, ids), 3);
+    assert_int_equal(ids[2], 103);
+    /* the current snapshot stays, however old, even at min_keep 1 */
+    p = (fl_ice_expire_policy_t){0, 1, true};
+    assert_int_equal(fl_ice_meta_expired(m, &p, T0 + 99999, ids), 4);
+    for (int i = 0; i < 4; i++) assert_true(ids[i] != 105);
+    /* gc.enabled=false: Java refuses to expire at all */
+    p = (fl_ice_expire_policy_t){0, 1, false};
+    assert_int_equal(fl_ice_meta_expired(m, &p, T0 + 99999, ids), 0);
+    /* more to keep than there are: none */
+    p = (fl_ice_expire_policy_t){0, 10, true};
+    assert_int_equal(fl_ice_meta_expired(m, &p, T0 + 99999, ids), 0);
+
+    /* a snapshot off the current one's ancestry (102's parent cut): young
+     * it stays, as Java keeps unreferenced snapshots until they are old */
+    fl_ice_snapshot_t snaps[5];
+    memcpy(snaps, m->snapshots, sizeof(snaps));
+    snaps[1].parent_snapshot_id = FL_ICE_NONE;
+    snaps[0].timestamp_ms = T0 + 9000;
+    fl_ice_table_meta_t cut = *m;
+    cut.snapshots = snaps;
+    p = (fl_ice_expire_policy_t){5000, 2, true};
+    assert_int_equal(fl_ice_meta_expired(&cut, &p, T0 + 10000, ids), 2);
+    assert_int_equal(ids[0], 102);
+    assert_int_equal(ids[1], 103);
+    expire_chain_reset(r);
+}
+
+static void test_without_snapshots(void **state) {
+    (void)state;
+    fl_ice_meta_read_t r[5], out, again;
+    expire_chain(r);
+    fl_ice_meta_read_init(&out);
+    fl_ice_meta_read_init(&again);
+    const fl_ice_table_meta_t *m = &r[4].meta;
+    fl_error_t err = {0};
+    const int64_t old[] = {103, 101, 102};
+    if (fl_ice_meta_without_snapshots(m, "file:///wh/t/metadata/v6.metadata.json", old, 3, &out,
+                                      &err))
+        fail_msg("without: %s", err.msg);
+    const fl_ice_table_meta_t *o = &out.meta;
+    assert_int_equal(o->n_snapshots, 2);
+    assert_int_equal(o->snapshots[0].snapshot_id, 104);
+    assert_int_equal(o->snapshots[0].parent_snapshot_id, 103); /* ancestry ends there */
+    assert_int_equal(o->snapshots[1].snapshot_id, 105);
+    assert_int_equal(o->current_snapshot_id, 105);
+    assert_int_equal(o->last_sequence_number, 5);
+    assert_int_equal(o->n_snapshot_log, 2);
+    assert_int_equal(o->snapshot_log[0].snapshot_id, 104);
+    assert_int_equal(o->snapshot_log[1].snapshot_id, 105);
+    assert_int_equal(o->n_metadata_log, m->n_metadata_log + 1);
+    assert_string_equal(o->metadata_log[o->n_metadata_log - 1].metadata_file,
+                        "file:///wh/t/metadata/v6.metadata.json");
+    assert_true(o->last_updated_ms >= m->last_updated_ms);
+    /* what the encoder writes the decoder reads back: a dangling parent
+     * is valid metadata */
+    fl_buf_t json;
+    fl_buf_init(&json);
+    if (fl_ice_meta_encode(o, &json, &err)) fail_msg("encode: %s", err.msg);
+    if (fl_ice_meta_decode(json.data, json.len, &again, &err)) fail_msg("decode: %s", err.msg);
+    assert_int_equal(again.meta.n_snapshots, 2);
+    assert_int_equal(again.meta.snapshots[0].parent_snapshot_id, 103);
+    fl_buf_free(&json);
+
+    /* one from the middle: the snapshot-log entries before it go too
+     * (the log must not show 102 current straight before 104) */
+    const int64_t mid[] = {103};
+    if (fl_ice_meta_without_snapshots(m, NULL, mid, 1, &out, &err)) fail_msg("mid: %s", err.msg);
+    assert_int_equal(out.meta.n_snapshots, 4);
+    assert_int_equal(out.meta.n_snapshot_log, 2);
+    assert_int_equal(out.meta.snapshot_log[0].snapshot_id, 104);
+    assert_int_equal(out.meta.n_metadata_log, m->n_metadata_log);
+
+    /* refusals, each naming the id; out is reset after each */
+    const int64_t cur[] = {101, 105};
+    assert_error(fl_ice_meta_without_snapshots(m, NULL, cur, 2, &out, &err), err,
+                 FLUSS_ERR__INVALID_ARG, "snapshot 105 is the current snapshot");
+    assert_int_equal(out.meta.n_snapshots, 0);
+    const int64_t unknown[] = {999};
+    assert_error(fl_ice_meta_without_snapshots(m, NULL, unknown, 1, &out, &err), err,
+                 FLUSS_ERR__INVALID_ARG, "snapshot 999 not in the table");
+    const int64_t twice[] = {102, 102};
+    assert_error(fl_ice_meta_without_snapshots(m, NULL, twice, 2, &out, &err), err,
+                 FLUSS_ERR__INVALID_ARG, "snapshot 102 named twice");
+    assert_error(fl_ice_meta_without_snapshots(m, NULL, twice, 0, &out, &err), err,
+                 FLUSS_ERR__INVALID_ARG, "no snapshot to expire");
+    fl_ice_meta_read_reset(&again);
+    fl_ice_meta_read_reset(&out);
+    expire_chain_reset(r);
+}
+
 static void test_with_schema(void **state) {
     (void)state;
     fl_ice_table_meta_t base = new_meta("file:///wh/t");
@@ -1200,6 +1378,9 @@ int main(void) {
         cmocka_unit_test(test_with_snapshot),
         cmocka_unit_test(test_with_snapshot_refusals),
         cmocka_unit_test(test_with_schema),
+        cmocka_unit_test(test_expire_policy),
+        cmocka_unit_test(test_expired_selection),
+        cmocka_unit_test(test_without_snapshots),
         cmocka_unit_test_setup_teardown(test_create_load_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hint_recovery, setup, teardown),
         cmocka_unit_test_setup_teardown(test_racing_commits, setup, teardown),
