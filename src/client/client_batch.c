@@ -233,6 +233,29 @@ int fl_record_batch_decode_filtered(const fluss_table_t *t, const uint8_t *p, si
     return rc;
 }
 
+fluss_record_batch_t *fl_record_batch_of_columns(const fluss_table_t *t, fl_arrow_array_t *cols,
+                                                fl_datatype_t **types, int64_t rows,
+                                                const int32_t *present, size_t present_count,
+                                                const fl_cfilter_t *filter) {
+    size_t n_all = t->desc.schema.column_count;
+    int32_t *all = fl_malloc((n_all ? n_all : 1) * sizeof(int32_t));
+    for (size_t i = 0; i < n_all; i++) all[i] = (int32_t)i;
+    fl_batch_view_t bv;
+    memset(&bv, 0, sizeof(bv));
+    bv.record_count = (int32_t)rows;
+    int64_t *idx = NULL;
+    size_t n = 0;
+    if (filter && filter->count > 0) n = fl_batch_select(t, filter, cols, all, n_all, 0, rows, &idx);
+    bool every = !idx || (int64_t)n == rows;
+    fluss_record_batch_t *b = NULL;
+    if (rows > 0 && (every || n > 0))
+        b = fl_batch_assemble(t, &bv, NULL, cols, types, all, n_all, present, present_count, 0,
+                              every ? NULL : idx, n);
+    fl_free(idx);
+    fl_free(all);
+    return b;
+}
+
 int fl_record_batch_decode(const fluss_table_t *t, const uint8_t *p, size_t len, int32_t bucket,
                            const int32_t *msg_cols, size_t msg_count, const int32_t *present,
                            size_t present_count, int64_t min_offset, bool check_crc,

@@ -12,12 +12,12 @@
  * in log order. Next: one row group of one file at a time, in chunks of
  * FL_LAKE_READ_ROWS rows: each Parquet column is matched to a Fluss
  * column through the Iceberg field id the table's schema gives the
- * column's name (a column added after the file was written is NULL), the
- * values turned back into cells (tier_convert.h), the cells into an
- * ARROW batch of the handle's schema (record_builder.h) and that batch
- * decoded as a fetched one is: the projection and the filter work as in
- * the log scanner. The system columns give each row its bucket, offset
- * (__offset) and commit timestamp (__timestamp).
+ * column's name (a column added after the file was written is NULL), and
+ * each column's values turned at once into the Arrow column a fetched
+ * batch of the handle's schema decodes to (tier_convert.h's map read
+ * backwards), so that the projection, the filter and every accessor work
+ * as in the log scanner. The system columns give each row its bucket,
+ * offset (__offset) and commit timestamp (__timestamp).
  *
  * Every file is untrusted: the metadata, Avro and Parquet readers check
  * their bytes, and a system column that is missing, NULL or disagrees
@@ -33,7 +33,6 @@
 #include "common_alloc.h"
 #include "lake_iceberg_table.h"
 #include "lake_parquet_reader.h"
-#include "record_builder.h"
 #include "tier_convert.h"
 
 #define FL_LAKE_READ_ROWS 8192
@@ -69,9 +68,6 @@ struct fluss_lake_scanner {
     fl_pq_values_t sys[3]; /* __bucket, __offset, __timestamp */
     int64_t partition_id;
     int32_t bucket;
-    fl_record_builder_t builder;
-    fl_row_t row;
-    fl_buf_t bytes;
 };
 
 static int fl_file_cmp(const void *a, const void *b) {
@@ -257,10 +253,6 @@ static fluss_lake_scanner_t *fl_scanner_alloc(fluss_table_t *t, const int32_t *p
     for (size_t i = 0; i < cols; i++) s->all[i] = (int32_t)i;
     for (size_t i = 0; i < s->present_count; i++)
         s->present[i] = projection ? projection[i] : (int32_t)i;
-    fl_record_builder_options_t bo = {.schema_id = t->schema_id, .codec = FL_ARROW_CODEC_NONE};
-    fl_record_builder_init(&s->builder, &t->desc.schema, &bo);
-    fl_row_init(&s->row, cols);
-    fl_buf_init(&s->bytes);
     return s;
 }
 
@@ -286,8 +278,7 @@ int fluss_lake_scanner_new(fluss_table_t *t, const fluss_lake_snapshot_t *snap,
             return fl_client_error_out(e, &err);
         }
     fluss_lake_scanner_t *s = fl_scanner_alloc(t, projection, n);
-    int rc = fl_record_builder_check_schema(&t->desc.schema, &err);
-    if (!rc) rc = fl_scanner_open(s, snap, &err);
+    int rc = fl_scanner_open(s, snap, &err);
     if (rc) {
         fluss_lake_scanner_destroy(s);
         return fl_client_error_out(e, &err);
@@ -298,9 +289,7 @@ int fluss_lake_scanner_new(fluss_table_t *t, const fluss_lake_snapshot_t *snap,
 
 int fl_lake_scanner_of_image(fluss_table_t *t, const uint8_t *file, size_t len,
                              fluss_lake_scanner_t **out, fl_error_t *err) {
-    *out = NULL;
-    int rc = fl_record_builder_check_schema(&t->desc.schema, err);
-    if (rc) return rc;
+    (void)err;
     fluss_lake_scanner_t *s = fl_scanner_alloc(t, NULL, 0);
     size_t n = t->desc.schema.column_count;
     for (size_t c = 0; c < n; c++) s->field_of[c] = (int32_t)c + 1;
@@ -405,35 +394,39 @@ static int fl_group_read(fluss_lake_scanner_t *s, fl_error_t *err) {
 }
 
 /* Rows [from, to) of the open row group as one decoded batch (NULL when
- * the filter kept none). */
+ * the filter kept none): each column converted at once into the Arrow
+ * column a fetched batch would have decoded to (fl_tier_arrow_column). */
 static int fl_chunk_batch(fluss_lake_scanner_t *s, size_t from, size_t to,
                           fluss_record_batch_t **out, fl_error_t *err) {
     const fl_schema_t *sc = &s->t->desc.schema;
-    fl_record_builder_clear(&s->builder);
+    size_t n = sc->column_count;
+    fl_arrow_array_t *cols = fl_calloc(n ? n : 1, sizeof(*cols));
+    fl_datatype_t **types = fl_calloc(n ? n : 1, sizeof(*types));
     int rc = 0;
-    for (size_t r = from; r < to && !rc; r++) {
-        fl_row_reset(&s->row, sc->column_count);
-        for (size_t c = 0; c < sc->column_count && !rc; c++) {
-            const fl_datatype_t *ty = sc->columns[c].type;
-            if (s->col_of[c] < 0) {
-                if (!ty->nullable)
-                    rc = fl_err_set(err, FL_CORRUPT, "lake file lacks NOT NULL column %s",
-                                    sc->columns[c].name);
-                continue; /* NULL: added after the file was written */
-            }
-            rc = fl_tier_cell_from(ty, sc->columns[c].name, &s->vals[c], r, &s->row, c, err);
-        }
-        if (!rc) fl_record_builder_append(&s->builder, &s->row);
+    for (size_t c = 0; c < n && !rc; c++) {
+        types[c] = fl_datatype_clone(sc->columns[c].type);
+        if (s->col_of[c] >= 0)
+            rc = fl_tier_arrow_column(types[c], sc->columns[c].name, &s->vals[c], from, to,
+                                      &cols[c], err);
+        else if (!types[c]->nullable)
+            rc = fl_err_set(err, FL_CORRUPT, "lake file lacks NOT NULL column %s",
+                            sc->columns[c].name);
+        else /* added after the file was written */
+            fl_arrow_null_array(types[c], (int)types[c]->root, (int64_t)(to - from), &cols[c]);
     }
-    fl_buf_reset(&s->bytes);
-    if (!rc) rc = fl_record_builder_finish(&s->builder, -1, -1, &s->bytes, err);
-    if (rc) return rc;
-    rc = fl_record_batch_decode_filtered(s->t, s->bytes.data, s->bytes.len, s->bucket, s->all,
-                                         sc->column_count, s->present, s->present_count, 0, false,
-                                         s->filter.count ? &s->filter : NULL, NULL, out, err);
-    fluss_record_batch_t *b = *out;
+    fluss_record_batch_t *b = NULL;
+    if (!rc)
+        b = fl_record_batch_of_columns(s->t, cols, types, (int64_t)(to - from), s->present,
+                                       s->present_count, s->filter.count ? &s->filter : NULL);
+    for (size_t c = 0; c < n; c++) {
+        fl_arrow_array_free(&cols[c]);
+        fl_datatype_destroy(types[c]);
+    }
+    fl_free(cols);
+    fl_free(types);
+    *out = b;
     if (rc || !b) return rc;
-    /* the built batch numbers its rows from 0: give them the log's */
+    /* the rows count from 0 here: give them the log's offsets and times */
     const int64_t *offs = s->sys[1].values, *us = s->sys[2].values;
     int64_t *o = fl_calloc(b->rows ? b->rows : 1, sizeof(int64_t));
     int64_t *ts = fl_calloc(b->rows ? b->rows : 1, sizeof(int64_t));
@@ -449,6 +442,7 @@ static int fl_chunk_batch(fluss_lake_scanner_t *s, size_t from, size_t to,
     b->timestamps = ts;
     b->base_offset = b->rows ? o[0] : 0;
     b->commit_timestamp = b->rows ? ts[0] : 0;
+    b->bucket = s->bucket;
     b->partition_id = s->partition_id;
     return 0;
 }
@@ -490,9 +484,6 @@ void fluss_lake_scanner_destroy(fluss_lake_scanner_t *s) {
     for (size_t i = 0; i < s->file_count; i++) fl_free(s->files[i].path);
     fl_free(s->files);
     fl_cfilter_free(&s->filter);
-    fl_record_builder_free(&s->builder);
-    fl_row_free(&s->row);
-    fl_buf_free(&s->bytes);
     fl_free(s->present);
     fl_free(s->all);
     fl_free(s->field_of);

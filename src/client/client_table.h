@@ -176,6 +176,18 @@ int fl_lookup_value_batch_rows(const fluss_table_t *t, struct fl_schemas *schema
 void fl_client_cell_text(const fl_datatype_t *t, fl_row_format_t fmt, const fl_row_t *row,
                          size_t col, int flags, fl_buf_t *out);
 
+/* A batch of rows [0, rows) of decoded columns, one per schema position
+ * of t (cols and types: what is presented is moved out, the caller frees
+ * the rest), presenting present[0..present_count) and only the rows that
+ * match filter (NULL or empty: all); NULL when none does. Offsets count
+ * from 0 (per presented row when the filter thinned it). The lake
+ * scanner's batches (client_lake_read.c). */
+struct fl_cfilter;
+fluss_record_batch_t *fl_record_batch_of_columns(const fluss_table_t *t, fl_arrow_array_t *cols,
+                                                fl_datatype_t **types, int64_t rows,
+                                                const int32_t *present, size_t present_count,
+                                                const struct fl_cfilter *filter);
+
 /* ---- the lake scanner (client_lake_read.c) ---- */
 
 /* A lake scanner of t over one data file image file[0..len) (borrowed:

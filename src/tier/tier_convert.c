@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "arrow_ipc.h"
+
 #define TC_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
 #define TC_DECIMAL_INT32_MAX 9
 #define TC_DECIMAL_INT64_MAX 18
@@ -148,7 +150,7 @@ int fl_tier_value_of(const fl_datatype_t *t, const fl_row_t *row, const fl_cell_
     }
 }
 
-/* ---- the read direction: a Parquet value back into a cell ---- */
+/* ---- the read direction: Parquet values back into Arrow columns ---- */
 
 /* Floor division of a by 1000 and its non-negative remainder. */
 static void floor_div_1000(int64_t a, int64_t *q, int64_t *r) {
@@ -157,8 +159,78 @@ static void floor_div_1000(int64_t a, int64_t *q, int64_t *r) {
     if (*r < 0) (*q)--, *r += 1000;
 }
 
-int fl_tier_cell_from(const fl_datatype_t *t, const char *name, const fl_pq_values_t *v, size_t i,
-                      fl_row_t *row, size_t col, fl_error_t *err) {
+/* A value in microseconds (of the day, or since the epoch) in the Arrow
+ * unit of t's precision: seconds, millis (floor), micros or nanos. */
+static bool micros_to_unit(const fl_datatype_t *t, int64_t us, int64_t *out) {
+    int64_t q, r;
+    if (t->precision == 0) {
+        q = us / 1000000, r = us % 1000000;
+        *out = r < 0 ? q - 1 : q;
+        return true;
+    }
+    if (t->precision <= 3) {
+        floor_div_1000(us, &q, &r);
+        *out = q;
+        return true;
+    }
+    if (t->precision <= 6) {
+        *out = us;
+        return true;
+    }
+    return !__builtin_mul_overflow(us, 1000, out);
+}
+
+static void put_le(uint8_t *p, uint64_t v, size_t w) {
+    for (size_t k = 0; k < w; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* Row i's fixed-width value of a non-NULL slot into p (w bytes); false
+ * when it does not fit the type. */
+static bool fixed_value(const fl_datatype_t *t, const fl_pq_values_t *v, size_t i, uint8_t *p,
+                        size_t w) {
+    int64_t x = 0;
+    switch (t->root) {
+    case FL_TYPE_TINYINT:
+    case FL_TYPE_SMALLINT:
+    case FL_TYPE_INTEGER:
+    case FL_TYPE_DATE: {
+        int32_t y = ((const int32_t *)v->values)[i];
+        if ((t->root == FL_TYPE_TINYINT && (y < INT8_MIN || y > INT8_MAX)) ||
+            (t->root == FL_TYPE_SMALLINT && (y < INT16_MIN || y > INT16_MAX)))
+            return false;
+        put_le(p, (uint64_t)(int64_t)y, w);
+        return true;
+    }
+    case FL_TYPE_BIGINT: put_le(p, (uint64_t)((const int64_t *)v->values)[i], w); return true;
+    case FL_TYPE_FLOAT: memcpy(p, &((const float *)v->values)[i], 4); return true;
+    case FL_TYPE_DOUBLE: memcpy(p, &((const double *)v->values)[i], 8); return true;
+    case FL_TYPE_TIME: {
+        int64_t us = ((const int64_t *)v->values)[i];
+        if (us < 0 || us >= 86400000000LL || !micros_to_unit(t, us, &x)) return false;
+        put_le(p, (uint64_t)x, w);
+        return true;
+    }
+    case FL_TYPE_TIMESTAMP:
+    case FL_TYPE_TIMESTAMP_LTZ:
+        if (!micros_to_unit(t, ((const int64_t *)v->values)[i], &x)) return false;
+        put_le(p, (uint64_t)x, w);
+        return true;
+    case FL_TYPE_DECIMAL: {
+        __int128 u = v->type == FL_PQ_INT32 ? ((const int32_t *)v->values)[i]
+                                            : ((const int64_t *)v->values)[i], limit = 1;
+        for (int32_t k = 0; k < t->precision; k++) limit *= 10;
+        if (u >= limit || u <= -limit) return false;
+        put_le(p, (uint64_t)u, 8);
+        put_le(p + 8, (uint64_t)(u >> 64), 8);
+        return true;
+    }
+    default: return false;
+    }
+}
+
+int fl_tier_arrow_column(const fl_datatype_t *t, const char *name, const fl_pq_values_t *v,
+                         size_t from, size_t to, fl_arrow_array_t *out, fl_error_t *err) {
+    memset(out, 0, sizeof(*out));
     int32_t want;
     fl_pq_logical_t l;
     if (!physical_of(t, &want, &l))
@@ -169,61 +241,73 @@ int fl_tier_cell_from(const fl_datatype_t *t, const char *name, const fl_pq_valu
         return fl_err_set(err, TC_CORRUPT,
                           "column %s: the lake file holds Parquet type %d, its Fluss type needs %d",
                           name, v->type, want);
-    if (i >= v->rows) return fl_err_set(err, TC_CORRUPT, "column %s: row %zu of %zu", name, i, v->rows);
-    fl_cell_t *c = &row->cells[col];
-    if (!v->valid[i]) {
-        if (!t->nullable)
-            return fl_err_set(err, TC_CORRUPT, "column %s is NOT NULL, the lake file has a null",
-                              name);
-        c->is_null = true;
-        return 0;
+    if (from > to || to > v->rows)
+        return fl_err_set(err, TC_CORRUPT, "column %s: rows %zu..%zu of %zu", name, from, to,
+                          v->rows);
+    size_t n = to - from, nulls = 0;
+    for (size_t i = from; i < to; i++) nulls += !v->valid[i];
+    if (nulls && !t->nullable)
+        return fl_err_set(err, TC_CORRUPT, "column %s is NOT NULL, the lake file has a null",
+                          name);
+    out->kind = (int)t->root;
+    out->type = t;
+    out->length = (int64_t)n;
+    out->null_count = (int64_t)nulls;
+    if (nulls) {
+        uint8_t *bits = fl_buf_reserve(&out->validity, (n + 7) / 8);
+        memset(bits, 0, (n + 7) / 8);
+        for (size_t i = 0; i < n; i++)
+            if (v->valid[from + i]) bits[i / 8] |= (uint8_t)(1u << (i % 8));
+        out->validity.len = (n + 7) / 8;
     }
-    int32_t i32 = want == FL_PQ_INT32 ? ((const int32_t *)v->values)[i] : 0;
-    int64_t i64 = want == FL_PQ_INT64 ? ((const int64_t *)v->values)[i] : 0, q, r;
-    c->is_null = false;
-    switch (t->root) {
-    case FL_TYPE_BOOLEAN: c->i = ((const uint8_t *)v->values)[i] != 0; return 0;
-    case FL_TYPE_TINYINT:
-        if (i32 < INT8_MIN || i32 > INT8_MAX) goto range;
-        c->i = i32;
-        return 0;
-    case FL_TYPE_SMALLINT:
-        if (i32 < INT16_MIN || i32 > INT16_MAX) goto range;
-        c->i = i32;
-        return 0;
-    case FL_TYPE_INTEGER:
-    case FL_TYPE_DATE: c->i = i32; return 0;
-    case FL_TYPE_BIGINT: c->i = i64; return 0;
-    case FL_TYPE_FLOAT: c->d = ((const float *)v->values)[i]; return 0;
-    case FL_TYPE_DOUBLE: c->d = ((const double *)v->values)[i]; return 0;
-    case FL_TYPE_TIME:
-        floor_div_1000(i64, &q, &r);
-        if (q < 0 || q >= 86400000) goto range;
-        c->i = q;
-        return 0;
-    case FL_TYPE_TIMESTAMP:
-    case FL_TYPE_TIMESTAMP_LTZ:
-        floor_div_1000(i64, &q, &r);
-        c->i = q;
-        c->nanos = (int32_t)(r * 1000);
-        return 0;
-    case FL_TYPE_DECIMAL: {
-        __int128 u = want == FL_PQ_INT32 ? i32 : i64, limit = 1;
-        for (int32_t k = 0; k < t->precision; k++) limit *= 10;
-        if (u >= limit || u <= -limit) goto range;
-        c->dec = u;
-        return 0;
+    bool var = t->root == FL_TYPE_CHAR || t->root == FL_TYPE_STRING || t->root == FL_TYPE_BYTES;
+    if (t->root == FL_TYPE_BOOLEAN) {
+        uint8_t *bits = fl_buf_reserve(&out->values, (n + 7) / 8);
+        memset(bits, 0, (n + 7) / 8);
+        for (size_t i = 0; i < n; i++)
+            if (v->valid[from + i] && ((const uint8_t *)v->values)[from + i])
+                bits[i / 8] |= (uint8_t)(1u << (i % 8));
+        out->values.len = (n + 7) / 8;
+    } else if (var || t->root == FL_TYPE_BINARY) {
+        size_t w = t->root == FL_TYPE_BINARY ? (size_t)t->length : 0;
+        uint64_t total = v->offsets[to] - v->offsets[from];
+        if (v->offsets[to] < v->offsets[from] || total > INT32_MAX)
+            goto corrupt;
+        if (var) {
+            int32_t *offs = (int32_t *)fl_buf_reserve(&out->values, (n + 1) * 4);
+            offs[0] = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t a = v->offsets[from + i], b = v->offsets[from + i + 1];
+                if (b < a) goto corrupt;
+                offs[i + 1] = offs[i] + (int32_t)(b - a);
+            }
+            out->values.len = (n + 1) * 4;
+            if (total) fl_buf_append(&out->data, v->bytes + v->offsets[from], (size_t)total);
+        } else {
+            uint8_t *p = fl_buf_reserve(&out->values, n * w + 1);
+            memset(p, 0, n * w);
+            for (size_t i = 0; i < n; i++) {
+                uint64_t a = v->offsets[from + i], b = v->offsets[from + i + 1];
+                if (!v->valid[from + i]) continue;
+                if (b - a != w) goto range;
+                memcpy(p + i * w, v->bytes + a, w);
+            }
+            out->values.len = n * w;
+        }
+    } else {
+        size_t w = t->root == FL_TYPE_DECIMAL ? 16 : fl_arrow_value_width(t);
+        uint8_t *p = fl_buf_reserve(&out->values, n * w);
+        memset(p, 0, n * w);
+        for (size_t i = 0; i < n; i++)
+            if (v->valid[from + i] && !fixed_value(t, v, from + i, p + i * w, w)) goto range;
+        out->values.len = n * w;
     }
-    default: { /* CHAR, STRING, BINARY, BYTES */
-        uint64_t a = v->offsets[i], b = v->offsets[i + 1];
-        if (b < a) return fl_err_set(err, TC_CORRUPT, "column %s: bad value offsets", name);
-        /* BINARY(n) is n bytes wide in Arrow: the tier wrote it padded */
-        if (t->root == FL_TYPE_BINARY && t->length > 0 && b - a != (uint64_t)t->length) goto range;
-        fl_row_set_bytes(row, col, v->bytes + a, (size_t)(b - a));
-        return 0;
-    }
-    }
+    return 0;
 range:
+    fl_arrow_array_free(out);
     return fl_err_set(err, TC_CORRUPT, "column %s: a lake value does not fit its type %s", name,
                       fl_type_root_json_name(t->root));
+corrupt:
+    fl_arrow_array_free(out);
+    return fl_err_set(err, TC_CORRUPT, "column %s: bad value offsets", name);
 }

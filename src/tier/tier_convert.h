@@ -37,6 +37,7 @@
 
 #include <stdint.h>
 
+#include "arrow_decode.h"
 #include "common_error.h"
 #include "lake_parquet_reader.h"
 #include "lake_parquet_writer.h"
@@ -74,16 +75,19 @@ int fl_tier_value_of(const fl_datatype_t *t, const fl_row_t *row, const fl_cell_
  * takes pointers into the arena. */
 void fl_tier_pad_binary(fl_row_t *row, size_t col, const fl_datatype_t *t, fl_buf_t *scratch);
 
-/* The read direction (libfluss's union read): row i of a column read
- * back from a lake file (lake_parquet_reader.h) as cell col of row, for
- * a column of type t named name. The file is untrusted: a physical type
- * other than the map's, a NULL in a NOT NULL column, a value out of its
- * type's range (a TINYINT over 127, a TIME past midnight, a DECIMAL of
- * more digits than P, a BINARY(n) value of another length) is
- * CORRUPT_RECORD_EXCEPTION naming the column. Microseconds become
- * milliseconds and nanos by floor division, the inverse of the write. */
-int fl_tier_cell_from(const fl_datatype_t *t, const char *name, const fl_pq_values_t *v, size_t i,
-                      fl_row_t *row, size_t col, fl_error_t *err);
+/* The read direction (libfluss's union read): rows [from, to) of a column
+ * read back from a lake file (lake_parquet_reader.h) as the decoded Arrow
+ * column of type t a fetched batch would give (arrow_decode.h: values in
+ * the Arrow unit of t's precision; t is borrowed and must outlive *out);
+ * name is for messages. The file is untrusted: a physical type other
+ * than the map's, a NULL in a NOT NULL column, a value out of its type's
+ * range (a TINYINT over 127, a TIME outside the day, a DECIMAL of more
+ * digits than P, a BINARY(n) value of another length) is
+ * CORRUPT_RECORD_EXCEPTION naming the column. Microseconds become the
+ * column's unit by floor division (the inverse of the write, which
+ * floors nanoseconds to microseconds). */
+int fl_tier_arrow_column(const fl_datatype_t *t, const char *name, const fl_pq_values_t *v,
+                         size_t from, size_t to, fl_arrow_array_t *out, fl_error_t *err);
 
 /* Epoch milliseconds as microseconds (the commit timestamp of a batch,
  * __timestamp). CORRUPT_RECORD_EXCEPTION if they overflow. */
