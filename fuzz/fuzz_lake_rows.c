@@ -1,9 +1,9 @@
 /*
  * fuzz_lake_rows.c — a lake data file image (untrusted: any writer may
  * have put it in the warehouse) through libfluss's lake scanner, the
- * union read's row path: Parquet columns matched by field id, values
- * turned back into cells of a table of every type a lake table takes,
- * built into an ARROW batch and decoded as the log scanner decodes one.
+ * union read's path: Parquet columns matched by field id and turned
+ * into the Arrow columns of a table of every type a lake table takes,
+ * assembled into record batches as the log scanner's are.
  * Invariants checked: every batch has the table's columns, rows, an
  * offset and a timestamp per row, and every value prints.
  */
