@@ -98,7 +98,10 @@ static int fl_file_place(const fl_ice_manifest_t *m, const fl_ice_data_file_t *f
     for (size_t i = 0; i < m->spec.n_fields; i++) {
         const fl_ice_partition_field_t *pf = &m->spec.fields[i];
         const fl_ice_value_t *v = &f->partition[i];
-        if (pf->source_id == fid_bucket) {
+        /* identity(__bucket), or bucket[N](bucket key): Iceberg's bucket
+         * transform is the lake table's bucketing, so either value is the
+         * Fluss bucket */
+        if (pf->source_id == fid_bucket || pf->transform == FL_ICE_BUCKET) {
             if (!v->null) out->bucket = (int32_t)v->i;
             continue;
         }

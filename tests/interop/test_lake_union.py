@@ -213,3 +213,25 @@ def test_union_partitioned_add_column(start_server, tmp_path):
     assert only_a == [r for r in union if r[0][0] == "a"]
     lake_a = scan(srv, path, "--lake-only", "--partition", "dt=a")
     assert sorted(int(r[2][1]) for r in lake_a) == list(range(0, 60, 2))
+
+
+def test_union_bucket_key(start_server, tmp_path):
+    """A lake table with a bucket key is partitioned by Iceberg's
+    bucket[N](key) (the Fluss bucket, as the clients bucket lake tables):
+    its files say their bucket that way, and the union is the log."""
+    srv = start_server(*lake_args(tmp_path / "wh"))
+    db = unique("ubkey")
+    ok(cli(srv, "db", "create", db))
+    path = f"{db}.k"
+    ok(cli(srv, "table", "create", path, "--schema", "id BIGINT, v STRING", "--buckets", "3",
+           "--bucket-key", "id", *SLOW))
+    ok(cli(srv, "produce", path, "--format", "csv",
+           stdin="".join(f"{i},v{i}\n" for i in range(90))))
+    ok(cli(srv, "lake", "tier", path, "--now"))
+    ok(cli(srv, "produce", path, "--format", "csv",
+           stdin="".join(f"{i},w{i}\n" for i in range(90, 120))))
+    log = once(scan(srv, path, "--log-only"))
+    assert len(log) == 120 and len({r[0] for r in log}) == 3
+    assert once(scan(srv, path)) == log
+    lake = once(scan(srv, path, "--lake-only"))
+    assert sorted(int(r[2][0]) for r in lake) == list(range(90))
