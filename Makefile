@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 .PHONY: all build build-asan build-tsan deps venv run test test-unit test-asan test-tsan \
-        test-interop test-interop-loops test-lake fuzz fuzz-build fuzz-campaign clean test-crash test-crash-mutants \
+        test-interop test-interop-loops test-lake test-flink-lake fuzz fuzz-build fuzz-campaign clean test-crash test-crash-mutants \
         cluster cluster-stop test-cluster test-cluster-faults test-cluster-mutants
 
 all: build
@@ -197,6 +197,7 @@ test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-cluster CLUSTER_FLUSSD=$(BUILD_ASAN)/flussd
 	$(MAKE) --no-print-directory test-interop-loops
 	$(MAKE) --no-print-directory test-flink-core
+	$(MAKE) --no-print-directory test-flink-lake
 	$(MAKE) --no-print-directory test-tsan
 
 # libFuzzer binaries (clang, or FUZZ_CC=clang-14; installed when missing):

@@ -1,0 +1,65 @@
+-- Union read through the official connector (fluss-flink-1.20 with the
+-- fluss-lake-iceberg 0.9.1 plugin and Iceberg's Hadoop catalog) of a table
+-- flussd tiers into Iceberg itself: t$lake reads the Iceberg table alone,
+-- a batch SELECT reads the lake snapshot and the log after it, a streaming
+-- read starts in the lake and continues in the log. Run by
+-- tests/flink/lake-suite against a flussd with datalake.format: iceberg.
+CREATE CATALOG fluss_catalog WITH ('type' = 'fluss', 'bootstrap.servers' = '${bootstrap}');
+USE CATALOG fluss_catalog;
+CREATE DATABASE ${db};
+USE ${db};
+
+CREATE TABLE logs (id INT, name STRING, amount DECIMAL(10, 2)) WITH (
+  'bucket.num' = '2',
+  'table.datalake.enabled' = 'true',
+  'table.datalake.freshness' = '1s'
+);
+
+INSERT INTO logs VALUES (1, 'a', 1.50), (2, 'b', 2.25), (3, 'c', CAST(NULL AS DECIMAL(10, 2))), (4, 'd', 4.00);
+
+-- the lake alone, once a round has tiered the rows (Iceberg's reader)
+--! mode batch
+--! retry 60
+SELECT id, name, amount FROM logs$lake;
+--> +I[1, a, 1.50]
+--> +I[2, b, 2.25]
+--> +I[3, c, null]
+--> +I[4, d, 4.00]
+
+-- later rows stay in the log: the next round is an hour away
+ALTER TABLE logs SET ('table.datalake.freshness' = '1h');
+INSERT INTO logs VALUES (5, 'e', 5.55), (6, 'f', -6.00);
+
+--! mode batch
+SELECT id, name, amount FROM logs$lake;
+--> +I[1, a, 1.50]
+--> +I[2, b, 2.25]
+--> +I[3, c, null]
+--> +I[4, d, 4.00]
+
+-- batch union read: the lake snapshot, then the log after its offsets
+--! mode batch
+SELECT id, name, amount FROM logs;
+--> +I[1, a, 1.50]
+--> +I[2, b, 2.25]
+--> +I[3, c, null]
+--> +I[4, d, 4.00]
+--> +I[5, e, 5.55]
+--> +I[6, f, -6.00]
+
+--! mode batch
+SELECT COUNT(*), SUM(id) FROM logs;
+--> +I[6, 21]
+
+-- streaming union read (startup mode full): the lake, the log after it,
+-- then what is written while the job runs
+--! mode streaming
+--! during INSERT INTO logs VALUES (7, 'g', 7.77)
+SELECT id, name, amount FROM logs;
+--> +I[1, a, 1.50]
+--> +I[2, b, 2.25]
+--> +I[3, c, null]
+--> +I[4, d, 4.00]
+--> +I[5, e, 5.55]
+--> +I[6, f, -6.00]
+--> +I[7, g, 7.77]
