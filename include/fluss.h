@@ -567,6 +567,8 @@ void fluss_log_scanner_destroy(fluss_log_scanner_t *s);
  * the table from its first tiered row on, no row twice, none missing —
  * also after the log below the lake offset has expired. A bucket absent
  * from the snapshot has nothing in the lake: read its log from the start.
+ * Files of a partition the table no longer has are left out (their rows
+ * have no partition id); they stay in the Iceberg table for its readers.
  *
  * projection as fluss_log_scanner_new. Errors: INVALID_ARG (no warehouse
  * in the table's properties; a lake table of another table id; delete

@@ -87,10 +87,13 @@ static int32_t fl_field_id(const fl_ice_schema_t *s, const char *name) {
 
 /* The partition id of a data file from its identity partition values
  * (Fluss's partition name: the values joined by '$', in key order) and
- * the snapshot's partitions; its bucket from the spec's bucket field. */
-static int fl_file_place(const fl_ice_manifest_t *m, const fl_ice_data_file_t *f,
-                         const fluss_lake_snapshot_t *snap, int32_t fid_bucket,
-                         fl_lake_file_t *out, fl_error_t *err) {
+ * the snapshot's partitions; its bucket from the spec's bucket field.
+ * False for a file of a partition the Fluss table no longer has (the
+ * snapshot names no such partition): its rows have no partition id to
+ * go with, and the scanner leaves them out. */
+static bool fl_file_place(const fl_ice_manifest_t *m, const fl_ice_data_file_t *f,
+                          const fluss_lake_snapshot_t *snap, int32_t fid_bucket,
+                          fl_lake_file_t *out) {
     fl_buf_t name;
     fl_buf_init(&name);
     bool partitioned = false;
@@ -111,19 +114,17 @@ static int fl_file_place(const fl_ice_manifest_t *m, const fl_ice_data_file_t *f
         partitioned = true;
     }
     out->partition_id = -1;
-    int rc = 0;
+    bool live = true;
     if (partitioned) {
         for (size_t i = 0; i < snap->bucket_count && out->partition_id < 0; i++) {
             const char *pn = snap->buckets[i].partition_name;
             if (pn && strlen(pn) == name.len && memcmp(pn, name.data, name.len) == 0)
                 out->partition_id = snap->buckets[i].partition_id;
         }
-        /* a partition dropped since: its rows have no partition to go to */
-        if (out->partition_id < 0) rc = 1;
+        live = out->partition_id >= 0;
     }
     fl_buf_free(&name);
-    (void)err;
-    return rc;
+    return live;
 }
 
 /* The lower bound of __offset in the file's stats (8 bytes little-endian),
@@ -174,7 +175,7 @@ static int fl_collect_files(fluss_lake_scanner_t *s, const fl_ice_table_meta_t *
             const fl_ice_manifest_entry_t *en = &man.manifest.entries[e];
             if (en->status == FL_ICE_DELETED || en->file.content != FL_ICE_DATA) continue;
             fl_lake_file_t f;
-            if (fl_file_place(&man.manifest, &en->file, snap, s->fid_bucket, &f, err)) continue;
+            if (!fl_file_place(&man.manifest, &en->file, snap, s->fid_bucket, &f)) continue;
             f.first_offset = fl_first_offset(&en->file, s->fid_offset);
             f.path = fl_strdup(fl_lake_uri_path(en->file.file_path));
             fl_add_file(s, &cap, &f);
