@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "coordinator_lake.h"
 #include "server_coordinator.h"
+#include "server_lake_tier.h"
 #include "server_node.h"
 
 #define FL_CATALOG(ctx) (&(ctx)->cs->catalog)
@@ -294,6 +296,127 @@ FL_API_HANDLER(fl_api_create_partition) {
     return 0;
 }
 
+/* The name of the partition of t a spec names (its values in key
+ * order joined by '$'), NUL-terminated in *out (initialized). */
+static void fl_spec_partition_name(const fl_ms_table_t *t, const char **keys, const char **values,
+                                   size_t n, fl_buf_t *out) {
+    fl_strlist_t pkeys;
+    fl_error_t ignored;
+    if (t && fl_catalog_partition_keys(t, &pkeys, &ignored) == 0) {
+        for (size_t k = 0; k < pkeys.count; k++)
+            for (size_t i = 0; i < n; i++)
+                if (strcmp(keys[i], pkeys.items[k]) == 0) {
+                    if (k) fl_buf_put_u8(out, '$');
+                    fl_buf_append(out, values[i], strlen(values[i]));
+                }
+        fl_strlist_free(&pkeys);
+    }
+    fl_buf_put_u8(out, '\0');
+}
+
+/* Drops the partition of db.name the spec names (cs->lock held): its
+ * catalog entry, then its replicas on the tablet servers. */
+static int fl_drop_partition_now(fl_coordinator_server_t *cs, const char *db, const char *name,
+                                 const char **keys, const char **values, size_t n, bool ignore,
+                                 fl_error_t *err) {
+    const fl_ms_table_t *t = cs->catalog.ms->ops->table_get(cs->catalog.ms, db, name);
+    int64_t table_id = t ? t->table_id : -1;
+    /* the partition name, for its directory, before the store forgets it */
+    fl_buf_t pname;
+    fl_buf_init(&pname);
+    fl_spec_partition_name(t, keys, values, n, &pname);
+    int64_t dropped = -1;
+    int rc = fl_catalog_drop_partition(&cs->catalog, db, name, keys, values, n, ignore, &dropped,
+                                       err);
+    if (!rc && dropped >= 0)
+        fl_coordinator_server_partition_dropped(cs, db, name, table_id, (const char *)pname.data,
+                                                dropped);
+    fl_buf_free(&pname);
+    return rc;
+}
+
+/* Whether DROP_PARTITION of this spec must wait for a tiering round: the
+ * cluster has a lake, the table is lake-enabled and the partition exists
+ * (a missing one is the drop's own error). */
+static bool fl_drop_tiers_first(fl_coordinator_server_t *cs, const fl_ms_table_t *t,
+                                const char **keys, const char **values, size_t n) {
+    if (!t || !cs->lake_tierer || !fl_lake_config_on(&cs->cfg.defaults.lake) ||
+        !strstr(t->table_json, "table.datalake.enabled"))
+        return false;
+    fl_table_desc_t d;
+    fl_error_t err;
+    if (fl_table_desc_from_bytes(t->table_json, strlen(t->table_json), &d, &err)) return false;
+    bool lake = fl_lake_table_enabled(&d.properties);
+    fl_table_desc_free(&d);
+    if (!lake) return false;
+    fl_buf_t pname;
+    fl_buf_init(&pname);
+    fl_spec_partition_name(t, keys, values, n, &pname);
+    bool found = false;
+    for (size_t p = 0; p < t->partition_count && !found; p++)
+        found = n == t->partitions[p].value_count &&
+                strcmp(t->partitions[p].name, (const char *)pname.data) == 0;
+    fl_buf_free(&pname);
+    return found;
+}
+
+/* A DROP_PARTITION of a lake table, waiting for its tiering round. */
+typedef struct fl_drop_wait {
+    fl_req_ctx_t *d;
+    fl_coordinator_server_t *cs;
+    char *db, *name;
+    size_t n;
+    char **keys, **values;
+    bool ignore;
+} fl_drop_wait_t;
+
+static void fl_drop_wait_free(fl_drop_wait_t *w) {
+    for (size_t i = 0; i < w->n; i++) fl_free(w->keys[i]), fl_free(w->values[i]);
+    fl_free(w->keys);
+    fl_free(w->values);
+    fl_free(w->db);
+    fl_free(w->name);
+    fl_req_free(w->d);
+    fl_free(w);
+}
+
+/* The round ended (on the tiering thread, no lock held; or at once on
+ * the handler's, cs->lock held, when the service does not run: then
+ * FLUSS_ERR__STATE and nothing is locked here). The partition goes only
+ * once its log up to the high watermark is in the lake. */
+static void fl_drop_after_tier(void *arg, int rc, const fl_error_t *terr, int64_t snapshot_id,
+                               int64_t added) {
+    (void)snapshot_id;
+    (void)added;
+    fl_drop_wait_t *w = arg;
+    fl_error_t err;
+    fl_err_clear(&err);
+    if (rc == FLUSS_ERR__STATE) {
+        fl_req_answer_error(w->d, fl_server_wire_code(rc), terr->msg);
+    } else if (rc && rc != FLUSS_ERR_INVALID_TABLE_EXCEPTION) { /* that one: the lake went off */
+        fl_err_set(&err, rc,
+                   "Partition of lake table %s.%s was not dropped: tiering its rows into the "
+                   "lake first failed: %s",
+                   w->db, w->name, terr->msg);
+        fl_req_answer_error(w->d, fl_server_wire_code(rc), err.msg);
+    } else {
+        pthread_mutex_lock(&w->cs->lock);
+        rc = fl_drop_partition_now(w->cs, w->db, w->name, (const char **)w->keys,
+                                   (const char **)w->values, w->n, w->ignore, &err);
+        pthread_mutex_unlock(&w->cs->lock);
+        if (rc) {
+            fl_req_answer_error(w->d, fl_server_wire_code(rc), err.msg);
+        } else {
+            Fluss__DropPartitionResponse resp = FLUSS__DROP_PARTITION_RESPONSE__INIT;
+            fl_req_answer(w->d, &resp.base);
+        }
+    }
+    fl_drop_wait_free(w);
+}
+
+/* A partition of a lake table is tiered before it goes: the request
+ * waits (deferred, no thread held) for a tiering round of the table, then
+ * drops; its rows stay in the lake table. */
 FL_API_HANDLER(fl_api_drop_partition) {
     int32_t rid = ctx->request_id;
     const Fluss__DropPartitionRequest *req = (const Fluss__DropPartitionRequest *)m;
@@ -301,34 +424,29 @@ FL_API_HANDLER(fl_api_drop_partition) {
     if (rc) return rc;
     const char *db = req->table_path->database_name, *name = req->table_path->table_name;
     const fl_ms_table_t *t = FL_MS(ctx)->ops->table_get(FL_MS(ctx), db, name);
-    int64_t table_id = t ? t->table_id : -1;
     const char **keys, **values;
     size_t n = fl_spec_arrays(req->partition_spec, &keys, &values);
-    /* the partition name, for its directory, before the store forgets it */
-    fl_buf_t pname;
-    fl_buf_init(&pname);
-    int64_t dropped = -1;
-    fl_strlist_t pkeys;
-    fl_error_t ignored;
-    if (t && fl_catalog_partition_keys(t, &pkeys, &ignored) == 0) {
-        for (size_t k = 0; k < pkeys.count; k++)
-            for (size_t i = 0; i < n; i++)
-                if (strcmp(keys[i], pkeys.items[k]) == 0) {
-                    if (k) fl_buf_put_u8(&pname, '$');
-                    fl_buf_append(&pname, values[i], strlen(values[i]));
-                }
-        fl_strlist_free(&pkeys);
+    if (fl_drop_tiers_first(ctx->cs, t, keys, values, n)) {
+        fl_drop_wait_t *w = fl_calloc(1, sizeof(*w));
+        w->cs = ctx->cs;
+        w->db = fl_strdup(db);
+        w->name = fl_strdup(name);
+        w->n = n;
+        w->keys = fl_calloc(n ? n : 1, sizeof(char *));
+        w->values = fl_calloc(n ? n : 1, sizeof(char *));
+        for (size_t i = 0; i < n; i++) w->keys[i] = fl_strdup(keys[i]), w->values[i] = fl_strdup(values[i]);
+        w->ignore = req->ignore_if_not_exists;
+        w->d = fl_req_defer(ctx);
+        int64_t table_id = t->table_id;
+        fl_free(keys);
+        fl_free(values);
+        fl_lake_tierer_ask(ctx->cs->lake_tierer, table_id, fl_drop_after_tier, w);
+        return 0;
     }
-    fl_buf_put_u8(&pname, '\0');
-    rc = fl_catalog_drop_partition(FL_CATALOG(ctx), db, name, keys, values, n,
-                                   req->ignore_if_not_exists, &dropped, err);
+    rc = fl_drop_partition_now(ctx->cs, db, name, keys, values, n, req->ignore_if_not_exists,
+                               err);
     fl_free(keys);
     fl_free(values);
-    if (!rc && dropped >= 0) {
-        fl_coordinator_server_partition_dropped(ctx->cs, db, name, table_id,
-                                                (const char *)pname.data, dropped);
-    }
-    fl_buf_free(&pname);
     if (rc) return rc;
     Fluss__DropPartitionResponse resp = FLUSS__DROP_PARTITION_RESPONSE__INIT;
     fl_server_reply(out, rid, &resp.base);

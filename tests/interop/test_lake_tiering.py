@@ -333,3 +333,35 @@ async def test_killed_mid_commit(start_server, tmp_path, step):
                                      or m in named)]
     assert not extra, extra
     await conn.close()
+
+
+async def test_partition_tiered_before_drop(lake):
+    """DROP_PARTITION of a lake table waits for a tiering round (the table's
+    freshness is an hour: only the drop asks for one), so the partition's
+    rows up to its high watermark are in the lake table once it is gone
+    from Fluss; a table without a lake drops at once, and a drop of a
+    missing partition is refused as before."""
+    srv, admin, db, wh, state = lake
+    schema = pa.schema([("dt", pa.string()), ("id", pa.int64())])
+    path = fluss.TablePath(db, "dropped")
+    slow = {"table.datalake.enabled": "true", "table.datalake.freshness": "1h"}
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(schema), partition_keys=["dt"], bucket_count=2, properties=slow))
+    for dt in ("a", "b"):
+        await admin.create_partition(path, {"dt": dt})
+    await write(state["conn"], path, pa.Table.from_pydict(
+        {"dt": ["a", "b"] * 20, "id": list(range(40))}, schema=schema))
+    assert lake_table(wh, db, "dropped").current_snapshot() is None  # nothing tiered yet
+    await admin.drop_partition(path, {"dt": "a"})
+    assert [p.partition_name for p in await admin.list_partition_infos(path)] == ["b"]
+    got = lake_table(wh, db, "dropped").scan().to_arrow()
+    assert sorted(got.column("id").to_pylist()) == list(range(40))  # a's rows, and b's
+    assert set(got.column("dt").to_pylist()) == {"a", "b"}
+    with pytest.raises(Exception, match="(?i)partition"):
+        await admin.drop_partition(path, {"dt": "zz"})
+    plain = fluss.TablePath(db, "plainparts")
+    await admin.create_table(plain, fluss.TableDescriptor(
+        fluss.Schema(schema), partition_keys=["dt"], bucket_count=1))
+    await admin.create_partition(plain, {"dt": "a"})
+    await admin.drop_partition(plain, {"dt": "a"})
+    assert await admin.list_partition_infos(plain) == []
