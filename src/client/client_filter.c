@@ -209,6 +209,12 @@ int fl_cfilter_parse(const fluss_table_t *t, const char *text, fl_cfilter_t *out
     return rc;
 }
 
+int fl_cfilter_parse_opt(const fluss_table_t *t, const char *text, fl_cfilter_t *out,
+                         fl_error_t *err) {
+    memset(out, 0, sizeof(*out));
+    return text && *text ? fl_cfilter_parse(t, text, out, err) : 0;
+}
+
 void fl_cfilter_free(fl_cfilter_t *f) {
     for (size_t i = 0; i < f->count; i++) fluss_row_destroy(f->preds[i].lit);
     f->count = 0;

@@ -60,6 +60,10 @@ typedef struct fl_cfilter {
 int fl_cfilter_parse(const fluss_table_t *t, const char *text, fl_cfilter_t *out,
                      fl_error_t *err);
 void fl_cfilter_free(fl_cfilter_t *f);
+/* The same for a scanner's optional filter: NULL or "" is the empty
+ * filter (every row), *out set either way on success. */
+int fl_cfilter_parse_opt(const fluss_table_t *t, const char *text, fl_cfilter_t *out,
+                         fl_error_t *err);
 
 /* The wire form (Fluss main's PbPredicate: a leaf, or an AND compound of
  * leaves; field ids are the schema's column ids). Everything lives in

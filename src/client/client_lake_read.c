@@ -313,8 +313,7 @@ int fluss_lake_scanner_set_filter(fluss_lake_scanner_t *s, const char *expr, flu
     fl_error_t err;
     fl_err_clear(&err);
     fl_cfilter_t f;
-    memset(&f, 0, sizeof(f));
-    if (expr && *expr && fl_cfilter_parse(s->t, expr, &f, &err)) return fl_client_error_out(e, &err);
+    if (fl_cfilter_parse_opt(s->t, expr, &f, &err)) return fl_client_error_out(e, &err);
     fl_cfilter_free(&s->filter);
     s->filter = f;
     return 0;

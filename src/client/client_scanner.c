@@ -176,8 +176,7 @@ int fluss_log_scanner_set_filter(fluss_log_scanner_t *s, const char *expr, fluss
     fl_error_t err;
     fl_err_clear(&err);
     fl_cfilter_t f;
-    memset(&f, 0, sizeof(f));
-    if (expr && *expr && fl_cfilter_parse(s->t, expr, &f, &err)) return fl_client_error_out(e, &err);
+    if (fl_cfilter_parse_opt(s->t, expr, &f, &err)) return fl_client_error_out(e, &err);
     fl_cfilter_free(&s->filter);
     if (s->wire) fl_cfilter_wire_free(s->wire);
     fl_free(s->wire);
