@@ -26,7 +26,8 @@ from conftest import IS_OURS, connect, unique
 from logutil import wait_ready
 from test_alter_table import alter
 from test_cli_pk import cli, ok
-from test_lake_tiering import SCHEMA, check_exactly_once, lake_args, lake_table, rows, write
+from lakeutil import lake_args, lake_session
+from test_lake_tiering import SCHEMA, check_exactly_once, lake_table, rows, write
 
 pytest.importorskip("pyiceberg.table")
 pytestmark = pytest.mark.skipif(not IS_OURS, reason="starts its own flussd")
@@ -82,14 +83,8 @@ async def tier_now(srv, db, name):
 
 @pytest.fixture
 async def lake(start_server, tmp_path):
-    wh = tmp_path / "warehouse"
-    srv = start_server(*lake_args(wh))
-    conn = await connect(srv.bootstrap)
-    admin = conn.get_admin()
-    db = unique("expiredb")
-    await admin.create_database(db, ignore_if_exists=False)
-    yield srv, conn, admin, db, wh
-    await conn.close()
+    async with lake_session(start_server, tmp_path, "expiredb") as (srv, state, admin, db, wh):
+        yield srv, state["conn"], admin, db, wh
 
 
 async def create(admin, db, name, props, custom=None, buckets=2):

@@ -27,7 +27,8 @@ import pyarrow as pa
 import pytest
 
 import fluss
-from conftest import IS_OURS, REPO, connect, free_ports, server_message, unique
+from conftest import IS_OURS, REPO, free_ports, server_message
+from lakeutil import lake_args, lake_session
 from logutil import wait_ready
 from test_alter_table import SET, alter, table_info
 
@@ -35,11 +36,6 @@ pyiceberg_table = pytest.importorskip("pyiceberg.table")
 pytestmark = pytest.mark.skipif(not IS_OURS, reason="starts its own flussd")
 
 LAKE = {"table.datalake.enabled": "true"}
-
-
-def lake_args(warehouse: Path):
-    return ["-D", "datalake.format=iceberg", "-D", "datalake.iceberg.type=hadoop",
-            "-D", f"datalake.iceberg.warehouse={warehouse}"]
 
 
 def open_iceberg(warehouse: Path, db: str, name: str):
@@ -53,14 +49,8 @@ def fields(tbl):
 
 @pytest.fixture
 async def lake(start_server, tmp_path):
-    wh = tmp_path / "warehouse"
-    srv = start_server(*lake_args(wh))
-    conn = await connect(srv.bootstrap)
-    admin = conn.get_admin()
-    db = unique("lakedb")
-    await admin.create_database(db, ignore_if_exists=False)
-    yield srv, admin, db, wh
-    await conn.close()
+    async with lake_session(start_server, tmp_path, "lakedb") as (srv, _state, admin, db, wh):
+        yield srv, admin, db, wh
 
 
 async def test_log_table_mapping(lake):

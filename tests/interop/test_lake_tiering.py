@@ -28,6 +28,7 @@ import pytest
 
 import fluss
 from conftest import IS_OURS, connect, unique
+from lakeutil import lake_args, lake_session
 from logutil import wait_ready
 from test_alter_table import alter
 
@@ -37,11 +38,6 @@ pytestmark = pytest.mark.skipif(not IS_OURS, reason="starts its own flussd")
 FAST = {"table.datalake.enabled": "true", "table.datalake.freshness": "500ms"}
 SCHEMA = pa.schema([pa.field("id", pa.int32(), nullable=False), ("name", pa.string()),
                     ("ts", pa.timestamp("ms", tz="UTC")), ("score", pa.float64())])
-
-
-def lake_args(warehouse: Path):
-    return ["-D", "datalake.format=iceberg", "-D", "datalake.iceberg.type=hadoop",
-            "-D", f"datalake.iceberg.warehouse={warehouse}"]
 
 
 def rows(lo, hi):
@@ -93,15 +89,8 @@ def check_exactly_once(got: pa.Table, ids):
 
 @pytest.fixture
 async def lake(start_server, tmp_path):
-    wh = tmp_path / "warehouse"
-    srv = start_server(*lake_args(wh))
-    conn = await connect(srv.bootstrap)
-    admin = conn.get_admin()
-    db = unique("tierdb")
-    await admin.create_database(db, ignore_if_exists=False)
-    state = {"conn": conn}
-    yield srv, admin, db, wh, state
-    await state["conn"].close()
+    async with lake_session(start_server, tmp_path, "tierdb") as (srv, state, admin, db, wh):
+        yield srv, admin, db, wh, state
 
 
 async def write(conn, path, table):

@@ -28,7 +28,8 @@ import fluss
 from conftest import IS_OURS, connect, unique
 from logutil import wait_ready
 from test_cli_pk import cli, ok
-from test_lake_tiering import SCHEMA, lake_args, rows, write
+from lakeutil import lake_args
+from test_lake_tiering import SCHEMA, rows, write
 
 pytestmark = pytest.mark.skipif(not IS_OURS, reason="the CLI and its server are fluss-c's")
 
