@@ -63,3 +63,42 @@ SELECT id, name, amount FROM logs;
 --> +I[5, e, 5.55]
 --> +I[6, f, -6.00]
 --> +I[7, g, 7.77]
+
+-- After the log expired: rows 1..3 are in the lake only (uncompressed 5 KB
+-- rows, one 4 KB segment each: past table.log.ttl and below the lake
+-- offset, retention deletes them), row 4 in the log; the log alone has
+-- lost them, the union has all four.
+CREATE TABLE expiring (id INT, pad STRING) WITH (
+  'bucket.num' = '1',
+  'table.datalake.enabled' = 'true',
+  'table.datalake.freshness' = '1s',
+  'table.log.ttl' = '1 s',
+  'table.log.arrow.compression.type' = 'NONE'
+);
+INSERT INTO expiring VALUES (1, REPEAT('x', 5000));
+INSERT INTO expiring VALUES (2, REPEAT('x', 5000));
+INSERT INTO expiring VALUES (3, REPEAT('x', 5000));
+
+--! mode batch
+--! retry 60
+SELECT id FROM expiring$lake;
+--> +I[1]
+--> +I[2]
+--> +I[3]
+
+--! sleep 2000
+INSERT INTO expiring VALUES (4, REPEAT('x', 5000));
+
+-- the log alone (from its earliest offset): only what retention left
+--! mode streaming
+--! retry 60
+SELECT id FROM expiring /*+ OPTIONS('scan.startup.mode' = 'earliest') */;
+--> +I[4]
+
+--! mode batch
+SELECT id, CHAR_LENGTH(pad) FROM expiring;
+--> +I[1, 5000]
+--> +I[2, 5000]
+--> +I[3, 5000]
+--> +I[4, 5000]
+
