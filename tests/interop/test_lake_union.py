@@ -14,7 +14,9 @@ the log alone has lost those rows.
   id once; projection and filter apply to lake rows as to log rows.
 * A partitioned table across ADD COLUMN: lake rows written before the
   column existed read it as NULL, as the log does; `--partition` keeps to
-  one partition.
+  one partition. A table with a bucket key (bucket[N] partitions).
+* Scans while rounds commit under continuous writes: every scan has each
+  (bucket, offset) once, from 0 on, whichever snapshot it caught.
 """
 
 import asyncio
@@ -58,7 +60,10 @@ def csv_row(i):
 def scan(srv, path, *args):
     """[(bucket, offset, rest-of-line)] of a table-format scan, with the
     partition column when the table is partitioned."""
-    out = ok(cli(srv, "scan", path, *args))
+    return scan_text(ok(cli(srv, "scan", path, *args)))
+
+
+def scan_text(out):
     got = []
     for ln in out.splitlines()[1:]:
         parts = [p.strip() for p in ln.split(" | ")]
@@ -236,3 +241,48 @@ def test_union_bucket_key(start_server, tmp_path):
     assert once(scan(srv, path)) == log
     lake = once(scan(srv, path, "--lake-only"))
     assert sorted(int(r[2][0]) for r in lake) == list(range(90))
+
+
+async def test_union_while_rounds_commit(start_server, tmp_path):
+    """Rounds commit every 300 ms while pyfluss keeps writing: each union
+    scan has every (bucket, offset) from 0 up to where it stopped exactly
+    once, whichever snapshot it caught (an older one than the head by the
+    time it reads the files is fine)."""
+    srv = start_server(*lake_args(tmp_path / "wh"))
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = unique("urace")
+    await admin.create_database(db)
+    tp = fluss.TablePath(db, "t")
+    props = {"table.datalake.enabled": "true", "table.datalake.freshness": "300ms"}
+    await admin.create_table(tp, fluss.TableDescriptor(fluss.Schema(SCHEMA), bucket_count=2,
+                                                       properties=props))
+    await wait_ready(admin, tp, 2)
+    stop = asyncio.Event()
+
+    async def writer():
+        lo = 0
+        while not stop.is_set():
+            await write(conn, tp, rows(lo, lo + 50))
+            lo += 50
+            await asyncio.sleep(0.05)
+
+    task = asyncio.create_task(writer())
+    try:
+        snapshots = set()
+        for _ in range(6):
+            await asyncio.sleep(0.4)
+            r = await asyncio.to_thread(cli, srv, "scan", f"{db}.t", "--stats")  # writes go on
+            assert r.returncode == 0, r.stderr
+            got = once(scan_text(r.stdout))
+            for b in (0, 1):
+                offs = [o for bb, o, _ in got if bb == b]
+                assert offs == list(range(len(offs))), f"bucket {b}: a gap or a repeat"
+            ids = sorted(int(x[2][0]) for x in got)
+            assert len(ids) == len(set(ids))
+            snapshots |= {ln.split()[-1] for ln in r.stderr.splitlines() if ln.startswith("lake:")}
+        assert len(snapshots) >= 2, snapshots  # the scans met several snapshots
+    finally:
+        stop.set()
+        await task
+        await conn.close()
