@@ -279,7 +279,8 @@ static bool fl_tablet_metadata_from_cache(fl_tablet_server_t *ts, const fl_frame
                                           fl_buf_t *out) {
     Fluss__MetadataRequest *mr = fluss__metadata_request__unpack(NULL, req->body_len, req->body);
     if (!mr) return false;
-    bool hit = fl_metadata_cache_answer(ts->mdcache, mr, req->request_id, out);
+    bool hit = fl_metadata_cache_answer(fl_tablet_catalog_mdcache(ts->catalog), mr,
+                                        req->request_id, out);
     fluss__metadata_request__free_unpacked(mr, NULL);
     return hit;
 }

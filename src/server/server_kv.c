@@ -238,7 +238,7 @@ FL_API_HANDLER(fl_api_put_kv) {
     fl_ack_wait_init(&p->wait, &fl_put_kv_wait_ops, nb);
     p->resp = fl_calloc(nb ? nb : 1, sizeof(*p->resp));
     p->messages = fl_calloc(nb ? nb : 1, sizeof(char *));
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     fl_error_t disk_err; /* the data-disk watermark: one flag read */
     int disk_rc = fl_disk_guard_refuse(&ts->disk, &disk_err);
     fl_kv_put_t put = {.targets = req->target_columns,
@@ -556,7 +556,7 @@ FL_API_HANDLER(fl_api_lookup) {
         p->pv[k] = (Fluss__PbValue)FLUSS__PB_VALUE__INIT;
         p->pvp[k] = &p->pv[k];
     }
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     size_t k = 0, missing = 0;
     for (size_t i = 0; i < nb; i++) {
         const Fluss__PbLookupReqForBucket *br = req->buckets_req[i];
@@ -625,7 +625,7 @@ bool fl_lookup_inline(fl_req_ctx_t *ctx, const ProtobufCMessage *m, fl_buf_t *ou
     size_t nb = req->n_buckets_req, total = 0;
     for (size_t i = 0; i < nb; i++) total += req->buckets_req[i]->n_keys;
     if (nb == 0 || total > FL_LOOKUP_INLINE_KEYS_MAX) return false;
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, req->table_id);
     if (!t || !t->kv) {
         fl_hosted_table_unref(t);
         return false;
@@ -705,7 +705,7 @@ FL_API_HANDLER(fl_api_prefix_lookup) {
     Fluss__PbValueList *lists = fl_calloc(total ? total : 1, sizeof(*lists));
     Fluss__PbValueList **lptrs = fl_calloc(total ? total : 1, sizeof(*lptrs));
     ProtobufCBinaryData **items = fl_calloc(total ? total : 1, sizeof(*items));
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     for (size_t i = 0; i < nb; i++) {
         const Fluss__PbPrefixLookupReqForBucket *br = req->buckets_req[i];
         Fluss__PbPrefixLookupRespForBucket b = FLUSS__PB_PREFIX_LOOKUP_RESP_FOR_BUCKET__INIT;
@@ -804,7 +804,7 @@ FL_API_HANDLER(fl_api_limit_scan) {
     fl_buf_init(&records);
     fl_kv_values_t vals;
     fl_kv_values_init(&vals);
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     fl_replica_t *r = NULL;
     int rc = 0;
     /* a limit <= 0 reads nothing, as in Fluss */
@@ -891,7 +891,7 @@ FL_API_HANDLER(fl_api_get_table_stats) {
     Fluss__PbTableStatsRespForBucket *bs = fl_calloc(nb ? nb : 1, sizeof(*bs));
     Fluss__PbTableStatsRespForBucket **ptrs = fl_calloc(nb ? nb : 1, sizeof(*ptrs));
     char **messages = fl_calloc(nb ? nb : 1, sizeof(*messages));
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     /* target_columns (column statistics) are reserved in 0.9.1: ignored */
     for (size_t i = 0; i < nb; i++) {
         const Fluss__PbTableStatsReqForBucket *br = req->buckets_req[i];

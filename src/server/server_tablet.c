@@ -1,10 +1,10 @@
 /*
  * server_tablet.c — the tablet server object (server_tablet.h): lifecycle,
- * the hosted-table table, bucket → replica resolution, the watermark hook
+ * what a published or forgotten table means for the replicas here, bucket
+ * → replica resolution, the watermark hook
  * into the purgatory, and the periodic retention and time-based flush.
  */
 #include "server_tablet.h"
-#include "server_metadata_cache.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -33,13 +33,6 @@
 #define FL_RETENTION_CHECK_MS_DEFAULT (5 * 60 * 1000)
 
 /* ---- hosted tables ---- */
-
-/* Under the write lock: index of table_id or -1. */
-static ssize_t fl_tables_find(fl_tablet_server_t *ts, int64_t table_id) {
-    for (size_t i = 0; i < ts->table_count; i++)
-        if (ts->tables[i]->table_id == table_id) return (ssize_t)i;
-    return -1;
-}
 
 /* Auto-increment blocks come from the coordinator (the one durable
  * counter per table that every bucket draws from), asked with fluss-c's
@@ -74,37 +67,16 @@ static void fl_tablet_lake_guard(fl_tablet_server_t *ts, const fl_hosted_table_t
 }
 
 void fl_tablet_server_publish_table(fl_tablet_server_t *ts, fl_hosted_table_t *t) {
-    fl_hosted_table_t *old = NULL;
     if (t->kv) { /* set before the table is published */
         t->kv->autoinc_reserve = fl_tablet_autoinc_reserve;
         t->kv->autoinc_ctx = ts;
     }
-    pthread_rwlock_wrlock(&ts->tables_lock);
-    ssize_t i = fl_tables_find(ts, t->table_id);
-    if (i >= 0) {
-        old = ts->tables[i];
-        ts->tables[i] = t;
-    } else {
-        if (ts->table_count == ts->table_cap) {
-            ts->table_cap = ts->table_cap ? ts->table_cap * 2 : 16;
-            ts->tables = fl_realloc(ts->tables, ts->table_cap * sizeof(*ts->tables));
-        }
-        ts->tables[ts->table_count++] = t;
-    }
-    pthread_rwlock_unlock(&ts->tables_lock);
-    fl_hosted_table_unref(old);
+    fl_hosted_table_unref(fl_tablet_catalog_put(ts->catalog, t));
     fl_tablet_lake_guard(ts, t);
 }
 
 void fl_tablet_server_forget_table(fl_tablet_server_t *ts, const char *db, const char *name) {
-    fl_hosted_table_t *old = NULL;
-    pthread_rwlock_wrlock(&ts->tables_lock);
-    for (size_t i = 0; i < ts->table_count && !old; i++)
-        if (strcmp(ts->tables[i]->database, db) == 0 && strcmp(ts->tables[i]->name, name) == 0) {
-            old = ts->tables[i];
-            ts->tables[i] = ts->tables[--ts->table_count];
-        }
-    pthread_rwlock_unlock(&ts->tables_lock);
+    fl_hosted_table_t *old = fl_tablet_catalog_remove(ts->catalog, db, name);
     /* what is left of it here goes: the table directory (partitions
      * included), its tiered log and KV snapshots */
     if (old) fl_tablet_server_drop_table(ts, db, name, old->table_id);
@@ -133,54 +105,11 @@ void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, con
     fl_tablet_tiering_drop(ts, db, name, table_id, partition_name, partition_id);
 }
 
-void fl_tablet_server_set_peers(fl_tablet_server_t *ts, Fluss__PbServerNode *const *nodes,
-                                size_t count) {
-    pthread_rwlock_wrlock(&ts->tables_lock);
-    ts->peer_count = 0;
-    for (size_t i = 0; i < count && ts->peer_count < sizeof(ts->peers) / sizeof(ts->peers[0]); i++) {
-        fl_listener_addr_t l[FL_LISTENERS_MAX];
-        size_t n;
-        if (!nodes[i]->listeners || !ts->cfg.internal_listener_name[0] ||
-            fl_parse_listeners(nodes[i]->listeners, l, FL_LISTENERS_MAX, &n) != 0)
-            continue;
-        const fl_listener_addr_t *in = fl_listener_find(l, n, ts->cfg.internal_listener_name);
-        if (!in) continue;
-        struct fl_tablet_peer *p = &ts->peers[ts->peer_count++];
-        p->id = nodes[i]->node_id;
-        snprintf(p->host, sizeof(p->host), "%s", in->host);
-        p->port = in->port;
-    }
-    pthread_rwlock_unlock(&ts->tables_lock);
-}
-
-int fl_tablet_server_peer(fl_tablet_server_t *ts, int32_t id, char *host, size_t cap, int *port) {
-    int rc = -1;
-    pthread_rwlock_rdlock(&ts->tables_lock);
-    for (size_t i = 0; i < ts->peer_count && rc; i++)
-        if (ts->peers[i].id == id) {
-            snprintf(host, cap, "%s", ts->peers[i].host);
-            *port = ts->peers[i].port;
-            rc = 0;
-        }
-    pthread_rwlock_unlock(&ts->tables_lock);
-    return rc;
-}
-
 void fl_tablet_kv_dir(const fl_replica_t *r, char *dir, size_t cap) {
     const char *ld = r->log->dir;
     const char *slash = strrchr(ld, '/');
     size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
     snprintf(dir, cap, "%.*skv-%d", (int)base, ld, r->bucket);
-}
-
-fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id) {
-    pthread_rwlock_rdlock(&ts->tables_lock);
-    fl_hosted_table_t *t = NULL;
-    for (size_t i = 0; i < ts->table_count && !t; i++)
-        if (ts->tables[i]->table_id == table_id) t = ts->tables[i];
-    if (t) atomic_fetch_add(&t->refs, 1);
-    pthread_rwlock_unlock(&ts->tables_lock);
-    return t;
 }
 
 int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_hosted_table_t *t,
@@ -712,7 +641,7 @@ static void fl_tablet_timers_start(void *arg) {
 int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out, fl_error_t *err) {
     fl_tablet_server_t *ts = fl_calloc(1, sizeof(*ts));
     ts->cfg = *cfg;
-    ts->mdcache = fl_metadata_cache_new();
+    ts->catalog = fl_tablet_catalog_new(ts->cfg.internal_listener_name);
     if (ts->cfg.network_threads < 1) ts->cfg.network_threads = 1;
     if (ts->cfg.network_threads > FL_TABLET_LOOPS_MAX) ts->cfg.network_threads = FL_TABLET_LOOPS_MAX;
     if (ts->cfg.worker_threads < 1) ts->cfg.worker_threads = 1;
@@ -730,7 +659,6 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     ts->self.id = cfg->id;
     fl_disk_guard_init(&ts->disk, cfg->id, cfg->data_dir, ts->cfg.disk_limit_ratio,
                        ts->cfg.disk_recover_ratio);
-    pthread_rwlock_init(&ts->tables_lock, NULL);
     pthread_mutex_init(&ts->kv_open_lock, NULL);
     ts->kv_cache = fl_kv_cache_new(ts->cfg.kv_block_cache_bytes ? ts->cfg.kv_block_cache_bytes
                                                                 : (size_t)64 << 20);
@@ -837,12 +765,9 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     fl_replica_manager_close(&ts->replicas);
     fl_tablet_tiering_destroy(ts); /* after the replicas' remote logs closed */
     fl_purgatory_destroy(ts->purgatory); /* last: flushes above still reported moves */
-    for (size_t i = 0; i < ts->table_count; i++) fl_hosted_table_unref(ts->tables[i]);
-    fl_free(ts->tables);
-    pthread_rwlock_destroy(&ts->tables_lock);
     pthread_mutex_destroy(&ts->kv_open_lock);
     fl_free(ts->kv_open);
     fl_kv_cache_destroy(ts->kv_cache); /* after every store closed with its replica */
-    fl_metadata_cache_free(ts->mdcache);
+    fl_tablet_catalog_destroy(ts->catalog);
     fl_free(ts);
 }

@@ -1,11 +1,12 @@
 /*
  * server_tablet.h — the tablet server (Fluss TabletServer): its bucket
- * replicas (replica_manager.h), its own table of the tables and buckets it
- * hosts (leader, epoch, schemas: what the request path needs, pushed by the
- * coordinator — the request path never reads the metastore), its delayed
- * operations, N network loops (netty.server.num-network-threads) and a
- * worker pool (netty.server.num-worker-threads) for fsyncs, segment
- * finalisation, retention.
+ * replicas (replica_manager.h), its view of the cluster from the
+ * coordinator's UPDATE_METADATA (server_tablet_catalog.h: the tables and
+ * buckets it hosts, the peers, the metadata cache — the request path never
+ * reads the metastore), its delayed operations, N network loops
+ * (netty.server.num-network-threads) and a worker pool
+ * (netty.server.num-worker-threads) for fsyncs, segment finalisation,
+ * retention.
  *
  * Thread rule: safe from any thread unless noted.
  */
@@ -25,6 +26,7 @@
 #include "server_disk.h"
 #include "server_hosted_table.h"
 #include "server_node.h"
+#include "server_tablet_catalog.h"
 #include "kv_store.h"
 #include "kv_table.h"
 #include "kv_tablet.h"
@@ -100,20 +102,9 @@ struct fl_tablet_server {
      * delayed) is refused. 0 at start, the lowest epoch there is; read
      * by the tiering commits too */
     _Atomic int32_t coordinator_epoch;
-    pthread_rwlock_t tables_lock;
-    size_t table_count, table_cap;
-    fl_hosted_table_t **tables;
-    /* (tables_lock) the other tablet servers' internal listeners, from
-     * UPDATE_METADATA: where a follower fetches from its leader */
-    size_t peer_count;
-    struct fl_tablet_peer {
-        int32_t id;
-        char host[FL_SERVER_HOST_MAX];
-        int port;
-    } peers[64];
-    /* the cluster's metadata as clients get it, from UPDATE_METADATA:
-     * GET_METADATA's answers (server_metadata_cache.h) */
-    struct fl_metadata_cache *mdcache;
+    /* the tables hosted here, the peers, the metadata cache: what
+     * UPDATE_METADATA says (server_tablet_catalog.h) */
+    fl_tablet_catalog_t *catalog;
     struct fl_fetchers *fetchers;  /* server_fetcher.h: a follower's fetches */
     /* How a follower reaches its leader's internal side: set in local mode
      * (an in-process connection to the tablet server with that id, or
@@ -177,18 +168,10 @@ void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, con
  * committed by the coordinator through ADJUST_ISR first. */
 void fl_tablet_isr_round(fl_tablet_server_t *ts);
 
-/* UPDATE_METADATA's tablet servers: their internal listeners. */
-void fl_tablet_server_set_peers(fl_tablet_server_t *ts, Fluss__PbServerNode *const *nodes,
-                                size_t count);
-/* A peer's internal listener: 0, or -1 when unknown. */
-int fl_tablet_server_peer(fl_tablet_server_t *ts, int32_t id, char *host, size_t cap, int *port);
 /* Opens (recovers) a bucket's replica whatever leads it (a follower's). */
 int fl_tablet_server_open_replica(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
                                   bool has_partition, int64_t partition_id, int32_t bucket,
                                   fl_replica_t **out, fl_error_t *err);
-/* The table (referenced: fl_hosted_table_unref), or NULL. */
-fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id);
-
 /* The replica of a bucket this server leads (referenced), or a per-bucket
  * error; t is the hosted table of table_id, or NULL when it has none.
  * error: UNKNOWN_TABLE_OR_BUCKET, NOT_LEADER_OR_FOLLOWER. Opens (recovers)

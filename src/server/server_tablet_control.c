@@ -81,8 +81,9 @@ FL_API_HANDLER(fl_api_update_metadata) {
     }
     fl_free(built);
     if (rc) return rc;
-    if (req->n_tablet_servers) fl_tablet_server_set_peers(ts, req->tablet_servers, req->n_tablet_servers);
-    fl_metadata_cache_update(ts->mdcache, req);
+    if (req->n_tablet_servers)
+        fl_tablet_catalog_set_peers(ts->catalog, req->tablet_servers, req->n_tablet_servers);
+    fl_metadata_cache_update(fl_tablet_catalog_mdcache(ts->catalog), req);
     Fluss__UpdateMetadataResponse resp = FLUSS__UPDATE_METADATA_RESPONSE__INIT;
     fl_server_reply(out, ctx->request_id, &resp.base);
     return 0;
@@ -126,7 +127,7 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
     fl_fetchers_remove(ts->fetchers, tb->table_id, tb->has_partition_id ? tb->partition_id : -1,
                        tb->bucket_id);
     if (!replica) return 0;
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, tb->table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, tb->table_id);
     if (!t)
         return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
                           "Table %lld is not known here yet.", (long long)tb->table_id);
@@ -194,7 +195,7 @@ FL_API_HANDLER(fl_api_notify_leader_and_isr) {
 /* The replicas of a table (partition_id < 0) or of one partition go. */
 static void fl_stop_group(fl_tablet_server_t *ts, int64_t table_id, int64_t partition_id,
                           bool remote) {
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, table_id);
     if (!t) return; /* never published here: nothing of it on this server */
     if (partition_id < 0) {
         fl_tablet_server_drop_table(ts, t->database, t->name, table_id);

@@ -61,7 +61,7 @@ static int fl_tier_commit_remote(void *ctx, fl_replica_t *r, int32_t epoch,
 /* The round's parameters for r: its table's, now. false: not a bucket to
  * tier (its table is gone). */
 static bool fl_tier_params_for(fl_tablet_server_t *ts, fl_replica_t *r, fl_tier_params_t *p) {
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, r->table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, r->table_id);
     if (!t) return false;
     p->local_segments = t->tiered_local_segments > 0 ? (size_t)t->tiered_local_segments : 2;
     p->ttl_ms = t->ttl_ms;
