@@ -362,7 +362,7 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
     fl_workq_t *queue = NULL;
     if ((e->how & FL_API_WORKER) && ctx.cs)
         queue = role->internal ? ctx.cs->internal_workers : ctx.cs->workers;
-    else if ((e->how & FL_API_KV_WRITER) && ctx.ts) queue = ctx.ts->kv_writer;
+    else if ((e->how & FL_API_KV_WRITER) && ctx.ts) queue = fl_tablet_kv_writer(ctx.ts->kv);
     else if ((e->how & FL_API_TS_CONTROL) && ctx.ts) queue = ctx.ts->control;
     else if ((e->how & FL_API_TS_POOL) && ctx.ts) queue = ctx.ts->workers;
     if (queue && conn && e->key == FL_API_LOOKUP && fl_lookup_inline(&ctx, body, out)) {

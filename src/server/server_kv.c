@@ -156,7 +156,7 @@ void fl_hosted_kv_table_free(fl_kv_table_t *kv) {
     fl_free(kv);
 }
 
-/* The kv tablet of one requested bucket, acquired (fl_tablet_server_kv_release
+/* The kv tablet of one requested bucket, acquired (fl_tablet_kv_release
  * before *r is let go), or the bucket's error. */
 static int fl_kv_bucket(fl_tablet_server_t *ts, int64_t table_id, const fl_hosted_table_t *t,
                         bool has_partition, int64_t partition_id, int32_t bucket,
@@ -174,7 +174,7 @@ static int fl_kv_bucket(fl_tablet_server_t *ts, int64_t table_id, const fl_hoste
                               "bucket=%d}",
                               (long long)table_id, bucket);
     } else {
-        rc = fl_tablet_server_kv(ts, t, *r, kt, err);
+        rc = fl_tablet_kv_acquire(ts->kv, t, *r, kt, err);
     }
     if (rc) {
         fl_replica_unref(*r);
@@ -265,7 +265,7 @@ FL_API_HANDLER(fl_api_put_kv) {
             put.len = br->records.len;
             rc = fl_kv_tablet_put(kt, table->kv, &put, &res, &e);
         }
-        if (r) fl_tablet_server_kv_release(ts, r, kt);
+        if (r) fl_tablet_kv_release(ts->kv, r, kt);
         if (rc) {
             b.has_error_code = 1;
             b.error_code = fl_server_wire_code(rc);
@@ -523,7 +523,7 @@ static void fl_lookup_insert_bucket(fl_tablet_server_t *ts, fl_lookup_op_t *p, s
         return;
     }
     /* the wait holds the replica from here, not the tablet */
-    fl_tablet_server_kv_release(ts, p->replicas[i], p->tablets[i]);
+    fl_tablet_kv_release(ts->kv, p->replicas[i], p->tablets[i]);
     p->tablets[i] = NULL;
     fl_ack_wait_bucket(&p->wait, i, p->replicas[i], req->acks == -1 ? res.end_offset : 0,
                        res.durable_wait_offset);
@@ -576,7 +576,7 @@ FL_API_HANDLER(fl_api_lookup) {
                                        &e);
         if (rc) {
             fl_lookup_bucket_error(p, i, rc, e.msg);
-            if (p->replicas[i]) fl_tablet_server_kv_release(ts, p->replicas[i], p->tablets[i]);
+            if (p->replicas[i]) fl_tablet_kv_release(ts->kv, p->replicas[i], p->tablets[i]);
             p->tablets[i] = NULL;
             fl_replica_unref(p->replicas[i]);
             p->replicas[i] = NULL;
@@ -592,7 +592,7 @@ FL_API_HANDLER(fl_api_lookup) {
     for (size_t i = 0; !rc && insert && i < nb; i++)
         if (p->replicas[i]) fl_lookup_insert_bucket(ts, p, i, table, req);
     for (size_t i = 0; i < nb; i++) {
-        if (p->replicas[i]) fl_tablet_server_kv_release(ts, p->replicas[i], p->tablets[i]);
+        if (p->replicas[i]) fl_tablet_kv_release(ts->kv, p->replicas[i], p->tablets[i]);
         p->tablets[i] = NULL;
         fl_replica_unref(p->replicas[i]);
         p->replicas[i] = NULL;
@@ -670,7 +670,7 @@ bool fl_lookup_inline(fl_req_ctx_t *ctx, const ProtobufCMessage *m, fl_buf_t *ou
             }
         }
         if (!kt) ok = false;
-        if (r) fl_tablet_server_kv_release(ts, r, kt); /* a retired store closes on a worker */
+        if (r) fl_tablet_kv_release(ts->kv, r, kt); /* a retired store closes on a worker */
         fl_replica_unref(r);
     }
     if (ok) {
@@ -734,7 +734,7 @@ FL_API_HANDLER(fl_api_prefix_lookup) {
             lists[k] = l;
             lptrs[k] = &lists[k];
         }
-        if (r) fl_tablet_server_kv_release(ts, r, kt);
+        if (r) fl_tablet_kv_release(ts->kv, r, kt);
         fl_replica_unref(r);
         if (rc) {
             b.has_error_code = 1;
@@ -824,7 +824,7 @@ FL_API_HANDLER(fl_api_limit_scan) {
             resp.has_is_log_table = 1;
             resp.is_log_table = 0;
         }
-        if (r) fl_tablet_server_kv_release(ts, r, kt);
+        if (r) fl_tablet_kv_release(ts->kv, r, kt);
     } else {
         rc = fl_tablet_server_replica(ts, req->table_id, table, req->has_partition_id,
                                       req->partition_id, req->bucket_id, &r, &e);
@@ -873,7 +873,7 @@ static int fl_table_stats_bucket(fl_tablet_server_t *ts, int64_t table_id,
                             "to have one.",
                             t->database, t->name);
         if (!rc) rc = fl_kv_tablet_row_count(kt, rows, err);
-        if (r) fl_tablet_server_kv_release(ts, r, kt);
+        if (r) fl_tablet_kv_release(ts->kv, r, kt);
     } else {
         rc = fl_tablet_server_replica(ts, table_id, t, br->has_partition_id, br->partition_id,
                                       br->bucket_id, &r, err);

@@ -6,25 +6,20 @@
  */
 #include "server_tablet.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "common_alloc.h"
 #include "common_duration.h"
 #include "common_fs.h"
 #include "common_log.h"
 #include "common_time.h"
-#include "kv_lease.h"
-#include "kv_snapshot.h"
 #include "proto_api.h"
 #include "server_call.h"
 #include "server_fetcher.h"
-#include "replica_kv_log.h"
 #include "replica_replication.h"
 #include "server_config.h"
 #include "server_hosted_table.h"
@@ -105,13 +100,6 @@ void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, con
     fl_tablet_tiering_drop(ts, db, name, table_id, partition_name, partition_id);
 }
 
-void fl_tablet_kv_dir(const fl_replica_t *r, char *dir, size_t cap) {
-    const char *ld = r->log->dir;
-    const char *slash = strrchr(ld, '/');
-    size_t base = slash ? (size_t)(slash - ld) + 1 : 0;
-    snprintf(dir, cap, "%.*skv-%d", (int)base, ld, r->bucket);
-}
-
 int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_hosted_table_t *t,
                              bool has_partition, int64_t partition_id, int32_t bucket,
                              fl_replica_t **out, fl_error_t *err) {
@@ -170,261 +158,6 @@ int fl_tablet_server_open_replica(fl_tablet_server_t *ts, const fl_hosted_table_
     return rc;
 }
 
-static void fl_kv_close_cb(void *kv, bool deleted) {
-    fl_kv_tablet_close(kv, deleted);
-}
-
-/* The memtable size each open kv tablet gets: the configured size, or a
- * fair share of kv.rocksdb.write-buffer-budget when that is smaller (at
- * least 64 KiB). Under kv_open_lock. */
-static size_t fl_kv_share(const fl_tablet_server_t *ts) {
-    size_t per = ts->cfg.kv_write_buffer_bytes ? ts->cfg.kv_write_buffer_bytes : (size_t)4 << 20;
-    size_t count = ts->cfg.kv_write_buffer_count > 0 ? (size_t)ts->cfg.kv_write_buffer_count : 2;
-    if (ts->cfg.kv_write_buffer_budget && ts->kv_open_count) {
-        size_t share = ts->cfg.kv_write_buffer_budget / (ts->kv_open_count * count);
-        if (share < per) per = share;
-    }
-    return per < 64 * 1024 ? 64 * 1024 : per;
-}
-
-static void fl_kv_budget_apply(fl_tablet_server_t *ts) {
-    size_t per = fl_kv_share(ts);
-    size_t now = ts->kv_write_buffer_now;
-    /* in geometric steps: each change rewrites every store's OPTIONS file */
-    if (now && per <= now && per * 4 >= now * 3) return;
-    if (now && per > now && per * 2 < now * 3) return;
-    ts->kv_write_buffer_now = per;
-    for (size_t i = 0; i < ts->kv_open_count; i++) {
-        fl_error_t e;
-        if (fl_kv_tablet_set_write_buffer(ts->kv_open[i], per, &e))
-            FL_WARN("tablet server %d: kv write buffer: %s", ts->self.id, e.msg);
-    }
-}
-
-static void fl_kv_commit_run(void *arg) {
-    fl_kv_tablet_commit_job(arg);
-}
-
-/* kv tablets' RocksDB writes run on the committer thread, beside the puts
- * on the kv writer thread */
-static void fl_kv_commit_submit(void *ctx, fl_kv_tablet_t *kt) {
-    fl_tablet_server_t *ts = ctx;
-    fl_workq_submit(ts->kv_committer, fl_kv_commit_run, kt);
-}
-
-static void fl_kv_on_close(void *ctx, fl_kv_tablet_t *kt) {
-    fl_tablet_server_t *ts = ctx;
-    pthread_mutex_lock(&ts->kv_open_lock);
-    for (size_t i = 0; i < ts->kv_open_count; i++) {
-        if (ts->kv_open[i] == kt) {
-            ts->kv_open[i] = ts->kv_open[--ts->kv_open_count];
-            break;
-        }
-    }
-    pthread_mutex_unlock(&ts->kv_open_lock);
-}
-
-/* The remote snapshot directory of a replica's bucket, made by the same
- * function the coordinator's snapshot APIs use (kv_snapshot.h). */
-static void fl_kv_remote_dir(const fl_tablet_server_t *ts, const fl_hosted_table_t *t,
-                             const fl_replica_t *r, char *out, size_t cap) {
-    const char *partition = NULL;
-    for (size_t i = 0; r->partition_id >= 0 && i < t->partition_count && !partition; i++)
-        if (t->partitions[i].partition_id == r->partition_id) partition = t->partitions[i].name;
-    fl_kv_snapshot_bucket_dir(out, cap, ts->cfg.remote_dir, t->database, t->name, t->table_id,
-                              partition, r->partition_id, r->bucket);
-}
-
-static void fl_kv_restore(const fl_tablet_server_t *ts, const char *remote, const char *dir) {
-    int64_t *ids = NULL;
-    size_t n = 0;
-    fl_error_t e;
-    if (fl_kv_snapshot_list(remote, &ids, &n, &e) == 0 && n) {
-        for (size_t k = n; k-- > 0;) {
-            if (fl_kv_snapshot_restore(remote, ids[k], dir, &e) == 0) {
-                FL_INFO("tablet server %d: kv %s restored from snapshot %lld", ts->self.id, dir,
-                        (long long)ids[k]);
-                break;
-            }
-            FL_WARN("tablet server %d: restoring kv %s from snapshot %lld: %s", ts->self.id, dir,
-                    (long long)ids[k], e.msg);
-        }
-    }
-    fl_free(ids);
-}
-
-/* How long a request (or NOTIFY_LEADER_AND_ISR) that finds the store of
- * an earlier leadership here still closing waits for it before it answers
- * LEADER_NOT_AVAILABLE, which clients retry: the close is a RocksDB close
- * without a flush, after the operations that held it. */
-#define FL_KV_RETIRED_WAIT_MS 1000
-
-/* A retired store (its leader demoted while the process runs) closes on a
- * worker, never on the thread that let it go (a network loop, the control
- * thread), and its directory goes: a follower keeps no kv state, the next
- * leadership here restores the newest snapshot and replays the log. No
- * flush: what the store holds is dropped. The slot takes no new store
- * until this is done (replica_kv.h), so nothing opens that directory
- * meanwhile. */
-typedef struct fl_kv_retire_job {
-    fl_tablet_server_t *ts;
-    fl_replica_t *r;
-    fl_kv_tablet_t *kt;
-} fl_kv_retire_job_t;
-
-static void fl_kv_remove_dir(fl_tablet_server_t *ts, fl_replica_t *r) {
-    char dir[4200];
-    fl_tablet_kv_dir(r, dir, sizeof(dir));
-    fl_error_t e;
-    if (fl_fs_remove_tree(dir, &e))
-        FL_WARN("tablet server %d: removing %s: %s", ts->self.id, dir, e.msg);
-}
-
-static void fl_kv_retire_run(void *arg) {
-    fl_kv_retire_job_t *j = arg;
-    fl_kv_tablet_close(j->kt, true);
-    fl_kv_remove_dir(j->ts, j->r);
-    FL_INFO("tablet server %d: bucket %d of table %lld: the primary-key store of its "
-            "leadership here is closed (now a follower)",
-            j->ts->self.id, j->r->bucket, (long long)j->r->table_id);
-    fl_replica_kv_closed(&j->r->kv);
-    fl_replica_unref(j->r);
-    fl_free(j);
-}
-
-/* kt: a retired store the slot handed back (NULL: nothing to do). The
- * caller holds r. */
-static void fl_kv_close_retired(fl_tablet_server_t *ts, fl_replica_t *r, fl_kv_tablet_t *kt) {
-    if (!kt) return;
-    fl_kv_retire_job_t *j = fl_calloc(1, sizeof(*j));
-    fl_replica_ref(r);
-    *j = (fl_kv_retire_job_t){ts, r, kt};
-    fl_workq_submit(ts->workers, fl_kv_retire_run, j);
-}
-
-void fl_tablet_server_kv_release(fl_tablet_server_t *ts, fl_replica_t *r, fl_kv_tablet_t *kt) {
-    if (kt) fl_kv_close_retired(ts, r, fl_replica_kv_release(&r->kv, kt));
-}
-
-void fl_tablet_server_kv_retire(fl_tablet_server_t *ts, fl_replica_t *r) {
-    void *kv;
-    switch (fl_replica_kv_retire(&r->kv, &kv)) {
-    case FL_REPLICA_KV_RETIRE_NOW:
-        fl_kv_close_retired(ts, r, kv);
-        break;
-    case FL_REPLICA_KV_RETIRE_LATER: /* its last user, closer or opener cleans up */
-        break;
-    case FL_REPLICA_KV_RETIRE_NONE:
-        /* a store left on disk (a former leader before a restart) goes:
-         * it may hold a tail that the follower's cut by epoch removes */
-        fl_kv_remove_dir(ts, r);
-        break;
-    }
-}
-
-static int fl_kv_not_leader(const fl_tablet_server_t *ts, const fl_replica_t *r, fl_error_t *err) {
-    return fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
-                      "Server %d does not lead bucket %d of table %lld now.", ts->self.id,
-                      r->bucket, (long long)r->table_id);
-}
-
-static int fl_kv_still_closing(const fl_tablet_server_t *ts, const fl_replica_t *r,
-                               fl_error_t *err) {
-    return fl_err_set(err, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION,
-                      "The primary-key store of bucket %d of table %lld from an earlier "
-                      "leadership on server %d is still closing; try again.",
-                      r->bucket, (long long)r->table_id, ts->self.id);
-}
-
-/* Opens the bucket's store (under kv_open_lock, the slot empty in
- * generation gen) and publishes it: 0 with *out acquired. */
-static int fl_kv_open_locked(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
-                             uint64_t gen, fl_kv_tablet_t **out, fl_error_t *err) {
-    char dir[4200], remote[8400];
-    fl_tablet_kv_dir(r, dir, sizeof(dir));
-    fl_kv_remote_dir(ts, t, r, remote, sizeof(remote));
-    /* a bucket whose local state is gone starts from its newest
-     * snapshot, then replays the log after it */
-    struct stat st;
-    if (stat(dir, &st) != 0 && errno == ENOENT) fl_kv_restore(ts, remote, dir);
-    if (ts->kv_open_count == ts->kv_open_cap) {
-        ts->kv_open_cap = ts->kv_open_cap ? ts->kv_open_cap * 2 : 16;
-        ts->kv_open = fl_realloc(ts->kv_open, ts->kv_open_cap * sizeof(*ts->kv_open));
-    }
-    ts->kv_open_count++; /* counted in its own share before it opens */
-    fl_kv_store_options_t o = {.block_cache = ts->kv_cache,
-                               .write_buffer_bytes = fl_kv_share(ts),
-                               .write_buffer_count = ts->cfg.kv_write_buffer_count,
-                               .wal = t->kv->has_nested,
-                               .compression_levels = ts->cfg.kv_compression_levels};
-    memcpy(o.compression, ts->cfg.kv_compression, sizeof(o.compression));
-    ts->kv_open_count--;
-    fl_kv_tablet_t *kt;
-    int rc = fl_kv_tablet_open(dir, fl_replica_kv_log(r), t->kv, &o, &kt, err);
-    if (rc) {
-        /* demoted meanwhile: what the open left goes, as the demotion
-         * left it to this opener */
-        if (fl_replica_kv_abandon(&r->kv, gen)) fl_kv_remove_dir(ts, r);
-        return rc;
-    }
-    kt->on_close = fl_kv_on_close;
-    kt->on_close_ctx = ts;
-    kt->commit_submit = fl_kv_commit_submit;
-    kt->commit_ctx = ts;
-    fl_error_t e;
-    if (fl_kv_tablet_set_remote(kt, remote, &e))
-        FL_WARN("kv %s: snapshots in %s: %s", dir, remote, e.msg);
-    if (!fl_replica_kv_publish(&r->kv, kt, gen, fl_kv_close_cb)) {
-        /* demoted while it opened: closed as a retired store, never used */
-        fl_kv_close_retired(ts, r, kt);
-        return fl_kv_not_leader(ts, r, err);
-    }
-    ts->kv_open[ts->kv_open_count++] = kt;
-    fl_kv_budget_apply(ts);
-    *out = kt;
-    return 0;
-}
-
-int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
-                        fl_kv_tablet_t **out, fl_error_t *err) {
-    *out = fl_replica_kv_acquire(&r->kv);
-    if (*out) return 0;
-    if (!t->kv)
-        return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                          "Table %s.%s has no primary key.", t->database, t->name);
-    if (fl_replica_role(r) != FL_REPLICA_LEADER) return fl_kv_not_leader(ts, r, err);
-    /* not under kv_open_lock: the retired store's close takes it */
-    if (!fl_replica_kv_wait_closed(&r->kv, FL_KV_RETIRED_WAIT_MS))
-        return fl_kv_still_closing(ts, r, err);
-    pthread_mutex_lock(&ts->kv_open_lock);
-    void *kv;
-    uint64_t gen;
-    int rc = 0;
-    switch (fl_replica_kv_begin(&r->kv, &kv, &gen)) {
-    case FL_REPLICA_KV_PUBLISHED: /* another thread opened it meanwhile */
-        *out = kv;
-        break;
-    case FL_REPLICA_KV_BUSY: /* retired again meanwhile */
-        rc = fl_kv_still_closing(ts, r, err);
-        break;
-    case FL_REPLICA_KV_EMPTY:
-        /* the role after begin: a demotion sets it before it retires (a
-         * new generation), so either this sees the follower or the
-         * publish sees the generation move */
-        if (fl_replica_role(r) == FL_REPLICA_LEADER) {
-            rc = fl_kv_open_locked(ts, t, r, gen, out, err);
-        } else {
-            rc = fl_kv_not_leader(ts, r, err);
-            /* a demotion that found this open under way left the
-             * directory to it */
-            if (fl_replica_kv_abandon(&r->kv, gen)) fl_kv_remove_dir(ts, r);
-        }
-        break;
-    }
-    pthread_mutex_unlock(&ts->kv_open_lock);
-    return rc;
-}
-
 /* ---- watermarks → delayed operations ---- */
 
 static void fl_tablet_on_watermark(void *ctx, fl_replica_t *r) {
@@ -473,107 +206,6 @@ static void fl_on_isr_timer(uv_timer_t *t) {
 static void fl_on_flush_timer(uv_timer_t *t) {
     fl_tablet_server_t *ts = t->data;
     fl_replica_manager_flush_dirty(&ts->replicas);
-}
-
-/* What retention asks of the coordinator's leases for one bucket: the
- * leased ids, fetched once, when retention first asks (most rounds take
- * no snapshot and ask nothing). */
-typedef struct fl_pin_ctx {
-    fl_tablet_server_t *ts;
-    fl_replica_t *r;
-    bool fetched, failed;
-    size_t n;
-    int64_t *ids;
-    int32_t leader_epoch; /* the replica's when the round came to it */
-} fl_pin_ctx_t;
-
-static bool fl_snapshot_pinned(void *arg, int64_t id) {
-    fl_pin_ctx_t *p = arg;
-    if (!p->fetched) {
-        p->fetched = true;
-        Fluss__ListLeasedKvSnapshotsRequest req = FLUSS__LIST_LEASED_KV_SNAPSHOTS_REQUEST__INIT;
-        req.table_id = p->r->table_id;
-        req.has_partition_id = p->r->partition_id >= 0;
-        req.partition_id = p->r->partition_id;
-        req.bucket_id = p->r->bucket;
-        ProtobufCMessage *resp = NULL;
-        fl_error_t e;
-        if (!p->ts->coordinator ||
-            fl_server_call(p->ts->coordinator, FL_API_LIST_LEASED_KV_SNAPSHOTS, &req.base,
-                           &fluss__list_leased_kv_snapshots_response__descriptor, &resp, &e)) {
-            p->failed = true;
-        } else {
-            const Fluss__ListLeasedKvSnapshotsResponse *lr =
-                (const Fluss__ListLeasedKvSnapshotsResponse *)resp;
-            p->n = lr->n_snapshot_id;
-            p->ids = fl_calloc(p->n ? p->n : 1, sizeof(int64_t));
-            if (p->n) memcpy(p->ids, lr->snapshot_id, p->n * sizeof(int64_t));
-            protobuf_c_message_free_unpacked(resp, NULL);
-        }
-    }
-    if (p->failed) return true; /* leases unknown: nothing goes this round */
-    for (size_t i = 0; i < p->n; i++)
-        if (p->ids[i] == id) return true;
-    return false;
-}
-
-/* The commit point of a leader's snapshot: the coordinator writes its
- * _METADATA if the epoch the round started in is still the bucket's. */
-static int fl_snapshot_commit(void *arg, int64_t id, const char *meta, size_t len,
-                              fl_error_t *err) {
-    fl_pin_ctx_t *p = arg;
-    fl_kv_snapshot_commit_t c = {p->r->table_id, p->r->partition_id, p->r->bucket, id,
-                                 (char *)meta, len};
-    fl_buf_t b;
-    fl_buf_init(&b);
-    fl_kv_snapshot_commit_encode(&c, &b);
-    Fluss__CommitKvSnapshotRequest req = FLUSS__COMMIT_KV_SNAPSHOT_REQUEST__INIT;
-    req.completed_snapshot.data = b.data;
-    req.completed_snapshot.len = b.len;
-    req.coordinator_epoch = atomic_load(&p->ts->coordinator_epoch);
-    req.bucket_leader_epoch = p->leader_epoch;
-    ProtobufCMessage *resp = NULL;
-    int rc = fl_server_call(p->ts->coordinator, FL_API_COMMIT_KV_SNAPSHOT, &req.base,
-                            &fluss__commit_kv_snapshot_response__descriptor, &resp, err);
-    if (rc == FLUSS_ERR_CORRUPT_MESSAGE) err->code = rc = FLUSS_ERR_NETWORK_EXCEPTION;
-    if (resp) protobuf_c_message_free_unpacked(resp, NULL);
-    fl_buf_free(&b);
-    return rc;
-}
-
-size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
-    /* the replicas of the open kv tablets, referenced while we work (a
-     * replica being destroyed is skipped: its tablet is closing) */
-    pthread_mutex_lock(&ts->kv_open_lock);
-    size_t n = 0;
-    fl_replica_t **rs = fl_calloc(ts->kv_open_count ? ts->kv_open_count : 1, sizeof(*rs));
-    for (size_t i = 0; i < ts->kv_open_count; i++)
-        if (fl_replica_tryref(fl_replica_of_kv_log(&ts->kv_open[i]->log)))
-            rs[n++] = fl_replica_of_kv_log(&ts->kv_open[i]->log);
-    pthread_mutex_unlock(&ts->kv_open_lock);
-    size_t taken = 0;
-    int keep = ts->cfg.kv_snapshot_retained > 0 ? ts->cfg.kv_snapshot_retained : 2;
-    for (size_t i = 0; i < n; i++) {
-        fl_kv_tablet_t *kt = fl_replica_kv_acquire(&rs[i]->kv);
-        if (kt && !atomic_load(&rs[i]->deleted)) {
-            fl_pin_ctx_t pin = {.ts = ts, .r = rs[i]};
-            pthread_mutex_lock(&rs[i]->lock);
-            pin.leader_epoch = rs[i]->leader_epoch;
-            pthread_mutex_unlock(&rs[i]->lock);
-            fl_kv_snapshot_hooks_t hooks = {fl_snapshot_pinned,
-                                            ts->coordinator ? fl_snapshot_commit : NULL, &pin};
-            bool took = false;
-            fl_error_t e;
-            if (fl_kv_tablet_snapshot(kt, fl_time_wall_ms(), (size_t)keep, &hooks, &took, &e))
-                FL_WARN("tablet server %d: kv snapshot of %s: %s", ts->self.id, kt->dir, e.msg);
-            fl_free(pin.ids);
-            taken += took;
-        }
-        fl_tablet_server_kv_release(ts, rs[i], kt);
-        fl_replica_unref(rs[i]);
-    }
-    fl_free(rs);
-    return taken;
 }
 
 static void fl_snapshot_job(void *arg) {
@@ -636,7 +268,27 @@ static void fl_tablet_timers_start(void *arg) {
     fl_tablet_tiering_timer_start(ts);
 }
 
+size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
+    return fl_tablet_kv_snapshot_round(ts->kv, ts->coordinator, &ts->coordinator_epoch);
+}
+
 /* ---- lifecycle ---- */
+
+/* The kv tablets' part of the configuration (its defaults applied there). */
+static void fl_tablet_kv_config_from(const fl_tablet_config_t *cfg, fl_tablet_kv_config_t *out) {
+    *out = (fl_tablet_kv_config_t){
+        .server_id = cfg->id,
+        .block_cache_bytes = cfg->kv_block_cache_bytes,
+        .write_buffer_bytes = cfg->kv_write_buffer_bytes,
+        .write_buffer_count = cfg->kv_write_buffer_count,
+        .write_buffer_budget = cfg->kv_write_buffer_budget,
+        .compression_levels = cfg->kv_compression_levels,
+        .snapshot_retained = cfg->kv_snapshot_retained,
+    };
+    memcpy(out->compression, cfg->kv_compression, sizeof(out->compression));
+    _Static_assert(sizeof(out->remote_dir) == sizeof(cfg->remote_dir), "remote_dir");
+    memcpy(out->remote_dir, cfg->remote_dir, sizeof(out->remote_dir));
+}
 
 int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out, fl_error_t *err) {
     fl_tablet_server_t *ts = fl_calloc(1, sizeof(*ts));
@@ -659,16 +311,12 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     ts->self.id = cfg->id;
     fl_disk_guard_init(&ts->disk, cfg->id, cfg->data_dir, ts->cfg.disk_limit_ratio,
                        ts->cfg.disk_recover_ratio);
-    pthread_mutex_init(&ts->kv_open_lock, NULL);
-    ts->kv_cache = fl_kv_cache_new(ts->cfg.kv_block_cache_bytes ? ts->cfg.kv_block_cache_bytes
-                                                                : (size_t)64 << 20);
     char name[48]; /* thread names are cut to 15 bytes where they are set */
     snprintf(name, sizeof(name), "ts%d-work", cfg->id);
     ts->workers = fl_workq_new(ts->cfg.worker_threads, name);
-    snprintf(name, sizeof(name), "ts%d-kv", cfg->id);
-    ts->kv_writer = fl_workq_new(1, name);
-    snprintf(name, sizeof(name), "ts%d-kvc", cfg->id);
-    ts->kv_committer = fl_workq_new(1, name);
+    fl_tablet_kv_config_t kvc;
+    fl_tablet_kv_config_from(&ts->cfg, &kvc);
+    ts->kv = fl_tablet_kv_new(&kvc, ts->workers);
     snprintf(name, sizeof(name), "ts%d-delay", cfg->id);
     ts->purgatory = fl_purgatory_new(name);
     /* produce validates (CRC included) before it appends: the log need
@@ -754,8 +402,7 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     /* no loop runs now: nothing appends; the coordinator's messages,
      * puts and flushes in the queues finish first */
     fl_workq_destroy(ts->control);
-    fl_workq_destroy(ts->kv_writer);
-    fl_workq_destroy(ts->kv_committer); /* after the puts that queue its jobs */
+    fl_tablet_kv_stop(ts->kv); /* the puts, then the commits they queued */
     fl_workq_destroy(ts->workers);
     ts->replicas.workers = NULL;
     fl_fetchers_destroy(ts->fetchers); /* their clients live on client_loop */
@@ -765,9 +412,7 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     fl_replica_manager_close(&ts->replicas);
     fl_tablet_tiering_destroy(ts); /* after the replicas' remote logs closed */
     fl_purgatory_destroy(ts->purgatory); /* last: flushes above still reported moves */
-    pthread_mutex_destroy(&ts->kv_open_lock);
-    fl_free(ts->kv_open);
-    fl_kv_cache_destroy(ts->kv_cache); /* after every store closed with its replica */
+    fl_tablet_kv_destroy(ts->kv); /* after every store closed with its replica */
     fl_tablet_catalog_destroy(ts->catalog);
     fl_free(ts);
 }

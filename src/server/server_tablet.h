@@ -3,10 +3,10 @@
  * replicas (replica_manager.h), its view of the cluster from the
  * coordinator's UPDATE_METADATA (server_tablet_catalog.h: the tables and
  * buckets it hosts, the peers, the metadata cache — the request path never
- * reads the metastore), its delayed operations, N network loops
- * (netty.server.num-network-threads) and a worker pool
- * (netty.server.num-worker-threads) for fsyncs, segment finalisation,
- * retention.
+ * reads the metastore), its primary-key tablets (server_tablet_kv.h), its
+ * delayed operations, N network loops (netty.server.num-network-threads)
+ * and a worker pool (netty.server.num-worker-threads) for fsyncs, segment
+ * finalisation, retention.
  *
  * Thread rule: safe from any thread unless noted.
  */
@@ -27,9 +27,8 @@
 #include "server_hosted_table.h"
 #include "server_node.h"
 #include "server_tablet_catalog.h"
+#include "server_tablet_kv.h"
 #include "kv_store.h"
-#include "kv_table.h"
-#include "kv_tablet.h"
 #include "types_schema.h"
 #include "types_schema_map.h"
 
@@ -122,15 +121,9 @@ struct fl_tablet_server {
     fl_remote_storage_t *remote_storage;
     uv_timer_t tiering_timer;
     atomic_bool tiering_queued;    /* a tiering round is queued or running */
-    /* PUT_KV runs here, one request at a time, so that the writes of a
-     * connection keep their order; lookups run on `workers` */
-    fl_workq_t *kv_writer;
-    fl_workq_t *kv_committer; /* one thread: every kv tablet's RocksDB writes */
-    pthread_mutex_t kv_open_lock;  /* opening a bucket's kv tablet; the list below */
-    fl_kv_tablet_t **kv_open;      /* open kv tablets (the write-buffer budget) */
-    size_t kv_open_count, kv_open_cap;
-    size_t kv_write_buffer_now;    /* the memtable size every tablet has now */
-    fl_kv_cache_t *kv_cache;
+    /* the primary-key tablets, their threads, budget and snapshots
+     * (server_tablet_kv.h) */
+    fl_tablet_kv_t *kv;
     bool started;
 };
 
@@ -180,24 +173,4 @@ int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_
                              bool has_partition, int64_t partition_id, int32_t bucket,
                              fl_replica_t **out, fl_error_t *err);
 
-/* The bucket's kv directory: <table>/kv-<bucket> beside its
- * <table>/log-<bucket>. */
-void fl_tablet_kv_dir(const fl_replica_t *r, char *dir, size_t cap);
-/* The kv tablet of a primary-key bucket this server leads, acquired for
- * the caller (replica_kv.h: fl_tablet_server_kv_release when done; the
- * caller holds r meanwhile), opened and recovered on first use. Errors:
- * NOT_LEADER_OR_FOLLOWER when the replica does not lead (or was demoted
- * while the store opened), LEADER_NOT_AVAILABLE (clients retry) while the
- * store of an earlier leadership here is still closing after a wait of up
- * to a second. Not on a loop. */
-int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
-                        fl_kv_tablet_t **out, fl_error_t *err);
-/* Gives back a use of kt (NULL: none); the last use of a retired store
- * has it closed on a worker. Any thread, loops included. */
-void fl_tablet_server_kv_release(fl_tablet_server_t *ts, fl_replica_t *r, fl_kv_tablet_t *kt);
-/* r became a follower: its store is retired at once (no operation
- * acquires it again) and closed on a worker once the operations holding
- * it are done, then its directory is removed; with no store open, the
- * directory is removed now. Never waits for an operation. */
-void fl_tablet_server_kv_retire(fl_tablet_server_t *ts, fl_replica_t *r);
 #endif

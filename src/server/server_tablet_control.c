@@ -91,18 +91,18 @@ FL_API_HANDLER(fl_api_update_metadata) {
 
 /* A new leader opens (recovers) its kv now rather than at the first
  * request. A follower keeps no primary-key state (a demotion retires the
- * store: fl_tablet_server_kv_retire), so this opens a fresh one from the
+ * store: fl_tablet_kv_retire), so this opens a fresh one from the
  * newest snapshot and the log. While the store of an earlier leadership
  * here is still closing, the first request opens it instead. */
 static int fl_notify_kv_leader(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
                                fl_error_t *err) {
     fl_kv_tablet_t *kt;
-    int rc = fl_tablet_server_kv(ts, t, r, &kt, err);
+    int rc = fl_tablet_kv_acquire(ts->kv, t, r, &kt, err);
     if (rc == FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION) {
         FL_INFO("tablet server %d: %s (opened with the first request)", ts->self.id, err->msg);
         return 0;
     }
-    if (!rc) fl_tablet_server_kv_release(ts, r, kt);
+    if (!rc) fl_tablet_kv_release(ts->kv, r, kt);
     return rc;
 }
 
@@ -146,7 +146,7 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
         fl_replica_become_follower(r, b->leader, b->leader_epoch);
         /* after the role: an open racing this demotion sees the follower
          * or fails to publish (replica_kv.h) */
-        if (t->kv) fl_tablet_server_kv_retire(ts, r);
+        if (t->kv) fl_tablet_kv_retire(ts->kv, r);
         if (b->leader >= 0) fl_fetchers_add(ts->fetchers, b->leader, r);
     }
     if (r) fl_replica_unref(r);

@@ -79,7 +79,7 @@ static bool fl_tier_params_for(fl_tablet_server_t *ts, fl_replica_t *r, fl_tier_
             p->retain_offset = kt->snap_last_offset;
             pthread_mutex_unlock(&kt->snap_lock);
         }
-        fl_tablet_server_kv_release(ts, r, kt);
+        fl_tablet_kv_release(ts->kv, r, kt);
     }
     /* a lake table's segments stay until the lake has them */
     int64_t lake = fl_replica_retain_from(r);
