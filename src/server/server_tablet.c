@@ -1,9 +1,11 @@
 /*
- * server_tablet.c — the tablet server object (server_tablet.h): lifecycle,
- * what a published or forgotten table means for the replicas here, bucket
- * → replica resolution, the watermark hook
- * into the purgatory, and the periodic retention and time-based flush.
- */
+ * server_tablet.c — the tablet server object (server_tablet.h): lifecycle
+ * (its parts built, started, stopped and freed in order), what a published
+ * or forgotten table means for the replicas here, bucket → replica
+ * resolution, and the watermark hook into the purgatory. The parts are
+ * their own modules: server_tablet_catalog (hosted tables, peers, metadata
+ * cache), server_tablet_kv (primary-key tablets), server_tablet_duties
+ * (the periodic work) */
 #include "server_tablet.h"
 
 #include <jansson.h>
@@ -23,6 +25,7 @@
 #include "replica_replication.h"
 #include "server_config.h"
 #include "server_hosted_table.h"
+#include "server_tablet_duties.h"
 #include "server_tiering.h"
 
 #define FL_RETENTION_CHECK_MS_DEFAULT (5 * 60 * 1000)
@@ -166,108 +169,6 @@ static void fl_tablet_on_watermark(void *ctx, fl_replica_t *r) {
     fl_purgatory_check(ts->purgatory, &key);
 }
 
-/* ---- periodic work (timers on the first loop, work on the pool) ---- */
-
-static void fl_retention_job(void *arg) {
-    fl_tablet_server_t *ts = arg;
-    fl_replica_manager_retention(&ts->replicas, fl_time_wall_ms());
-}
-
-static void fl_on_retention_timer(uv_timer_t *t) {
-    fl_tablet_server_t *ts = t->data;
-    fl_workq_submit(ts->workers, fl_retention_job, ts);
-}
-
-static void fl_writer_expiry_job(void *arg) {
-    fl_tablet_server_t *ts = arg;
-    fl_replica_manager_expire_writers(&ts->replicas, fl_time_wall_ms(),
-                                      ts->cfg.writer_expiration_ms);
-}
-
-static void fl_on_writer_expiry_timer(uv_timer_t *t) {
-    fl_tablet_server_t *ts = t->data;
-    fl_workq_submit(ts->workers, fl_writer_expiry_job, ts);
-}
-
-/* A leader's followers that fell behind leave its ISR (every bucket this
- * server leads with followers). */
-static void fl_isr_check_job(void *arg) {
-    fl_tablet_server_t *ts = arg;
-    fl_tablet_isr_round(ts);
-    atomic_store(&ts->isr_check_queued, false);
-}
-
-static void fl_on_isr_timer(uv_timer_t *t) {
-    fl_tablet_server_t *ts = t->data;
-    if (!atomic_exchange(&ts->isr_check_queued, true))
-        fl_workq_submit(ts->workers, fl_isr_check_job, ts);
-}
-
-static void fl_on_flush_timer(uv_timer_t *t) {
-    fl_tablet_server_t *ts = t->data;
-    fl_replica_manager_flush_dirty(&ts->replicas);
-}
-
-static void fl_snapshot_job(void *arg) {
-    fl_tablet_server_t *ts = arg;
-    fl_tablet_server_snapshot_now(ts);
-    atomic_store(&ts->snapshot_queued, false);
-}
-
-static void fl_on_snapshot_timer(uv_timer_t *t) {
-    fl_tablet_server_t *ts = t->data;
-    if (!atomic_exchange(&ts->snapshot_queued, true))
-        fl_workq_submit(ts->workers, fl_snapshot_job, ts);
-}
-
-static void fl_disk_sample_job(void *arg) {
-    fl_tablet_server_t *ts = arg;
-    fl_disk_guard_sample(&ts->disk);
-    atomic_store(&ts->disk_queued, false);
-}
-
-/* statvfs runs on a worker (it may block on a sick file system); the data
- * path only reads the flag it leaves */
-static void fl_on_disk_timer(uv_timer_t *t) {
-    fl_tablet_server_t *ts = t->data;
-    if (!atomic_exchange(&ts->disk_queued, true)) fl_workq_submit(ts->workers, fl_disk_sample_job, ts);
-}
-
-static void fl_tablet_timers_start(void *arg) {
-    fl_tablet_server_t *ts = arg;
-    uv_loop_t *uv = fl_rpc_loop_uv(ts->loops[0]);
-    uv_timer_init(uv, &ts->retention_timer);
-    ts->retention_timer.data = ts;
-    uint64_t every = (uint64_t)ts->cfg.retention_check_ms;
-    uv_timer_start(&ts->retention_timer, fl_on_retention_timer, every, every);
-    uv_timer_init(uv, &ts->writer_expiry_timer);
-    ts->writer_expiry_timer.data = ts;
-    uint64_t we = (uint64_t)ts->cfg.writer_expiration_check_ms;
-    uv_timer_start(&ts->writer_expiry_timer, fl_on_writer_expiry_timer, we, we);
-    uv_timer_init(uv, &ts->isr_timer);
-    ts->isr_timer.data = ts;
-    /* a follower leaves within max-lag plus this (and the coordinator's
-     * answer): a quarter of max-lag, at most 250 ms (a round is cheap) */
-    uint64_t ic = (uint64_t)(ts->cfg.replica_max_lag_ms / 4 > 0 ? ts->cfg.replica_max_lag_ms / 4 : 1);
-    if (ic > 250) ic = 250;
-    uv_timer_start(&ts->isr_timer, fl_on_isr_timer, ic, ic);
-    uv_timer_init(uv, &ts->flush_timer);
-    ts->flush_timer.data = ts;
-    if (!ts->cfg.durability.sync && ts->cfg.durability.flush_interval_ms > 0) {
-        uint64_t f = (uint64_t)ts->cfg.durability.flush_interval_ms;
-        uv_timer_start(&ts->flush_timer, fl_on_flush_timer, f, f);
-    }
-    uv_timer_init(uv, &ts->snapshot_timer);
-    ts->snapshot_timer.data = ts;
-    uint64_t s = (uint64_t)ts->cfg.kv_snapshot_interval_ms;
-    uv_timer_start(&ts->snapshot_timer, fl_on_snapshot_timer, s, s);
-    uv_timer_init(uv, &ts->disk_timer);
-    ts->disk_timer.data = ts;
-    uint64_t d = (uint64_t)ts->cfg.disk_check_interval_ms;
-    if (ts->disk.limit_ratio < 1.0) uv_timer_start(&ts->disk_timer, fl_on_disk_timer, d, d);
-    fl_tablet_tiering_timer_start(ts);
-}
-
 size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {
     return fl_tablet_kv_snapshot_round(ts->kv, ts->coordinator, &ts->coordinator_epoch);
 }
@@ -342,6 +243,7 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     snprintf(name, sizeof(name), "ts%d-ctl", cfg->id);
     ts->control = fl_workq_new(1, name);
     ts->fetchers = fl_fetchers_new(ts);
+    ts->duties = fl_tablet_duties_new(ts);
     if (ts->cfg.replica_max_lag_ms <= 0) ts->cfg.replica_max_lag_ms = 30 * 1000;
     if (ts->cfg.replica_min_isr <= 0) ts->cfg.replica_min_isr = 1;
     (void)err;
@@ -367,7 +269,7 @@ int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err) {
                                   &ts->internal_role, &ts->internal_bound_port, err);
         if (rc) return rc;
     }
-    fl_rpc_loop_post(ts->loops[0], fl_tablet_timers_start, ts);
+    fl_rpc_loop_post(ts->loops[0], fl_tablet_duties_start, ts->duties);
     if (fl_rpc_loop_start(ts->client_loop))
         return fl_err_set(err, FLUSS_ERR__STATE, "cannot start the client thread");
     for (size_t i = 0; i < ts->loop_count; i++)
@@ -414,5 +316,6 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     fl_purgatory_destroy(ts->purgatory); /* last: flushes above still reported moves */
     fl_tablet_kv_destroy(ts->kv); /* after every store closed with its replica */
     fl_tablet_catalog_destroy(ts->catalog);
+    fl_tablet_duties_destroy(ts->duties); /* its timers closed with loop 0, its jobs ran */
     fl_free(ts);
 }

@@ -110,17 +110,13 @@ struct fl_tablet_server {
      * NULL); unset, TCP to the peer's internal listener. */
     fl_rpc_client_t *(*peer_client)(void *ctx, int32_t id, fl_rpc_loop_t *loop);
     void *peer_client_ctx;
-    uv_timer_t retention_timer, flush_timer, snapshot_timer, writer_expiry_timer, isr_timer;
-    atomic_bool isr_check_queued;  /* an ISR check is queued or running */
-    atomic_bool snapshot_queued;   /* a snapshot round is queued or running */
+    /* retention, flushes, snapshots, ISR checks, disk samples, tiering
+     * rounds on timers (server_tablet_duties.h) */
+    struct fl_tablet_duties *duties;
     /* data-disk write protection: sampled on a worker, read on the data path */
     fl_disk_guard_t disk;
-    uv_timer_t disk_timer;
-    atomic_bool disk_queued;       /* a sample is queued or running */
     /* tiered log storage (server_tiering.h): NULL when off */
     fl_remote_storage_t *remote_storage;
-    uv_timer_t tiering_timer;
-    atomic_bool tiering_queued;    /* a tiering round is queued or running */
     /* the primary-key tablets, their threads, budget and snapshots
      * (server_tablet_kv.h) */
     fl_tablet_kv_t *kv;

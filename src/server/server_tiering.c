@@ -115,25 +115,6 @@ size_t fl_tablet_server_tier_now(fl_tablet_server_t *ts) {
     return copied;
 }
 
-static void fl_tiering_job(void *arg) {
-    fl_tablet_server_t *ts = arg;
-    fl_tablet_server_tier_now(ts);
-    atomic_store(&ts->tiering_queued, false);
-}
-
-static void fl_on_tiering_timer(uv_timer_t *t) {
-    fl_tablet_server_t *ts = t->data;
-    if (!atomic_exchange(&ts->tiering_queued, true)) fl_workq_submit(ts->workers, fl_tiering_job, ts);
-}
-
-void fl_tablet_tiering_timer_start(fl_tablet_server_t *ts) {
-    uv_timer_init(fl_rpc_loop_uv(ts->loops[0]), &ts->tiering_timer);
-    ts->tiering_timer.data = ts;
-    if (!ts->remote_storage) return;
-    uint64_t every = (uint64_t)ts->cfg.remote_log_interval_ms;
-    uv_timer_start(&ts->tiering_timer, fl_on_tiering_timer, every, every);
-}
-
 fl_remote_fetch_pb_t *fl_tablet_remote_fetch(fl_replica_t *r, int64_t offset) {
     if (!r->remote) return NULL;
     int64_t start = atomic_load(&r->remote_start_offset), end = atomic_load(&r->remote_end_offset);
