@@ -5,7 +5,8 @@
  * resolution, and the watermark hook into the purgatory. The parts are
  * their own modules: server_tablet_catalog (hosted tables, peers, metadata
  * cache), server_tablet_kv (primary-key tablets), server_tablet_duties
- * (the periodic work) */
+ * (the periodic work).
+ */
 #include "server_tablet.h"
 
 #include <jansson.h>

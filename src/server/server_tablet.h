@@ -74,52 +74,67 @@ typedef struct fl_tablet_config {
     int64_t disk_check_interval_ms; /* 0 = 30 s */
 } fl_tablet_config_t;
 
+/* The tablet server: what it is made of, by concern. The parts that are
+ * their own objects (catalog, kv, duties) state their thread and lock
+ * rules in their headers; the members here are set at _new and not
+ * changed after _start unless noted. */
 struct fl_tablet_server {
-    fl_tablet_config_t cfg;
-    fl_endpoint_t self;
-    /* the coordinator's internal side (set by whoever wires the roles,
-     * before start; on client_loop): catalog reads and INIT_WRITER passed
-     * on, auto-increment blocks */
-    fl_rpc_client_t *coordinator;
-    /* the loop of the server's own clients (the coordinator's above):
-     * outlives the workers that call through them */
-    fl_rpc_loop_t *client_loop;
-    fl_replica_manager_t replicas;
-    fl_purgatory_t *purgatory;
-    fl_workq_t *workers;
+    fl_tablet_config_t cfg;         /* with the defaults applied at _new */
+    fl_endpoint_t self;             /* id and advertised client endpoint */
+
+    /* -- network: N loops (connections accepted on loop 0, handed round
+     * robin), one rpc server with the client and internal listeners -- */
     size_t loop_count;
     fl_rpc_loop_t *loops[FL_TABLET_LOOPS_MAX];
     fl_rpc_server_t *rpc;
     fl_server_role_t role;          /* the client listener */
     fl_server_role_t internal_role; /* the coordinator's connection: inter-server APIs */
     int internal_bound_port;        /* the internal listener's port, once bound */
+
+    /* -- the coordinator link -- */
+    /* the coordinator's internal side (set by whoever wires the roles,
+     * before start; on client_loop): catalog reads and INIT_WRITER passed
+     * on, auto-increment blocks, leases and commits */
+    fl_rpc_client_t *coordinator;
+    /* the loop of the server's own clients (the coordinator's above, a
+     * follower's fetchers): outlives the workers that call through them */
+    fl_rpc_loop_t *client_loop;
     /* the coordinator's messages (UPDATE_METADATA, NOTIFY_LEADER_AND_ISR,
      * STOP_REPLICA) run here, one at a time, in the order they came */
     fl_workq_t *control;
     /* (control) the newest coordinator epoch a message came with: one
      * from an older coordinator (a deposed one still running, a message
      * delayed) is refused. 0 at start, the lowest epoch there is; read
-     * by the tiering commits too */
+     * by the tiering and snapshot commits too */
     _Atomic int32_t coordinator_epoch;
     /* the tables hosted here, the peers, the metadata cache: what
      * UPDATE_METADATA says (server_tablet_catalog.h) */
     fl_tablet_catalog_t *catalog;
-    struct fl_fetchers *fetchers;  /* server_fetcher.h: a follower's fetches */
+
+    /* -- replicas and replication -- */
+    fl_replica_manager_t replicas;
+    fl_purgatory_t *purgatory;      /* parked fetches and produce waits */
+    /* fsyncs, segment finalisation, lookups, the duties' jobs */
+    fl_workq_t *workers;
+    struct fl_fetchers *fetchers;   /* server_fetcher.h: a follower's fetches */
     /* How a follower reaches its leader's internal side: set in local mode
      * (an in-process connection to the tablet server with that id, or
      * NULL); unset, TCP to the peer's internal listener. */
     fl_rpc_client_t *(*peer_client)(void *ctx, int32_t id, fl_rpc_loop_t *loop);
     void *peer_client_ctx;
-    /* retention, flushes, snapshots, ISR checks, disk samples, tiering
-     * rounds on timers (server_tablet_duties.h) */
-    struct fl_tablet_duties *duties;
-    /* data-disk write protection: sampled on a worker, read on the data path */
-    fl_disk_guard_t disk;
-    /* tiered log storage (server_tiering.h): NULL when off */
-    fl_remote_storage_t *remote_storage;
+
+    /* -- storage beside the logs -- */
     /* the primary-key tablets, their threads, budget and snapshots
      * (server_tablet_kv.h) */
     fl_tablet_kv_t *kv;
+    /* data-disk write protection: sampled by a duty, read on the data path */
+    fl_disk_guard_t disk;
+    /* tiered log storage (server_tiering.h): NULL when off */
+    fl_remote_storage_t *remote_storage;
+
+    /* retention, flushes, snapshots, ISR checks, disk samples, tiering
+     * rounds on timers (server_tablet_duties.h) */
+    struct fl_tablet_duties *duties;
     bool started;
 };
 
