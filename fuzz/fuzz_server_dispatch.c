@@ -211,7 +211,7 @@ static bool fuzz_fixture_intact(void) {
         const fl_ms_table_t *m = fuzz.ms->ops->table_by_id(fuzz.ms, t->id);
         if (!m || strcmp(m->database, FUZZ_FIXTURE_DB) != 0 || strcmp(m->name, t->name) != 0)
             return false;
-        fl_hosted_table_t *h = fl_tablet_server_table(fuzz_ts(), t->id);
+        fl_hosted_table_t *h = fl_tablet_catalog_table(fuzz_ts()->catalog, t->id);
         fl_hosted_table_unref(h);
         if (!h) return false;
     }
@@ -353,7 +353,7 @@ static void fuzz_reset_store(void) {
     size_t buckets = 0;
     for (size_t i = 0; i < FUZZ_TABLE_COUNT; i++) buckets += (size_t)fuzz_tables[i].buckets;
     FUZZ_CHECK(ms->ops->table_count(ms) == FUZZ_TABLE_COUNT);
-    FUZZ_CHECK(ts->table_count == FUZZ_TABLE_COUNT);
+    FUZZ_CHECK(fl_tablet_catalog_count(ts->catalog) == FUZZ_TABLE_COUNT);
     pthread_mutex_lock(&ts->replicas.lock);
     size_t replicas = ts->replicas.count;
     pthread_mutex_unlock(&ts->replicas.lock);

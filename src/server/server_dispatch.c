@@ -279,7 +279,8 @@ static bool fl_tablet_metadata_from_cache(fl_tablet_server_t *ts, const fl_frame
                                           fl_buf_t *out) {
     Fluss__MetadataRequest *mr = fluss__metadata_request__unpack(NULL, req->body_len, req->body);
     if (!mr) return false;
-    bool hit = fl_metadata_cache_answer(ts->mdcache, mr, req->request_id, out);
+    bool hit = fl_metadata_cache_answer(fl_tablet_catalog_mdcache(ts->catalog), mr,
+                                        req->request_id, out);
     fluss__metadata_request__free_unpacked(mr, NULL);
     return hit;
 }
@@ -361,7 +362,7 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
     fl_workq_t *queue = NULL;
     if ((e->how & FL_API_WORKER) && ctx.cs)
         queue = role->internal ? ctx.cs->internal_workers : ctx.cs->workers;
-    else if ((e->how & FL_API_KV_WRITER) && ctx.ts) queue = ctx.ts->kv_writer;
+    else if ((e->how & FL_API_KV_WRITER) && ctx.ts) queue = fl_tablet_kv_writer(ctx.ts->kv);
     else if ((e->how & FL_API_TS_CONTROL) && ctx.ts) queue = ctx.ts->control;
     else if ((e->how & FL_API_TS_POOL) && ctx.ts) queue = ctx.ts->workers;
     if (queue && conn && e->key == FL_API_LOOKUP && fl_lookup_inline(&ctx, body, out)) {

@@ -291,7 +291,8 @@ static void *fl_fetcher_main(void *arg) {
         int port;
         /* a cluster: the leader's internal listener, as UPDATE_METADATA
          * last named it (not known yet: no round) */
-        if (!f->local && fl_tablet_server_peer(ts, f->leader, host, sizeof(host), &port) == 0) {
+        if (!f->local &&
+            fl_tablet_catalog_peer(ts->catalog, f->leader, host, sizeof(host), &port) == 0) {
             if (!f->client) {
                 f->client = fl_rpc_client_new(ts->client_loop, host, port, NULL);
                 FL_INFO("tablet server %d: fetching from leader %d at %s:%d", ts->self.id,

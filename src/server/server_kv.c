@@ -156,7 +156,7 @@ void fl_hosted_kv_table_free(fl_kv_table_t *kv) {
     fl_free(kv);
 }
 
-/* The kv tablet of one requested bucket, acquired (fl_tablet_server_kv_release
+/* The kv tablet of one requested bucket, acquired (fl_tablet_kv_release
  * before *r is let go), or the bucket's error. */
 static int fl_kv_bucket(fl_tablet_server_t *ts, int64_t table_id, const fl_hosted_table_t *t,
                         bool has_partition, int64_t partition_id, int32_t bucket,
@@ -174,7 +174,7 @@ static int fl_kv_bucket(fl_tablet_server_t *ts, int64_t table_id, const fl_hoste
                               "bucket=%d}",
                               (long long)table_id, bucket);
     } else {
-        rc = fl_tablet_server_kv(ts, t, *r, kt, err);
+        rc = fl_tablet_kv_acquire(ts->kv, t, *r, kt, err);
     }
     if (rc) {
         fl_replica_unref(*r);
@@ -238,7 +238,7 @@ FL_API_HANDLER(fl_api_put_kv) {
     fl_ack_wait_init(&p->wait, &fl_put_kv_wait_ops, nb);
     p->resp = fl_calloc(nb ? nb : 1, sizeof(*p->resp));
     p->messages = fl_calloc(nb ? nb : 1, sizeof(char *));
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     fl_error_t disk_err; /* the data-disk watermark: one flag read */
     int disk_rc = fl_disk_guard_refuse(&ts->disk, &disk_err);
     fl_kv_put_t put = {.targets = req->target_columns,
@@ -265,7 +265,7 @@ FL_API_HANDLER(fl_api_put_kv) {
             put.len = br->records.len;
             rc = fl_kv_tablet_put(kt, table->kv, &put, &res, &e);
         }
-        if (r) fl_tablet_server_kv_release(ts, r, kt);
+        if (r) fl_tablet_kv_release(ts->kv, r, kt);
         if (rc) {
             b.has_error_code = 1;
             b.error_code = fl_server_wire_code(rc);
@@ -523,7 +523,7 @@ static void fl_lookup_insert_bucket(fl_tablet_server_t *ts, fl_lookup_op_t *p, s
         return;
     }
     /* the wait holds the replica from here, not the tablet */
-    fl_tablet_server_kv_release(ts, p->replicas[i], p->tablets[i]);
+    fl_tablet_kv_release(ts->kv, p->replicas[i], p->tablets[i]);
     p->tablets[i] = NULL;
     fl_ack_wait_bucket(&p->wait, i, p->replicas[i], req->acks == -1 ? res.end_offset : 0,
                        res.durable_wait_offset);
@@ -556,7 +556,7 @@ FL_API_HANDLER(fl_api_lookup) {
         p->pv[k] = (Fluss__PbValue)FLUSS__PB_VALUE__INIT;
         p->pvp[k] = &p->pv[k];
     }
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     size_t k = 0, missing = 0;
     for (size_t i = 0; i < nb; i++) {
         const Fluss__PbLookupReqForBucket *br = req->buckets_req[i];
@@ -576,7 +576,7 @@ FL_API_HANDLER(fl_api_lookup) {
                                        &e);
         if (rc) {
             fl_lookup_bucket_error(p, i, rc, e.msg);
-            if (p->replicas[i]) fl_tablet_server_kv_release(ts, p->replicas[i], p->tablets[i]);
+            if (p->replicas[i]) fl_tablet_kv_release(ts->kv, p->replicas[i], p->tablets[i]);
             p->tablets[i] = NULL;
             fl_replica_unref(p->replicas[i]);
             p->replicas[i] = NULL;
@@ -592,7 +592,7 @@ FL_API_HANDLER(fl_api_lookup) {
     for (size_t i = 0; !rc && insert && i < nb; i++)
         if (p->replicas[i]) fl_lookup_insert_bucket(ts, p, i, table, req);
     for (size_t i = 0; i < nb; i++) {
-        if (p->replicas[i]) fl_tablet_server_kv_release(ts, p->replicas[i], p->tablets[i]);
+        if (p->replicas[i]) fl_tablet_kv_release(ts->kv, p->replicas[i], p->tablets[i]);
         p->tablets[i] = NULL;
         fl_replica_unref(p->replicas[i]);
         p->replicas[i] = NULL;
@@ -625,7 +625,7 @@ bool fl_lookup_inline(fl_req_ctx_t *ctx, const ProtobufCMessage *m, fl_buf_t *ou
     size_t nb = req->n_buckets_req, total = 0;
     for (size_t i = 0; i < nb; i++) total += req->buckets_req[i]->n_keys;
     if (nb == 0 || total > FL_LOOKUP_INLINE_KEYS_MAX) return false;
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, req->table_id);
     if (!t || !t->kv) {
         fl_hosted_table_unref(t);
         return false;
@@ -670,7 +670,7 @@ bool fl_lookup_inline(fl_req_ctx_t *ctx, const ProtobufCMessage *m, fl_buf_t *ou
             }
         }
         if (!kt) ok = false;
-        if (r) fl_tablet_server_kv_release(ts, r, kt); /* a retired store closes on a worker */
+        if (r) fl_tablet_kv_release(ts->kv, r, kt); /* a retired store closes on a worker */
         fl_replica_unref(r);
     }
     if (ok) {
@@ -705,7 +705,7 @@ FL_API_HANDLER(fl_api_prefix_lookup) {
     Fluss__PbValueList *lists = fl_calloc(total ? total : 1, sizeof(*lists));
     Fluss__PbValueList **lptrs = fl_calloc(total ? total : 1, sizeof(*lptrs));
     ProtobufCBinaryData **items = fl_calloc(total ? total : 1, sizeof(*items));
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     for (size_t i = 0; i < nb; i++) {
         const Fluss__PbPrefixLookupReqForBucket *br = req->buckets_req[i];
         Fluss__PbPrefixLookupRespForBucket b = FLUSS__PB_PREFIX_LOOKUP_RESP_FOR_BUCKET__INIT;
@@ -734,7 +734,7 @@ FL_API_HANDLER(fl_api_prefix_lookup) {
             lists[k] = l;
             lptrs[k] = &lists[k];
         }
-        if (r) fl_tablet_server_kv_release(ts, r, kt);
+        if (r) fl_tablet_kv_release(ts->kv, r, kt);
         fl_replica_unref(r);
         if (rc) {
             b.has_error_code = 1;
@@ -804,7 +804,7 @@ FL_API_HANDLER(fl_api_limit_scan) {
     fl_buf_init(&records);
     fl_kv_values_t vals;
     fl_kv_values_init(&vals);
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     fl_replica_t *r = NULL;
     int rc = 0;
     /* a limit <= 0 reads nothing, as in Fluss */
@@ -824,7 +824,7 @@ FL_API_HANDLER(fl_api_limit_scan) {
             resp.has_is_log_table = 1;
             resp.is_log_table = 0;
         }
-        if (r) fl_tablet_server_kv_release(ts, r, kt);
+        if (r) fl_tablet_kv_release(ts->kv, r, kt);
     } else {
         rc = fl_tablet_server_replica(ts, req->table_id, table, req->has_partition_id,
                                       req->partition_id, req->bucket_id, &r, &e);
@@ -873,7 +873,7 @@ static int fl_table_stats_bucket(fl_tablet_server_t *ts, int64_t table_id,
                             "to have one.",
                             t->database, t->name);
         if (!rc) rc = fl_kv_tablet_row_count(kt, rows, err);
-        if (r) fl_tablet_server_kv_release(ts, r, kt);
+        if (r) fl_tablet_kv_release(ts->kv, r, kt);
     } else {
         rc = fl_tablet_server_replica(ts, table_id, t, br->has_partition_id, br->partition_id,
                                       br->bucket_id, &r, err);
@@ -891,7 +891,7 @@ FL_API_HANDLER(fl_api_get_table_stats) {
     Fluss__PbTableStatsRespForBucket *bs = fl_calloc(nb ? nb : 1, sizeof(*bs));
     Fluss__PbTableStatsRespForBucket **ptrs = fl_calloc(nb ? nb : 1, sizeof(*ptrs));
     char **messages = fl_calloc(nb ? nb : 1, sizeof(*messages));
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     /* target_columns (column statistics) are reserved in 0.9.1: ignored */
     for (size_t i = 0; i < nb; i++) {
         const Fluss__PbTableStatsReqForBucket *br = req->buckets_req[i];

@@ -175,7 +175,7 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
         return fl_err_set(err, FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION,
                           "coordinator epoch %d is older than %d", req->coordinator_epoch,
                           atomic_load(&ts->coordinator_epoch));
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, req->table_id);
     fl_replica_t *r = NULL;
     fl_tier_writer_t *w = NULL;
     int rc = fl_tablet_server_replica(ts, req->table_id, t, req->has_partition_id,

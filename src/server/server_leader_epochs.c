@@ -25,7 +25,7 @@ static void fl_epochs_bucket(fl_tablet_server_t *ts, const Fluss__PbListLeaderEp
     b->bucket_id = br->bucket_id;
     fl_error_t e;
     fl_err_clear(&e);
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, br->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, br->table_id);
     fl_replica_t *r = NULL;
     int rc = fl_tablet_server_replica(ts, br->table_id, table, br->has_partition_id,
                                       br->partition_id, br->bucket_id, &r, &e);

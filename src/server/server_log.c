@@ -221,7 +221,7 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
         Fluss__PbFetchLogRespForTable t = FLUSS__PB_FETCH_LOG_RESP_FOR_TABLE__INIT;
         t.table_id = tr->table_id;
         size_t nb = tr->n_buckets_req;
-        fl_hosted_table_t *table = fl_tablet_server_table(ts, tr->table_id);
+        fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, tr->table_id);
         fl_error_t proj_err;
         fl_err_clear(&proj_err);
         int proj_rc = tr->projection_pushdown_enabled ? fl_proj_prepare(table, tr, &proj_err) : 0;
@@ -571,7 +571,7 @@ FL_API_HANDLER(fl_api_produce_log) {
     p->resp = fl_calloc(nb ? nb : 1, sizeof(*p->resp));
     p->messages = fl_calloc(nb ? nb : 1, sizeof(char *));
     int64_t now = fl_time_wall_ms();
-    fl_hosted_table_t *table = fl_tablet_server_table(ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, req->table_id);
     fl_error_t table_err;
     fl_err_clear(&table_err);
     int format = 0;
@@ -639,7 +639,7 @@ FL_API_HANDLER(fl_api_list_offsets) {
     Fluss__PbListOffsetsRespForBucket **ptrs = fl_calloc(nb ? nb : 1, sizeof(*ptrs));
     char **messages = fl_calloc(nb ? nb : 1, sizeof(char *));
     int64_t now = fl_time_wall_ms();
-    fl_hosted_table_t *table = fl_tablet_server_table(ctx->ts, req->table_id);
+    fl_hosted_table_t *table = fl_tablet_catalog_table(ctx->ts->catalog, req->table_id);
     for (size_t i = 0; i < nb; i++) {
         Fluss__PbListOffsetsRespForBucket b = FLUSS__PB_LIST_OFFSETS_RESP_FOR_BUCKET__INIT;
         b.bucket_id = req->bucket_id[i];

@@ -63,7 +63,7 @@ static void fl_follower_build(fl_tablet_server_t *ts, const Fluss__FetchLogReque
         rt->buckets_resp = fl_calloc(tr->n_buckets_req ? tr->n_buckets_req : 1,
                                      sizeof(*rt->buckets_resp));
         resp->tables_resp[t] = rt;
-        fl_hosted_table_t *table = fl_tablet_server_table(ts, tr->table_id);
+        fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, tr->table_id);
         for (size_t k = 0; k < tr->n_buckets_req; k++) {
             const Fluss__PbFetchLogReqForBucket *br = tr->buckets_req[k];
             Fluss__PbFetchLogRespForBucket *b = fl_calloc(1, sizeof(*b));
@@ -184,7 +184,7 @@ static bool fl_follower_park(fl_req_ctx_t *ctx, fl_tablet_server_t *ts,
     f->keys = fl_calloc(n, sizeof(*f->keys));
     for (size_t t = 0; t < req->n_tables_req; t++) {
         const Fluss__PbFetchLogReqForTable *tr = req->tables_req[t];
-        fl_hosted_table_t *table = fl_tablet_server_table(ts, tr->table_id);
+        fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, tr->table_id);
         for (size_t k = 0; k < tr->n_buckets_req; k++) {
             const Fluss__PbFetchLogReqForBucket *br = tr->buckets_req[k];
             fl_error_t e;

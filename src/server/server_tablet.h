@@ -1,10 +1,11 @@
 /*
  * server_tablet.h — the tablet server (Fluss TabletServer): its bucket
- * replicas (replica_manager.h), its own table of the tables and buckets it
- * hosts (leader, epoch, schemas: what the request path needs, pushed by the
- * coordinator — the request path never reads the metastore), its delayed
- * operations, N network loops (netty.server.num-network-threads) and a
- * worker pool (netty.server.num-worker-threads) for fsyncs, segment
+ * replicas (replica_manager.h), its view of the cluster from the
+ * coordinator's UPDATE_METADATA (server_tablet_catalog.h: the tables and
+ * buckets it hosts, the peers, the metadata cache — the request path never
+ * reads the metastore), its primary-key tablets (server_tablet_kv.h), its
+ * delayed operations, N network loops (netty.server.num-network-threads)
+ * and a worker pool (netty.server.num-worker-threads) for fsyncs, segment
  * finalisation, retention.
  *
  * Thread rule: safe from any thread unless noted.
@@ -25,9 +26,9 @@
 #include "server_disk.h"
 #include "server_hosted_table.h"
 #include "server_node.h"
+#include "server_tablet_catalog.h"
+#include "server_tablet_kv.h"
 #include "kv_store.h"
-#include "kv_table.h"
-#include "kv_tablet.h"
 #include "types_schema.h"
 #include "types_schema_map.h"
 
@@ -73,73 +74,67 @@ typedef struct fl_tablet_config {
     int64_t disk_check_interval_ms; /* 0 = 30 s */
 } fl_tablet_config_t;
 
+/* The tablet server: what it is made of, by concern. The parts that are
+ * their own objects (catalog, kv, duties) state their thread and lock
+ * rules in their headers; the members here are set at _new and not
+ * changed after _start unless noted. */
 struct fl_tablet_server {
-    fl_tablet_config_t cfg;
-    fl_endpoint_t self;
-    /* the coordinator's internal side (set by whoever wires the roles,
-     * before start; on client_loop): catalog reads and INIT_WRITER passed
-     * on, auto-increment blocks */
-    fl_rpc_client_t *coordinator;
-    /* the loop of the server's own clients (the coordinator's above):
-     * outlives the workers that call through them */
-    fl_rpc_loop_t *client_loop;
-    fl_replica_manager_t replicas;
-    fl_purgatory_t *purgatory;
-    fl_workq_t *workers;
+    fl_tablet_config_t cfg;         /* with the defaults applied at _new */
+    fl_endpoint_t self;             /* id and advertised client endpoint */
+
+    /* -- network: N loops (connections accepted on loop 0, handed round
+     * robin), one rpc server with the client and internal listeners -- */
     size_t loop_count;
     fl_rpc_loop_t *loops[FL_TABLET_LOOPS_MAX];
     fl_rpc_server_t *rpc;
     fl_server_role_t role;          /* the client listener */
     fl_server_role_t internal_role; /* the coordinator's connection: inter-server APIs */
     int internal_bound_port;        /* the internal listener's port, once bound */
+
+    /* -- the coordinator link -- */
+    /* the coordinator's internal side (set by whoever wires the roles,
+     * before start; on client_loop): catalog reads and INIT_WRITER passed
+     * on, auto-increment blocks, leases and commits */
+    fl_rpc_client_t *coordinator;
+    /* the loop of the server's own clients (the coordinator's above, a
+     * follower's fetchers): outlives the workers that call through them */
+    fl_rpc_loop_t *client_loop;
     /* the coordinator's messages (UPDATE_METADATA, NOTIFY_LEADER_AND_ISR,
      * STOP_REPLICA) run here, one at a time, in the order they came */
     fl_workq_t *control;
     /* (control) the newest coordinator epoch a message came with: one
      * from an older coordinator (a deposed one still running, a message
      * delayed) is refused. 0 at start, the lowest epoch there is; read
-     * by the tiering commits too */
+     * by the tiering and snapshot commits too */
     _Atomic int32_t coordinator_epoch;
-    pthread_rwlock_t tables_lock;
-    size_t table_count, table_cap;
-    fl_hosted_table_t **tables;
-    /* (tables_lock) the other tablet servers' internal listeners, from
-     * UPDATE_METADATA: where a follower fetches from its leader */
-    size_t peer_count;
-    struct fl_tablet_peer {
-        int32_t id;
-        char host[FL_SERVER_HOST_MAX];
-        int port;
-    } peers[64];
-    /* the cluster's metadata as clients get it, from UPDATE_METADATA:
-     * GET_METADATA's answers (server_metadata_cache.h) */
-    struct fl_metadata_cache *mdcache;
-    struct fl_fetchers *fetchers;  /* server_fetcher.h: a follower's fetches */
+    /* the tables hosted here, the peers, the metadata cache: what
+     * UPDATE_METADATA says (server_tablet_catalog.h) */
+    fl_tablet_catalog_t *catalog;
+
+    /* -- replicas and replication -- */
+    fl_replica_manager_t replicas;
+    fl_purgatory_t *purgatory;      /* parked fetches and produce waits */
+    /* fsyncs, segment finalisation, lookups, the duties' jobs */
+    fl_workq_t *workers;
+    struct fl_fetchers *fetchers;   /* server_fetcher.h: a follower's fetches */
     /* How a follower reaches its leader's internal side: set in local mode
      * (an in-process connection to the tablet server with that id, or
      * NULL); unset, TCP to the peer's internal listener. */
     fl_rpc_client_t *(*peer_client)(void *ctx, int32_t id, fl_rpc_loop_t *loop);
     void *peer_client_ctx;
-    uv_timer_t retention_timer, flush_timer, snapshot_timer, writer_expiry_timer, isr_timer;
-    atomic_bool isr_check_queued;  /* an ISR check is queued or running */
-    atomic_bool snapshot_queued;   /* a snapshot round is queued or running */
-    /* data-disk write protection: sampled on a worker, read on the data path */
+
+    /* -- storage beside the logs -- */
+    /* the primary-key tablets, their threads, budget and snapshots
+     * (server_tablet_kv.h) */
+    fl_tablet_kv_t *kv;
+    /* data-disk write protection: sampled by a duty, read on the data path */
     fl_disk_guard_t disk;
-    uv_timer_t disk_timer;
-    atomic_bool disk_queued;       /* a sample is queued or running */
     /* tiered log storage (server_tiering.h): NULL when off */
     fl_remote_storage_t *remote_storage;
-    uv_timer_t tiering_timer;
-    atomic_bool tiering_queued;    /* a tiering round is queued or running */
-    /* PUT_KV runs here, one request at a time, so that the writes of a
-     * connection keep their order; lookups run on `workers` */
-    fl_workq_t *kv_writer;
-    fl_workq_t *kv_committer; /* one thread: every kv tablet's RocksDB writes */
-    pthread_mutex_t kv_open_lock;  /* opening a bucket's kv tablet; the list below */
-    fl_kv_tablet_t **kv_open;      /* open kv tablets (the write-buffer budget) */
-    size_t kv_open_count, kv_open_cap;
-    size_t kv_write_buffer_now;    /* the memtable size every tablet has now */
-    fl_kv_cache_t *kv_cache;
+
+    /* retention, flushes, snapshots, ISR checks, disk samples, tiering
+     * rounds on timers (server_tablet_duties.h) */
+    struct fl_tablet_duties *duties;
     bool started;
 };
 
@@ -177,18 +172,10 @@ void fl_tablet_server_drop_partition(fl_tablet_server_t *ts, const char *db, con
  * committed by the coordinator through ADJUST_ISR first. */
 void fl_tablet_isr_round(fl_tablet_server_t *ts);
 
-/* UPDATE_METADATA's tablet servers: their internal listeners. */
-void fl_tablet_server_set_peers(fl_tablet_server_t *ts, Fluss__PbServerNode *const *nodes,
-                                size_t count);
-/* A peer's internal listener: 0, or -1 when unknown. */
-int fl_tablet_server_peer(fl_tablet_server_t *ts, int32_t id, char *host, size_t cap, int *port);
 /* Opens (recovers) a bucket's replica whatever leads it (a follower's). */
 int fl_tablet_server_open_replica(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
                                   bool has_partition, int64_t partition_id, int32_t bucket,
                                   fl_replica_t **out, fl_error_t *err);
-/* The table (referenced: fl_hosted_table_unref), or NULL. */
-fl_hosted_table_t *fl_tablet_server_table(fl_tablet_server_t *ts, int64_t table_id);
-
 /* The replica of a bucket this server leads (referenced), or a per-bucket
  * error; t is the hosted table of table_id, or NULL when it has none.
  * error: UNKNOWN_TABLE_OR_BUCKET, NOT_LEADER_OR_FOLLOWER. Opens (recovers)
@@ -197,24 +184,4 @@ int fl_tablet_server_replica(fl_tablet_server_t *ts, int64_t table_id, const fl_
                              bool has_partition, int64_t partition_id, int32_t bucket,
                              fl_replica_t **out, fl_error_t *err);
 
-/* The bucket's kv directory: <table>/kv-<bucket> beside its
- * <table>/log-<bucket>. */
-void fl_tablet_kv_dir(const fl_replica_t *r, char *dir, size_t cap);
-/* The kv tablet of a primary-key bucket this server leads, acquired for
- * the caller (replica_kv.h: fl_tablet_server_kv_release when done; the
- * caller holds r meanwhile), opened and recovered on first use. Errors:
- * NOT_LEADER_OR_FOLLOWER when the replica does not lead (or was demoted
- * while the store opened), LEADER_NOT_AVAILABLE (clients retry) while the
- * store of an earlier leadership here is still closing after a wait of up
- * to a second. Not on a loop. */
-int fl_tablet_server_kv(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
-                        fl_kv_tablet_t **out, fl_error_t *err);
-/* Gives back a use of kt (NULL: none); the last use of a retired store
- * has it closed on a worker. Any thread, loops included. */
-void fl_tablet_server_kv_release(fl_tablet_server_t *ts, fl_replica_t *r, fl_kv_tablet_t *kt);
-/* r became a follower: its store is retired at once (no operation
- * acquires it again) and closed on a worker once the operations holding
- * it are done, then its directory is removed; with no store open, the
- * directory is removed now. Never waits for an operation. */
-void fl_tablet_server_kv_retire(fl_tablet_server_t *ts, fl_replica_t *r);
 #endif

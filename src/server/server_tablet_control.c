@@ -81,8 +81,9 @@ FL_API_HANDLER(fl_api_update_metadata) {
     }
     fl_free(built);
     if (rc) return rc;
-    if (req->n_tablet_servers) fl_tablet_server_set_peers(ts, req->tablet_servers, req->n_tablet_servers);
-    fl_metadata_cache_update(ts->mdcache, req);
+    if (req->n_tablet_servers)
+        fl_tablet_catalog_set_peers(ts->catalog, req->tablet_servers, req->n_tablet_servers);
+    fl_metadata_cache_update(fl_tablet_catalog_mdcache(ts->catalog), req);
     Fluss__UpdateMetadataResponse resp = FLUSS__UPDATE_METADATA_RESPONSE__INIT;
     fl_server_reply(out, ctx->request_id, &resp.base);
     return 0;
@@ -90,18 +91,18 @@ FL_API_HANDLER(fl_api_update_metadata) {
 
 /* A new leader opens (recovers) its kv now rather than at the first
  * request. A follower keeps no primary-key state (a demotion retires the
- * store: fl_tablet_server_kv_retire), so this opens a fresh one from the
+ * store: fl_tablet_kv_retire), so this opens a fresh one from the
  * newest snapshot and the log. While the store of an earlier leadership
  * here is still closing, the first request opens it instead. */
 static int fl_notify_kv_leader(fl_tablet_server_t *ts, const fl_hosted_table_t *t, fl_replica_t *r,
                                fl_error_t *err) {
     fl_kv_tablet_t *kt;
-    int rc = fl_tablet_server_kv(ts, t, r, &kt, err);
+    int rc = fl_tablet_kv_acquire(ts->kv, t, r, &kt, err);
     if (rc == FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION) {
         FL_INFO("tablet server %d: %s (opened with the first request)", ts->self.id, err->msg);
         return 0;
     }
-    if (!rc) fl_tablet_server_kv_release(ts, r, kt);
+    if (!rc) fl_tablet_kv_release(ts->kv, r, kt);
     return rc;
 }
 
@@ -126,7 +127,7 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
     fl_fetchers_remove(ts->fetchers, tb->table_id, tb->has_partition_id ? tb->partition_id : -1,
                        tb->bucket_id);
     if (!replica) return 0;
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, tb->table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, tb->table_id);
     if (!t)
         return fl_err_set(err, FLUSS_ERR_UNKNOWN_TABLE_OR_BUCKET_EXCEPTION,
                           "Table %lld is not known here yet.", (long long)tb->table_id);
@@ -145,7 +146,7 @@ static int fl_notify_bucket(fl_tablet_server_t *ts, const Fluss__PbNotifyLeaderA
         fl_replica_become_follower(r, b->leader, b->leader_epoch);
         /* after the role: an open racing this demotion sees the follower
          * or fails to publish (replica_kv.h) */
-        if (t->kv) fl_tablet_server_kv_retire(ts, r);
+        if (t->kv) fl_tablet_kv_retire(ts->kv, r);
         if (b->leader >= 0) fl_fetchers_add(ts->fetchers, b->leader, r);
     }
     if (r) fl_replica_unref(r);
@@ -194,7 +195,7 @@ FL_API_HANDLER(fl_api_notify_leader_and_isr) {
 /* The replicas of a table (partition_id < 0) or of one partition go. */
 static void fl_stop_group(fl_tablet_server_t *ts, int64_t table_id, int64_t partition_id,
                           bool remote) {
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, table_id);
     if (!t) return; /* never published here: nothing of it on this server */
     if (partition_id < 0) {
         fl_tablet_server_drop_table(ts, t->database, t->name, table_id);

@@ -61,7 +61,7 @@ static int fl_tier_commit_remote(void *ctx, fl_replica_t *r, int32_t epoch,
 /* The round's parameters for r: its table's, now. false: not a bucket to
  * tier (its table is gone). */
 static bool fl_tier_params_for(fl_tablet_server_t *ts, fl_replica_t *r, fl_tier_params_t *p) {
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, r->table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, r->table_id);
     if (!t) return false;
     p->local_segments = t->tiered_local_segments > 0 ? (size_t)t->tiered_local_segments : 2;
     p->ttl_ms = t->ttl_ms;
@@ -79,7 +79,7 @@ static bool fl_tier_params_for(fl_tablet_server_t *ts, fl_replica_t *r, fl_tier_
             p->retain_offset = kt->snap_last_offset;
             pthread_mutex_unlock(&kt->snap_lock);
         }
-        fl_tablet_server_kv_release(ts, r, kt);
+        fl_tablet_kv_release(ts->kv, r, kt);
     }
     /* a lake table's segments stay until the lake has them */
     int64_t lake = fl_replica_retain_from(r);
@@ -113,25 +113,6 @@ size_t fl_tablet_server_tier_now(fl_tablet_server_t *ts) {
     }
     fl_free(all);
     return copied;
-}
-
-static void fl_tiering_job(void *arg) {
-    fl_tablet_server_t *ts = arg;
-    fl_tablet_server_tier_now(ts);
-    atomic_store(&ts->tiering_queued, false);
-}
-
-static void fl_on_tiering_timer(uv_timer_t *t) {
-    fl_tablet_server_t *ts = t->data;
-    if (!atomic_exchange(&ts->tiering_queued, true)) fl_workq_submit(ts->workers, fl_tiering_job, ts);
-}
-
-void fl_tablet_tiering_timer_start(fl_tablet_server_t *ts) {
-    uv_timer_init(fl_rpc_loop_uv(ts->loops[0]), &ts->tiering_timer);
-    ts->tiering_timer.data = ts;
-    if (!ts->remote_storage) return;
-    uint64_t every = (uint64_t)ts->cfg.remote_log_interval_ms;
-    uv_timer_start(&ts->tiering_timer, fl_on_tiering_timer, every, every);
 }
 
 fl_remote_fetch_pb_t *fl_tablet_remote_fetch(fl_replica_t *r, int64_t offset) {

@@ -32,8 +32,6 @@ typedef struct fl_tablet_server fl_tablet_server_t;
 /* Opens the remote storage when tiering is on (at server creation). */
 int fl_tablet_tiering_init(fl_tablet_server_t *ts, fl_error_t *err);
 void fl_tablet_tiering_destroy(fl_tablet_server_t *ts);
-/* Starts the round timer on the loop the other timers use. */
-void fl_tablet_tiering_timer_start(fl_tablet_server_t *ts);
 
 /* One tiering round over every open replica now (what the timer runs;
  * tests call it). Returns how many segments went to remote storage. Not

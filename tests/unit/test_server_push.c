@@ -189,7 +189,7 @@ static void test_ddl_reaches_tablets(void **state) {
 
     /* both tablet servers have the table whole, already */
     for (size_t i = 0; i < 2; i++) {
-        fl_hosted_table_t *t = fl_tablet_server_table(lc.tablets[i], table_id);
+        fl_hosted_table_t *t = fl_tablet_catalog_table(lc.tablets[i]->catalog, table_id);
         assert_non_null(t);
         assert_string_equal(t->database, "fluss");
         assert_string_equal(t->name, "t");
@@ -231,7 +231,7 @@ static void test_ddl_reaches_tablets(void **state) {
     /* a dropped partition: gone from the table and from the disks */
     partition_op(&lc, FL_API_DROP_PARTITION, "2024");
     for (size_t i = 0; i < 2; i++) {
-        fl_hosted_table_t *t = fl_tablet_server_table(lc.tablets[i], table_id);
+        fl_hosted_table_t *t = fl_tablet_catalog_table(lc.tablets[i]->catalog, table_id);
         assert_int_equal(t->partition_count, 1);
         assert_null(fl_hosted_table_partition(t, p2024));
         fl_hosted_table_unref(t);
@@ -246,7 +246,7 @@ static void test_ddl_reaches_tablets(void **state) {
     drop.table_path = &path;
     expect_ok(&lc.cs->role, FL_API_DROP_TABLE, &drop.base, &fluss__drop_table_response__descriptor);
     for (size_t i = 0; i < 2; i++) {
-        assert_null(fl_tablet_server_table(lc.tablets[i], table_id));
+        assert_null(fl_tablet_catalog_table(lc.tablets[i]->catalog, table_id));
         char tdir[4400];
         snprintf(tdir, sizeof(tdir), "%s/tablet-server-%zu/fluss/t-%lld", dir, i,
                  (long long)table_id);
@@ -358,7 +358,7 @@ static void test_internal_apis(void **state) {
     done(&a);
 
     /* a table entry whose buckets repeat an id: refused, nothing changed */
-    fl_hosted_table_t *before = fl_tablet_server_table(ts, ra.table_id);
+    fl_hosted_table_t *before = fl_tablet_catalog_table(ts->catalog, ra.table_id);
     assert_non_null(before);
     Fluss__PbTablePath path = FLUSS__PB_TABLE_PATH__INIT;
     path.database_name = "fluss";
@@ -382,7 +382,7 @@ static void test_internal_apis(void **state) {
              &fluss__update_metadata_response__descriptor);
     assert_int_equal(error_code(&a), FLUSS_ERR_CORRUPT_MESSAGE);
     done(&a);
-    fl_hosted_table_t *after = fl_tablet_server_table(ts, ra.table_id);
+    fl_hosted_table_t *after = fl_tablet_catalog_table(ts->catalog, ra.table_id);
     assert_ptr_equal(before, after);
     fl_hosted_table_unref(before);
     fl_hosted_table_unref(after);
@@ -496,7 +496,7 @@ static void test_stale_epochs_refused(void **state) {
              &fluss__stop_replica_response__descriptor);
     assert_int_equal(error_code(&a), FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION);
     done(&a);
-    fl_hosted_table_t *still = fl_tablet_server_table(ts, table_id);
+    fl_hosted_table_t *still = fl_tablet_catalog_table(ts->catalog, table_id);
     assert_non_null(still);
     fl_hosted_table_unref(still);
     assert_int_equal(leader_role(ts, table_id, pid), FL_REPLICA_LEADER);
@@ -553,7 +553,7 @@ static int64_t partition_id_of(fl_local_cluster_t *lc, const char *name) {
 }
 
 static bool knows_partition(fl_tablet_server_t *ts, int64_t table_id, int64_t pid) {
-    fl_hosted_table_t *t = fl_tablet_server_table(ts, table_id);
+    fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, table_id);
     if (!t) return false;
     bool known = fl_hosted_table_partition(t, pid) != NULL;
     fl_hosted_table_unref(t);
