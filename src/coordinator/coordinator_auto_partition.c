@@ -173,6 +173,14 @@ static void fl_ap_expire(const fl_auto_partition_env_t *env, fl_ap_table_t *at, 
         for (size_t k = 0; k < p->value_count; k++) fl_strlist_add(&victims[n].values, p->values[k]);
         n++;
     }
+    if (n && env->hooks.may_drop && !env->hooks.may_drop(env->hooks.arg, at->id)) {
+        stats->waiting += n;
+        for (size_t i = 0; i < n; i++) {
+            fl_free(victims[i].name);
+            fl_strlist_free(&victims[i].values);
+        }
+        n = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         fl_error_t err;
         int64_t dropped = -1;

@@ -56,11 +56,14 @@ void fl_auto_partition_strategy_clear(fl_auto_partition_strategy_t *s);
 
 /* What a pass tells its caller, with the catalog lock still held: a table
  * got partitions (push it to the tablet servers), a partition was dropped
- * (remove its data). */
+ * (remove its data); and what it asks: may the table's expired partitions
+ * go now (NULL: always)? False keeps them to a later pass (a lake table's
+ * partitions wait for a tiering round). */
 typedef struct fl_auto_partition_hooks {
     void (*created)(void *arg, int64_t table_id);
     void (*dropped)(void *arg, const char *db, const char *table, int64_t table_id,
                     const char *partition_name, int64_t partition_id);
+    bool (*may_drop)(void *arg, int64_t table_id);
     void *arg;
 } fl_auto_partition_hooks_t;
 
@@ -74,6 +77,7 @@ typedef struct fl_auto_partition_env {
 
 typedef struct fl_auto_partition_stats {
     size_t created, dropped, refused; /* refused: by the limits or an error */
+    size_t waiting; /* expired, kept for a later pass by hooks.may_drop */
 } fl_auto_partition_stats_t;
 
 /* One pass over one table at now_ms (epoch ms); force: no DAY delay (the

@@ -4,6 +4,7 @@
 #include "coordinator_lake.h"
 
 #include "common_duration.h"
+#include "types_table.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -126,6 +127,16 @@ bool fl_lake_config_on(const fl_lake_config_t *c) { return c->format[0] != 0; }
 bool fl_lake_table_enabled(const fl_kvlist_t *properties) {
     const char *v = fl_kvlist_get(properties, "table.datalake.enabled");
     return v && strcasecmp(v, "true") == 0;
+}
+
+bool fl_lake_table_json_enabled(const char *table_json) {
+    if (!strstr(table_json, "table.datalake.enabled")) return false; /* most tables */
+    fl_table_desc_t d;
+    fl_error_t err;
+    if (fl_table_desc_from_bytes(table_json, strlen(table_json), &d, &err)) return false;
+    bool on = fl_lake_table_enabled(&d.properties);
+    fl_table_desc_free(&d);
+    return on;
 }
 
 char *fl_lake_present_table_json(const fl_lake_config_t *c, const char *table_json) {

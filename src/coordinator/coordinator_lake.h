@@ -72,6 +72,9 @@ bool fl_lake_config_on(const fl_lake_config_t *c);
 /* True when the table's properties turn its lake on
  * (table.datalake.enabled=true, case-insensitive as Boolean.parseBoolean). */
 bool fl_lake_table_enabled(const fl_kvlist_t *properties);
+/* The same for a stored table descriptor (JSON); false when it does not
+ * parse. */
+bool fl_lake_table_json_enabled(const char *table_json);
 
 /* The table info the clients see: table_json with the lake's options as
  * table.datalake.<format>.* properties when the lake is on for the table.

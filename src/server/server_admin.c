@@ -341,14 +341,8 @@ static int fl_drop_partition_now(fl_coordinator_server_t *cs, const char *db, co
 static bool fl_drop_tiers_first(fl_coordinator_server_t *cs, const fl_ms_table_t *t,
                                 const char **keys, const char **values, size_t n) {
     if (!t || !cs->lake_tierer || !fl_lake_config_on(&cs->cfg.defaults.lake) ||
-        !strstr(t->table_json, "table.datalake.enabled"))
+        !fl_lake_table_json_enabled(t->table_json))
         return false;
-    fl_table_desc_t d;
-    fl_error_t err;
-    if (fl_table_desc_from_bytes(t->table_json, strlen(t->table_json), &d, &err)) return false;
-    bool lake = fl_lake_table_enabled(&d.properties);
-    fl_table_desc_free(&d);
-    if (!lake) return false;
     fl_buf_t pname;
     fl_buf_init(&pname);
     fl_spec_partition_name(t, keys, values, n, &pname);

@@ -20,12 +20,30 @@
 #include "common_log.h"
 #include "common_time.h"
 #include "coordinator_auto_partition.h"
+#include "coordinator_lake.h"
 #include "server_coordinator.h"
+#include "server_lake_tier.h"
 
 #define FL_AUTO_PARTITION_CLOCK_FILE_MAX 64 /* bytes read from the test clock file */
 
+/* A lake table's expired partitions wait for a tiering round (ours): its
+ * state from the ask to the pass that drops them. */
+typedef enum { FL_AP_GATE_ASKED, FL_AP_GATE_TIERED, FL_AP_GATE_FAILED } fl_ap_gate_state_t;
+
+typedef struct fl_ap_gate {
+    struct fl_auto_partitioner *ap;
+    int64_t table_id;
+    fl_ap_gate_state_t state; /* (gate_mu) */
+    struct fl_ap_gate *next;  /* (gate_mu) */
+} fl_ap_gate_t;
+
 struct fl_auto_partitioner {
     fl_coordinator_server_t *cs;
+    /* a leaf lock (taken under the catalog lock by a pass, alone by the
+     * tiering thread's callbacks): the gates */
+    pthread_mutex_t gate_mu;
+    fl_ap_gate_t *gates;
+    bool wake; /* (mu) a round a gate waited for ended: pass now */
     int64_t interval_ms;
     char *clock_file; /* NULL: the system clock */
     char *zoneinfo_dir;
@@ -107,13 +125,79 @@ static fl_tz_t *fl_ap_system_zone(const char *dir, const char *configured) {
 /* ---- what a pass tells the tablet servers ---- */
 
 static void fl_ap_created(void *arg, int64_t table_id) {
-    fl_coordinator_server_table_changed(arg, table_id);
+    fl_auto_partitioner_t *ap = arg;
+    fl_coordinator_server_table_changed(ap->cs, table_id);
 }
 
 static void fl_ap_dropped(void *arg, const char *db, const char *table, int64_t table_id,
                           const char *partition_name, int64_t partition_id) {
-    fl_coordinator_server_partition_dropped(arg, db, table, table_id, partition_name,
+    fl_auto_partitioner_t *ap = arg;
+    fl_coordinator_server_partition_dropped(ap->cs, db, table, table_id, partition_name,
                                             partition_id);
+}
+
+/* ---- a lake table's partitions are tiered before they expire ---- */
+
+/* The tiering round a gate asked for ended: on the tiering thread with no
+ * lock held, or at once on the pass's own thread (catalog lock held) when
+ * the service does not run (FLUSS_ERR__STATE). The tiering service is
+ * stopped before the partitioner, so no callback outlives it. */
+static void fl_ap_gate_tiered(void *arg, int rc, const fl_error_t *err, int64_t snapshot_id,
+                              int64_t added) {
+    (void)snapshot_id;
+    (void)added;
+    fl_ap_gate_t *g = arg;
+    fl_auto_partitioner_t *ap = g->ap;
+    /* INVALID_TABLE: the lake went off meanwhile; nothing left to tier */
+    bool ok = rc == 0 || rc == FLUSS_ERR_INVALID_TABLE_EXCEPTION;
+    if (!ok)
+        FL_WARN("auto partitioning: table %lld keeps its expired partitions: tiering them "
+                "first failed: %s",
+                (long long)g->table_id, err->msg);
+    pthread_mutex_lock(&ap->gate_mu);
+    g->state = ok ? FL_AP_GATE_TIERED : FL_AP_GATE_FAILED;
+    pthread_mutex_unlock(&ap->gate_mu);
+    if (rc == FLUSS_ERR__STATE) return; /* maybe under the catalog lock: no wake */
+    pthread_mutex_lock(&ap->mu);
+    ap->wake = true;
+    pthread_cond_signal(&ap->cv);
+    pthread_mutex_unlock(&ap->mu);
+}
+
+/* hooks.may_drop (catalog lock held): a table without a lake drops at
+ * once; a lake table's expired partitions go in the first pass after a
+ * tiering round asked for them has ended, so the lake has their rows up
+ * to the high watermark. A failed round asks again next pass. */
+static bool fl_ap_may_drop(void *arg, int64_t table_id) {
+    fl_auto_partitioner_t *ap = arg;
+    fl_coordinator_server_t *cs = ap->cs;
+    const fl_ms_table_t *t = cs->catalog.ms->ops->table_by_id(cs->catalog.ms, table_id);
+    if (!t || !cs->lake_tierer || !fl_lake_config_on(&cs->cfg.defaults.lake) ||
+        !fl_lake_table_json_enabled(t->table_json))
+        return true;
+    pthread_mutex_lock(&ap->gate_mu);
+    fl_ap_gate_t **pp = &ap->gates;
+    while (*pp && (*pp)->table_id != table_id) pp = &(*pp)->next;
+    fl_ap_gate_t *g = *pp;
+    if (g && g->state != FL_AP_GATE_ASKED) *pp = g->next; /* this pass settles it */
+    pthread_mutex_unlock(&ap->gate_mu);
+    if (g && g->state == FL_AP_GATE_ASKED) return false;
+    if (g) {
+        bool tiered = g->state == FL_AP_GATE_TIERED;
+        fl_free(g);
+        if (tiered) return true;
+    }
+    g = fl_calloc(1, sizeof(*g));
+    *g = (fl_ap_gate_t){ap, table_id, FL_AP_GATE_ASKED, NULL};
+    pthread_mutex_lock(&ap->gate_mu);
+    g->next = ap->gates;
+    ap->gates = g;
+    pthread_mutex_unlock(&ap->gate_mu);
+    FL_INFO("auto partitioning: table [%s.%s] has expired partitions; tiering them into the "
+            "lake before they are dropped",
+            t->database, t->name);
+    fl_lake_tierer_ask(cs->lake_tierer, table_id, fl_ap_gate_tiered, g);
+    return false;
 }
 
 /* ---- lifecycle and the thread ---- */
@@ -132,9 +216,11 @@ fl_auto_partitioner_t *fl_auto_partitioner_new(fl_coordinator_server_t *cs,
     ap->zoneinfo_dir = fl_strdup(dir && *dir ? dir : FL_AUTO_PARTITION_ZONEINFO_DEFAULT);
     ap->default_tz = fl_ap_system_zone(ap->zoneinfo_dir, cfg->default_zone);
     uint64_t seed = (uint64_t)fl_time_mono_us() ^ ((uint64_t)getpid() << 32) ^ (uintptr_t)ap;
-    ap->env = (fl_auto_partition_env_t){&cs->catalog, ap->zoneinfo_dir, ap->default_tz, seed,
-                                        {fl_ap_created, fl_ap_dropped, cs}};
+    ap->env = (fl_auto_partition_env_t){
+        &cs->catalog, ap->zoneinfo_dir, ap->default_tz, seed,
+        {.created = fl_ap_created, .dropped = fl_ap_dropped, .may_drop = fl_ap_may_drop, .arg = ap}};
     pthread_mutex_init(&ap->mu, NULL);
+    pthread_mutex_init(&ap->gate_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -165,6 +251,7 @@ static void *fl_ap_main(void *arg) {
     int64_t next_ms = fl_time_mono_ms(); /* the first pass at once */
     pthread_mutex_lock(&ap->mu);
     while (!ap->stopping) {
+        if (ap->wake) next_ms = fl_time_mono_ms(), ap->wake = false;
         if (fl_time_mono_ms() < next_ms) {
             struct timespec ts = {(time_t)(next_ms / 1000), (long)(next_ms % 1000) * 1000000};
             pthread_cond_timedwait(&ap->cv, &ap->mu, &ts);
@@ -204,6 +291,13 @@ void fl_auto_partitioner_destroy(fl_auto_partitioner_t *ap) {
     fl_auto_partitioner_stop(ap);
     pthread_cond_destroy(&ap->cv);
     pthread_mutex_destroy(&ap->mu);
+    /* the tiering service stopped first: every gate's round was answered */
+    while (ap->gates) {
+        fl_ap_gate_t *g = ap->gates;
+        ap->gates = g->next;
+        fl_free(g);
+    }
+    pthread_mutex_destroy(&ap->gate_mu);
     fl_tz_free(ap->default_tz);
     fl_free(ap->clock_file);
     fl_free(ap->zoneinfo_dir);

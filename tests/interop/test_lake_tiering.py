@@ -354,3 +354,34 @@ async def test_partition_tiered_before_drop(lake):
     await admin.create_partition(plain, {"dt": "a"})
     await admin.drop_partition(plain, {"dt": "a"})
     assert await admin.list_partition_infos(plain) == []
+
+
+@pytest.mark.timeout(120)
+async def test_expired_partitions_tiered_first(tmp_path):
+    """Auto-partitioning's retention drops a lake table's expired
+    partitions only after a tiering round it asked for (freshness an hour:
+    no other round comes), so their rows are in the lake table when they
+    leave Fluss."""
+    from test_auto_partition import ClockedServer, at, create, props, wait_partitions
+    from test_auto_partition import write as write_rows
+    wh = tmp_path / "warehouse"
+    cs = ClockedServer(tmp_path, at("2024-09-10T05:30:00+00:00"), *lake_args(wh))
+    conn = await connect(cs.srv.bootstrap)
+    try:
+        admin = conn.get_admin()
+        db = unique("aplake")
+        await admin.create_database(db)
+        p = props("HOUR", precreate=2, retention=1, zone="UTC")
+        p.update({"table.datalake.enabled": "true", "table.datalake.freshness": "1h"})
+        path = await create(admin, db, "hourly", p, buckets=2)
+        await wait_partitions(admin, path, {"2024091005", "2024091006"})
+        await write_rows(conn, path, [{"id": i, "v": f"a{i}", "dt": "2024091005"} for i in range(10)]
+                         + [{"id": i, "v": f"b{i}", "dt": "2024091006"} for i in range(10, 20)])
+        assert lake_table(wh, db, "hourly").current_snapshot() is None
+        cs.set(at("2024-09-10T07:30:00+00:00"))  # 05 expires
+        await wait_partitions(admin, path, {"2024091006", "2024091007", "2024091008"})
+        got = lake_table(wh, db, "hourly").scan().to_arrow()
+        assert sorted(got.column("id").to_pylist()) == list(range(20))  # 05's rows, and 06's
+    finally:
+        await conn.close()
+        cs.srv.stop()

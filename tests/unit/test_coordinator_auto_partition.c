@@ -34,6 +34,8 @@ typedef struct fixture {
     fl_auto_partition_env_t env;
     size_t created_calls, dropped_calls;
     char dropped_names[64][16];
+    int64_t hold_table; /* may_drop says no for this table (-1: none) */
+    size_t may_drop_calls;
 } fixture_t;
 
 static const int32_t tablets[] = {0};
@@ -54,6 +56,12 @@ static void on_dropped(void *arg, const char *db, const char *table, int64_t tab
         snprintf(f->dropped_names[f->dropped_calls], sizeof(f->dropped_names[0]), "%s",
                  partition_name);
     f->dropped_calls++;
+}
+
+static bool on_may_drop(void *arg, int64_t table_id) {
+    fixture_t *f = arg;
+    f->may_drop_calls++;
+    return table_id != f->hold_table;
 }
 
 static void open_catalog(fixture_t *f, const fl_table_defaults_t *d) {
@@ -81,8 +89,10 @@ static int setup(void **state) {
     if (!mkdtemp(f->dir)) return -1;
     open_catalog(f, &defaults);
     f->utc = fl_tz_fixed(0, "UTC");
-    f->env = (fl_auto_partition_env_t){&f->cat, ZONEINFO, f->utc, 12345,
-                                       {on_created, on_dropped, f}};
+    f->hold_table = -1;
+    f->env = (fl_auto_partition_env_t){
+        &f->cat, ZONEINFO, f->utc, 12345,
+        {.created = on_created, .dropped = on_dropped, .may_drop = on_may_drop, .arg = f}};
     *state = f;
     return 0;
 }
@@ -414,6 +424,38 @@ static void test_reopen_goes_on(void **state) {
     assert_string_equal(f->dropped_names[0], "2024091005");
 }
 
+/* may_drop holding a table back keeps its expired partitions (counted
+ * waiting, asked once per pass, not per partition) and still creates the
+ * new ones; once it lets go the next pass drops them all. */
+static void test_may_drop_holds(void **state) {
+    fixture_t *f = *state;
+    int64_t id = create_table(f, "held", false,
+                              "\"table.auto-partition.enabled\":\"true\","
+                              "\"table.auto-partition.time-unit\":\"HOUR\","
+                              "\"table.auto-partition.num-precreate\":\"2\","
+                              "\"table.auto-partition.num-retention\":\"1\","
+                              "\"table.auto-partition.time-zone\":\"UTC\"",
+                              1);
+    int64_t now = utc_ms(2024, 9, 10, 5);
+    fl_auto_partition_stats_t st = {0};
+    fl_auto_partition_table(&f->env, id, now, true, &st);
+    expect_names(f, "held", "2024091005 2024091006");
+    f->hold_table = id;
+    f->may_drop_calls = 0;
+    memset(&st, 0, sizeof(st));
+    fl_auto_partition_all(&f->env, now + 3 * 3600 * 1000, &st); /* 05 and 06 expired */
+    assert_int_equal(st.dropped, 0);
+    assert_int_equal(st.waiting, 2);
+    assert_int_equal(f->may_drop_calls, 1);
+    expect_names(f, "held", "2024091005 2024091006 2024091008 2024091009");
+    f->hold_table = -1;
+    memset(&st, 0, sizeof(st));
+    fl_auto_partition_all(&f->env, now + 3 * 3600 * 1000, &st);
+    assert_int_equal(st.dropped, 2);
+    assert_int_equal(st.waiting, 0);
+    expect_names(f, "held", "2024091008 2024091009");
+}
+
 /* Tables that are not auto-partitioned are left alone; options are read
  * with the reference's defaults; a damaged option skips the table. */
 static void test_options(void **state) {
@@ -469,6 +511,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_day_delay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_time_zones, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopen_goes_on, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_may_drop_holds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
