@@ -54,7 +54,6 @@ struct fluss_lake_scanner {
     size_t image_len;
     int32_t *present;     /* schema positions presented, in order */
     size_t present_count;
-    int32_t *all;         /* 0 .. columns - 1: the built batch has every column */
     int32_t *field_of;    /* per schema position: the Iceberg field id, -1 none */
     int32_t fid_bucket, fid_offset, fid_timestamp;
     fl_cfilter_t filter;
@@ -250,11 +249,9 @@ static fluss_lake_scanner_t *fl_scanner_alloc(fluss_table_t *t, const int32_t *p
     s->t = t;
     s->present_count = projection ? n : cols;
     s->present = fl_calloc(s->present_count, sizeof(int32_t));
-    s->all = fl_calloc(cols ? cols : 1, sizeof(int32_t));
     s->field_of = fl_calloc(cols ? cols : 1, sizeof(int32_t));
     s->col_of = fl_calloc(cols ? cols : 1, sizeof(int32_t));
     s->vals = fl_calloc(cols ? cols : 1, sizeof(fl_pq_values_t));
-    for (size_t i = 0; i < cols; i++) s->all[i] = (int32_t)i;
     for (size_t i = 0; i < s->present_count; i++)
         s->present[i] = projection ? projection[i] : (int32_t)i;
     return s;
@@ -488,7 +485,6 @@ void fluss_lake_scanner_destroy(fluss_lake_scanner_t *s) {
     fl_free(s->files);
     fl_cfilter_free(&s->filter);
     fl_free(s->present);
-    fl_free(s->all);
     fl_free(s->field_of);
     fl_free(s->col_of);
     fl_free(s->vals);
