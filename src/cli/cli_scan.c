@@ -12,7 +12,11 @@
  * union read: the rows of the table's lake snapshot first (libfluss's
  * lake scanner reads its Iceberg files), then each bucket's log from its
  * lake offset on — every row once, also those the log has expired
- * (--log-only reads the log alone, --lake-only the snapshot alone). Exit
+ * (--log-only reads the log alone, --lake-only the snapshot alone). A
+ * primary-key table's union read prints its current rows: the snapshot's
+ * rows overlaid by key with the changelog after it (cli_merge.h), unless
+ * --changelog or --follow asks for the changes (the snapshot's rows as
+ * +I, then the changelog). Exit
  * codes: 0 ok, 1 a server / connection failure, 2 bad usage.
  * Single-threaded; stdout is flushed after every batch.
  */
@@ -24,6 +28,7 @@
 #include <time.h>
 
 #include "cli_data.h"
+#include "cli_merge.h"
 
 #define FL_CLI_POLL_MS 1000
 #define FL_CLI_DISCOVER_MS 5000
@@ -66,32 +71,34 @@ static void usage_scan(FILE *f) {
             "  --lake-only         a lake table's lake snapshot alone (no log)\n"
             "  --log-only          the log alone; without either, a scan of a lake table from\n"
             "                      earliest reads its lake snapshot, then the log after it\n"
-            "                      (the table's warehouse must be readable from here)\n");
+            "                      (the table's warehouse must be readable from here); on a\n"
+            "                      primary-key table it prints the current rows, merged by key\n"
+            "                      (with --changelog or --follow: the lake rows, then the changes)\n");
 }
 
 typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV } fl_fmt_t;
 
-static void print_csv_field(const char *s, size_t n) {
+static void print_csv_field(FILE *out, const char *s, size_t n) {
     bool quote = n == 0 || strpbrk(s, ",\"\r\n") != NULL || s[0] == ' ' || s[n - 1] == ' ';
     if (!quote) {
-        fwrite(s, 1, n, stdout);
+        fwrite(s, 1, n, out);
         return;
     }
-    putchar('"');
+    fputc('"', out);
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"') putchar('"');
-        putchar(s[i]);
+        if (s[i] == '"') fputc('"', out);
+        fputc(s[i], out);
     }
-    putchar('"');
+    fputc('"', out);
 }
 
-static void print_json_key(const char *s) {
-    putchar('"');
+static void print_json_key(FILE *out, const char *s) {
+    fputc('"', out);
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\') putchar('\\');
-        putchar(*s);
+        if (*s == '"' || *s == '\\') fputc('\\', out);
+        fputc(*s, out);
     }
-    putchar('"');
+    fputc('"', out);
 }
 
 static const char *change_text(fluss_change_type_t c) {
@@ -104,17 +111,17 @@ static const char *change_text(fluss_change_type_t c) {
     }
 }
 
-static void print_row(const fluss_record_batch_t *b, size_t r, fl_fmt_t fmt, bool changelog,
-                      const char *partition, char *buf) {
+static void print_row(FILE *out, const fluss_record_batch_t *b, size_t r, fl_fmt_t fmt,
+                      bool changelog, const char *partition, char *buf) {
     size_t nc = fluss_record_batch_column_count(b);
     const char *change = change_text(fluss_record_batch_change_type(b, r));
-    if (fmt == FMT_TABLE && partition) printf("%s | ", partition);
+    if (fmt == FMT_TABLE && partition) fprintf(out, "%s | ", partition);
     if (fmt == FMT_TABLE)
-        printf("%d | %lld", fluss_record_batch_bucket(b), (long long)fluss_record_batch_offset(b, r));
-    if (fmt == FMT_TABLE && changelog) printf(" | %s", change);
-    if (fmt == FMT_JSON) putchar('{');
-    if (fmt == FMT_JSON && changelog) printf("\"_change\": \"%s\"%s", change, nc ? ", " : "");
-    if (fmt == FMT_CSV && changelog) printf("%s%s", change, nc ? "," : "");
+        fprintf(out, "%d | %lld", fluss_record_batch_bucket(b), (long long)fluss_record_batch_offset(b, r));
+    if (fmt == FMT_TABLE && changelog) fprintf(out, " | %s", change);
+    if (fmt == FMT_JSON) fputc('{', out);
+    if (fmt == FMT_JSON && changelog) fprintf(out, "\"_change\": \"%s\"%s", change, nc ? ", " : "");
+    if (fmt == FMT_CSV && changelog) fprintf(out, "%s%s", change, nc ? "," : "");
     for (size_t c = 0; c < nc; c++) {
         bool null = fluss_record_batch_is_null(b, r, c);
         size_t n = fluss_record_batch_value_text(b, r, c, fmt == FMT_JSON ? FLUSS_TEXT_JSON : 0, buf,
@@ -122,24 +129,24 @@ static void print_row(const fluss_record_batch_t *b, size_t r, fl_fmt_t fmt, boo
         if (n >= FL_CLI_VALUE_MAX) n = FL_CLI_VALUE_MAX - 1; /* very long values are cut */
         switch (fmt) {
         case FMT_TABLE:
-            fputs(" | ", stdout);
-            if (null) fputs("NULL", stdout);
-            else fwrite(buf, 1, n, stdout);
+            fputs(" | ", out);
+            if (null) fputs("NULL", out);
+            else fwrite(buf, 1, n, out);
             break;
         case FMT_JSON:
-            if (c) fputs(", ", stdout);
-            print_json_key(fluss_record_batch_column_name(b, c));
-            fputs(": ", stdout);
-            fwrite(buf, 1, n, stdout);
+            if (c) fputs(", ", out);
+            print_json_key(out, fluss_record_batch_column_name(b, c));
+            fputs(": ", out);
+            fwrite(buf, 1, n, out);
             break;
         case FMT_CSV:
-            if (c) putchar(',');
-            if (!null) print_csv_field(buf, n);
+            if (c) fputc(',', out);
+            if (!null) print_csv_field(out, buf, n);
             break;
         }
     }
-    if (fmt == FMT_JSON) putchar('}');
-    putchar('\n');
+    if (fmt == FMT_JSON) fputc('}', out);
+    fputc('\n', out);
 }
 
 static void print_header(const fluss_table_t *t, const int32_t *cols, size_t n, fl_fmt_t fmt,
@@ -153,7 +160,7 @@ static void print_header(const fluss_table_t *t, const int32_t *cols, size_t n, 
         if (fmt == FMT_TABLE) printf(" | %s", name);
         else {
             if (i) putchar(',');
-            print_csv_field(name, strlen(name));
+            print_csv_field(stdout, name, strlen(name));
         }
     }
     putchar('\n');
@@ -194,6 +201,10 @@ typedef struct fl_scan {
     int32_t *cols;
     size_t ncols;
     long long lake_rows; /* printed from the lake */
+    /* a PK table's union read, merged by key (cli_merge.h): the key
+     * columns' positions in the printed columns */
+    fl_cli_merge_t *merge;
+    size_t *key_at, nkey;
     size_t lake_files;
     int64_t lake_snapshot; /* -1: the lake was not read */
 } fl_scan_t;
@@ -281,6 +292,66 @@ static fl_scan_target_t *scan_find(fl_scan_t *sc, int64_t pid, int32_t bucket) {
     for (size_t i = 0; i < sc->count; i++)
         if (sc->targets[i].pid == pid && sc->targets[i].bucket == bucket) return &sc->targets[i];
     return NULL;
+}
+
+/* Prints row r of b (from target g), or with a merge records it as its
+ * key's row (gone for -U and -D). */
+static void scan_emit(fl_scan_t *sc, const fluss_record_batch_t *b, size_t r,
+                      const fl_scan_target_t *g, char *buf) {
+    if (!sc->merge) {
+        print_row(stdout, b, r, sc->o.fmt, sc->o.changelog, g->pname, buf);
+        return;
+    }
+    char *key = NULL, *line = NULL;
+    size_t key_len = 0, line_len = 0;
+    FILE *k = open_memstream(&key, &key_len);
+    if (!k) abort();
+    fprintf(k, "%lld;", (long long)g->pid);
+    for (size_t i = 0; i < sc->nkey; i++) {
+        size_t n = fluss_record_batch_value_text(b, r, sc->key_at[i], 0, buf, FL_CLI_VALUE_MAX);
+        if (n >= FL_CLI_VALUE_MAX) n = FL_CLI_VALUE_MAX - 1;
+        fprintf(k, "%zu:", n);
+        fwrite(buf, 1, n, k);
+    }
+    fclose(k);
+    fluss_change_type_t ct = fluss_record_batch_change_type(b, r);
+    bool gone = ct == FLUSS_CHANGE_UPDATE_BEFORE || ct == FLUSS_CHANGE_DELETE;
+    if (!gone) {
+        FILE *l = open_memstream(&line, &line_len);
+        if (!l) abort();
+        print_row(l, b, r, sc->o.fmt, false, g->pname, buf);
+        fclose(l);
+    }
+    fl_cli_merge_put(sc->merge, key, key_len, gone ? NULL : line, line_len, g->pid, g->bucket,
+                     fluss_record_batch_offset(b, r));
+    free(key);
+    free(line);
+}
+
+/* A PK lake table read once from the earliest offsets (not --follow, not
+ * --changelog) is merged by key; its printed columns must hold the key.
+ * Returns an exit code. */
+static int scan_merge_setup(fl_scan_t *sc) {
+    const int32_t *pk;
+    size_t n = fluss_table_primary_key(sc->t, &pk);
+    if (!n || sc->o.follow || sc->o.changelog || sc->o.lake_only) return 0;
+    sc->key_at = calloc(n, sizeof(size_t));
+    if (!sc->key_at) abort();
+    for (size_t i = 0; i < n; i++) {
+        size_t at = sc->ncols;
+        for (size_t c = 0; c < sc->ncols; c++)
+            if (sc->cols[c] == pk[i]) at = c;
+        if (at == sc->ncols) {
+            fprintf(stderr,
+                    "fluss: a union read of primary-key table %s merges rows by key: --columns "
+                    "must name the primary key (%s), or read --changelog\n",
+                    sc->o.path, fluss_table_column_name(sc->t, (size_t)pk[i]));
+            return 2;
+        }
+        sc->key_at[sc->nkey++] = at;
+    }
+    sc->merge = fl_cli_merge_new();
+    return 0;
 }
 
 /* Start and stop offsets of targets[first..count) (one partition's
@@ -399,8 +470,8 @@ static bool scan_lake_batch(fl_scan_t *sc, const fluss_record_batch_t *b, char *
                                           fluss_record_batch_bucket(b));
     size_t rows = fluss_record_batch_row_count(b);
     for (size_t r = 0; g && r < rows; r++) {
-        if (sc->o.limit >= 0 && *printed >= sc->o.limit) return false;
-        print_row(b, r, sc->o.fmt, sc->o.changelog, g->pname, buf);
+        if (!sc->merge && sc->o.limit >= 0 && *printed >= sc->o.limit) return false;
+        scan_emit(sc, b, r, g, buf);
         (*printed)++;
         sc->lake_rows++;
     }
@@ -454,7 +525,7 @@ static long long scan_loop(fl_scan_t *sc, bool partitioned, char *buf, long long
     size_t added;
     bool pushdown = true;
     int64_t next_discover = fl_cli_now_ms() + FL_CLI_DISCOVER_MS;
-    while (!*exit_code && !g_stop && (sc->o.limit < 0 || printed < sc->o.limit)) {
+    while (!*exit_code && !g_stop && (sc->merge || sc->o.limit < 0 || printed < sc->o.limit)) {
         if (!sc->o.follow && !scan_left(sc)) break;
         if (sc->o.follow && partitioned && fl_cli_now_ms() >= next_discover) {
             size_t first = sc->count;
@@ -481,9 +552,10 @@ static long long scan_loop(fl_scan_t *sc, bool partitioned, char *buf, long long
         const fl_scan_target_t *g = scan_find(sc, fluss_record_batch_partition_id(batch),
                                               fluss_record_batch_bucket(batch));
         size_t rows = fluss_record_batch_row_count(batch);
-        for (size_t r = 0; g && r < rows && (sc->o.limit < 0 || printed < sc->o.limit); r++) {
+        for (size_t r = 0; g && r < rows && (sc->merge || sc->o.limit < 0 || printed < sc->o.limit);
+             r++) {
             if (!sc->o.follow && fluss_record_batch_offset(batch, r) >= g->stop) break;
-            print_row(batch, r, sc->o.fmt, sc->o.changelog, g->pname, buf);
+            scan_emit(sc, batch, r, g, buf);
             printed++;
         }
         fflush(stdout);
@@ -526,6 +598,7 @@ int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
         fprintf(stderr, "fluss: %s is not a lake table; --lake-only does not apply\n", sc.o.path);
         exit_code = 2;
     }
+    if (!exit_code && unions) exit_code = scan_merge_setup(&sc);
     long long printed = 0;
     sc.lake_snapshot = -1;
     if (!exit_code) {
@@ -537,6 +610,10 @@ int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
     if (!exit_code && unions) exit_code = scan_lake(&sc, buf, &printed);
     if (!exit_code && !sc.o.lake_only && scan_subscribe(&sc, 0, &err)) exit_code = fail_err(&err);
     if (!exit_code && !sc.o.lake_only) printed = scan_loop(&sc, partitioned, buf, printed, &exit_code);
+    if (!exit_code && sc.merge) {
+        size_t live = fl_cli_merge_print(sc.merge, stdout, sc.o.limit);
+        if (sc.o.stats) fprintf(stderr, "merged by key: %zu rows\n", live);
+    }
     if (sc.o.stats && sc.s)
         fprintf(stderr, "scanned %lld rows, %lld batches, %lld bytes fetched\n", printed,
                 (long long)fluss_log_scanner_batches_fetched(sc.s),
@@ -545,6 +622,8 @@ int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
         fprintf(stderr, "lake: %lld rows from %zu files of snapshot %lld\n", sc.lake_rows,
                 sc.lake_files, (long long)sc.lake_snapshot);
     free(buf);
+    fl_cli_merge_free(sc.merge);
+    free(sc.key_at);
     fluss_log_scanner_destroy(sc.s);
     for (size_t i = 0; i < sc.count; i++) free(sc.targets[i].pname);
     free(sc.targets);

@@ -34,6 +34,7 @@
 #include "lake_iceberg_table.h"
 #include "lake_parquet_reader.h"
 #include "tier_convert.h"
+#include "tier_deletes.h"
 
 #define FL_LAKE_READ_ROWS 8192
 #define FL_LAKE_FILE_BYTES_MAX (1ull << 31) /* one data file read whole */
@@ -42,6 +43,8 @@
 /* One live data file of the snapshot. */
 typedef struct fl_lake_file {
     char *path;          /* local path */
+    char *uri;           /* the manifest's file_path (what position deletes name) */
+    bool has_deletes;    /* some row of it is position-deleted */
     int64_t partition_id; /* -1: the table is not partitioned */
     int32_t bucket;       /* from the spec's bucket field; -1 when it has none */
     int64_t first_offset; /* the __offset lower bound, for the order */
@@ -67,6 +70,10 @@ struct fluss_lake_scanner {
     fl_pq_values_t sys[3]; /* __bucket, __offset, __timestamp */
     int64_t partition_id;
     int32_t bucket;
+    int64_t group_row0; /* the open row group's first row in its file */
+    const fl_lake_file_t *cur;
+    /* the snapshot's position deletes (primary-key tables) */
+    fl_tier_deletes_t dels;
 };
 
 static int fl_file_cmp(const void *a, const void *b) {
@@ -163,23 +170,34 @@ static int fl_collect_files(fluss_lake_scanner_t *s, const fl_ice_table_meta_t *
     int rc = fl_ice_manifest_list_read(fl_lake_uri_path(sn->manifest_list), &list, err);
     for (size_t i = 0; !rc && i < list.list.n_manifests; i++) {
         const fl_ice_manifest_file_t *mf = &list.list.manifests[i];
-        if (mf->content != FL_ICE_MANIFEST_DATA) {
-            rc = fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                            "lake table %s.%s has delete files, which libfluss does not read yet",
-                            s->t->database, s->t->name);
-            break;
-        }
         if ((rc = fl_ice_manifest_read(fl_lake_uri_path(mf->manifest_path), &man, err))) break;
-        for (size_t e = 0; e < man.manifest.n_entries; e++) {
+        for (size_t e = 0; !rc && e < man.manifest.n_entries; e++) {
             const fl_ice_manifest_entry_t *en = &man.manifest.entries[e];
-            if (en->status == FL_ICE_DELETED || en->file.content != FL_ICE_DATA) continue;
+            if (en->status == FL_ICE_DELETED) continue;
             fl_lake_file_t f;
             if (!fl_file_place(&man.manifest, &en->file, snap, s->fid_bucket, &f)) continue;
+            if (en->file.content == FL_ICE_POSITION_DELETES) {
+                rc = fl_tier_deletes_read(&s->dels, fl_lake_uri_path(en->file.file_path),
+                                          FL_LAKE_FILE_BYTES_MAX, err);
+                continue;
+            }
+            if (en->file.content != FL_ICE_DATA) {
+                rc = fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                                "lake table %s.%s has equality deletes, which libfluss does not "
+                                "apply",
+                                s->t->database, s->t->name);
+                break;
+            }
             f.first_offset = fl_first_offset(&en->file, s->fid_offset);
             f.path = fl_strdup(fl_lake_uri_path(en->file.file_path));
+            f.uri = fl_strdup(en->file.file_path);
+            f.has_deletes = false;
             fl_add_file(s, &cap, &f);
         }
     }
+    fl_tier_deletes_seal(&s->dels);
+    for (size_t i = 0; i < s->file_count; i++)
+        s->files[i].has_deletes = fl_tier_deletes_count(&s->dels, s->files[i].uri) > 0;
     fl_ice_manifest_read_reset(&man);
     fl_ice_manifest_list_read_reset(&list);
     if (!rc && s->file_count) qsort(s->files, s->file_count, sizeof(*s->files), fl_file_cmp);
@@ -300,7 +318,7 @@ int fl_lake_scanner_of_image(fluss_table_t *t, const uint8_t *file, size_t len,
     s->image = file;
     s->image_len = len;
     s->files = fl_calloc(1, sizeof(*s->files));
-    s->files[0] = (fl_lake_file_t){fl_strdup("(image)"), -1, -1, 0};
+    s->files[0] = (fl_lake_file_t){fl_strdup("(image)"), fl_strdup("(image)"), false, -1, -1, 0};
     s->file_count = 1;
     *out = s;
     return 0;
@@ -347,6 +365,8 @@ static int fl_file_open(fluss_lake_scanner_t *s, const fl_lake_file_t *f, fl_err
         s->col_of[c] = fl_pq_column_of(s->pq, s->field_of[c]);
     s->group = 0;
     s->group_rows = s->group_next = 0;
+    s->group_row0 = 0;
+    s->cur = f;
     s->partition_id = f->partition_id;
     s->bucket = f->bucket;
     return 0;
@@ -461,12 +481,25 @@ int fluss_lake_scanner_next(fluss_lake_scanner_t *s, fluss_record_batch_t **out,
             continue;
         }
         if (s->group_next == s->group_rows) {
+            s->group_row0 += (int64_t)s->group_rows;
             if (++s->group >= fl_pq_reader_meta(s->pq)->n_row_groups) fl_file_close(s);
             else rc = fl_group_read(s, &err);
             continue;
         }
         size_t from = s->group_next, to = from + FL_LAKE_READ_ROWS;
         if (to > s->group_rows) to = s->group_rows;
+        if (s->cur->has_deletes) {
+            /* a chunk is a run of live rows: deleted ones are stepped over */
+            const char *uri = s->cur->uri;
+            while (from < to && fl_tier_deletes_has(&s->dels, uri, s->group_row0 + (int64_t)from))
+                from++;
+            for (size_t r = from + 1; r < to; r++)
+                if (fl_tier_deletes_has(&s->dels, uri, s->group_row0 + (int64_t)r)) to = r;
+            if (from == to) {
+                s->group_next = to;
+                continue;
+            }
+        }
         s->group_next = to;
         rc = fl_chunk_batch(s, from, to, out, &err);
     }
@@ -481,7 +514,11 @@ int fluss_lake_scanner_next(fluss_lake_scanner_t *s, fluss_record_batch_t **out,
 void fluss_lake_scanner_destroy(fluss_lake_scanner_t *s) {
     if (!s) return;
     if (s->pq) fl_file_close(s);
-    for (size_t i = 0; i < s->file_count; i++) fl_free(s->files[i].path);
+    for (size_t i = 0; i < s->file_count; i++) {
+        fl_free(s->files[i].path);
+        fl_free(s->files[i].uri);
+    }
+    fl_tier_deletes_free(&s->dels);
     fl_free(s->files);
     fl_cfilter_free(&s->filter);
     fl_free(s->present);

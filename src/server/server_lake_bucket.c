@@ -27,10 +27,18 @@
 #include "lake_parquet_meta.h"
 #include "server_node.h"
 #include "server_tablet.h"
+#include "common_fs.h"
+#include "common_uuid.h"
+#include "common_vfs.h"
+#include "server_lake_index.h"
+#include "tier_deletes.h"
+#include "tier_pk_key.h"
+#include "tier_pk_sync.h"
 #include "tier_writer.h"
 
 #define FL_LAKE_BUCKET_BYTES_MAX ((size_t)256 << 20)
 #define FL_LAKE_READ_BYTES ((size_t)8 << 20)
+#define FL_LAKE_FILE_BYTES_MAX ((size_t)1 << 31) /* a lake file read whole (index rebuild) */
 
 static const fl_schema_t *fl_lake_schema_of(void *ctx, int16_t schema_id) {
     const fl_hosted_table_t *t = ctx;
@@ -78,18 +86,18 @@ static int fl_lake_feed(fl_replica_t *r, fl_tier_writer_t *w, int64_t start, int
 }
 
 /* The answer's entry of one written file. */
-static void fl_lake_pb_file(const fl_tier_file_t *f, Fluss__PbLakeDataFile *pf,
+static void fl_lake_pb_file(const fl_ice_data_file_t *f, Fluss__PbLakeDataFile *pf,
                             Fluss__PbLakeColumnStats *cols, Fluss__PbLakeColumnStats **col_ptrs) {
     fluss__pb_lake_data_file__init(pf);
-    pf->file_path = (char *)f->file.file_path;
-    pf->record_count = f->file.record_count;
-    pf->file_size = f->file.file_size_bytes;
-    pf->n_columns = f->file.n_columns;
+    pf->file_path = (char *)f->file_path;
+    pf->record_count = f->record_count;
+    pf->file_size = f->file_size_bytes;
+    pf->n_columns = f->n_columns;
     pf->columns = col_ptrs;
-    pf->split_offsets = (int64_t *)f->file.split_offsets;
-    pf->n_split_offsets = f->file.n_split_offsets;
-    for (size_t i = 0; i < f->file.n_columns; i++) {
-        const fl_ice_column_stats_t *s = &f->file.columns[i];
+    pf->split_offsets = (int64_t *)f->split_offsets;
+    pf->n_split_offsets = f->n_split_offsets;
+    for (size_t i = 0; i < f->n_columns; i++) {
+        const fl_ice_column_stats_t *s = &f->columns[i];
         Fluss__PbLakeColumnStats *c = &cols[i];
         fluss__pb_lake_column_stats__init(c);
         c->field_id = s->field_id;
@@ -109,16 +117,18 @@ static void fl_lake_pb_file(const fl_tier_file_t *f, Fluss__PbLakeDataFile *pf,
     }
 }
 
-static void fl_lake_reply(fl_buf_t *out, int32_t rid, int64_t end, const fl_tier_writer_result_t *res) {
+static void fl_lake_reply(fl_buf_t *out, int32_t rid, int64_t end, const fl_tier_writer_result_t *res,
+                          const fl_ice_data_file_t *deletes) {
     size_t n = res ? res->n_files : 0, ncols = 0;
     for (size_t i = 0; i < n; i++) ncols += res->files[i].file.n_columns;
+    if (deletes) ncols += deletes->n_columns;
     Fluss__PbLakeDataFile *files = fl_calloc(n + 1, sizeof(*files));
     Fluss__PbLakeDataFile **file_ptrs = fl_calloc(n + 1, sizeof(*file_ptrs));
     Fluss__PbLakeColumnStats *cols = fl_calloc(ncols + 1, sizeof(*cols));
     Fluss__PbLakeColumnStats **col_ptrs = fl_calloc(ncols + 1, sizeof(*col_ptrs));
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
-        fl_lake_pb_file(&res->files[i], &files[i], cols + at, col_ptrs + at);
+        fl_lake_pb_file(&res->files[i].file, &files[i], cols + at, col_ptrs + at);
         at += res->files[i].file.n_columns;
         file_ptrs[i] = &files[i];
     }
@@ -126,6 +136,13 @@ static void fl_lake_reply(fl_buf_t *out, int32_t rid, int64_t end, const fl_tier
     resp.end_offset = end;
     resp.n_data_files = n;
     resp.data_files = file_ptrs;
+    Fluss__PbLakeDataFile del;
+    Fluss__PbLakeDataFile *del_ptr = &del;
+    if (deletes) {
+        fl_lake_pb_file(deletes, &del, cols + at, col_ptrs + at);
+        resp.n_delete_files = 1;
+        resp.delete_files = &del_ptr;
+    }
     fl_server_reply(out, rid, &resp.base);
     fl_free(col_ptrs);
     fl_free(cols);
@@ -168,6 +185,103 @@ static int fl_lake_writer_options(const Fluss__TierLakeBucketRequest *req,
     return 0;
 }
 
+/* ---- primary-key tables: position deletes through the lake index ---- */
+
+typedef struct fl_lake_pk {
+    const fl_schema_t *schema; /* the rows' layout: the current schema */
+    fl_pk_index_t *x;
+    fl_buf_t key;
+} fl_lake_pk_t;
+
+/* The change hook: +A/+I/+U write the row (deleting the key's live one),
+ * -U/-D delete the live one and write nothing. */
+static int fl_lake_pk_change(void *ctx, const fl_tier_record_t *rec, fl_tier_row_action_t *action,
+                             fl_error_t *err) {
+    fl_lake_pk_t *c = ctx;
+    int rc = fl_tier_pk_key_of_row(c->schema, rec->row, &c->key, err);
+    if (rc) {
+        fl_err_prefix(err, "the record at offset %lld: ", (long long)rec->offset);
+        return rc;
+    }
+    switch (rec->change_type) {
+    case FL_CHANGE_APPEND_ONLY:
+    case FL_CHANGE_INSERT:
+    case FL_CHANGE_UPDATE_AFTER:
+        fl_pk_index_round_put(c->x, c->key.data, c->key.len, rec->file, rec->position);
+        *action = FL_TIER_ROW_WRITE;
+        break;
+    default:
+        fl_pk_index_round_remove(c->x, c->key.data, c->key.len);
+        *action = FL_TIER_ROW_SKIP;
+        break;
+    }
+    return 0;
+}
+
+/* Brings the bucket's index to the round's base snapshot (tier_pk_sync.h). */
+static int fl_lake_pk_sync(const Fluss__TierLakeBucketRequest *req, const fl_schema_t *s,
+                           fl_pk_index_t *x, const char *what, fl_error_t *err) {
+    if (!req->table_dir)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "a primary-key table's tiering call names no lake table directory");
+    int32_t *keys = fl_calloc(s->primary_key.count + 1, sizeof(int32_t));
+    for (size_t k = 0; k < s->primary_key.count; k++) {
+        int col = fl_schema_column_index(s, s->primary_key.items[k]);
+        keys[k] = col >= 0 ? req->field_ids[col] : -1;
+    }
+    fl_tier_pk_bucket_t b = {
+        .table_dir = req->table_dir,
+        .snapshot_id = req->has_base_snapshot_id ? req->base_snapshot_id : FL_ICE_NONE,
+        .start = req->start_offset,
+        .partition_values = (const char *const *)req->partition_values,
+        .n_values = req->n_partition_values,
+        .bucket = req->bucket_id,
+        .key_field_ids = keys,
+        .n_keys = s->primary_key.count,
+        .max_file_bytes = FL_LAKE_FILE_BYTES_MAX,
+    };
+    fl_tier_pk_sync_how_t how;
+    int rc = fl_tier_pk_sync(x, &b, &how, err);
+    if (!rc && how == FL_TIER_PK_REBUILT && b.snapshot_id != FL_ICE_NONE)
+        FL_INFO("lake tiering: %s: index rebuilt from snapshot %lld: %zu live keys at offset %lld",
+                what, (long long)b.snapshot_id, fl_pk_index_live(x), (long long)b.start);
+    fl_free(keys);
+    return rc;
+}
+
+/* After the writer finished: seals the round and writes its position
+ * deletes, if any, into *dels (path set once written). */
+static int fl_lake_pk_seal(const Fluss__TierLakeBucketRequest *req, fl_pk_index_t *x, int64_t end,
+                           const fl_tier_writer_result_t *res, fl_tier_delete_file_t *df,
+                           bool *has_df, fl_error_t *err) {
+    *has_df = false;
+    const char **paths = fl_calloc(res->n_files + 1, sizeof(char *));
+    for (size_t i = 0; i < res->n_files; i++) paths[i] = res->files[i].file.file_path;
+    const fl_pk_delete_t *dels = NULL;
+    size_t n_dels = 0;
+    int rc = fl_pk_index_round_seal(x, paths, res->n_files, end, res->n_files ? paths[0] : NULL,
+                                    &dels, &n_dels, err);
+    fl_free(paths);
+    if (rc || !n_dels) return rc;
+    char uuid[FL_UUID_TEXT_LEN + 1], path[8192];
+    fl_uuid_random(uuid);
+    int n = snprintf(path, sizeof(path), "%s/%s-%d-deletes-%s.parquet", req->data_dir,
+                     req->file_prefix, req->bucket_id, uuid);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "the delete file's path is too long");
+    int32_t codec = req->compression && strcasecmp(req->compression, "uncompressed") == 0
+                        ? FL_PQ_CODEC_UNCOMPRESSED
+                        : FL_PQ_CODEC_ZSTD;
+    if ((rc = fl_tier_deletes_write(path, dels, n_dels, codec, df, err))) {
+        fl_vfs_unlink(path);
+        return rc;
+    }
+    *has_df = true;
+    if ((rc = fl_fs_fsync_dir(req->data_dir, err))) return rc;
+    if (!res->n_files) fl_pk_index_round_set_witness(x, df->uri);
+    return 0;
+}
+
 FL_API_HANDLER(fl_api_tier_lake_bucket) {
     const Fluss__TierLakeBucketRequest *req = (const Fluss__TierLakeBucketRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
@@ -178,19 +292,44 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
     fl_hosted_table_t *t = fl_tablet_catalog_table(ts->catalog, req->table_id);
     fl_replica_t *r = NULL;
     fl_tier_writer_t *w = NULL;
+    fl_lake_pk_t pk = {0};
+    fl_tier_delete_file_t df;
+    bool has_df = false;
+    fl_buf_init(&pk.key);
+    char what[512] = "";
     int rc = fl_tablet_server_replica(ts, req->table_id, t, req->has_partition_id,
                                       req->partition_id, req->bucket_id, &r, err);
     if (rc) goto done;
-    if (t->has_primary_key) {
-        rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                        "primary-key table %s.%s: its lake tiering (position deletes) is not "
-                        "built yet",
-                        t->database, t->name);
-        goto done;
-    }
+    snprintf(what, sizeof(what), "%s.%s bucket %d (partition %lld)", t->database, t->name,
+             req->bucket_id, req->has_partition_id ? (long long)req->partition_id : -1LL);
     fl_tier_writer_options_t o;
     if ((rc = fl_lake_writer_options(req, t, &o, err))) goto done;
     int64_t start = req->start_offset, earliest = fl_replica_log_start(r);
+    if (t->has_primary_key) {
+        /* a changelog that expired before it was tiered is a lake that
+         * lacks rows: refused, not skipped */
+        if (start < fl_replica_earliest(r)) {
+            rc = fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
+                            "the changelog of %s below offset %lld is gone, and the lake has "
+                            "it only to %lld (a lake bootstrapped from a KV snapshot is not "
+                            "built yet)",
+                            what, (long long)fl_replica_earliest(r), (long long)start);
+            goto done;
+        }
+        pk.x = fl_lake_indexes_take(ts->lake_indexes, req->table_id,
+                                    req->has_partition_id ? req->partition_id : -1, req->bucket_id,
+                                    atomic_load(&r->lead_epoch));
+        if (!pk.x) {
+            rc = fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
+                            "a lake tiering round of %s is running already", what);
+            goto done;
+        }
+        if ((rc = fl_lake_pk_sync(req, o.schema, pk.x, what, err))) goto done;
+        fl_pk_index_round_begin(pk.x);
+        pk.schema = o.schema;
+        o.on_change = fl_lake_pk_change;
+        o.change_ctx = &pk;
+    }
     if (start < fl_replica_earliest(r)) start = fl_replica_earliest(r); /* expired: gone */
     if (start < earliest) {
         rc = fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
@@ -204,13 +343,19 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
     const fl_tier_writer_result_t *res = NULL;
     rc = fl_lake_feed(r, w, start, &end, err);
     if (!rc) rc = fl_tier_writer_finish(w, &res, err);
+    if (!rc && pk.x) rc = fl_lake_pk_seal(req, pk.x, end, res, &df, &has_df, err);
     if (rc) {
         fl_tier_writer_abort(w);
         w = NULL;
         goto done;
     }
-    fl_lake_reply(out, ctx->request_id, end, res);
+    fl_lake_reply(out, ctx->request_id, end, res, has_df ? &df.file : NULL);
 done:
+    if (rc && has_df) fl_vfs_unlink(df.path);
+    if (has_df) fl_tier_delete_file_free(&df);
+    if (rc && pk.x) fl_pk_index_round_begin(pk.x); /* drops the failed round */
+    if (pk.x) fl_lake_indexes_give(ts->lake_indexes, pk.x);
+    fl_buf_free(&pk.key);
     if (w) fl_tier_writer_close(w);
     fl_replica_unref(r);
     fl_hosted_table_unref(t);

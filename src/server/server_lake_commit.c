@@ -212,17 +212,27 @@ typedef struct fl_lake_commit {
     const fl_ice_partition_spec_t *spec;
     int64_t snapshot_id, sequence;
     char uuid[FL_UUID_TEXT_LEN + 1];
-    char offsets_path[4600], manifest_path[4600], list_path[4600], merged_path[4600];
-    bool wrote_offsets, wrote_manifest, wrote_list, wrote_merged;
-    int64_t added_records, added_bytes;
+    /* the round's manifests: [0] data, [1] deletes; merged ones likewise */
+    char offsets_path[4600], manifest_path[2][4600], list_path[4600], merged_path[2][4600];
+    bool wrote_offsets, wrote_manifest[2], wrote_list, wrote_merged[2];
+    int64_t added_records, added_bytes, added_deletes;
+    size_t added_data_files, added_delete_files;
     size_t changed_partitions;
 } fl_lake_commit_t;
 
 static void fl_lake_commit_cleanup(fl_lake_commit_t *c) {
     if (c->wrote_offsets) fl_vfs_unlink(c->offsets_path);
-    if (c->wrote_manifest) fl_vfs_unlink(c->manifest_path);
     if (c->wrote_list) fl_vfs_unlink(c->list_path);
-    if (c->wrote_merged) fl_vfs_unlink(c->merged_path);
+    for (int k = 0; k < 2; k++) {
+        if (c->wrote_manifest[k]) fl_vfs_unlink(c->manifest_path[k]);
+        if (c->wrote_merged[k]) fl_vfs_unlink(c->merged_path[k]);
+    }
+}
+
+static void fl_lake_commit_keep(fl_lake_commit_t *c) {
+    c->wrote_offsets = c->wrote_list = false;
+    memset(c->wrote_manifest, 0, sizeof(c->wrote_manifest));
+    memset(c->wrote_merged, 0, sizeof(c->wrote_merged));
 }
 
 /* The partition value of spec field f for a file. */
@@ -261,12 +271,12 @@ static int fl_lake_entry(fl_lake_commit_t *c, const fl_lake_new_file_t *nf,
     e->status = FL_ICE_ADDED;
     e->snapshot_id = e->sequence_number = e->file_sequence_number = FL_ICE_NONE;
     fl_ice_data_file_t *d = &e->file;
-    d->content = FL_ICE_DATA;
+    d->content = nf->deletes ? FL_ICE_POSITION_DELETES : FL_ICE_DATA;
     d->file_path = f->file_path;
     d->file_format = "PARQUET";
     d->record_count = f->record_count;
     d->file_size_bytes = f->file_size;
-    d->sort_order_id = c->base->default_sort_order_id;
+    d->sort_order_id = nf->deletes ? FL_ICE_NO_ORDER : c->base->default_sort_order_id;
     fl_ice_value_t *pv = fl_avro_arena_try_alloc(a, (c->spec->n_fields + 1) * sizeof(*pv));
     fl_ice_column_stats_t *cs =
         fl_avro_arena_try_alloc(a, (f->n_columns + 1) * sizeof(*cs));
@@ -296,14 +306,21 @@ static int fl_lake_entry(fl_lake_commit_t *c, const fl_lake_new_file_t *nf,
     d->n_columns = f->n_columns;
     d->split_offsets = f->split_offsets;
     d->n_split_offsets = f->n_split_offsets;
-    c->added_records += f->record_count;
+    if (nf->deletes) {
+        c->added_deletes += f->record_count;
+        c->added_delete_files++;
+    } else {
+        c->added_records += f->record_count;
+        c->added_data_files++;
+    }
     c->added_bytes += f->file_size;
     return 0;
 }
 
-/* Writes entries as a data manifest of the round's snapshot at path
- * (*wrote set first: a failed write leaves a file to remove). */
-static int fl_lake_write_entries(const fl_lake_commit_t *c, const char *path,
+/* Writes entries as a data (deletes: delete) manifest of the round's
+ * snapshot at path (*wrote set first: a failed write leaves a file to
+ * remove). */
+static int fl_lake_write_entries(const fl_lake_commit_t *c, const char *path, bool deletes,
                                  const fl_ice_manifest_entry_t *entries, size_t n, bool *wrote,
                                  fl_ice_manifest_summary_t *sum, fl_error_t *err) {
     fl_buf_t schema_json;
@@ -311,7 +328,8 @@ static int fl_lake_write_entries(const fl_lake_commit_t *c, const char *path,
     int rc = fl_ice_schema_encode(c->schema, &schema_json, err);
     if (!rc) {
         fl_buf_put_u8(&schema_json, 0);
-        fl_ice_manifest_t m = {FL_ICE_MANIFEST_DATA, (const char *)schema_json.data,
+        fl_ice_manifest_t m = {deletes ? FL_ICE_MANIFEST_DELETES : FL_ICE_MANIFEST_DATA,
+                               (const char *)schema_json.data,
                                c->schema->schema_id, *c->spec, c->snapshot_id, entries, n};
         *wrote = true;
         rc = fl_ice_manifest_write(path, &m, sum, err);
@@ -320,43 +338,60 @@ static int fl_lake_write_entries(const fl_lake_commit_t *c, const char *path,
     return rc;
 }
 
+/* The round's manifest of its data files (deletes: of its delete files),
+ * when it has any; *has says whether one was written. */
 static int fl_lake_write_manifest(fl_lake_commit_t *c, const fl_strlist_t *keys,
-                                  const fl_lake_new_file_t *files, size_t n,
-                                  fl_ice_manifest_summary_t *sum, fl_error_t *err) {
+                                  const fl_lake_new_file_t *files, size_t n, bool deletes,
+                                  fl_ice_manifest_summary_t *sum, bool *has, fl_error_t *err) {
     fl_avro_arena_t a;
     fl_avro_arena_init(&a);
-    fl_ice_manifest_entry_t *entries = fl_calloc(n, sizeof(*entries));
+    fl_ice_manifest_entry_t *entries = fl_calloc(n + 1, sizeof(*entries));
+    size_t k = 0;
     int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) rc = fl_lake_entry(c, &files[i], keys, &a, &entries[i], err);
-    if (!rc)
-        rc = fl_lake_write_entries(c, c->manifest_path, entries, n, &c->wrote_manifest, sum, err);
-    /* partitions touched: distinct partition values, (partition, bucket) */
-    for (size_t i = 0; i < n && !rc; i++) {
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = files[k].partition_id == files[i].partition_id &&
-                   files[k].bucket == files[i].bucket;
-        if (!seen) c->changed_partitions++;
-    }
+    for (size_t i = 0; i < n && !rc; i++)
+        if (files[i].deletes == deletes) rc = fl_lake_entry(c, &files[i], keys, &a, &entries[k++], err);
+    *has = k > 0;
+    if (!rc && k)
+        rc = fl_lake_write_entries(c, c->manifest_path[deletes], deletes, entries, k,
+                                   &c->wrote_manifest[deletes], sum, err);
     fl_free(entries);
     fl_avro_arena_reset(&a);
     return rc;
 }
 
-/* Rewrites the live entries of the old data manifests as EXISTING entries
- * of one manifest at c->merged_path (their snapshot ids and sequence
- * numbers made explicit: inherited ones from the list entry that named
- * the manifest), for the list that replaces them with it. Delete
- * manifests (none yet) would stay as they are. */
+/* Partitions touched: distinct (partition, bucket) among the files. */
+static size_t fl_lake_changed_partitions(const fl_lake_new_file_t *files, size_t n) {
+    size_t changed = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = files[k].partition_id == files[i].partition_id &&
+                   files[k].bucket == files[i].bucket;
+        if (!seen) changed++;
+    }
+    return changed;
+}
+
+/* Rewrites the live entries of the old manifests of one content (deletes:
+ * the delete manifests) as EXISTING entries of one manifest (their
+ * snapshot ids and sequence numbers made explicit: inherited ones from
+ * the list entry that named the manifest; a delete's sequence number says
+ * which data it applies to), for the list that replaces them with it.
+ * *has: false when there were none of that content. */
 static int fl_lake_merge_manifests(fl_lake_commit_t *c, const fl_ice_manifest_list_t *old,
-                                   fl_ice_manifest_summary_t *merged, fl_error_t *err) {
+                                   bool deletes, fl_ice_manifest_summary_t *merged, bool *has,
+                                   fl_error_t *err) {
     size_t cap = 64, n = 0;
     fl_ice_manifest_entry_t *entries = fl_calloc(cap, sizeof(*entries));
     fl_ice_manifest_read_t *reads = fl_calloc(old->n_manifests + 1, sizeof(*reads));
     for (size_t i = 0; i < old->n_manifests; i++) fl_ice_manifest_read_init(&reads[i]);
+    fl_ice_manifest_content_t want = deletes ? FL_ICE_MANIFEST_DELETES : FL_ICE_MANIFEST_DATA;
     int rc = 0;
+    *has = false;
     for (size_t i = 0; i < old->n_manifests && !rc; i++) {
         const fl_ice_manifest_file_t *mf = &old->manifests[i];
+        if (mf->content != want) continue;
+        *has = true;
         if ((rc = fl_ice_manifest_read(fl_lake_uri_path(mf->manifest_path), &reads[i], err)))
             break;
         const fl_ice_manifest_t *m = &reads[i].manifest;
@@ -372,44 +407,53 @@ static int fl_lake_merge_manifests(fl_lake_commit_t *c, const fl_ice_manifest_li
             entries[n++] = x;
         }
     }
-    if (!rc)
-        rc = fl_lake_write_entries(c, c->merged_path, entries, n, &c->wrote_merged, merged, err);
+    if (!rc && *has)
+        rc = fl_lake_write_entries(c, c->merged_path[deletes], deletes, entries, n,
+                                   &c->wrote_merged[deletes], merged, err);
     for (size_t i = 0; i < old->n_manifests; i++) fl_ice_manifest_read_reset(&reads[i]);
     fl_free(reads);
     fl_free(entries);
     return rc;
 }
 
-/* The manifest list: the base snapshot's manifests (merged into one once
- * there are FL_LAKE_MANIFESTS_MAX of them: a reader opens every manifest
- * of a snapshot), then the new one. */
-static int fl_lake_write_list(fl_lake_commit_t *c, const fl_ice_manifest_summary_t *sum,
-                              bool has_new, fl_error_t *err) {
+/* The manifest list: the base snapshot's manifests (once there would be
+ * more than FL_LAKE_MANIFESTS_MAX, its data manifests merged into one and
+ * its delete manifests into another: a reader opens every manifest of a
+ * snapshot), then the round's data and delete manifests. */
+static int fl_lake_write_list(fl_lake_commit_t *c, const fl_ice_manifest_summary_t sum[2],
+                              const bool has_new[2], fl_error_t *err) {
     const fl_ice_snapshot_t *prev = fl_ice_meta_snapshot(c->base, c->base->current_snapshot_id);
     fl_ice_manifest_list_read_t old;
     fl_ice_manifest_list_read_init(&old);
-    fl_ice_manifest_summary_t merged;
-    fl_ice_manifest_summary_init(&merged);
+    fl_ice_manifest_summary_t merged[2];
+    fl_ice_manifest_summary_init(&merged[0]);
+    fl_ice_manifest_summary_init(&merged[1]);
+    bool has_merged[2] = {false, false};
     int rc = 0;
     if (prev) rc = fl_ice_manifest_list_read(fl_lake_uri_path(prev->manifest_list), &old, err);
     size_t n_old = prev && !rc ? old.list.n_manifests : 0;
-    char merged_uri[4700];
-    bool merge = n_old + (has_new ? 1 : 0) > FL_LAKE_MANIFESTS_MAX;
-    if (!rc && merge) {
-        if ((rc = fl_lake_merge_manifests(c, &old.list, &merged, err))) goto done;
-        snprintf(merged_uri, sizeof(merged_uri), "file://%s", c->merged_path);
-        merged.file.manifest_path = merged_uri;
+    char merged_uri[2][4700], uri[2][4700];
+    bool merge = n_old + has_new[0] + has_new[1] > FL_LAKE_MANIFESTS_MAX;
+    for (int k = 0; k < 2 && !rc && merge; k++) {
+        rc = fl_lake_merge_manifests(c, &old.list, k == 1, &merged[k], &has_merged[k], err);
+        snprintf(merged_uri[k], sizeof(merged_uri[k]), "file://%s", c->merged_path[k]);
+        merged[k].file.manifest_path = merged_uri[k];
     }
     if (rc) goto done;
-    fl_ice_manifest_file_t *all = fl_calloc(n_old + 2, sizeof(*all));
+    fl_ice_manifest_file_t *all = fl_calloc(n_old + 5, sizeof(*all));
     size_t n = 0;
-    if (merge) all[n++] = merged.file;
-    else if (n_old) memcpy(all, old.list.manifests, n_old * sizeof(*all)), n = n_old;
-    char uri[4700];
-    if (has_new) {
-        all[n] = sum->file;
-        snprintf(uri, sizeof(uri), "file://%s", c->manifest_path);
-        all[n++].manifest_path = uri;
+    if (merge) {
+        for (int k = 0; k < 2; k++)
+            if (has_merged[k]) all[n++] = merged[k].file;
+    } else if (n_old) {
+        memcpy(all, old.list.manifests, n_old * sizeof(*all));
+        n = n_old;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!has_new[k]) continue;
+        all[n] = sum[k].file;
+        snprintf(uri[k], sizeof(uri[k]), "file://%s", c->manifest_path[k]);
+        all[n++].manifest_path = uri[k];
     }
     fl_ice_manifest_list_t l = {c->snapshot_id, prev ? prev->snapshot_id : FL_ICE_NONE,
                                 c->sequence, all, n};
@@ -417,7 +461,8 @@ static int fl_lake_write_list(fl_lake_commit_t *c, const fl_ice_manifest_summary
     rc = fl_ice_manifest_list_write(c->list_path, &l, NULL, err);
     fl_free(all);
 done:
-    fl_ice_manifest_summary_reset(&merged);
+    fl_ice_manifest_summary_reset(&merged[0]);
+    fl_ice_manifest_summary_reset(&merged[1]);
     fl_ice_manifest_list_read_reset(&old);
     return rc;
 }
@@ -428,8 +473,8 @@ static int64_t fl_lake_total(const fl_ice_snapshot_t *prev, const char *key) {
 }
 
 /* The new snapshot's summary (Appendix F) into props/texts. */
-static size_t fl_lake_snapshot_summary(const fl_lake_commit_t *c, size_t n_files,
-                                       fl_ice_prop_t *p, char (*t)[4800]) {
+static size_t fl_lake_snapshot_summary(const fl_lake_commit_t *c, fl_ice_prop_t *p,
+                                       char (*t)[4800]) {
     const fl_ice_snapshot_t *prev = fl_ice_meta_snapshot(c->base, c->base->current_snapshot_id);
     size_t n = 0;
 #define FL_SUM_TEXT(k, ...)                                      \
@@ -438,28 +483,36 @@ static size_t fl_lake_snapshot_summary(const fl_lake_commit_t *c, size_t n_files
         p[n] = (fl_ice_prop_t){k, t[n]};                         \
         n++;                                                     \
     } while (0)
-    FL_SUM_TEXT("operation", "append");
+    /* a round that deletes rows replaces them: overwrite, as Iceberg's
+     * row-delta commits with deletes say */
+    FL_SUM_TEXT("operation", c->added_delete_files ? "overwrite" : "append");
     FL_SUM_TEXT("commit-user", FL_LAKE_COMMIT_USER);
     FL_SUM_TEXT("fluss-offsets", "file://%s", c->offsets_path);
-    FL_SUM_TEXT("added-data-files", "%zu", n_files);
+    FL_SUM_TEXT("added-data-files", "%zu", c->added_data_files);
     FL_SUM_TEXT("added-records", "%" PRId64, c->added_records);
+    if (c->added_delete_files) {
+        FL_SUM_TEXT("added-delete-files", "%zu", c->added_delete_files);
+        FL_SUM_TEXT("added-position-delete-files", "%zu", c->added_delete_files);
+        FL_SUM_TEXT("added-position-deletes", "%" PRId64, c->added_deletes);
+    }
     FL_SUM_TEXT("added-files-size", "%" PRId64, c->added_bytes);
     FL_SUM_TEXT("changed-partition-count", "%zu", c->changed_partitions);
     FL_SUM_TEXT("total-records", "%" PRId64, fl_lake_total(prev, "total-records") + c->added_records);
     FL_SUM_TEXT("total-files-size", "%" PRId64,
                 fl_lake_total(prev, "total-files-size") + c->added_bytes);
     FL_SUM_TEXT("total-data-files", "%" PRId64,
-                fl_lake_total(prev, "total-data-files") + (int64_t)n_files);
-    FL_SUM_TEXT("total-delete-files", "%" PRId64, fl_lake_total(prev, "total-delete-files"));
+                fl_lake_total(prev, "total-data-files") + (int64_t)c->added_data_files);
+    FL_SUM_TEXT("total-delete-files", "%" PRId64,
+                fl_lake_total(prev, "total-delete-files") + (int64_t)c->added_delete_files);
     FL_SUM_TEXT("total-position-deletes", "%" PRId64,
-                fl_lake_total(prev, "total-position-deletes"));
+                fl_lake_total(prev, "total-position-deletes") + c->added_deletes);
     FL_SUM_TEXT("total-equality-deletes", "%" PRId64,
                 fl_lake_total(prev, "total-equality-deletes"));
 #undef FL_SUM_TEXT
     return n;
 }
 
-#define FL_LAKE_SUMMARY_KEYS 13
+#define FL_LAKE_SUMMARY_KEYS 16
 
 int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64_t table_id,
                          const fl_strlist_t *partition_keys, const fl_lake_new_file_t *files,
@@ -471,8 +524,9 @@ int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64
     c->base = base;
     c->schema = fl_ice_meta_schema(base, base->current_schema_id);
     c->spec = fl_ice_meta_spec(base, base->default_spec_id);
-    fl_ice_manifest_summary_t sum;
-    fl_ice_manifest_summary_init(&sum);
+    fl_ice_manifest_summary_t sum[2];
+    fl_ice_manifest_summary_init(&sum[0]);
+    fl_ice_manifest_summary_init(&sum[1]);
     fl_ice_meta_read_t next;
     fl_ice_meta_read_init(&next);
     char *offsets_json = NULL;
@@ -493,24 +547,34 @@ int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64
     fl_uuid_random(c->uuid);
     snprintf(c->offsets_path, sizeof(c->offsets_path), "%s/metadata/%05" PRId64 "-%s.fluss-offsets.json",
              dir, c->sequence, c->uuid);
-    snprintf(c->manifest_path, sizeof(c->manifest_path), "%s/metadata/%s-m0.avro", dir, c->uuid);
+    snprintf(c->manifest_path[0], sizeof(c->manifest_path[0]), "%s/metadata/%s-m0.avro", dir,
+             c->uuid);
+    snprintf(c->manifest_path[1], sizeof(c->manifest_path[1]), "%s/metadata/%s-m2.avro", dir,
+             c->uuid);
     snprintf(c->list_path, sizeof(c->list_path), "%s/metadata/snap-%" PRId64 "-1-%s.avro", dir,
              c->snapshot_id, c->uuid);
-    snprintf(c->merged_path, sizeof(c->merged_path), "%s/metadata/%s-m1.avro", dir, c->uuid);
+    snprintf(c->merged_path[0], sizeof(c->merged_path[0]), "%s/metadata/%s-m1.avro", dir,
+             c->uuid);
+    snprintf(c->merged_path[1], sizeof(c->merged_path[1]), "%s/metadata/%s-m3.avro", dir,
+             c->uuid);
 
     offsets_json = fl_lake_offsets_encode(offsets, table_id, partition_keys->count > 0);
     c->wrote_offsets = true;
     if ((rc = fl_fs_write_atomic(c->offsets_path, offsets_json, strlen(offsets_json), err)))
         goto done;
     fl_lake_kill_point("offsets");
-    if (n && (rc = fl_lake_write_manifest(c, partition_keys, files, n, &sum, err))) goto done;
+    bool has_new[2] = {false, false};
+    for (int k = 0; k < 2 && !rc; k++)
+        rc = fl_lake_write_manifest(c, partition_keys, files, n, k == 1, &sum[k], &has_new[k], err);
+    if (rc) goto done;
+    c->changed_partitions = fl_lake_changed_partitions(files, n);
     fl_lake_kill_point("manifest");
-    if ((rc = fl_lake_write_list(c, &sum, n > 0, err))) goto done;
+    if ((rc = fl_lake_write_list(c, sum, has_new, err))) goto done;
     fl_lake_kill_point("list");
 
     props = fl_calloc(FL_LAKE_SUMMARY_KEYS, sizeof(*props));
     texts = fl_calloc(FL_LAKE_SUMMARY_KEYS, sizeof(*texts));
-    size_t ns = fl_lake_snapshot_summary(c, n, props, texts);
+    size_t ns = fl_lake_snapshot_summary(c, props, texts);
     char list_uri[4700];
     snprintf(list_uri, sizeof(list_uri), "file://%s", c->list_path);
     fl_ice_snapshot_t s = {c->snapshot_id,
@@ -526,10 +590,10 @@ int fl_lake_commit_round(const char *dir, const fl_ice_table_head_t *head, int64
     rc = fl_ice_table_commit_info(dir, head->version, &next.meta, &info, err);
     if (rc && info.visible) {
         /* linked, not known durable: its files stay (readers may read them) */
-        c->wrote_offsets = c->wrote_manifest = c->wrote_list = c->wrote_merged = false;
+        fl_lake_commit_keep(c);
     }
     if (!rc) {
-        c->wrote_offsets = c->wrote_manifest = c->wrote_list = c->wrote_merged = false;
+        fl_lake_commit_keep(c);
         if (result) *result = (fl_lake_round_result_t){info.version, c->snapshot_id, c->added_records};
     }
 done:
@@ -538,7 +602,8 @@ done:
     fl_free(props);
     fl_free(texts);
     fl_ice_meta_read_reset(&next);
-    fl_ice_manifest_summary_reset(&sum);
+    fl_ice_manifest_summary_reset(&sum[0]);
+    fl_ice_manifest_summary_reset(&sum[1]);
     fl_free(c);
     return rc;
 }

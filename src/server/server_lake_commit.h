@@ -79,12 +79,14 @@ int fl_lake_head_offsets(const fl_ice_table_head_t *h, int64_t table_id, fl_lake
 int fl_lake_snapshot_offsets(const fl_ice_snapshot_t *s, int64_t table_id,
                              fl_lake_offsets_t *out, bool *tiered, fl_error_t *err);
 
-/* A data file a leader wrote, and where it belongs. */
+/* A data file a leader wrote, or a position-delete file (deletes: a
+ * primary-key bucket's), and where it belongs. */
 typedef struct fl_lake_new_file {
     const Fluss__PbLakeDataFile *file;
     int32_t bucket;
     int64_t partition_id; /* -1: none */
     const char *const *partition_values; /* one per partition key */
+    bool deletes;
 } fl_lake_new_file_t;
 
 typedef struct fl_lake_round_result {

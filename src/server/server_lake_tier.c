@@ -194,9 +194,9 @@ typedef struct fl_tier_ask_bucket {
 } fl_tier_ask_bucket_t;
 
 static int fl_tier_prepare(fl_lake_tierer_t *t, const char *dir, const fl_tier_round_t *r,
-                           const fl_tier_bucket_t *tb, int64_t start, const char *prefix,
-                           int32_t *ids, size_t n_ids, const char *codec, fl_tier_ask_bucket_t *a,
-                           fl_error_t *err) {
+                           const fl_tier_bucket_t *tb, int64_t start, int64_t base_snapshot_id,
+                           const char *prefix, int32_t *ids, size_t n_ids, const char *codec,
+                           fl_tier_ask_bucket_t *a, fl_error_t *err) {
     fl_tier_data_dir(dir, r, tb, a->data_dir, sizeof(a->data_dir));
     if (fl_fs_mkdirs(a->data_dir, err)) return err->code;
     Fluss__TierLakeBucketRequest *req = &a->req;
@@ -214,6 +214,14 @@ static int fl_tier_prepare(fl_lake_tierer_t *t, const char *dir, const fl_tier_r
     req->compression = (char *)codec;
     req->field_ids = ids;
     req->n_field_ids = n_ids;
+    if (r->desc.schema.has_primary_key) {
+        /* the leader's lake index follows the snapshot the round builds on */
+        req->table_dir = (char *)dir;
+        req->has_base_snapshot_id = base_snapshot_id != FL_ICE_NONE;
+        req->base_snapshot_id = base_snapshot_id;
+        req->partition_values = tb->values.items;
+        req->n_partition_values = tb->values.count;
+    }
     a->to = (fl_push_send_ctx_t){t->cs->push, tb->leader};
     return 0;
 }
@@ -222,8 +230,9 @@ static int fl_tier_prepare(fl_lake_tierer_t *t, const char *dir, const fl_tier_r
  * its tablet server's pool); tb->resp for each that answered. Returns how
  * many did not (a leader that died mid-write may have left files). */
 static size_t fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_round_t *r,
-                                const fl_lake_offsets_t *offs, const char *prefix, int32_t *ids,
-                                size_t n_ids, const char *codec) {
+                                const fl_lake_offsets_t *offs, int64_t base_snapshot_id,
+                                const char *prefix, int32_t *ids, size_t n_ids,
+                                const char *codec) {
     fl_tier_ask_bucket_t *asks = fl_calloc(r->n ? r->n : 1, sizeof(*asks));
     fl_server_call_t *calls = fl_calloc(r->n ? r->n : 1, sizeof(*calls));
     size_t *which = fl_calloc(r->n ? r->n : 1, sizeof(*which));
@@ -233,8 +242,9 @@ static size_t fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_
         int64_t start = fl_lake_offsets_get(offs, tb->partition_id, tb->bucket);
         fl_error_t e;
         fl_err_clear(&e);
-        if (tb->leader < 0 || fl_tier_prepare(t, dir, r, tb, start < 0 ? 0 : start, prefix, ids,
-                                              n_ids, codec, &asks[n], &e)) {
+        if (tb->leader < 0 || fl_tier_prepare(t, dir, r, tb, start < 0 ? 0 : start,
+                                              base_snapshot_id, prefix, ids, n_ids, codec,
+                                              &asks[n], &e)) {
             FL_WARN("lake tiering: %s.%s bucket %d (partition %" PRId64 "): %s", r->db, r->name,
                     tb->bucket, tb->partition_id, tb->leader < 0 ? "no leader" : e.msg);
             continue;
@@ -266,10 +276,10 @@ static size_t fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_
 static void fl_tier_remove_files(const fl_tier_round_t *r) {
     for (size_t i = 0; i < r->n; i++) {
         const Fluss__TierLakeBucketResponse *resp = r->buckets[i].resp;
-        for (size_t k = 0; resp && k < resp->n_data_files; k++) {
-            const char *p = resp->data_files[k]->file_path;
-            fl_vfs_unlink(fl_lake_uri_path(p));
-        }
+        for (size_t k = 0; resp && k < resp->n_data_files; k++)
+            fl_vfs_unlink(fl_lake_uri_path(resp->data_files[k]->file_path));
+        for (size_t k = 0; resp && k < resp->n_delete_files; k++)
+            fl_vfs_unlink(fl_lake_uri_path(resp->delete_files[k]->file_path));
     }
 }
 
@@ -384,7 +394,8 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
     const char *codec = fl_tier_codec(&h.meta.meta);
     /* a bucket that failed is tiered by the next round, which first
      * sweeps what its leader may have left */
-    if (fl_tier_ask_leaders(t, dir, r, &offs, prefix, ids, n_ids, codec))
+    if (fl_tier_ask_leaders(t, dir, r, &offs, h.meta.meta.current_snapshot_id, prefix, ids, n_ids,
+                            codec))
         fl_tier_due_of(t, r->table_id, fl_time_mono_ms())->clean = false;
     bool moved = false;
     for (size_t i = 0; i < r->n; i++) {
@@ -393,14 +404,16 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
         int64_t start = fl_lake_offsets_get(&offs, tb->partition_id, tb->bucket);
         if (tb->resp->end_offset != start) moved = true;
         fl_lake_offsets_set(&offs, tb->partition_id, tb->bucket, tb->resp->end_offset);
-        for (size_t k = 0; k < tb->resp->n_data_files; k++) {
+        size_t nd = tb->resp->n_data_files, nx = tb->resp->n_delete_files;
+        for (size_t k = 0; k < nd + nx; k++) {
             if (n_files == cap_files) {
                 cap_files = cap_files ? cap_files * 2 : 16;
                 files = fl_realloc(files, cap_files * sizeof(*files));
             }
-            files[n_files++] = (fl_lake_new_file_t){tb->resp->data_files[k], tb->bucket,
-                                                    tb->partition_id,
-                                                    (const char *const *)tb->values.items};
+            bool del = k >= nd;
+            files[n_files++] = (fl_lake_new_file_t){
+                del ? tb->resp->delete_files[k - nd] : tb->resp->data_files[k], tb->bucket,
+                tb->partition_id, (const char *const *)tb->values.items, del};
         }
     }
     if (!moved) {
@@ -420,7 +433,7 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
         *added = res.added_records;
         fl_lake_kill_point("linked");
         fl_tier_notify(t, r->table_id, res.snapshot_id, &offs);
-        FL_INFO("lake tiering: %s.%s: snapshot %" PRId64 " (v%d), %zu data files, %" PRId64
+        FL_INFO("lake tiering: %s.%s: snapshot %" PRId64 " (v%d), %zu files, %" PRId64
                 " records",
                 r->db, r->name, res.snapshot_id, res.version, n_files, res.added_records);
         if (fl_tier_auto_expire(t, r)) fl_tier_expire(t, r, dir);

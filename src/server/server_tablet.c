@@ -26,6 +26,7 @@
 #include "replica_replication.h"
 #include "server_config.h"
 #include "server_hosted_table.h"
+#include "server_lake_index.h"
 #include "server_tablet_duties.h"
 #include "server_tiering.h"
 
@@ -219,6 +220,7 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     fl_tablet_kv_config_t kvc;
     fl_tablet_kv_config_from(&ts->cfg, &kvc);
     ts->kv = fl_tablet_kv_new(&kvc, ts->workers);
+    ts->lake_indexes = fl_lake_indexes_new();
     snprintf(name, sizeof(name), "ts%d-delay", cfg->id);
     ts->purgatory = fl_purgatory_new(name);
     /* produce validates (CRC included) before it appends: the log need
@@ -316,6 +318,7 @@ void fl_tablet_server_destroy(fl_tablet_server_t *ts) {
     fl_tablet_tiering_destroy(ts); /* after the replicas' remote logs closed */
     fl_purgatory_destroy(ts->purgatory); /* last: flushes above still reported moves */
     fl_tablet_kv_destroy(ts->kv); /* after every store closed with its replica */
+    fl_lake_indexes_destroy(ts->lake_indexes);
     fl_tablet_catalog_destroy(ts->catalog);
     fl_tablet_duties_destroy(ts->duties); /* its timers closed with loop 0, its jobs ran */
     fl_free(ts);

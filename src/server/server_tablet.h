@@ -127,6 +127,9 @@ struct fl_tablet_server {
     /* the primary-key tablets, their threads, budget and snapshots
      * (server_tablet_kv.h) */
     fl_tablet_kv_t *kv;
+    /* the lake indexes of the primary-key buckets it tiers as leader
+     * (server_lake_index.h) */
+    struct fl_lake_indexes *lake_indexes;
     /* data-disk write protection: sampled by a duty, read on the data path */
     fl_disk_guard_t disk;
     /* tiered log storage (server_tiering.h): NULL when off */

@@ -33,6 +33,7 @@
 #include "server_hosted_table.h"
 #include "server_metadata_cache.h"
 #include "server_node.h"
+#include "server_lake_index.h"
 #include "server_tablet.h"
 
 /* The message's coordinator epoch against the newest seen (the control
@@ -206,6 +207,7 @@ static void fl_stop_group(fl_tablet_server_t *ts, int64_t table_id, int64_t part
                                             partition_id);
     }
     (void)remote; /* the drops above remove remote data too */
+    fl_lake_indexes_drop(ts->lake_indexes, table_id, partition_id);
     fl_hosted_table_unref(t);
 }
 
