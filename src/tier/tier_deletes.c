@@ -148,18 +148,13 @@ static int column_of(const fl_pq_reader_t *r, int32_t field_id) {
     return -1;
 }
 
-int fl_tier_deletes_read(fl_tier_deletes_t *s, const char *path, size_t max_bytes,
-                         fl_error_t *err) {
-    if (s->sealed) return fl_err_set(err, FLUSS_ERR__STATE, "position deletes: the set is sealed");
-    fl_pq_reader_t *r = NULL;
-    int rc = fl_pq_reader_open_file(path, max_bytes, &r, err);
-    if (rc) return rc;
+/* The deletes of the open delete file r (named path in messages). */
+static int read_reader(fl_tier_deletes_t *s, fl_pq_reader_t *r, const char *path, fl_error_t *err) {
+    int rc = 0;
     int cp = column_of(r, FL_ICE_DELETE_FILE_PATH_ID), cq = column_of(r, FL_ICE_DELETE_POS_ID);
-    if (cp < 0 || cq < 0) {
-        fl_pq_reader_destroy(r);
+    if (cp < 0 || cq < 0)
         return fl_err_set(err, TD_CORRUPT, "%s: not a position-delete file (no file_path and pos)",
                           path);
-    }
     const fl_pq_file_meta_t *m = fl_pq_reader_meta(r);
     for (size_t g = 0; !rc && g < m->n_row_groups; g++) {
         fl_pq_values_t vp = {0}, vq = {0};
@@ -183,6 +178,25 @@ int fl_tier_deletes_read(fl_tier_deletes_t *s, const char *path, size_t max_byte
         fl_pq_values_free(&vp);
         fl_pq_values_free(&vq);
     }
+    return rc;
+}
+
+int fl_tier_deletes_read(fl_tier_deletes_t *s, const char *path, size_t max_bytes,
+                         fl_error_t *err) {
+    if (s->sealed) return fl_err_set(err, FLUSS_ERR__STATE, "position deletes: the set is sealed");
+    fl_pq_reader_t *r = NULL;
+    int rc = fl_pq_reader_open_file(path, max_bytes, &r, err);
+    if (!rc) rc = read_reader(s, r, path, err);
+    fl_pq_reader_destroy(r);
+    return rc;
+}
+
+int fl_tier_deletes_read_image(fl_tier_deletes_t *s, const uint8_t *file, size_t len,
+                               const char *name, fl_error_t *err) {
+    if (s->sealed) return fl_err_set(err, FLUSS_ERR__STATE, "position deletes: the set is sealed");
+    fl_pq_reader_t *r = NULL;
+    int rc = fl_pq_reader_open(file, len, &r, err);
+    if (!rc) rc = read_reader(s, r, name, err);
     fl_pq_reader_destroy(r);
     return rc;
 }

@@ -68,6 +68,9 @@ void fl_tier_deletes_free(fl_tier_deletes_t *s);
  * with a NULL or negative position). Not after seal. */
 int fl_tier_deletes_read(fl_tier_deletes_t *s, const char *path, size_t max_bytes,
                          fl_error_t *err);
+/* The same for a delete file's bytes file[0..len) (name: for messages). */
+int fl_tier_deletes_read_image(fl_tier_deletes_t *s, const uint8_t *file, size_t len,
+                               const char *name, fl_error_t *err);
 /* Sorts the set for lookups; no adds after it. */
 void fl_tier_deletes_seal(fl_tier_deletes_t *s);
 /* True when row pos of the data file whose manifest path is file_path is

@@ -217,3 +217,65 @@ async def test_partitioned_pk_table(lake):
     for d in truth:
         mine = {r["id"]: (r["id"], r["name"], r["v"]) for r in got if r["dt"] == d}
         assert mine == truth[d], d
+
+
+def lake_parquet(wh, db, name):
+    return sorted(str(p) for p in (wh / db / name / "data").rglob("*.parquet"))
+
+
+@pytest.mark.parametrize("step", ["offsets", "manifest", "list", "linked"])
+async def test_killed_mid_pk_commit(start_server, tmp_path, step):
+    """kill -9 at each step of the commit of a round with position deletes
+    (test hook FLUSS_TEST_LAKE_KILL): readers see the lake before the
+    round or after it, whole; after a restart the leader's index comes
+    from the lake again, the next round deletes the right rows, and no
+    file of the killed round is left that no snapshot names."""
+    wh = tmp_path / "warehouse"
+    args = ("-D", "datalake.format=iceberg", "-D", "datalake.iceberg.type=hadoop",
+            "-D", f"datalake.iceberg.warehouse={wh}", "-D", "lake.orphan-file.min-age=0s")
+    srv = start_server(*args)
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = "killpk"
+    await admin.create_database(db, ignore_if_exists=True)
+    path = fluss.TablePath(db, "t")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2, properties=SLOW))
+    await wait_ready(admin, path, 2)
+    truth = {}
+    await apply(conn, path, truth, [row(i, 0) for i in range(120)])
+    tier_now(srv, db, "t")
+    before = dict(truth)
+    await apply(conn, path, truth, [row(i, 1) for i in range(0, 120, 3)],
+                deletes=range(1, 120, 7))
+    after = dict(truth)
+    await conn.close()
+    srv.kill9()
+    srv.env = {"FLUSS_TEST_LAKE_KILL": step}
+    srv.start()
+    conn = await connect(srv.bootstrap)
+    await wait_ready(conn.get_admin(), path, 2)  # leaders back: the round reaches the hook
+    await conn.close()
+    r = cli(srv, "lake", "tier", f"{db}.t", "--now")
+    assert r.returncode != 0, r.stdout
+    assert srv.proc.wait(timeout=30) == -9, r.stderr  # the hook fired
+    _, got = lake_rows(wh, db, "t")
+    assert got == (after if step == "linked" else before)
+
+    srv.env = None
+    srv.start()
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    await wait_ready(admin, path, 2)
+    await apply(conn, path, truth, [row(i, 2) for i in range(0, 150, 4)],
+                deletes=range(2, 120, 9))
+    tier_now(srv, db, "t")
+    tbl = await check(srv, conn, path, db, "t", wh, truth, range(150))
+    # the next round swept the killed one's files: every Parquet file on
+    # disk is a data or delete file of the current snapshot
+    named = set()
+    for task in tbl.scan().plan_files():
+        named.add(task.file.file_path[len("file://"):])
+        named.update(d.file_path[len("file://"):] for d in task.delete_files)
+    assert lake_parquet(wh, db, "t") == sorted(named)
+    await conn.close()
