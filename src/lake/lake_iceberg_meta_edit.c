@@ -118,7 +118,7 @@ static int clone(const fl_ice_table_meta_t *b, fl_ice_meta_read_t *out, edit_t *
 
 /* "write.metadata.previous-versions-max", as Java reads it (1 and up;
  * our own bound above; anything else: the default). */
-static size_t previous_versions_max(const fl_ice_table_meta_t *m) {
+size_t fl_ice_meta_previous_versions_max(const fl_ice_table_meta_t *m) {
     const char *v = fl_ice_prop_get(m->properties, m->n_properties,
                                     "write.metadata.previous-versions-max");
     char *end;
@@ -139,7 +139,7 @@ static int log_base(const fl_ice_table_meta_t *base, const char *base_file,
         m->n_metadata_log++;
         if (c.oom) return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "metadata: out of memory");
     }
-    size_t keep = previous_versions_max(base);
+    size_t keep = fl_ice_meta_previous_versions_max(base);
     if (m->n_metadata_log > keep) {
         m->metadata_log += m->n_metadata_log - keep;
         m->n_metadata_log = keep;

@@ -31,6 +31,9 @@ const fl_ice_field_t *fl_ice_meta_column(const fl_ice_table_meta_t *m, int32_t i
 
 /* The property's value, or NULL. */
 const char *fl_ice_prop_get(const fl_ice_prop_t *p, size_t n, const char *key);
+/* "write.metadata.previous-versions-max" of m as Java reads it (1 and
+ * up, at most FL_ICE_METADATA_LOG_MAX; anything else: the default). */
+size_t fl_ice_meta_previous_versions_max(const fl_ice_table_meta_t *m);
 
 /* NULL when memory runs out (sizes from outside: the try funnel). */
 void *fl_ice_arena_alloc(fl_avro_arena_t *a, size_t n);

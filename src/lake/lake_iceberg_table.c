@@ -7,6 +7,7 @@
  * (they change nothing). Thread rule: none; no state between calls.
  */
 #include "lake_iceberg_table.h"
+#include "lake_iceberg_meta_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -274,6 +276,23 @@ static int check_base(const char *dir, int32_t base_version, fl_error_t *err) {
     return rc;
 }
 
+/* write.metadata.delete-after-commit.enabled: the version files the
+ * metadata-log no longer names (older than the newest previous-versions-max)
+ * go, oldest last-deleted first, down to the first one already gone.
+ * Readers holding an older version's path lose it, as with Java. */
+static void delete_old_versions(const char *dir, int32_t v, const fl_ice_table_meta_t *next) {
+    const char *on = fl_ice_prop_get(next->properties, next->n_properties,
+                                     "write.metadata.delete-after-commit.enabled");
+    if (!on || strcasecmp(on, "true") != 0) return;
+    int64_t keep = (int64_t)fl_ice_meta_previous_versions_max(next);
+    for (int64_t k = (int64_t)v - 1 - keep; k >= 1; k--) {
+        char *path = version_path(dir, (int32_t)k);
+        int gone = fl_vfs_unlink(path) != 0;
+        fl_free(path);
+        if (gone) break;
+    }
+}
+
 int fl_ice_table_commit_info(const char *dir, int32_t base_version,
                              const fl_ice_table_meta_t *next, fl_ice_commit_info_t *info,
                              fl_error_t *err) {
@@ -291,6 +310,7 @@ int fl_ice_table_commit_info(const char *dir, int32_t base_version,
     if (write_hint(dir, base_version + 1, &info->hint_written, &hint_err)) /* readers probe on */
         FL_WARN("iceberg commit v%" PRId32 " of %s: hint not updated: %s", base_version + 1, dir,
                 hint_err.msg);
+    delete_old_versions(dir, base_version + 1, next);
     return 0;
 }
 

@@ -279,3 +279,47 @@ async def test_killed_mid_pk_commit(start_server, tmp_path, step):
         named.update(d.file_path[len("file://"):] for d in task.delete_files)
     assert lake_parquet(wh, db, "t") == sorted(named)
     await conn.close()
+
+
+async def test_rounds_under_continuous_writes(lake):
+    """300 ms rounds while a writer keeps upserting and deleting: every
+    snapshot pyiceberg reads meanwhile has each key at most once, and once
+    the writer stops and a last round ran, the lake is the table."""
+    srv, admin, db, wh, state = lake
+    conn = state["conn"]
+    path = fluss.TablePath(db, "busy")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=3,
+        properties={"table.datalake.enabled": "true", "table.datalake.freshness": "300ms"}))
+    await wait_ready(admin, path, 3)
+    truth = {}
+    stop = asyncio.Event()
+
+    async def writer():
+        gen = 0
+        while not stop.is_set():
+            gen += 1
+            ups = [row((gen * 37 + i * 11) % 200, gen) for i in range(25)]
+            dels = [(gen * 53 + i * 17) % 200 for i in range(5)]
+            await apply(conn, path, truth, ups, deletes=dels)
+            await asyncio.sleep(0.05)
+        return gen
+
+    task = asyncio.create_task(writer())
+    snapshots = set()
+    loop = asyncio.get_running_loop()
+    for _ in range(10):
+        await asyncio.sleep(0.5)
+        try:
+            tbl, got = await loop.run_in_executor(None, lake_rows, wh, db, "busy")
+        except FileNotFoundError:
+            continue
+        if tbl.current_snapshot():
+            snapshots.add(tbl.current_snapshot().snapshot_id)
+    stop.set()
+    gens = await task
+    assert gens > 10
+    assert len(snapshots) >= 3, snapshots  # rounds committed while it wrote
+    tier_now(srv, db, "busy")
+    await check(srv, conn, path, db, "busy", wh, truth, range(200))
+    assert cli_rows(srv, db, "busy") == truth

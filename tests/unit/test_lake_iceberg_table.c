@@ -770,6 +770,50 @@ static int commit_snapshot(const char *dir, const fl_ice_table_head_t *h, int64_
     return rc;
 }
 
+/* write.metadata.delete-after-commit.enabled with previous-versions-max 2:
+ * after each commit the versions the metadata-log no longer names are
+ * gone, the ones it names (and the new one) stay and still load; off,
+ * every version stays. */
+static void test_old_versions_deleted(void **state) {
+    const char *tmp = *state;
+    for (int on = 0; on < 2; on++) {
+        char name[32];
+        snprintf(name, sizeof(name), "db/keep%d", on);
+        char *dir = path_in(tmp, name);
+        fl_error_t err = {0};
+        fl_ice_table_meta_t m = new_meta("file:///wh/t");
+        fl_ice_prop_t props[2] = {{"write.metadata.delete-after-commit.enabled",
+                                   on ? "TRUE" : "false"},
+                                  {"write.metadata.previous-versions-max", "2"}};
+        m.properties = props;
+        m.n_properties = 2;
+        if (fl_ice_table_create(dir, &m, &err)) fail_msg("create: %s", err.msg);
+        for (int64_t id = 10; id < 16; id++) {
+            fl_ice_table_head_t h;
+            fl_ice_table_head_init(&h);
+            load_ok(dir, &h);
+            if (commit_snapshot(dir, &h, id, &err)) fail_msg("commit: %s", err.msg);
+            fl_ice_table_head_reset(&h);
+        }
+        /* v7 is the head; its log names v5 and v6 */
+        fl_ice_table_head_t h;
+        fl_ice_table_head_init(&h);
+        load_ok(dir, &h);
+        assert_int_equal(h.version, 7);
+        assert_int_equal(h.meta.meta.n_metadata_log, 2);
+        assert_int_equal(count_suffix(dir, ".metadata.json"), on ? 3 : 7);
+        for (int v = 1; v <= 7; v++) {
+            char f[64];
+            snprintf(f, sizeof(f), "metadata/v%d.metadata.json", v);
+            char *p = path_in(dir, f);
+            assert_int_equal(access(p, F_OK) == 0, !on || v >= 5);
+            free(p);
+        }
+        fl_ice_table_head_reset(&h);
+        free(dir);
+    }
+}
+
 static void test_create_load_commit(void **state) {
     const char *tmp = *state;
     char *dir = path_in(tmp, "db/t");
@@ -1382,6 +1426,7 @@ int main(void) {
         cmocka_unit_test(test_expired_selection),
         cmocka_unit_test(test_without_snapshots),
         cmocka_unit_test_setup_teardown(test_create_load_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_old_versions_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hint_recovery, setup, teardown),
         cmocka_unit_test_setup_teardown(test_racing_commits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commit_faults, setup, teardown),
