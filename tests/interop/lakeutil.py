@@ -29,3 +29,18 @@ async def lake_session(start_server, tmp_path, db_prefix, *args):
         yield srv, state, admin, db, wh
     finally:
         await state["conn"].close()
+
+
+def duckdb_scan(table_dir, columns="*"):
+    """duckdb's iceberg_scan of the Iceberg table at table_dir (its
+    iceberg and avro extensions from PyPI's duckdb-ext-* wheels, loaded
+    offline), as a pyarrow Table."""
+    import sysconfig
+
+    import duckdb
+    ext = f"{sysconfig.get_paths()['purelib']}/duckdb_ext/extensions"
+    con = duckdb.connect(config={"extension_directory": ext,
+                                 "autoinstall_known_extensions": False})
+    con.sql("LOAD avro")
+    con.sql("LOAD iceberg")
+    return con.sql(f"SELECT {columns} FROM iceberg_scan('{table_dir}')").fetch_arrow_table()

@@ -15,6 +15,7 @@ row), kept between rounds and rebuilt from the lake after a restart.
 * kill -9 and a restart: the index is rebuilt from the lake, and the next
   rounds still delete the right rows (no key twice, none lost).
 * A partitioned PK table: each partition's buckets are indexed apart.
+* duckdb (1.4.4 with its iceberg extension from PyPI) reads the same rows.
 """
 
 import asyncio
@@ -25,7 +26,7 @@ import pytest
 
 import fluss
 from conftest import IS_OURS, connect
-from lakeutil import lake_session
+from lakeutil import duckdb_scan, lake_session
 from logutil import wait_ready
 from test_cli_pk import cli, ok
 
@@ -96,6 +97,10 @@ def row(i, gen):
 async def check(srv, conn, path, db, name, wh, truth, ids):
     tbl, got = lake_rows(wh, db, name)
     assert got == truth
+    # duckdb's iceberg extension applies the same position deletes
+    dk = duckdb_scan(str(wh / db / name), "id, name, v").to_pylist()
+    assert len(dk) == len(truth)
+    assert {r["id"]: (r["id"], r["name"], r["v"]) for r in dk} == truth
     assert await lookups(conn, path, ids) == truth
     return tbl
 

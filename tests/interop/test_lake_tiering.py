@@ -28,7 +28,7 @@ import pytest
 
 import fluss
 from conftest import IS_OURS, connect, unique
-from lakeutil import lake_args, lake_session
+from lakeutil import duckdb_scan, lake_args, lake_session
 from logutil import wait_ready
 from test_alter_table import alter
 
@@ -113,6 +113,8 @@ async def test_log_table_rounds(lake):
     got = tbl.scan().to_arrow()
     assert got.num_rows == 400
     check_exactly_once(got, range(400))
+    # duckdb's iceberg extension reads the same table
+    check_exactly_once(duckdb_scan(str(wh / db / "events"), "id, __bucket, __offset"), range(400))
     want = rows(0, 400).to_pylist()
     by_id = {r["id"]: r for r in got.select(["id", "name", "ts", "score"]).to_pylist()}
     for r in want:
