@@ -144,7 +144,7 @@ TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_replication.py test
                tests/interop/test_log_gaps.py tests/interop/test_storage_faults.py \
                tests/interop/test_lake_tables.py tests/interop/test_lake_tiering.py \
                tests/interop/test_lake_cli.py tests/interop/test_lake_expire.py \
-               tests/interop/test_lake_pk.py
+               tests/interop/test_lake_pk.py tests/interop/test_lake_external.py
 test-tsan: build-tsan venv
 	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	    ctest --output-on-failure -R 'rpc_client|replica_concurrency|replica_offline|replica_kv|common_vfs_fault|common_workq|kv_tablet|kv_lease|kv_row_count|producer_offsets|server_auto_partition|server_push|metadata_cache'

@@ -92,6 +92,11 @@ int fl_lake_config_parse(const fl_kvlist_t *kv, const char *cwd, fl_lake_config_
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
                           "lake.tiering.auto-expire-snapshot: '%s' is not true or false", ax);
     out->auto_expire_snapshot = ax && strcasecmp(ax, "true") == 0;
+    const char *mode = fl_kvlist_get(kv, "lake.tiering.mode");
+    if (mode && strcasecmp(mode, "internal") != 0 && strcasecmp(mode, "external") != 0)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "lake.tiering.mode: '%s' is not internal or external", mode);
+    out->external_tiering = mode && strcasecmp(mode, "external") == 0;
     const char *f = fl_kvlist_get(kv, "datalake.format");
     if (!f) {
         for (size_t i = 0; i < kv->count; i++)

@@ -54,6 +54,11 @@ typedef struct fl_lake_config {
      * default false): expire every lake table's snapshots after its
      * rounds, as table.datalake.auto-expire-snapshot does for one */
     bool auto_expire_snapshot;
+    /* lake.tiering.mode (ours): internal (default) — flussd tiers every
+     * lake table itself; external — it does not, and serves
+     * LAKE_TIERING_HEARTBEAT, PREPARE_ and COMMIT_LAKE_TABLE_SNAPSHOT to
+     * Fluss's own Flink tiering job instead */
+    bool external_tiering;
 } fl_lake_config_t;
 
 /* From the server's configuration, given as its keys and values (the
@@ -63,7 +68,8 @@ typedef struct fl_lake_config {
  * "Invalid configuration '%s' for '%s' datalake format"), a format other
  * than iceberg, an iceberg type other than hadoop, a missing warehouse,
  * too many or too long options, a bad lake.orphan-file.min-age, a
- * lake.tiering.auto-expire-snapshot other than true or false. */
+ * lake.tiering.auto-expire-snapshot other than true or false, a
+ * lake.tiering.mode other than internal or external. */
 int fl_lake_config_parse(const fl_kvlist_t *server_config, const char *cwd, fl_lake_config_t *out,
                          fl_error_t *err);
 

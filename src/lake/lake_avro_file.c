@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "common_alloc.h"
 #include "common_fs.h"
 #include "common_uuid.h"
@@ -190,6 +192,8 @@ struct fl_avro_file_reader {
     int64_t block_left; /* records left in it */
     fl_avro_arena_t arena; /* the last record's nodes */
     fl_avro_value_t value;
+    bool deflate;        /* avro.codec "deflate": blocks are raw RFC 1951 */
+    fl_buf_t inflated;   /* the current block, inflated */
     bool failed;
 };
 
@@ -236,10 +240,10 @@ static int read_meta(fl_avro_file_reader_t *r, fl_error_t *err) {
 
 static int read_schema_and_codec(fl_avro_file_reader_t *r, fl_error_t *err) {
     const fl_avro_meta_t *codec = fl_avro_file_reader_meta(r, "avro.codec");
-    if (codec && !(codec->len == 4 && memcmp(codec->value, "null", 4) == 0))
+    r->deflate = codec && codec->len == 7 && memcmp(codec->value, "deflate", 7) == 0;
+    if (codec && !r->deflate && !(codec->len == 4 && memcmp(codec->value, "null", 4) == 0))
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                          "avro: codec \"%.*s\" not supported (only \"null\": zlib, for deflate, "
-                          "is not a dependency)",
+                          "avro: codec \"%.*s\" not supported (\"null\" and \"deflate\" are)",
                           codec->len > 32 ? 32 : (int)codec->len, (const char *)codec->value);
     const fl_avro_meta_t *schema = fl_avro_file_reader_meta(r, "avro.schema");
     if (!schema) return fl_err_set(err, FLUSS_ERR__CORRUPT, "avro: no avro.schema in the header");
@@ -312,6 +316,47 @@ const fl_avro_meta_t *fl_avro_file_reader_meta(const fl_avro_file_reader_t *r, c
     return NULL;
 }
 
+/* A deflate block (raw RFC 1951, as Avro's Java DeflateCodec writes it)
+ * into r->inflated, at most FL_AVRO_FILE_BYTES_MAX bytes. */
+static int inflate_block(fl_avro_file_reader_t *r, const uint8_t *p, size_t n, size_t at,
+                         fl_error_t *err) {
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    if (inflateInit2(&z, -15) != Z_OK)
+        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "avro: cannot start inflating");
+    r->inflated.len = 0;
+    z.next_in = (Bytef *)p;
+    z.avail_in = (uInt)n;
+    int zr = Z_OK, rc = 0;
+    while (zr != Z_STREAM_END && !rc) {
+        size_t room = n * 4 > 65536 ? n * 4 : 65536;
+        if (r->inflated.len + room > FL_AVRO_FILE_BYTES_MAX) room = FL_AVRO_FILE_BYTES_MAX - r->inflated.len;
+        if (room == 0) {
+            rc = fl_err_set(err, FLUSS_ERR__CORRUPT,
+                            "avro: block at byte %zu inflates past %u bytes", at,
+                            FL_AVRO_FILE_BYTES_MAX);
+            break;
+        }
+        if (room > UINT32_MAX) room = UINT32_MAX;
+        z.next_out = fl_buf_reserve(&r->inflated, room);
+        z.avail_out = (uInt)room;
+        zr = inflate(&z, Z_NO_FLUSH);
+        r->inflated.len += room - z.avail_out;
+        if (zr == Z_OK && z.avail_in == 0 && z.avail_out != 0) zr = Z_DATA_ERROR; /* cut short */
+        if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+            rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "avro: block at byte %zu does not inflate: %s",
+                            at, z.msg ? z.msg : "bad deflate data");
+        else if (zr == Z_BUF_ERROR && z.avail_in == 0)
+            rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "avro: block at byte %zu: deflate data cut short",
+                            at);
+    }
+    if (!rc && z.avail_in != 0)
+        rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "avro: block at byte %zu: %u bytes after its deflate data",
+                        at, z.avail_in);
+    inflateEnd(&z);
+    return rc;
+}
+
 /* The next block's header, bytes and sync marker. */
 static int next_block(fl_avro_file_reader_t *r, fl_error_t *err) {
     size_t at = r->file.pos;
@@ -325,18 +370,25 @@ static int next_block(fl_avro_file_reader_t *r, fl_error_t *err) {
         return fl_err_set(err, FLUSS_ERR__CORRUPT,
                           "avro: block at byte %zu: %lld records in %lld bytes, %zu bytes left", at,
                           (long long)count, (long long)size, left);
-    size_t least = r->schema->min_bytes;
-    if ((least && (uint64_t)count > (uint64_t)size / least) ||
-        (!least && count > FL_AVRO_BLOCK_EMPTY_RECORDS_MAX))
-        return fl_err_set(err, FLUSS_ERR__CORRUPT,
-                          "avro: block at byte %zu: %lld records cannot fit in %lld bytes", at,
-                          (long long)count, (long long)size);
     const uint8_t *data, *sync;
     fl_avro_read_fixed(&r->file, (size_t)size, &data, err);
     fl_avro_read_fixed(&r->file, FL_AVRO_SYNC_BYTES, &sync, err);
     if (memcmp(sync, r->sync, FL_AVRO_SYNC_BYTES) != 0)
         return fl_err_set(err, FLUSS_ERR__CORRUPT,
                           "avro: block at byte %zu: sync marker differs from the header's", at);
+    if (r->deflate) {
+        int rc = inflate_block(r, data, (size_t)size, at, err);
+        if (rc) return rc;
+        data = r->inflated.data;
+        size = (int64_t)r->inflated.len;
+    }
+    /* the records' bytes bound their count (after inflating) */
+    size_t least = r->schema->min_bytes;
+    if ((least && (uint64_t)count > (uint64_t)size / least) ||
+        (!least && count > FL_AVRO_BLOCK_EMPTY_RECORDS_MAX))
+        return fl_err_set(err, FLUSS_ERR__CORRUPT,
+                          "avro: block at byte %zu: %lld records cannot fit in %lld bytes", at,
+                          (long long)count, (long long)size);
     fl_avro_reader_init(&r->block, data, (size_t)size);
     r->block_left = count;
     return 0;
@@ -380,5 +432,6 @@ void fl_avro_file_reader_destroy(fl_avro_file_reader_t *r) {
     fl_avro_schema_destroy(r->schema);
     fl_avro_arena_reset(&r->arena);
     fl_buf_free(&r->owned);
+    fl_buf_free(&r->inflated);
     fl_free(r);
 }

@@ -14,9 +14,11 @@
  *   block   := long count (> 0), long size, size bytes holding count
  *              records, sync
  *
- * Codecs: "null" only. "deflate" needs zlib, which is not among our
- * dependencies; a file that names it (or any other codec) is refused with
- * INVALID_ARG. Iceberg's writers may use deflate: read only our own files.
+ * Codecs: the writer writes "null"; the reader reads "null" and "deflate"
+ * (raw RFC 1951 blocks, through zlib: what Iceberg's Java writers use for
+ * manifests, e.g. Fluss's own tiering job's), each block inflated whole
+ * (at most FL_AVRO_FILE_BYTES_MAX) and its record count checked against
+ * the inflated bytes; any other codec is refused with INVALID_ARG.
  *
  * Thread rule: a writer or reader belongs to one thread.
  */

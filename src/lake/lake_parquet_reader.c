@@ -10,6 +10,7 @@
 #include "lake_parquet_reader.h"
 
 #include <string.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "common_alloc.h"
@@ -66,7 +67,8 @@ static int check_row_groups(const fl_pq_file_meta_t *m, fl_error_t *err) {
             if (cc->meta.type != m->schema[c + 1].type)
                 return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk type %d, column type %d",
                                   cc->meta.type, m->schema[c + 1].type);
-            if (cc->meta.codec != FL_PQ_CODEC_UNCOMPRESSED && cc->meta.codec != FL_PQ_CODEC_ZSTD)
+            if (cc->meta.codec != FL_PQ_CODEC_UNCOMPRESSED && cc->meta.codec != FL_PQ_CODEC_ZSTD &&
+                cc->meta.codec != FL_PQ_CODEC_GZIP)
                 return unsupported(err, "codec", cc->meta.codec);
             if (cc->meta.num_values != rg->num_rows)
                 return fl_err_set(err, FLUSS_ERR__CORRUPT,
@@ -156,8 +158,28 @@ typedef struct pq_read {
     uint32_t *scratch; /* levels or indices of a page */
 } pq_read_t;
 
-static int inflate(pq_read_t *rd, const uint8_t *src, size_t clen, size_t ulen, fl_buf_t *dst,
-                   fl_error_t *err) {
+/* A GZIP page (RFC 1952: what parquet-mr's GzipCodec writes) into d,
+ * exactly ulen bytes. */
+static int page_gunzip(uint8_t *d, size_t ulen, const uint8_t *src, size_t clen, fl_error_t *err) {
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: cannot start inflating");
+    z.next_in = (Bytef *)src;
+    z.avail_in = (uInt)clen;
+    z.next_out = d;
+    z.avail_out = (uInt)ulen;
+    int zr = inflate(&z, Z_FINISH);
+    size_t got = z.total_out;
+    inflateEnd(&z);
+    if (zr != Z_STREAM_END || got != ulen || clen > UINT32_MAX)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: gzip page: %s",
+                          zr == Z_STREAM_END ? "size differs" : "does not inflate");
+    return 0;
+}
+
+static int page_inflate(pq_read_t *rd, const uint8_t *src, size_t clen, size_t ulen, fl_buf_t *dst,
+                        fl_error_t *err) {
     fl_buf_reset(dst);
     if (ulen > FL_PQ_PAGE_BYTES_MAX) return unsupported(err, "page bytes", (long long)ulen);
     uint8_t *d = fl_buf_try_reserve(dst, ulen ? ulen : 1);
@@ -166,6 +188,9 @@ static int inflate(pq_read_t *rd, const uint8_t *src, size_t clen, size_t ulen, 
         if (clen != ulen)
             return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: page sizes %zu/%zu", clen, ulen);
         memcpy(d, src, clen);
+    } else if (rd->codec == FL_PQ_CODEC_GZIP) {
+        int rc = page_gunzip(d, ulen, src, clen, err);
+        if (rc) return rc;
     } else {
         size_t got = ZSTD_decompress(d, ulen, src, clen);
         if (ZSTD_isError(got) || got != ulen)
@@ -359,10 +384,10 @@ static int read_pages(const fl_pq_reader_t *r, pq_read_t *rd, size_t start, size
         pos += clen;
         int rc;
         if (h.type == FL_PQ_PAGE_DICTIONARY) {
-            rc = inflate(rd, body, clen, (size_t)h.uncompressed_page_size, &rd->dict_page, err);
+            rc = page_inflate(rd, body, clen, (size_t)h.uncompressed_page_size, &rd->dict_page, err);
             if (!rc) rc = dictionary_page(rd, &h, err);
         } else if (h.type == FL_PQ_PAGE_DATA) {
-            rc = inflate(rd, body, clen, (size_t)h.uncompressed_page_size, &rd->page, err);
+            rc = page_inflate(rd, body, clen, (size_t)h.uncompressed_page_size, &rd->page, err);
             if (!rc) rc = data_page(rd, &h, err);
         } else {
             rc = unsupported(err, "page type", h.type);

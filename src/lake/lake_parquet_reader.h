@@ -3,7 +3,9 @@
  * (lake_parquet_writer.h): flat schemas of BOOLEAN, INT32, INT64, FLOAT,
  * DOUBLE and BYTE_ARRAY columns, REQUIRED or OPTIONAL; Data Page v1 with
  * PLAIN or dictionary (RLE_DICTIONARY / PLAIN_DICTIONARY) values; pages
- * UNCOMPRESSED or ZSTD. For libfluss's union read and the index rebuild.
+ * UNCOMPRESSED, ZSTD or GZIP (what Iceberg's Java writer makes when asked;
+ * Fluss's own tiering job does). For libfluss's union read and the index
+ * rebuild.
  * Anything else (nested columns, v2 pages, other codecs or encodings,
  * chunks in other files) is refused with FLUSS_ERR__INVALID_ARG; malformed
  * bytes give FLUSS_ERR__CORRUPT. The file image is untrusted: every offset

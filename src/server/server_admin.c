@@ -336,12 +336,13 @@ static int fl_drop_partition_now(fl_coordinator_server_t *cs, const char *db, co
 }
 
 /* Whether DROP_PARTITION of this spec must wait for a tiering round: the
- * cluster has a lake, the table is lake-enabled and the partition exists
- * (a missing one is the drop's own error). */
+ * cluster has a lake it tiers itself (with an external tiering job the
+ * drop is at once, as in 0.9.1), the table is lake-enabled and the
+ * partition exists (a missing one is the drop's own error). */
 static bool fl_drop_tiers_first(fl_coordinator_server_t *cs, const fl_ms_table_t *t,
                                 const char **keys, const char **values, size_t n) {
     if (!t || !cs->lake_tierer || !fl_lake_config_on(&cs->cfg.defaults.lake) ||
-        !fl_lake_table_json_enabled(t->table_json))
+        cs->cfg.defaults.lake.external_tiering || !fl_lake_table_json_enabled(t->table_json))
         return false;
     fl_buf_t pname;
     fl_buf_init(&pname);

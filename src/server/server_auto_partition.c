@@ -173,7 +173,7 @@ static bool fl_ap_may_drop(void *arg, int64_t table_id) {
     fl_coordinator_server_t *cs = ap->cs;
     const fl_ms_table_t *t = cs->catalog.ms->ops->table_by_id(cs->catalog.ms, table_id);
     if (!t || !cs->lake_tierer || !fl_lake_config_on(&cs->cfg.defaults.lake) ||
-        !fl_lake_table_json_enabled(t->table_json))
+        cs->cfg.defaults.lake.external_tiering || !fl_lake_table_json_enabled(t->table_json))
         return true;
     pthread_mutex_lock(&ap->gate_mu);
     fl_ap_gate_t **pp = &ap->gates;

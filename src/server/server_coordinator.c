@@ -7,6 +7,7 @@
 #include "server_coordinator.h"
 
 #include "coordinator_election.h"
+#include "coordinator_lake_tiering.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +68,7 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
                                         cs->cfg.default_time_zone};
     cs->auto_partitioner = fl_auto_partitioner_new(cs, &apc);
     cs->lake_tierer = fl_lake_tierer_new(cs);
+    cs->lake_tiering = fl_lake_tiering_new();
     cs->loop = fl_rpc_loop_new("cs-net");
     cs->rpc = fl_rpc_server_new(&cs->loop, 1, &cfg->limits, fl_server_handle);
     cs->workers = fl_workq_new(1, "cs-work");
@@ -330,6 +332,7 @@ void fl_coordinator_server_destroy(fl_coordinator_server_t *cs) {
     if (cs->internal_workers) fl_workq_destroy(cs->internal_workers);
     fl_auto_partitioner_destroy(cs->auto_partitioner);
     fl_lake_tierer_destroy(cs->lake_tierer);
+    fl_lake_tiering_destroy(cs->lake_tiering);
     cs->ms->ops->close(cs->ms);
     fl_kv_leases_close(cs->leases);
     fl_producer_offsets_close(cs->producers);

@@ -90,6 +90,9 @@ struct fl_coordinator_server {
     atomic_bool resync_queued;
     fl_auto_partitioner_t *auto_partitioner; /* its thread takes `lock` per pass */
     struct fl_lake_tierer *lake_tierer;      /* its thread takes `lock` to plan a round */
+    /* the schedule an external tiering job follows (lake.tiering.mode:
+     * external; coordinator_lake_tiering.h), its own mutex */
+    struct fl_lake_tiering *lake_tiering;
     /* (lock) cluster mode: the registration each live tablet server came
      * with (its incarnation epoch), which its CONTROLLED_SHUTDOWN names */
     size_t incarnation_count;

@@ -102,6 +102,9 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_NOTIFY_KV_SNAPSHOT_OFFSET, FL_ROLE_TS, &fluss__notify_kv_snapshot_offset_request__descriptor, fl_api_notify_kv_snapshot_offset, FL_API_INTERNAL | FL_API_TS_CONTROL},
     {FL_API_STOP_REPLICA, FL_ROLE_TS, &fluss__stop_replica_request__descriptor, fl_api_stop_replica, FL_API_INTERNAL | FL_API_TS_CONTROL},
     {FL_API_GET_LAKE_SNAPSHOT, FL_ROLE_CS | FL_ROLE_TS, &fluss__get_lake_snapshot_request__descriptor, fl_api_get_lake_snapshot, FL_API_CATALOG | FL_API_WORKER | FL_API_FORWARD},
+    {FL_API_LAKE_TIERING_HEARTBEAT, FL_ROLE_CS, &fluss__lake_tiering_heartbeat_request__descriptor, fl_api_lake_tiering_heartbeat, FL_API_CATALOG},
+    {FL_API_PREPARE_LAKE_TABLE_SNAPSHOT, FL_ROLE_CS, &fluss__prepare_lake_table_snapshot_request__descriptor, fl_api_prepare_lake_table_snapshot, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_COMMIT_LAKE_TABLE_SNAPSHOT, FL_ROLE_CS, &fluss__commit_lake_table_snapshot_request__descriptor, fl_api_commit_lake_table_snapshot, FL_API_CATALOG | FL_API_WORKER},
 };
 
 #define FL_API_ENTRY_COUNT (sizeof(fl_api_entries) / sizeof(fl_api_entries[0]))

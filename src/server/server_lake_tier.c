@@ -292,8 +292,8 @@ static void fl_tier_notify_done(void *arg, const fl_rpc_reply_t *reply) {
  * server: their replicas keep the segments the lake lacks, and delete
  * the rest as retention allows. Sent after every round, so that servers
  * that (re)started learn them too. */
-static void fl_tier_notify(fl_lake_tierer_t *t, int64_t table_id, int64_t snapshot_id,
-                           const fl_lake_offsets_t *offs) {
+void fl_lake_notify_offsets(fl_coordinator_server_t *cs, int64_t table_id, int64_t snapshot_id,
+                            const fl_lake_offsets_t *offs) {
     size_t n = 0;
     for (size_t i = 0; i < offs->count; i++) n += offs->items[i].offset >= 0;
     if (!n) return;
@@ -315,16 +315,16 @@ static void fl_tier_notify(fl_lake_tierer_t *t, int64_t table_id, int64_t snapsh
         k++;
     }
     Fluss__NotifyLakeTableOffsetRequest req = FLUSS__NOTIFY_LAKE_TABLE_OFFSET_REQUEST__INIT;
-    req.coordinator_epoch = t->cs->cfg.coordinator_epoch;
+    req.coordinator_epoch = cs->cfg.coordinator_epoch;
     req.n_notify_buckets_req = k;
     req.notify_buckets_req = ptrs;
     size_t len = protobuf_c_message_get_packed_size(&req.base);
     uint8_t *body = fl_malloc(len ? len : 1);
     protobuf_c_message_pack(&req.base, body);
     fl_endpoint_t eps[FL_CATALOG_TABLET_SERVERS_MAX];
-    size_t ne = fl_push_tablets(t->cs->push, eps, FL_CATALOG_TABLET_SERVERS_MAX);
+    size_t ne = fl_push_tablets(cs->push, eps, FL_CATALOG_TABLET_SERVERS_MAX);
     for (size_t i = 0; i < ne; i++) {
-        fl_push_send_ctx_t to = {t->cs->push, eps[i].id};
+        fl_push_send_ctx_t to = {cs->push, eps[i].id};
         fl_push_send(&to, FL_API_NOTIFY_LAKE_TABLE_OFFSET, body, len, fl_tier_notify_done, NULL);
     }
     fl_free(body);
@@ -420,7 +420,7 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
         /* nothing new anywhere: no version; the tablets hear the offsets */
         const fl_ice_table_meta_t *m = &h.meta.meta;
         if (m->current_snapshot_id != FL_ICE_NONE)
-            fl_tier_notify(t, r->table_id, m->current_snapshot_id, &offs);
+            fl_lake_notify_offsets(t->cs, r->table_id, m->current_snapshot_id, &offs);
         goto done;
     }
     fl_lake_round_result_t res = {0};
@@ -432,7 +432,7 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
         *snapshot_id = res.snapshot_id;
         *added = res.added_records;
         fl_lake_kill_point("linked");
-        fl_tier_notify(t, r->table_id, res.snapshot_id, &offs);
+        fl_lake_notify_offsets(t->cs, r->table_id, res.snapshot_id, &offs);
         FL_INFO("lake tiering: %s.%s: snapshot %" PRId64 " (v%d), %zu files, %" PRId64
                 " records",
                 r->db, r->name, res.snapshot_id, res.version, n_files, res.added_records);
@@ -533,8 +533,11 @@ void fl_lake_tierer_ask(fl_lake_tierer_t *t, int64_t table_id, fl_lake_tier_done
         pthread_mutex_unlock(&t->mu);
         fl_error_t err;
         fl_err_set(&err, FLUSS_ERR__STATE,
-                   "the lake tiering service is not running (the cluster has no "
-                   "datalake.format)");
+                   t->cs->cfg.defaults.lake.external_tiering
+                       ? "flussd does not tier lake tables itself here (lake.tiering.mode is "
+                         "external: the tiering job does)"
+                       : "the lake tiering service is not running (the cluster has no "
+                         "datalake.format)");
         done(arg, err.code, &err, FL_ICE_NONE, 0);
         return;
     }
@@ -589,7 +592,10 @@ fl_lake_tierer_t *fl_lake_tierer_new(fl_coordinator_server_t *cs) {
 }
 
 void fl_lake_tierer_start(fl_lake_tierer_t *t) {
-    if (t->running || !fl_lake_config_on(&t->cs->cfg.defaults.lake)) return;
+    /* an external tiering job tiers instead (server_lake_external.c) */
+    if (t->running || !fl_lake_config_on(&t->cs->cfg.defaults.lake) ||
+        t->cs->cfg.defaults.lake.external_tiering)
+        return;
     atomic_store(&t->stopping, false);
     pthread_mutex_lock(&t->mu);
     t->running = pthread_create(&t->thread, NULL, fl_tier_main, t) == 0;

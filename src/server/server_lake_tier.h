@@ -39,7 +39,9 @@ typedef struct fl_lake_tierer fl_lake_tierer_t;
 #define FL_LAKE_FRESHNESS_DEFAULT_MS (3 * 60 * 1000)
 
 fl_lake_tierer_t *fl_lake_tierer_new(fl_coordinator_server_t *cs);
-/* Nothing when the cluster has no lake. */
+/* Nothing when the cluster has no lake, or tiers it through an external
+ * job (lake.tiering.mode: external; fl_lake_tierer_ask then answers
+ * FLUSS_ERR__STATE saying so). */
 void fl_lake_tierer_start(fl_lake_tierer_t *t);
 /* A round under way finishes first; rounds asked for and not begun are
  * answered FLUSS_ERR__STATE. */
@@ -56,5 +58,13 @@ typedef void (*fl_lake_tier_done_fn)(void *arg, int rc, const fl_error_t *err,
 void fl_lake_tierer_ask(fl_lake_tierer_t *t, int64_t table_id, fl_lake_tier_done_fn done,
                         void *arg);
 void fl_lake_tierer_destroy(fl_lake_tierer_t *t);
+
+struct fl_lake_offsets;
+/* NOTIFY_LAKE_TABLE_OFFSET of a table's lake offsets (its snapshot
+ * snapshot_id) to every tablet server, unanswered: their replicas keep the
+ * segments the lake lacks and delete the rest as retention allows. After
+ * every round, and after an external job's COMMIT_LAKE_TABLE_SNAPSHOT. */
+void fl_lake_notify_offsets(fl_coordinator_server_t *cs, int64_t table_id, int64_t snapshot_id,
+                            const struct fl_lake_offsets *offs);
 
 #endif

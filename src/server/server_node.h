@@ -172,6 +172,9 @@ FL_API_HANDLER(fl_api_limit_scan);
 FL_API_HANDLER(fl_api_get_table_stats);
 /* server_lake.c: */
 FL_API_HANDLER(fl_api_get_lake_snapshot);
+FL_API_HANDLER(fl_api_lake_tiering_heartbeat);
+FL_API_HANDLER(fl_api_prepare_lake_table_snapshot);
+FL_API_HANDLER(fl_api_commit_lake_table_snapshot);
 /* server_metadata.c: */
 FL_API_HANDLER(fl_api_get_metadata);
 /* server_tablet_control.c (the coordinator's messages to a tablet server): */

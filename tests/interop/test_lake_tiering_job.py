@@ -1,0 +1,144 @@
+"""Fluss 0.9.1's own Flink tiering job against flussd (`lake.tiering.mode:
+external`, ours): the official job (fluss-flink 1.20's LakeTieringJobBuilder
+with the fluss-lake-iceberg plugin, tests/flink/tiering-job) takes flussd's
+lake tables through LAKE_TIERING_HEARTBEAT, reads their logs, commits
+Iceberg snapshots itself and reports them with PREPARE_ and
+COMMIT_LAKE_TABLE_SNAPSHOT — and flussd's lake reads the same as when it
+tiers by itself:
+
+* pyiceberg sees every row once per round, each (bucket, offset) once and
+  contiguous from 0, over two rounds (the second starts at the offsets the
+  first committed, which the job learns from GET_LAKE_SNAPSHOT);
+* the snapshot is the job's (commit user __fluss_lake_tiering, its
+  `fluss-offsets` the file PREPARE wrote), and GET_LAKE_SNAPSHOT
+  (pyfluss) answers its id and every bucket's offset;
+* libfluss's lake scanner (`fluss scan --lake-only`) reads the Parquet
+  files Iceberg's Java writer made: the same rows (a differential check of
+  our reader against another writer), and the union read equals the log.
+"""
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import fluss
+from conftest import IS_OURS, REPO, connect, unique
+from lakeutil import lake_args
+from logutil import wait_ready
+from test_cli_pk import cli, ok
+
+pyiceberg_table = pytest.importorskip("pyiceberg.table")
+pytestmark = [pytest.mark.skipif(not IS_OURS, reason="starts its own flussd"),
+              pytest.mark.skipif(not shutil.which("java") or not shutil.which("mvn"),
+                                 reason="needs Java and Maven"),
+              pytest.mark.timeout(600)]
+
+SCHEMA = pa.schema([pa.field("id", pa.int32(), nullable=False), ("name", pa.string()),
+                    ("ts", pa.timestamp("ms", tz="UTC")), ("score", pa.float64())])
+
+
+def rows(lo, hi):
+    return pa.Table.from_pydict({
+        "id": list(range(lo, hi)),
+        "name": [f"n{i}" if i % 5 else None for i in range(lo, hi)],
+        "ts": [1_700_000_000_000 + i for i in range(lo, hi)],
+        "score": [i / 8 for i in range(lo, hi)]}, schema=SCHEMA)
+
+
+async def wait_lake(wh, db, name, n, proc, timeout=180.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the tiering job exited"
+        try:
+            tbl = pyiceberg_table.StaticTable.from_metadata(str(wh / db / name))
+            snap = tbl.current_snapshot()
+            if snap and int(snap.summary["total-records"]) >= n:
+                return tbl
+        except FileNotFoundError:
+            pass
+        await asyncio.sleep(0.5)
+    raise AssertionError(f"the lake has not {n} rows after {timeout} s")
+
+
+def check_exactly_once(got: pa.Table, ids):
+    pairs = list(zip(got.column("__bucket").to_pylist(), got.column("__offset").to_pylist()))
+    assert len(pairs) == len(set(pairs)), "a (bucket, offset) tiered twice"
+    assert sorted(got.column("id").to_pylist()) == sorted(ids)
+    by_bucket = {}
+    for b, o in pairs:
+        by_bucket.setdefault(b, []).append(o)
+    for b, offs in by_bucket.items():
+        assert sorted(offs) == list(range(len(offs))), f"bucket {b} has a gap"
+
+
+async def write(conn, path, table):
+    w = (await conn.get_table(path)).new_append().create_writer()
+    w.write_arrow(table)
+    await w.flush()
+
+
+def cli_ids(srv, db, name, *args):
+    out = ok(cli(srv, "scan", f"{db}.{name}", "--format", "json", *args))
+    return sorted(json.loads(ln)["id"] for ln in out.splitlines() if ln.startswith("{"))
+
+
+async def test_official_tiering_job(start_server, tmp_path):
+    wh = tmp_path / "warehouse"
+    srv = start_server(*lake_args(wh), "-D", "lake.tiering.mode=external")
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = unique("job")
+    await admin.create_database(db)
+    path = fluss.TablePath(db, "events")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA), bucket_count=3,
+        properties={"table.datalake.enabled": "true", "table.datalake.freshness": "1s"}))
+    await wait_ready(admin, path, 3)
+    await write(conn, path, rows(0, 200))
+    log = open(tmp_path / "tiering-job.log", "w")
+    proc = subprocess.Popen([str(REPO / "tests" / "flink" / "tiering-job"), srv.bootstrap,
+                             str(wh), "400"], stdin=subprocess.PIPE, stdout=log,
+                            stderr=subprocess.STDOUT, env=dict(os.environ))
+    try:
+        tbl = await wait_lake(wh, db, "events", 200, proc)
+        check_exactly_once(tbl.scan().to_arrow(), range(200))
+        head = tbl.current_snapshot()
+        assert head.summary["commit-user"] == "__fluss_lake_tiering"
+        offsets_file = head.summary["fluss-offsets"]
+        assert offsets_file.startswith(f"file://{wh / db / 'events' / 'metadata'}/prepared-")
+        doc = json.loads(Path(offsets_file[len("file://"):]).read_text())
+        table_id = (await admin.get_table_info(path)).table_id
+        assert doc["table_id"] == table_id
+        assert sum(o for o in doc["bucket_offsets"] if o > 0) == 200
+        # a second round starts where the first committed
+        await write(conn, path, rows(200, 320))
+        tbl = await wait_lake(wh, db, "events", 320, proc)
+        got = tbl.scan().to_arrow()
+        check_exactly_once(got, range(320))
+        head = tbl.current_snapshot()
+        snap = await admin.get_latest_lake_snapshot(path)
+        assert snap.snapshot_id == head.snapshot_id
+        latest = await admin.list_offsets(path, [0, 1, 2], fluss.OffsetSpec.latest())
+        # every bucket with rows (one the writer never chose has no lake offset)
+        assert {tb.bucket_id: o for tb, o in snap.table_buckets_offset.items()} == \
+            {b: latest[b] for b in range(3) if latest[b] > 0}
+        # libfluss reads the Parquet files Iceberg's Java writer made
+        assert cli_ids(srv, db, "events", "--lake-only") == list(range(320))
+        await write(conn, path, rows(320, 350))
+        assert cli_ids(srv, db, "events") == list(range(350))
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+    await conn.close()
+    assert "[tiering] running" in (tmp_path / "tiering-job.log").read_text()
