@@ -347,22 +347,12 @@ static void fl_file_close(fluss_lake_scanner_t *s) {
     s->pq = NULL;
 }
 
-/* The Parquet column with this field id, -1 when the file has none. */
-static int32_t fl_pq_column_of(const fl_pq_reader_t *r, int32_t field_id) {
-    if (field_id < 0) return -1;
-    for (size_t i = 0; i < fl_pq_reader_columns(r); i++) {
-        const fl_pq_schema_element_t *el = fl_pq_reader_column(r, i);
-        if (el->has_field_id && el->field_id == field_id) return (int32_t)i;
-    }
-    return -1;
-}
-
 static int fl_file_open(fluss_lake_scanner_t *s, const fl_lake_file_t *f, fl_error_t *err) {
     int rc = s->image ? fl_pq_reader_open(s->image, s->image_len, &s->pq, err)
                       : fl_pq_reader_open_file(f->path, FL_LAKE_FILE_BYTES_MAX, &s->pq, err);
     if (rc) return rc;
     for (size_t c = 0; c < s->t->desc.schema.column_count; c++)
-        s->col_of[c] = fl_pq_column_of(s->pq, s->field_of[c]);
+        s->col_of[c] = fl_pq_reader_column_of(s->pq, s->field_of[c]);
     s->group = 0;
     s->group_rows = s->group_next = 0;
     s->group_row0 = 0;
@@ -380,7 +370,7 @@ static int fl_group_read(fluss_lake_scanner_t *s, fl_error_t *err) {
     const int32_t sys_type[3] = {FL_PQ_INT32, FL_PQ_INT64, FL_PQ_INT64};
     int rc = 0;
     for (size_t k = 0; k < 3 && !rc; k++) {
-        int32_t pc = fl_pq_column_of(s->pq, sys_fid[k]);
+        int32_t pc = fl_pq_reader_column_of(s->pq, sys_fid[k]);
         if (pc < 0) return fl_err_set(err, FL_CORRUPT, "lake file lacks a system column");
         rc = fl_pq_reader_read_column(s->pq, s->group, (size_t)pc, &s->sys[k], err);
         if (!rc && s->sys[k].type != sys_type[k])

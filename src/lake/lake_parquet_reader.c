@@ -126,6 +126,14 @@ const fl_pq_schema_element_t *fl_pq_reader_column(const fl_pq_reader_t *r, size_
     return &r->meta.schema[i + 1];
 }
 
+int fl_pq_reader_column_of(const fl_pq_reader_t *r, int32_t field_id) {
+    for (size_t i = 0; field_id >= 0 && i < fl_pq_reader_columns(r); i++) {
+        const fl_pq_schema_element_t *e = fl_pq_reader_column(r, i);
+        if (e->has_field_id && e->field_id == field_id) return (int)i;
+    }
+    return -1;
+}
+
 void fl_pq_reader_destroy(fl_pq_reader_t *r) {
     if (!r) return;
     fl_pq_file_meta_free(&r->meta);

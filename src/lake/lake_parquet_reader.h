@@ -47,6 +47,8 @@ const fl_pq_file_meta_t *fl_pq_reader_meta(const fl_pq_reader_t *r);
 size_t fl_pq_reader_columns(const fl_pq_reader_t *r);
 /* The leaf SchemaElement of column i. */
 const fl_pq_schema_element_t *fl_pq_reader_column(const fl_pq_reader_t *r, size_t i);
+/* The column whose Iceberg field id is field_id, -1 when none. */
+int fl_pq_reader_column_of(const fl_pq_reader_t *r, int32_t field_id);
 int fl_pq_reader_read_column(const fl_pq_reader_t *r, size_t row_group, size_t column,
                              fl_pq_values_t *out, fl_error_t *err);
 void fl_pq_values_free(fl_pq_values_t *v);

@@ -140,18 +140,11 @@ static size_t path_index(fl_tier_deletes_t *s, const uint8_t *p, size_t len) {
     return s->n_paths++;
 }
 
-static int column_of(const fl_pq_reader_t *r, int32_t field_id) {
-    for (size_t i = 0; i < fl_pq_reader_columns(r); i++) {
-        const fl_pq_schema_element_t *e = fl_pq_reader_column(r, i);
-        if (e->has_field_id && e->field_id == field_id) return (int)i;
-    }
-    return -1;
-}
-
 /* The deletes of the open delete file r (named path in messages). */
 static int read_reader(fl_tier_deletes_t *s, fl_pq_reader_t *r, const char *path, fl_error_t *err) {
     int rc = 0;
-    int cp = column_of(r, FL_ICE_DELETE_FILE_PATH_ID), cq = column_of(r, FL_ICE_DELETE_POS_ID);
+    int cp = fl_pq_reader_column_of(r, FL_ICE_DELETE_FILE_PATH_ID);
+    int cq = fl_pq_reader_column_of(r, FL_ICE_DELETE_POS_ID);
     if (cp < 0 || cq < 0)
         return fl_err_set(err, TD_CORRUPT, "%s: not a position-delete file (no file_path and pos)",
                           path);

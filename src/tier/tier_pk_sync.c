@@ -85,14 +85,6 @@ static int collect(const fl_ice_table_meta_t *meta, const fl_ice_snapshot_t *sn,
     return rc;
 }
 
-static int column_of(const fl_pq_reader_t *r, int32_t field_id) {
-    for (size_t i = 0; i < fl_pq_reader_columns(r); i++) {
-        const fl_pq_schema_element_t *e = fl_pq_reader_column(r, i);
-        if (e->has_field_id && e->field_id == field_id) return (int)i;
-    }
-    return -1;
-}
-
 /* The live keys of one data file into x. */
 static int load_file(fl_pk_index_t *x, const char *uri, const fl_tier_deletes_t *dels,
                      const fl_tier_pk_bucket_t *b, fl_buf_t *key, fl_error_t *err) {
@@ -103,7 +95,7 @@ static int load_file(fl_pk_index_t *x, const char *uri, const fl_tier_deletes_t 
     int *cols = fl_calloc(b->n_keys + 1, sizeof(int));
     fl_pq_values_t *vals = fl_calloc(b->n_keys + 1, sizeof(*vals));
     for (size_t k = 0; k < b->n_keys && !rc; k++)
-        if ((cols[k] = column_of(r, b->key_field_ids[k])) < 0)
+        if ((cols[k] = fl_pq_reader_column_of(r, b->key_field_ids[k])) < 0)
             rc = fl_err_set(err, PS_CORRUPT, "%s has no primary-key column (field id %d)", path,
                             b->key_field_ids[k]);
     int32_t file = rc ? -1 : fl_pk_index_file_id(x, uri);

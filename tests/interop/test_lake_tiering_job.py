@@ -25,7 +25,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 
 import fluss
@@ -33,24 +32,13 @@ from conftest import IS_OURS, REPO, connect, unique
 from lakeutil import lake_args
 from logutil import wait_ready
 from test_cli_pk import cli, ok
+from test_lake_tiering import SCHEMA, check_exactly_once, rows, write
 
 pyiceberg_table = pytest.importorskip("pyiceberg.table")
 pytestmark = [pytest.mark.skipif(not IS_OURS, reason="starts its own flussd"),
               pytest.mark.skipif(not shutil.which("java") or not shutil.which("mvn"),
                                  reason="needs Java and Maven"),
               pytest.mark.timeout(600)]
-
-SCHEMA = pa.schema([pa.field("id", pa.int32(), nullable=False), ("name", pa.string()),
-                    ("ts", pa.timestamp("ms", tz="UTC")), ("score", pa.float64())])
-
-
-def rows(lo, hi):
-    return pa.Table.from_pydict({
-        "id": list(range(lo, hi)),
-        "name": [f"n{i}" if i % 5 else None for i in range(lo, hi)],
-        "ts": [1_700_000_000_000 + i for i in range(lo, hi)],
-        "score": [i / 8 for i in range(lo, hi)]}, schema=SCHEMA)
-
 
 async def wait_lake(wh, db, name, n, proc, timeout=180.0):
     deadline = time.monotonic() + timeout
@@ -65,23 +53,6 @@ async def wait_lake(wh, db, name, n, proc, timeout=180.0):
             pass
         await asyncio.sleep(0.5)
     raise AssertionError(f"the lake has not {n} rows after {timeout} s")
-
-
-def check_exactly_once(got: pa.Table, ids):
-    pairs = list(zip(got.column("__bucket").to_pylist(), got.column("__offset").to_pylist()))
-    assert len(pairs) == len(set(pairs)), "a (bucket, offset) tiered twice"
-    assert sorted(got.column("id").to_pylist()) == sorted(ids)
-    by_bucket = {}
-    for b, o in pairs:
-        by_bucket.setdefault(b, []).append(o)
-    for b, offs in by_bucket.items():
-        assert sorted(offs) == list(range(len(offs))), f"bucket {b} has a gap"
-
-
-async def write(conn, path, table):
-    w = (await conn.get_table(path)).new_append().create_writer()
-    w.write_arrow(table)
-    await w.flush()
 
 
 def cli_ids(srv, db, name, *args):
