@@ -1,14 +1,15 @@
 """Lake freshness: how long after the server acknowledged a row pyiceberg
 sees it in the lake table, at a given table.datalake.freshness.
 
-    lake_freshness.py BOOTSTRAP WAREHOUSE SERVER_PID FRESHNESS SECONDS
+    lake_freshness.py BOOTSTRAP WAREHOUSE SERVER_PID FRESHNESS SECONDS [JOB_PID]
 
 A writer appends one row every 100 ms through pyfluss (acks=all) and
 records when the server acknowledged it (flush returned); a reader opens the
 Iceberg table from its directory every 50 ms and records when each row first
 appears. Prints one JSON line: the latency p50/p90/p99/max in ms over the
 rows acknowledged in the run, the rounds committed, and the server's CPU
-seconds (/proc) over the run."""
+seconds (/proc) over the run, and with JOB_PID the tiering job's (a JVM
+running Fluss's own Flink tiering job against the server)."""
 
 import asyncio
 import json
@@ -34,6 +35,7 @@ def pct(xs, p):
 
 async def main():
     bootstrap, wh, pid, freshness, seconds = sys.argv[1:6]
+    job_pid = int(sys.argv[6]) if len(sys.argv) > 6 else None
     seconds = float(seconds)
     conn = await fluss.FlussConnection.create(fluss.Config({"bootstrap.servers": bootstrap}))
     admin = conn.get_admin()
@@ -49,6 +51,7 @@ async def main():
     acked = {}
     seen = {}
     cpu0 = cpu_seconds(int(pid))
+    job0 = cpu_seconds(job_pid) if job_pid else 0.0
     t_end = time.monotonic() + seconds
 
     async def write():
@@ -82,13 +85,15 @@ async def main():
 
     _, rounds = await asyncio.gather(write(), read())
     cpu = cpu_seconds(int(pid)) - cpu0
+    job_cpu = cpu_seconds(job_pid) - job0 if job_pid else 0.0
     lat = [(seen[i] - acked[i]) * 1000 for i in acked if i in seen]
     missing = [i for i in acked if i not in seen]
     await conn.close()
     print(json.dumps({"freshness": freshness, "rows": len(acked), "missing": len(missing),
                       "rounds": rounds, "p50_ms": round(pct(lat, 50)), "p90_ms": round(pct(lat, 90)),
                       "p99_ms": round(pct(lat, 99)), "max_ms": round(max(lat)),
-                      "server_cpu_s": round(cpu, 2), "seconds": seconds}))
+                      "server_cpu_s": round(cpu, 2), "job_cpu_s": round(job_cpu, 2),
+                      "seconds": seconds}))
 
 
 asyncio.run(main())

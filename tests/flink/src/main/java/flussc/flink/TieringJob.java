@@ -15,9 +15,10 @@ import java.util.concurrent.TimeUnit;
  * LAKE_TIERING_HEARTBEAT, reads their logs, commits Iceberg snapshots and reports them
  * with PREPARE_/COMMIT_LAKE_TABLE_SNAPSHOT, as it would against the reference.
  *
- * <p>Usage: TieringJob BOOTSTRAP WAREHOUSE MAX_SECONDS. Prints "[tiering] running" once
- * the job is submitted, then runs until stdin closes (the test's signal) or MAX_SECONDS
- * pass, and cancels the job.
+ * <p>Usage: TieringJob BOOTSTRAP WAREHOUSE MAX_SECONDS [POLL]. POLL is the job's
+ * tiering.poll.table.interval (default 500ms for tests; "default" keeps the job's own, 30 s).
+ * Prints "[tiering] running" once the job is submitted, then runs until stdin closes (the
+ * test's signal) or MAX_SECONDS pass, and cancels the job.
  */
 public final class TieringJob {
     private TieringJob() {}
@@ -31,7 +32,10 @@ public final class TieringJob {
         env.setParallelism(2);
         Configuration fluss = new Configuration();
         fluss.setString("bootstrap.servers", bootstrap);
-        fluss.setString("tiering.poll.table.interval", "500ms");
+        String poll = args.length > 3 ? args[3] : "500ms";
+        if (!poll.equals("default")) {
+            fluss.setString("tiering.poll.table.interval", poll);
+        }
         Configuration lake = new Configuration();
         lake.setString("type", "hadoop");
         lake.setString("warehouse", warehouse);
