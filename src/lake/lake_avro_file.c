@@ -350,9 +350,9 @@ static int inflate_block(fl_avro_file_reader_t *r, const uint8_t *p, size_t n, s
             rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "avro: block at byte %zu: deflate data cut short",
                             at);
     }
-    if (!rc && z.avail_in != 0)
-        rc = fl_err_set(err, FLUSS_ERR__CORRUPT, "avro: block at byte %zu: %u bytes after its deflate data",
-                        at, z.avail_in);
+    /* bytes after the end of the deflate stream are left alone, as Java's
+     * Inflater leaves them: Python's Avro writers (fastavro) keep three
+     * bytes of zlib's checksum there */
     inflateEnd(&z);
     return rc;
 }

@@ -186,7 +186,7 @@ def test_our_reader_reads_sample(ours):
 
 
 @pytest.mark.parametrize("dictionary", [True, False])
-@pytest.mark.parametrize("compression", ["zstd", "none"])
+@pytest.mark.parametrize("compression", ["zstd", "gzip", "none"])
 def test_pyarrow_files(tmp_path, dictionary, compression):
     n = 3000
     data = {
