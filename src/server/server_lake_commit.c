@@ -130,7 +130,7 @@ int fl_lake_offsets_decode(const char *path, const void *text, size_t len, int64
     return rc;
 }
 
-static const char *fl_lake_summary(const fl_ice_snapshot_t *s, const char *key) {
+const char *fl_lake_summary(const fl_ice_snapshot_t *s, const char *key) {
     for (size_t i = 0; i < s->n_summary; i++)
         if (strcmp(s->summary[i].key, key) == 0) return s->summary[i].value;
     return NULL;

@@ -79,6 +79,9 @@ int fl_lake_head_offsets(const fl_ice_table_head_t *h, int64_t table_id, fl_lake
 int fl_lake_snapshot_offsets(const fl_ice_snapshot_t *s, int64_t table_id,
                              fl_lake_offsets_t *out, bool *tiered, fl_error_t *err);
 
+/* The value of summary key key of snapshot s, NULL when absent. */
+const char *fl_lake_summary(const fl_ice_snapshot_t *s, const char *key);
+
 /* A data file a leader wrote, or a position-delete file (deletes: a
  * primary-key bucket's), and where it belongs. */
 typedef struct fl_lake_new_file {

@@ -310,9 +310,7 @@ static int fl_commit_table(fl_coordinator_server_t *cs, const Fluss__PbLakeTable
         rc = fl_err_set(err, FLUSS_ERR_LAKE_SNAPSHOT_NOT_EXIST,
                         "Lake snapshot %" PRId64 " is not in the Iceberg table of %s.%s.",
                         md->snapshot_id, t->database, t->name);
-    const char *named = NULL;
-    for (size_t i = 0; s && i < s->n_summary; i++)
-        if (strcmp(s->summary[i].key, "fluss-offsets") == 0) named = s->summary[i].value;
+    const char *named = s ? fl_lake_summary(s, "fluss-offsets") : NULL;
     if (!rc && (!named || !md->tiered_bucket_offsets_file_path ||
                 strcmp(named, md->tiered_bucket_offsets_file_path) != 0))
         rc = fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
