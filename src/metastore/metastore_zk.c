@@ -841,11 +841,12 @@ static const struct fl_metastore_ops fl_msz_ops = {
 };
 
 int fl_metastore_zk_open(const char *connect_string, const char *root, int session_timeout_ms,
-                         fl_metastore_t **out, fl_error_t *err) {
+                         int connect_timeout_ms, fl_metastore_t **out, fl_error_t *err) {
     fl_ms_zk_t *m = fl_calloc(1, sizeof(*m));
     m->base.ops = &fl_msz_ops;
     m->epoch = -1;
-    int rc = fl_zk_conn_open(connect_string, root, session_timeout_ms, &m->conn, err);
+    int rc = fl_zk_conn_open(connect_string, root, session_timeout_ms, connect_timeout_ms,
+                             &m->conn, err);
     static const char *const bases[] = {FL_ZK_DATABASES, "/coordinators", FL_ZK_SERVER_IDS,
                                         FL_ZK_TABLE_IDS, FL_ZK_PARTITION_IDS};
     for (size_t i = 0; !rc && i < sizeof(bases) / sizeof(bases[0]); i++) {

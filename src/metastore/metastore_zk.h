@@ -38,11 +38,12 @@
 
 /* A ZooKeeper session (libzookeeper_mt handle). root is a path prefix
  * under which every znode lives ("" or NULL: none; else "/a/b"), created
- * when missing. Opening waits up to session_timeout_ms for the session. */
+ * when missing. Opening waits up to connect_timeout_ms for the session
+ * (zookeeper.client.connection-timeout; <= 0: the session timeout). */
 typedef struct fl_zk_conn fl_zk_conn_t;
 
 int fl_zk_conn_open(const char *connect_string, const char *root, int session_timeout_ms,
-                    fl_zk_conn_t **out, fl_error_t *err);
+                    int connect_timeout_ms, fl_zk_conn_t **out, fl_error_t *err);
 /* Closes the session: its ephemeral znodes go at once. */
 void fl_zk_conn_close(fl_zk_conn_t *c);
 /* False once the server expired the session (it does not come back). */
@@ -51,7 +52,7 @@ bool fl_zk_conn_alive(fl_zk_conn_t *c);
 /* Opens the store: a session of its own, the base znodes created when
  * missing, the cache loaded. Not active until fl_metastore_zk_elect. */
 int fl_metastore_zk_open(const char *connect_string, const char *root, int session_timeout_ms,
-                         fl_metastore_t **out, fl_error_t *err);
+                         int connect_timeout_ms, fl_metastore_t **out, fl_error_t *err);
 /* The store's session (for registrations and listings on it). */
 fl_zk_conn_t *fl_metastore_zk_conn(fl_metastore_t *ms);
 

@@ -172,11 +172,12 @@ static int fl_zk_root_check(const char *root, fl_error_t *err) {
 }
 
 int fl_zk_conn_open(const char *connect_string, const char *root, int session_timeout_ms,
-                    fl_zk_conn_t **out, fl_error_t *err) {
+                    int connect_timeout_ms, fl_zk_conn_t **out, fl_error_t *err) {
     if (!root) root = "";
     int rc = fl_zk_root_check(root, err);
     if (rc) return rc;
     if (session_timeout_ms <= 0) session_timeout_ms = 18000;
+    if (connect_timeout_ms <= 0) connect_timeout_ms = session_timeout_ms;
     fl_zk_conn_t *c = fl_calloc(1, sizeof(*c));
     c->root = fl_strdup(root);
     pthread_mutex_init(&c->lock, NULL);
@@ -206,14 +207,15 @@ int fl_zk_conn_open(const char *connect_string, const char *root, int session_ti
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         long waited_ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
-        if (waited_ms >= session_timeout_ms || state == ZOO_EXPIRED_SESSION_STATE ||
+        if (waited_ms >= connect_timeout_ms || state == ZOO_EXPIRED_SESSION_STATE ||
             state == ZOO_AUTH_FAILED_STATE) {
             rc = fl_err_set(err, FLUSS_ERR__TIMED_OUT,
-                            "ZooKeeper %s: no session within %d ms", connect_string,
-                            session_timeout_ms);
+                            "ZooKeeper %s: no session within %d ms "
+                            "(zookeeper.client.connection-timeout)",
+                            connect_string, connect_timeout_ms);
             goto fail;
         }
-        fl_zk_wait_change(c, seen, (int)(session_timeout_ms - waited_ms));
+        fl_zk_wait_change(c, seen, (int)(connect_timeout_ms - waited_ms));
     }
     if (root[0] && (rc = fl_zk_ensure(c, root, err))) goto fail;
     *out = c;

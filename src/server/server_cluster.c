@@ -144,7 +144,8 @@ static void *fl_membership_main(void *arg) {
 int fl_cluster_coordinator_main(fl_coordinator_config_t *cc, const fl_cluster_opts_t *o,
                                 const sigset_t *sigs, fl_error_t *err) {
     fl_metastore_t *ms = NULL;
-    int rc = fl_metastore_zk_open(o->zk_address, o->zk_root, o->zk_session_timeout_ms, &ms, err);
+    int rc = fl_metastore_zk_open(o->zk_address, o->zk_root, o->zk_session_timeout_ms,
+                                  o->zk_connect_timeout_ms, &ms, err);
     if (rc) return rc;
     char id[512];
     snprintf(id, sizeof(id), "%s:%d", cc->advertised.host, cc->advertised.port);
@@ -218,8 +219,8 @@ typedef struct fl_follow {
 } fl_follow_t;
 
 static int fl_follow_register(fl_follow_t *f, fl_error_t *err) {
-    int rc = fl_zk_conn_open(f->o->zk_address, f->o->zk_root, f->o->zk_session_timeout_ms, &f->zk,
-                             err);
+    int rc = fl_zk_conn_open(f->o->zk_address, f->o->zk_root, f->o->zk_session_timeout_ms,
+                             f->o->zk_connect_timeout_ms, &f->zk, err);
     if (rc) return rc;
     f->reg.register_ms = fl_time_wall_ms();
     /* a previous session of ours may linger until ZooKeeper expires it */

@@ -32,6 +32,7 @@ typedef struct fl_cluster_opts {
     const char *zk_address;     /* zookeeper.address */
     const char *zk_root;        /* zookeeper.path.root */
     int zk_session_timeout_ms;  /* zookeeper.client.session-timeout */
+    int zk_connect_timeout_ms;  /* zookeeper.client.connection-timeout */
     /* this process's listeners as the others reach them
      * ("FLUSS://h:9124,INTERNAL://h:9224"): what is registered */
     const char *listeners;

@@ -85,6 +85,10 @@ void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endp
     fl_push_add_tablet(cs->push, ep, NULL, client);
 }
 
+void fl_coordinator_server_drop_tablet(fl_coordinator_server_t *cs, int32_t id) {
+    fl_push_remove_tablet(cs->push, id);
+}
+
 fl_rpc_loop_t *fl_coordinator_server_loop(fl_coordinator_server_t *cs) { return cs->loop; }
 
 typedef enum { FL_ELECT_DOWN, FL_ELECT_UP, FL_ELECT_SHUTDOWN } fl_elect_why_t;

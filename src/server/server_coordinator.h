@@ -112,6 +112,10 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
  * on fl_coordinator_server_loop). Before start. */
 void fl_coordinator_server_add_tablet(fl_coordinator_server_t *cs, const fl_endpoint_t *ep,
                                       fl_rpc_client_t *client);
+/* Local mode, after stop: destroys the client of tablet server id (what
+ * is still pending on it fails), so nothing on the coordinator's loop
+ * reaches that server once it is freed. */
+void fl_coordinator_server_drop_tablet(fl_coordinator_server_t *cs, int32_t id);
 /* Cluster mode: a tablet server came (client endpoint for clients, its
  * rack or NULL, its internal listener for the coordinator's messages) or
  * went. The catalog assigns new buckets over the live ones, by rack when

@@ -97,9 +97,16 @@ int fl_local_cluster_start(fl_local_cluster_t *lc, fl_error_t *err) {
 void fl_local_cluster_destroy(fl_local_cluster_t *lc) {
     /* tablet listeners first (their INIT_WRITER runs on the coordinator's
      * worker), then the coordinator, whose queued DDL still pushes to the
-     * tablet servers; only then is anything freed */
+     * tablet servers; only then is anything freed. The coordinator's loop
+     * runs until its own destroy: its clients of the tablet servers go
+     * before those servers do (a client reconnects on its timer, and a
+     * local connection opens on the server's loops). */
     for (size_t i = 0; i < lc->tablet_count; i++) fl_tablet_server_stop(lc->tablets[i]);
-    if (lc->cs) fl_coordinator_server_stop(lc->cs);
+    if (lc->cs) {
+        fl_coordinator_server_stop(lc->cs);
+        for (size_t i = 0; i < lc->tablet_count; i++)
+            if (lc->tablets[i]) fl_coordinator_server_drop_tablet(lc->cs, lc->tablets[i]->self.id);
+    }
     for (size_t i = 0; i < lc->tablet_count; i++) fl_tablet_server_destroy(lc->tablets[i]);
     fl_coordinator_server_destroy(lc->cs);
     memset(lc, 0, sizeof(*lc));

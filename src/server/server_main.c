@@ -40,7 +40,8 @@ static void fl_usage(FILE *f) {
             "server (id 0) in one process, metadata in DIR (no ZooKeeper).\n"
             "In a cluster every server is its own process on ZooKeeper:\n"
             "zookeeper.address (required), zookeeper.path.root (/fluss),\n"
-            "zookeeper.client.session-timeout (60 s), bind.listeners and\n"
+            "zookeeper.client.session-timeout (60 s),\n"
+            "zookeeper.client.connection-timeout (15 s), bind.listeners and\n"
             "advertised.listeners (lists: NAME://host:port,...), internal.listener.name\n"
             "(FLUSS: the listener servers use among themselves), tablet-server.id\n"
             "(required for a tablet server), tablet-server.rack, data.dir, remote.data.dir\n"
@@ -178,6 +179,11 @@ static int fl_cluster_process(bool coordinator, const fl_config_t *cfg,
                                    &session_ms, err);
     if (rc) return rc;
     o.zk_session_timeout_ms = (int)session_ms;
+    int64_t connect_ms;
+    rc = fl_config_duration_ms(cfg, "zookeeper.client.connection-timeout", 15 * 1000, &connect_ms,
+                               err);
+    if (rc) return rc;
+    o.zk_connect_timeout_ms = (int)connect_ms;
     o.internal_name = fl_config_string(cfg, "internal.listener.name", "FLUSS");
     o.rack = fl_config_string(cfg, "tablet-server.rack", NULL);
     o.listeners = listeners;

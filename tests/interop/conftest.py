@@ -124,6 +124,36 @@ def wait_ports(host, ports, proc=None, timeout=START_TIMEOUT_S, err_path=None):
         time.sleep(0.05)
 
 
+def _thread_report(pid):
+    """What each thread of a hung process is doing: gdb's backtraces where
+    gdb is installed, else each thread's name, state and kernel wait
+    channel from /proc."""
+    import shutil
+    if shutil.which("gdb"):
+        try:
+            r = subprocess.run(["gdb", "-batch", "-nx", "-p", str(pid), "-ex",
+                                "thread apply all bt 30"], capture_output=True,
+                               text=True, timeout=60)
+            if "Thread" in r.stdout:
+                return r.stdout[-30000:]
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    lines = []
+    try:
+        for tid in sorted(os.listdir(f"/proc/{pid}/task"), key=int):
+            base = f"/proc/{pid}/task/{tid}"
+            def rd(name):
+                try:
+                    return Path(base, name).read_text(errors="replace").strip()
+                except OSError:
+                    return "?"
+            state = rd("stat").rsplit(")", 1)[-1].split()[:1]
+            lines.append(f"{tid} {rd('comm')} {state} wchan={rd('wchan')}")
+    except OSError as e:
+        lines.append(f"<no /proc: {e}>")
+    return "\n".join(lines)
+
+
 def _read_tail(path, limit=8000):
     if not path:
         return "<no stderr file>"
@@ -217,8 +247,10 @@ class OurServer:
         collected and fail the session (pytest_sessionfinish)."""
         rc = self._signal_and_wait(signal.SIGTERM, timeout)
         if rc is None and self.proc is not None and self.proc.poll() is None:
+            where = _thread_report(self.proc.pid)
             rc = self._signal_and_wait(signal.SIGKILL, 10.0)
-            SERVER_PROBLEMS.append(f"flussd did not exit within {timeout}s of SIGTERM")
+            SERVER_PROBLEMS.append(f"flussd did not exit within {timeout}s of SIGTERM; "
+                                   f"its threads:\n{where}\nstderr:\n{self.stderr_tail()}")
         elif rc not in (0, None):
             SERVER_PROBLEMS.append(f"flussd exited with {rc} after SIGTERM; "
                                    f"stderr:\n{self.stderr_tail()}")

@@ -75,7 +75,7 @@ static int group_teardown(void **state) {
 static fl_metastore_t *zk_open(const char *root) {
     fl_metastore_t *ms = NULL;
     fl_error_t err;
-    if (fl_metastore_zk_open(g_connect, root, 6000, &ms, &err))
+    if (fl_metastore_zk_open(g_connect, root, 6000, 15000, &ms, &err))
         fail_msg("open %s%s: %s", g_connect, root, err.msg);
     return ms;
 }
@@ -518,8 +518,8 @@ static void test_registration_is_ephemeral(void **state) {
     fl_error_t err;
     fl_metastore_t *ms = zk_open("/servers");
     fl_zk_conn_t *c1, *c2, *c3;
-    assert_int_equal(fl_zk_conn_open(g_connect, "/servers", 6000, &c1, &err), 0);
-    assert_int_equal(fl_zk_conn_open(g_connect, "/servers", 6000, &c2, &err), 0);
+    assert_int_equal(fl_zk_conn_open(g_connect, "/servers", 6000, 15000, &c1, &err), 0);
+    assert_int_equal(fl_zk_conn_open(g_connect, "/servers", 6000, 15000, &c2, &err), 0);
     fl_zk_tablet_server_t ts1 = {.id = 1, .listeners = "CLIENT://127.0.0.1:9124",
                                  .register_ms = 1700000000000};
     fl_zk_tablet_server_t ts2 = {.id = 2, .listeners = "CLIENT://127.0.0.1:9125,INTERNAL://127.0.0.1:9225",
@@ -556,7 +556,7 @@ static void test_registration_is_ephemeral(void **state) {
     assert_int_equal(list[0].id, 2);
     fl_zk_tablet_servers_free(list, n);
     /* and it comes back as a new incarnation */
-    assert_int_equal(fl_zk_conn_open(g_connect, "/servers", 6000, &c3, &err), 0);
+    assert_int_equal(fl_zk_conn_open(g_connect, "/servers", 6000, 15000, &c3, &err), 0);
     fl_zk_tablet_server_t again = ts1;
     assert_int_equal(fl_zk_tablet_server_register(c3, &again, &err), 0);
     assert_true(again.incarnation > ts2.incarnation);
