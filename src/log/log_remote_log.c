@@ -204,6 +204,18 @@ void fl_remote_log_manifest(fl_remote_log_t *rl, fl_remote_manifest_t *out) {
     pthread_mutex_unlock(&rl->lock);
 }
 
+int fl_remote_log_read_records(fl_remote_log_t *rl, const fl_remote_segment_t *s, uint64_t pos,
+                               size_t len, fl_buf_t *out, size_t *got, fl_error_t *err) {
+    char rel[FL_REMOTE_PATH_MAX + 128];
+    snprintf(rel, sizeof(rel), "%s/%s/%020" PRId64 ".log", rl->dir, s->id, s->start_offset);
+    fl_buf_reserve(out, len);
+    *got = 0;
+    int rc = rl->storage->ops->read_range(rl->storage, rel, pos, len, out->data + out->len, got,
+                                          err);
+    if (!rc) out->len += *got;
+    return rc;
+}
+
 /* ---- upload ---- */
 
 static int fl_rl_put_index(fl_remote_log_t *rl, const char *seg_dir, int64_t base,

@@ -85,6 +85,11 @@ void fl_remote_log_bounds(fl_remote_log_t *rl, int64_t *start, int64_t *end);
 /* A copy of the committed manifest. */
 void fl_remote_log_manifest(fl_remote_log_t *rl, fl_remote_manifest_t *out);
 
+/* Bytes [pos, pos + len) of remote segment s's records (its .log file)
+ * into out (appended; fewer at the file's end, *got how many). A segment
+ * expired meanwhile is an error (its files are gone). */
+int fl_remote_log_read_records(fl_remote_log_t *rl, const fl_remote_segment_t *s, uint64_t pos,
+                               size_t len, fl_buf_t *out, size_t *got, fl_error_t *err);
 /* Uploads rolled segment s of the local log in local_dir, whose records
  * end at end_offset, under a new segment id (not yet part of the log). */
 int fl_remote_log_upload(fl_remote_log_t *rl, const fl_log_segment_t *s, const char *local_dir,

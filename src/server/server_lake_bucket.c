@@ -9,9 +9,12 @@
  *
  * A call tiers at most FL_LAKE_BUCKET_BYTES_MAX of log; the rest waits for
  * the next round (an answer must come within the coordinator's request
- * timeout). The range must be in the local log: a lake table's segments
- * above its lake offset are kept until tiered (that guard is the log's),
- * so a start below the local log start is refused rather than skipped.
+ * timeout). A lake table's local segments above its lake offset are kept
+ * until tiered (that guard is the log's); what lies below the local log
+ * start (a table whose lake was turned on after its log was tiered to
+ * remote storage) is read from the remote log's segments, and a start
+ * below both is refused rather than skipped (a log table's expired range
+ * is skipped: it is gone for every reader).
  * Files of a failed call are deleted; files of an answered call that the
  * coordinator does not commit are its to delete.
  *
@@ -25,6 +28,7 @@
 #include "common_alloc.h"
 #include "common_log.h"
 #include "lake_parquet_meta.h"
+#include "log_remote_log.h"
 #include "server_node.h"
 #include "server_tablet.h"
 #include "common_fs.h"
@@ -50,9 +54,9 @@ static const fl_schema_t *fl_lake_schema_of(void *ctx, int16_t schema_id) {
 /* Feeds [start, hw) of r to w, at most FL_LAKE_BUCKET_BYTES_MAX; *end is
  * where it stopped (a batch boundary). */
 static int fl_lake_feed(fl_replica_t *r, fl_tier_writer_t *w, int64_t start, int64_t *end,
-                        fl_error_t *err) {
+                        size_t *total_bytes, fl_error_t *err) {
     int64_t pos = start, hw = fl_replica_high_watermark(r);
-    size_t total = 0;
+    size_t total = *total_bytes;
     fl_buf_t buf;
     fl_buf_init(&buf);
     int rc = 0;
@@ -82,6 +86,83 @@ static int fl_lake_feed(fl_replica_t *r, fl_tier_writer_t *w, int64_t start, int
     }
     fl_buf_free(&buf);
     *end = pos;
+    *total_bytes = total;
+    return rc;
+}
+
+/* The batches of remote segment s from *pos on, while *pos < until, into
+ * w: read in chunks from the file's start, a chunk doubled when one batch
+ * is larger. */
+static int fl_lake_feed_segment(fl_replica_t *r, const fl_remote_segment_t *s,
+                                fl_tier_writer_t *w, int64_t *pos, int64_t until, size_t *total,
+                                fl_error_t *err) {
+    uint64_t file_pos = 0;
+    size_t chunk = FL_LAKE_READ_BYTES;
+    fl_buf_t buf;
+    fl_buf_init(&buf);
+    int rc = 0;
+    while (!rc && *pos < s->end_offset && *pos < until && *total < FL_LAKE_BUCKET_BYTES_MAX) {
+        buf.len = 0;
+        size_t got = 0;
+        if ((rc = fl_remote_log_read_records(r->remote, s, file_pos, chunk, &buf, &got, err)))
+            break;
+        size_t at = 0;
+        fl_batch_view_t b;
+        int more;
+        while ((more = fl_batch_parse_next(buf.data, buf.len, &at, &b, err)) == 0) {
+            if (fl_batch_next_offset(&b) <= *pos) continue; /* before the range */
+            if (b.base_offset != *pos) {
+                rc = fl_err_set(err, FLUSS_ERR__STATE,
+                                "the lake offset %" PRId64 " is not a batch boundary in remote "
+                                "segment %s (a batch starts at %" PRId64 ")",
+                                *pos, s->id, b.base_offset);
+                break;
+            }
+            if ((rc = fl_tier_writer_add_batch(w, b.data, b.size, err))) break;
+            *pos = fl_batch_next_offset(&b);
+            *total += b.size;
+            if (*pos >= until || *total >= FL_LAKE_BUCKET_BYTES_MAX) break;
+        }
+        if (!rc && more < 0) rc = more;
+        if (rc) break;
+        if (at == 0) {
+            if (got < chunk || chunk >= FL_LAKE_BUCKET_BYTES_MAX)
+                rc = fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE,
+                                "remote segment %s ends at offset %" PRId64 ", before its end "
+                                "%" PRId64,
+                                s->id, *pos, s->end_offset);
+            chunk *= 2;
+            continue;
+        }
+        file_pos += at;
+    }
+    fl_buf_free(&buf);
+    return rc;
+}
+
+/* Feeds w from the bucket's remote log with what only remote storage
+ * holds: [*pos, until), until being the local log's start (tiered before
+ * the lake was turned on, or before the lake caught up). */
+static int fl_lake_feed_remote(fl_replica_t *r, fl_tier_writer_t *w, int64_t *pos, int64_t until,
+                               size_t *total, fl_error_t *err) {
+    fl_remote_manifest_t m;
+    memset(&m, 0, sizeof(m));
+    fl_remote_log_manifest(r->remote, &m);
+    int rc = 0;
+    for (size_t i = 0; i < m.count && !rc && *pos < until && *total < FL_LAKE_BUCKET_BYTES_MAX;
+         i++) {
+        const fl_remote_segment_t *s = &m.segments[i];
+        if (s->end_offset <= *pos) continue;
+        if (s->start_offset > *pos) {
+            rc = fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
+                            "offset %" PRId64 " is in neither the remote log (next segment "
+                            "from %" PRId64 ") nor the local one (from %" PRId64 ")",
+                            *pos, s->start_offset, until);
+            break;
+        }
+        rc = fl_lake_feed_segment(r, s, w, pos, until, total, err);
+    }
+    fl_remote_manifest_free(&m);
     return rc;
 }
 
@@ -331,17 +412,19 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
         o.change_ctx = &pk;
     }
     if (start < fl_replica_earliest(r)) start = fl_replica_earliest(r); /* expired: gone */
-    if (start < earliest) {
+    if (start < earliest && !r->remote) {
         rc = fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
-                        "offsets %" PRId64 "..%" PRId64 " of the bucket are in remote storage "
-                        "only, which lake tiering does not read yet",
-                        start, earliest);
+                        "offsets %" PRId64 "..%" PRId64 " of the bucket are gone", start,
+                        earliest);
         goto done;
     }
     if ((rc = fl_tier_writer_open(&o, &w, err))) goto done;
     int64_t end = start;
+    size_t total = 0;
     const fl_tier_writer_result_t *res = NULL;
-    rc = fl_lake_feed(r, w, start, &end, err);
+    /* below the local log: from the remote log's segments first */
+    if (start < earliest) rc = fl_lake_feed_remote(r, w, &end, earliest, &total, err);
+    if (!rc && end >= earliest) rc = fl_lake_feed(r, w, end, &end, &total, err);
     if (!rc) rc = fl_tier_writer_finish(w, &res, err);
     if (!rc && pk.x) rc = fl_lake_pk_seal(req, pk.x, end, res, &df, &has_df, err);
     if (rc) {

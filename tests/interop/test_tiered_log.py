@@ -447,3 +447,50 @@ async def test_tiered_java_client_reads_remote_segments(tiered_server):
             rc.close()
         await admin.drop_database(db, ignore_if_not_exists=True, cascade=True)
         await conn.close()
+
+
+@pytest.mark.skipif(not IS_OURS, reason="flussd's own lake tiering (the reference needs a Flink job)")
+async def test_lake_turned_on_after_tiering_reads_remote_segments(start_server, tmp_path):
+    """A table whose log went to remote storage before its lake was turned
+    on (ALTER): the first lake rounds read the remote segments the local
+    log no longer has, so the lake holds every row from offset 0 (it used
+    to refuse the range as remote-only, for ever)."""
+    from lakeutil import lake_args
+    from test_alter_table import SET, alter
+    from test_lake_tiering import check_exactly_once
+    from pyiceberg.table import StaticTable
+
+    wh = tmp_path / "warehouse"
+    srv = start_server(*lake_args(wh))
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = unique("tierlake")
+    await admin.create_database(db)
+    path = fluss.TablePath(db, "t")
+    await admin.create_table(path, fluss.TableDescriptor(fluss.Schema(SCHEMA), bucket_count=1))
+    await wait_ready(admin, path)
+    info = await admin.get_table_info(path)
+    await write_rows(conn, path, 0, 400)
+    rc = await raw_tablet(admin)
+    tiered = await wait_tiered(admin, rc, srv, path, info)
+    rc.close()
+    assert tiered["segments"][0]["start"] == 0 and len(tiered["segments"]) >= 2
+    assert alter(srv, db, "t", configs=[("table.datalake.enabled", "true", SET),
+                                        ("table.datalake.freshness", "1s", SET)]) == (0, None)
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            tbl = StaticTable.from_metadata(str(wh / db / "t"))
+            snap = tbl.current_snapshot()
+            if snap and int(snap.summary["total-records"]) >= 400:
+                break
+        except FileNotFoundError:
+            pass
+        assert time.monotonic() < deadline, f"the lake has no 400 rows; stderr:\n{srv.stderr_tail()}"
+        await asyncio.sleep(0.2)
+    got = tbl.scan().to_arrow()
+    check_exactly_once(got, range(400))
+    names = dict(zip(got.column("id").to_pylist(), got.column("name").to_pylist()))
+    assert all(names[i] == f"n{i}" + "x" * PAD for i in range(400))
+    await admin.drop_database(db, ignore_if_not_exists=True, cascade=True)
+    await conn.close()
