@@ -551,7 +551,7 @@ void fluss_log_scanner_destroy(fluss_log_scanner_t *s);
 
 /* ---- union read: the lake, then the log after it ---- */
 
-/* A lake scanner reads one lake snapshot of a log table (the one
+/* A lake scanner reads one lake snapshot of a table (the one
  * fluss_lake_snapshot_get returned) straight from its Apache Iceberg
  * files: the Hadoop layout under the table's
  * `table.datalake.iceberg.warehouse`, which must be a path this process
@@ -560,6 +560,12 @@ void fluss_log_scanner_destroy(fluss_log_scanner_t *s);
  * partition, and each row its log offset and commit timestamp (the lake
  * keeps them in __offset and __timestamp). Within a bucket rows come in
  * offset order; buckets one after another.
+ *
+ * A primary-key table's lake holds its rows as of the lake offsets: the
+ * snapshot's position-delete files are applied (a deleted row is never
+ * returned), and each row is the key's value at its offset; the log after
+ * the lake offset is the table's changelog, whose changes a batch reader
+ * applies by key (the CLI's `fluss scan` does).
  *
  * Union read: the snapshot holds every bucket's rows below its lake
  * offset (fluss_lake_bucket_t.offset); a log scanner subscribed at that
@@ -571,8 +577,8 @@ void fluss_log_scanner_destroy(fluss_log_scanner_t *s);
  * have no partition id); they stay in the Iceberg table for its readers.
  *
  * projection as fluss_log_scanner_new. Errors: INVALID_ARG (no warehouse
- * in the table's properties; a lake table of another table id; delete
- * files, which PK tables' lake tables will have), LAKE_SNAPSHOT_NOT_EXIST
+ * in the table's properties; a lake table of another table id; equality
+ * delete files, which flussd never writes), LAKE_SNAPSHOT_NOT_EXIST
  * (the snapshot was expired from the Iceberg table), TABLE_NOT_EXIST (no
  * Iceberg table there), CORRUPT_RECORD_EXCEPTION and FLUSS_ERR__CORRUPT
  * for files that do not decode. Thread rule: one user at a time; the
