@@ -182,6 +182,15 @@ test-faults: build build-asan $(FAULT_PY_DEPS)
 	    FLUSS_FAULT_LEDGER=$(CURDIR)/tests/fault/RESULTS.jsonl \
 	    $(PYTHON) -m pytest $(FAULT_TESTS) -q -s
 
+# The lake's crash gate (issue 21): 200 random SIGKILLs under continuous
+# produce into a log and a PK lake table (make test runs 4 inside the
+# interop suite). FLUSS_LAKE_KILL_SEED picks another sequence.
+LAKE_KILLS ?= 200
+.PHONY: test-lake-kills
+test-lake-kills: build venv
+	FLUSSD=$(BUILD)/flussd FLUSS_LAKE_KILLS=$(LAKE_KILLS) .venv/bin/python -m pytest \
+	    tests/interop/test_lake_kills.py -q -s
+
 # The whole suite with 1 and 2 network loops on the release build (make
 # test runs 4 under ASan before these; the TSan tier runs 2 again).
 test-interop-loops: build venv
