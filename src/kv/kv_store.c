@@ -382,6 +382,48 @@ int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, fl_kv
     return 0;
 }
 
+struct fl_kv_view {
+    fl_kv_store_t *store;
+    const rocksdb_snapshot_t *snap;
+    rocksdb_readoptions_t *ropts;
+};
+
+fl_kv_view_t *fl_kv_store_view(fl_kv_store_t *s) {
+    fl_kv_thread_setup();
+    fl_kv_view_t *v = fl_calloc(1, sizeof(*v));
+    v->store = s;
+    v->snap = rocksdb_create_snapshot(s->db);
+    v->ropts = rocksdb_readoptions_create();
+    rocksdb_readoptions_set_snapshot(v->ropts, v->snap);
+    /* one pass over everything: keep the block cache for the readers */
+    rocksdb_readoptions_set_fill_cache(v->ropts, 0);
+    return v;
+}
+
+int fl_kv_view_scan(fl_kv_view_t *v, fl_kv_visit_fn fn, void *arg, fl_error_t *err) {
+    fl_kv_thread_setup();
+    rocksdb_iterator_t *it = rocksdb_create_iterator(v->store->db, v->ropts);
+    for (rocksdb_iter_seek_to_first(it); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+        size_t klen, vlen;
+        const char *k = rocksdb_iter_key(it, &klen);
+        if (klen == 0) continue; /* a legacy store's applied offset */
+        const char *val = rocksdb_iter_value(it, &vlen);
+        if (!fn(arg, (const uint8_t *)k, klen, (const uint8_t *)val, vlen)) break;
+    }
+    char *rerr = NULL;
+    rocksdb_iter_get_error(it, &rerr);
+    rocksdb_iter_destroy(it);
+    if (rerr) return fl_kv_fail(err, "scan", rerr);
+    return 0;
+}
+
+void fl_kv_view_free(fl_kv_view_t *v) {
+    if (!v) return;
+    rocksdb_readoptions_destroy(v->ropts);
+    rocksdb_release_snapshot(v->store->db, v->snap);
+    fl_free(v);
+}
+
 fl_kv_write_t *fl_kv_write_new(void) {
     fl_kv_write_t *w = fl_calloc(1, sizeof(*w));
     w->wb = rocksdb_writebatch_create();

@@ -113,6 +113,15 @@ typedef bool (*fl_kv_visit_fn)(void *arg, const uint8_t *key, size_t klen, const
 int fl_kv_store_scan(fl_kv_store_t *s, const uint8_t *prefix, size_t plen, fl_kv_visit_fn fn,
                      void *arg, fl_error_t *err);
 
+/* A point-in-time view of the rows (a RocksDB snapshot): what the store
+ * held when it was taken, whatever is written after. Free it before the
+ * store closes. */
+typedef struct fl_kv_view fl_kv_view_t;
+fl_kv_view_t *fl_kv_store_view(fl_kv_store_t *s);
+/* Visits every row of the view in key order until fn returns false. */
+int fl_kv_view_scan(fl_kv_view_t *v, fl_kv_visit_fn fn, void *arg, fl_error_t *err);
+void fl_kv_view_free(fl_kv_view_t *v);
+
 /* A write batch: puts and deletes applied atomically by _commit. */
 fl_kv_write_t *fl_kv_write_new(void);
 void fl_kv_write_destroy(fl_kv_write_t *w);

@@ -493,6 +493,58 @@ int fl_kv_tablet_checkpoint(fl_kv_tablet_t *kt, const char *dir, int64_t *log_of
     return rc;
 }
 
+typedef struct fl_kv_image_ctx {
+    const fl_kv_table_t *t;
+    fl_kv_row_fn fn;
+    void *arg;
+    fl_row_t row;
+    fl_error_t *err;
+    int rc;
+} fl_kv_image_ctx_t;
+
+static bool fl_kv_image_visit(void *arg, const uint8_t *key, size_t klen, const uint8_t *v,
+                              size_t vlen) {
+    (void)key;
+    fl_kv_image_ctx_t *c = arg;
+    if (vlen < 2) {
+        c->rc = fl_err_set(c->err, FLUSS_ERR_KV_STORAGE_EXCEPTION,
+                           "a stored value of %zu bytes (key of %zu bytes): no schema id", vlen,
+                           klen);
+        return false;
+    }
+    c->rc = fl_kv_decode_value(c->t, fl_kv_value_schema(v), v + 2, vlen - 2, &c->row, c->err);
+    if (c->rc) {
+        c->rc = FLUSS_ERR_KV_STORAGE_EXCEPTION;
+        if (c->err) c->err->code = c->rc;
+        return false;
+    }
+    c->rc = c->fn(c->arg, &c->row, c->err);
+    return c->rc == 0;
+}
+
+int fl_kv_tablet_image(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_kv_row_fn fn, void *arg,
+                       int64_t *log_offset, fl_error_t *err) {
+    /* as a checkpoint: under commit_lock the store holds exactly the
+     * changes before its applied offset; the view keeps that state */
+    pthread_mutex_lock(&kt->commit_lock);
+    bool more = false;
+    int rc = fl_kv_commit_round(kt, false, &more, err);
+    fl_kv_view_t *view = NULL;
+    if (!rc) {
+        *log_offset = fl_kv_store_applied_offset(kt->store);
+        view = fl_kv_store_view(kt->store);
+    }
+    pthread_mutex_unlock(&kt->commit_lock);
+    if (rc) return rc;
+    fl_kv_image_ctx_t c = {.t = t, .fn = fn, .arg = arg, .err = err};
+    fl_row_init(&c.row, t->latest->column_count);
+    rc = fl_kv_view_scan(view, fl_kv_image_visit, &c, err);
+    if (!rc) rc = c.rc;
+    fl_row_free(&c.row);
+    fl_kv_view_free(view);
+    return rc;
+}
+
 int fl_kv_tablet_row_count(fl_kv_tablet_t *kt, int64_t *out, fl_error_t *err) {
     if (!kt->rows_kept)
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,

@@ -173,6 +173,21 @@ int fl_kv_tablet_prefix_lookup(fl_kv_tablet_t *kt, const uint8_t *prefix, size_t
 int fl_kv_tablet_checkpoint(fl_kv_tablet_t *kt, const char *dir, int64_t *log_offset,
                             int64_t *row_count, fl_error_t *err);
 
+/* The bucket's rows as of one changelog offset, for a reader that cannot
+ * replay the changelog below it (a lake bootstrapped after the changelog
+ * expired): the pre-write buffer is written down to the high watermark,
+ * *log_offset is set to the offset the image covers up to (exclusive)
+ * (before fn's first call) and a point-in-time view of RocksDB taken,
+ * all under commit_lock; then,
+ * with no lock held (puts and commits go on), fn sees every row in the
+ * latest schema's layout (borrowed for the call; it may change its
+ * cells), in key order. fn's non-zero return (err set) ends the visit and
+ * is returned. KV_STORAGE_EXCEPTION for a stored value that does not
+ * decode. The caller holds a use of the tablet throughout. */
+typedef int (*fl_kv_row_fn)(void *arg, fl_row_t *row, fl_error_t *err);
+int fl_kv_tablet_image(fl_kv_tablet_t *kt, const fl_kv_table_t *t, fl_kv_row_fn fn, void *arg,
+                       int64_t *log_offset, fl_error_t *err);
+
 /* The bucket's rows up to the high watermark: RocksDB's count plus the
  * pre-write buffer's changes below the high watermark (not yet flushed
  * in the durable flush mode). INVALID_TABLE_EXCEPTION when the table keeps

@@ -12,9 +12,10 @@
  * timeout). A lake table's local segments above its lake offset are kept
  * until tiered (that guard is the log's); what lies below the local log
  * start (a table whose lake was turned on after its log was tiered to
- * remote storage) is read from the remote log's segments, and a start
- * below both is refused rather than skipped (a log table's expired range
- * is skipped: it is gone for every reader).
+ * remote storage) is read from the remote log's segments. Below both: a
+ * log table's expired range is skipped (gone for every reader); a
+ * primary-key bucket the lake holds nothing of is written from its KV
+ * state (fl_kv_tablet_image), one the lake holds rows of is refused.
  * Files of a failed call are deleted; files of an answered call that the
  * coordinator does not commit are its to delete.
  *
@@ -27,6 +28,7 @@
 
 #include "common_alloc.h"
 #include "common_log.h"
+#include "common_time.h"
 #include "lake_parquet_meta.h"
 #include "log_remote_log.h"
 #include "server_node.h"
@@ -34,7 +36,9 @@
 #include "common_fs.h"
 #include "common_uuid.h"
 #include "common_vfs.h"
+#include "kv_tablet.h"
 #include "server_lake_index.h"
+#include "server_tablet_kv.h"
 #include "tier_deletes.h"
 #include "tier_pk_key.h"
 #include "tier_pk_sync.h"
@@ -164,6 +168,42 @@ static int fl_lake_feed_remote(fl_replica_t *r, fl_tier_writer_t *w, int64_t *po
     }
     fl_remote_manifest_free(&m);
     return rc;
+}
+
+typedef struct fl_lake_image {
+    fl_tier_writer_t *w;
+    int64_t end; /* the image's changelog offset (set before the first row) */
+    int64_t ts_ms;
+    int64_t rows;
+} fl_lake_image_t;
+
+static int fl_lake_image_row(void *arg, fl_row_t *row, fl_error_t *err) {
+    fl_lake_image_t *im = arg;
+    im->rows++;
+    return fl_tier_writer_add_row(im->w, im->end - 1, im->ts_ms, FL_CHANGE_INSERT, row, err);
+}
+
+/* A primary-key bucket whose changelog expired before the lake had any of
+ * it: its rows as of one offset (the KV state, kv_tablet.h
+ * fl_kv_tablet_image) go into the lake as +I, each with __offset that
+ * offset - 1 and __timestamp now; *end is the offset, where the next
+ * round follows the changelog on. */
+static int fl_lake_feed_image(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
+                              fl_replica_t *r, fl_tier_writer_t *w, int64_t *end,
+                              fl_error_t *err) {
+    fl_kv_tablet_t *kt = NULL;
+    int rc = fl_tablet_kv_acquire(ts->kv, t, r, &kt, err);
+    if (rc) return rc;
+    fl_lake_image_t im = {.w = w, .end = 0, .ts_ms = fl_time_wall_ms()};
+    rc = fl_kv_tablet_image(kt, t->kv, fl_lake_image_row, &im, &im.end, err);
+    fl_tablet_kv_release(ts->kv, r, kt);
+    if (rc) return rc;
+    *end = im.end;
+    FL_INFO("lake tiering: %s.%s bucket %d: the changelog below %lld expired before the lake "
+            "had it: %lld rows from the KV state as of offset %lld",
+            t->database, t->name, r->bucket, (long long)fl_replica_earliest(r),
+            (long long)im.rows, (long long)im.end);
+    return 0;
 }
 
 /* The answer's entry of one written file. */
@@ -386,17 +426,8 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
     fl_tier_writer_options_t o;
     if ((rc = fl_lake_writer_options(req, t, &o, err))) goto done;
     int64_t start = req->start_offset, earliest = fl_replica_log_start(r);
+    bool image = false;
     if (t->has_primary_key) {
-        /* a changelog that expired before it was tiered is a lake that
-         * lacks rows: refused, not skipped */
-        if (start < fl_replica_earliest(r)) {
-            rc = fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
-                            "the changelog of %s below offset %lld is gone, and the lake has "
-                            "it only to %lld (a lake bootstrapped from a KV snapshot is not "
-                            "built yet)",
-                            what, (long long)fl_replica_earliest(r), (long long)start);
-            goto done;
-        }
         pk.x = fl_lake_indexes_take(ts->lake_indexes, req->table_id,
                                     req->has_partition_id ? req->partition_id : -1, req->bucket_id,
                                     atomic_load(&r->lead_epoch));
@@ -406,13 +437,27 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
             goto done;
         }
         if ((rc = fl_lake_pk_sync(req, o.schema, pk.x, what, err))) goto done;
+        /* a changelog that expired before it was tiered is a lake that
+         * lacks rows: a bucket the lake holds nothing of starts from its
+         * KV state (the image); one it holds rows of is refused, not
+         * skipped (its lost deletes cannot be told) */
+        if (start < fl_replica_earliest(r)) {
+            if (fl_pk_index_live(pk.x) != 0) {
+                rc = fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
+                                "the changelog of %s below offset %lld is gone, and the lake "
+                                "has it only to %lld",
+                                what, (long long)fl_replica_earliest(r), (long long)start);
+                goto done;
+            }
+            image = true;
+        }
         fl_pk_index_round_begin(pk.x);
         pk.schema = o.schema;
         o.on_change = fl_lake_pk_change;
         o.change_ctx = &pk;
     }
     if (start < fl_replica_earliest(r)) start = fl_replica_earliest(r); /* expired: gone */
-    if (start < earliest && !r->remote) {
+    if (!image && start < earliest && !r->remote) {
         rc = fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
                         "offsets %" PRId64 "..%" PRId64 " of the bucket are gone", start,
                         earliest);
@@ -422,9 +467,13 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
     int64_t end = start;
     size_t total = 0;
     const fl_tier_writer_result_t *res = NULL;
-    /* below the local log: from the remote log's segments first */
-    if (start < earliest) rc = fl_lake_feed_remote(r, w, &end, earliest, &total, err);
-    if (!rc && end >= earliest) rc = fl_lake_feed(r, w, end, &end, &total, err);
+    if (image) {
+        rc = fl_lake_feed_image(ts, t, r, w, &end, err);
+    } else {
+        /* below the local log: from the remote log's segments first */
+        if (start < earliest) rc = fl_lake_feed_remote(r, w, &end, earliest, &total, err);
+        if (!rc && end >= earliest) rc = fl_lake_feed(r, w, end, &end, &total, err);
+    }
     if (!rc) rc = fl_tier_writer_finish(w, &res, err);
     if (!rc && pk.x) rc = fl_lake_pk_seal(req, pk.x, end, res, &df, &has_df, err);
     if (rc) {

@@ -561,6 +561,30 @@ int fl_tier_writer_add_batch(fl_tier_writer_t *w, const uint8_t *p, size_t len, 
     return rc;
 }
 
+int fl_tier_writer_add_row(fl_tier_writer_t *w, int64_t offset, int64_t ts_ms,
+                           fl_change_type_t ct, fl_row_t *row, fl_error_t *err) {
+    if (w->failed || w->finished)
+        return fl_err_set(err, FLUSS_ERR__STATE, "tier: the writer %s",
+                          w->failed ? "failed earlier" : "is finished");
+    if (row->column_count != w->n_user) {
+        w->failed = true;
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "tier: a row of %zu columns for a schema of %zu", row->column_count,
+                          w->n_user);
+    }
+    /* the row stands in for the writer's own while it is written */
+    fl_row_t own = w->row;
+    w->row = *row;
+    int rc = write_record(w, offset, ct, ts_ms * 1000, err);
+    *row = w->row; /* padding may have grown its arena */
+    w->row = own;
+    if (!rc && w->pq && fl_pq_writer_position(w->pq) + fl_pq_writer_buffered_bytes(w->pq) >=
+                            w->o.target_file_bytes)
+        rc = file_close(w, err);
+    if (rc) w->failed = true;
+    return rc;
+}
+
 /* ---- finish, close, abort ---- */
 
 int fl_tier_writer_finish(fl_tier_writer_t *w, const fl_tier_writer_result_t **out, fl_error_t *err) {

@@ -165,6 +165,14 @@ int fl_tier_writer_open(const fl_tier_writer_options_t *o, fl_tier_writer_t **ou
  * unknown schema id, INVALID_ARG for one out of order or a change type
  * without a hook, CORRUPT_RECORD for a NULL in a NOT NULL column, IO. */
 int fl_tier_writer_add_batch(fl_tier_writer_t *w, const uint8_t *p, size_t len, fl_error_t *err);
+/* Writes one row that no batch holds (a primary-key bucket's image, when
+ * the lake starts from its KV state: kv_tablet.h fl_kv_tablet_image):
+ * row has the current schema's columns (the caller's; a BINARY(n) cell
+ * may be padded in place), offset and ts_ms its __offset and __timestamp,
+ * ct its change type for the hook. It moves no offset: the result's
+ * first/next offsets are the batches' alone. Errors as add_batch. */
+int fl_tier_writer_add_row(fl_tier_writer_t *w, int64_t offset, int64_t ts_ms,
+                           fl_change_type_t ct, fl_row_t *row, fl_error_t *err);
 /* Closes the open file, fsyncs the directory, and describes what was
  * written; *out and everything it points to belong to the writer until
  * close. No more batches after it. */

@@ -328,3 +328,63 @@ async def test_rounds_under_continuous_writes(lake):
     tier_now(srv, db, "busy")
     await check(srv, conn, path, db, "busy", wh, truth, range(200))
     assert cli_rows(srv, db, "busy") == truth
+
+
+async def test_lake_starts_from_the_kv_state_after_the_changelog_expired(start_server, tmp_path):
+    """A PK table whose changelog expired (table.log.ttl, KV snapshots
+    covering it) before its lake was turned on (ALTER): the changelog
+    cannot rebuild its rows, so the first round writes the bucket's KV
+    state as of one offset (+I rows) and later rounds follow the
+    changelog from there, position-deleting through the index that round
+    built: the lake is the table after each."""
+    from lakeutil import lake_args
+    from test_alter_table import SET, alter
+
+    wh = tmp_path / "warehouse"
+    srv = start_server(*lake_args(wh), "-D", "log.retention.check-interval=200 ms",
+                       "-D", "log.segment.file-size=4kb",
+                       "-D", "remote.log.task-interval-duration=0",
+                       "-D", "kv.snapshot.interval=200 ms")
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = "boot"
+    await admin.create_database(db)
+    path = fluss.TablePath(db, "t")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2,
+        properties={"table.log.ttl": "1 s"}))
+    await wait_ready(admin, path, 2)
+    truth = {}
+    for gen in range(4):  # several 4 KB segments per bucket
+        await apply(conn, path, truth, [row(i, gen) for i in range(0, 120)],
+                    deletes=range(gen * 10, gen * 10 + 5))
+    await asyncio.sleep(1.5)  # older than the TTL now
+    deadline = asyncio.get_running_loop().time() + 20
+    while True:
+        # a write rolls a new segment; the TTL then deletes the old ones
+        await apply(conn, path, truth, [row(200, 9)])
+        earliest = await admin.list_offsets(path, [0, 1], fluss.OffsetSpec.earliest())
+        if all(o > 0 for o in earliest.values()):
+            break
+        assert asyncio.get_running_loop().time() < deadline, earliest
+        await asyncio.sleep(0.3)
+    assert alter(srv, db, "t", configs=[("table.datalake.enabled", "true", SET),
+                                        ("table.datalake.freshness", "1h", SET)]) == (0, None)
+    tier_now(srv, db, "t")
+    await check(srv, conn, path, db, "t", wh, truth, range(220))
+    assert "rows from the KV state as of offset" in srv.stderr_tail()
+    # the next rounds follow the changelog: updates and deletes of keys
+    # the image wrote are position-deleted through the index it built
+    await apply(conn, path, truth, [row(i, 10) for i in range(50, 90)], deletes=range(100, 110))
+    tier_now(srv, db, "t")
+    await check(srv, conn, path, db, "t", wh, truth, range(220))
+    assert cli_rows(srv, db, "t") == truth
+    # after a restart the index is rebuilt from the lake, image rows too
+    await conn.close()
+    srv.restart()
+    conn = await connect(srv.bootstrap)
+    await wait_ready(conn.get_admin(), path, 2)
+    await apply(conn, path, truth, [row(i, 11) for i in range(0, 40)], deletes=range(60, 70))
+    tier_now(srv, db, "t")
+    await check(srv, conn, path, db, "t", wh, truth, range(220))
+    await conn.close()
