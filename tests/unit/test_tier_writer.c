@@ -865,6 +865,64 @@ static void changelog(const char *dir, fl_log_format_t fmt) {
     fl_schema_free(&s);
 }
 
+/* fl_tier_writer_add_row: rows no batch holds (a PK bucket's KV image)
+ * go through the hook like records and into the file with the given
+ * __offset and __timestamp; they move no offset; a row of another column
+ * count is refused and latches. */
+static void test_add_row(void **state) {
+    const char *dir = *state;
+    static const char *const names[2] = {"a", "b"};
+    static const char *const types[2] = {"INT NOT NULL", "STRING"};
+    fl_schema_t s;
+    schema_of_types(&s, names, types, 2);
+    fl_tier_writer_options_t o;
+    options(&o, dir, &s, FL_LOG_FORMAT_ARROW);
+    seen_t seen = {0};
+    o.on_change = skip_deletes;
+    o.change_ctx = &seen;
+    fl_tier_writer_t *w;
+    fl_error_t err;
+    assert_int_equal(fl_tier_writer_open(&o, &w, &err), 0);
+    fl_row_t r;
+    fl_row_init(&r, 2);
+    for (int i = 0; i < 3; i++) {
+        r.cells[0].is_null = false;
+        r.cells[0].i = -1; /* skip_deletes checks a == offset - 100 */
+        fl_row_set_bytes(&r, 1, "kv", 2);
+        assert_int_equal(fl_tier_writer_add_row(w, 99, 1700000000123, FL_CHANGE_INSERT, &r, &err),
+                         0);
+    }
+    const fl_tier_writer_result_t *res;
+    assert_int_equal(fl_tier_writer_finish(w, &res, &err), 0);
+    assert_int_equal(res->record_count, 3);
+    assert_int_equal(res->next_offset, -1);
+    assert_int_equal(seen.n, 3);
+    assert_int_equal(seen.positions[2], 2);
+    fl_pq_reader_t *rd;
+    assert_int_equal(fl_pq_reader_open_file(res->files[0].path, 1u << 30, &rd, &err), 0);
+    fl_pq_values_t v;
+    assert_int_equal(fl_pq_reader_read_column(rd, 0, 3, &v, &err), 0); /* __offset */
+    assert_int_equal(v.rows, 3);
+    assert_int_equal(((int64_t *)v.values)[2], 99);
+    fl_pq_values_free(&v);
+    assert_int_equal(fl_pq_reader_read_column(rd, 0, 4, &v, &err), 0); /* __timestamp, µs */
+    assert_int_equal(((int64_t *)v.values)[0], 1700000000123000);
+    fl_pq_values_free(&v);
+    fl_pq_reader_destroy(rd);
+    fl_tier_writer_close(w);
+    /* a row of the wrong width */
+    assert_int_equal(fl_tier_writer_open(&o, &w, &err), 0);
+    fl_row_t narrow;
+    fl_row_init(&narrow, 1);
+    assert_int_equal(fl_tier_writer_add_row(w, 5, 0, FL_CHANGE_INSERT, &narrow, &err),
+                     FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(fl_tier_writer_add_row(w, 5, 0, FL_CHANGE_INSERT, &r, &err), FLUSS_ERR__STATE);
+    fl_tier_writer_abort(w);
+    fl_row_free(&narrow);
+    fl_row_free(&r);
+    fl_schema_free(&s);
+}
+
 static void test_changelog_arrow(void **state) { changelog(*state, FL_LOG_FORMAT_ARROW); }
 static void test_changelog_indexed(void **state) { changelog(*state, FL_LOG_FORMAT_INDEXED); }
 
@@ -1469,6 +1527,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_evolution_arrow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_evolution_compacted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rolling, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_add_row, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changelog_arrow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changelog_indexed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
