@@ -782,6 +782,41 @@ static void test_lookups_race_puts(void **state) {
     env_free(e);
 }
 
+typedef struct imaged {
+    bool seen[KEYS];
+    int64_t score; /* every row of one image: one round's */
+    bool bad;
+} imaged_t;
+
+static int imaged_row(void *arg, fl_row_t *row, fl_error_t *err) {
+    (void)err;
+    imaged_t *im = arg;
+    int32_t id = (int32_t)row->cells[0].i;
+    if (id < 0 || id >= KEYS || im->seen[id] || (im->score >= 0 && row->cells[2].i != im->score))
+        im->bad = true;
+    else im->seen[id] = true;
+    im->score = row->cells[2].i;
+    return 0;
+}
+
+/* Images taken while puts and commits run: each is one batch boundary's
+ * state (every key at most once, all of one round), at an offset that
+ * never goes back. */
+static void *imager(void *arg) {
+    race_t *r = arg;
+    int64_t last = 0;
+    while (!atomic_load(&r->stop)) {
+        imaged_t im = {.score = -1};
+        int64_t at = -1;
+        fl_error_t err;
+        if (fl_kv_tablet_image(r->e->kt, &r->e->t, imaged_row, &im, &at, &err) || im.bad ||
+            at < last)
+            atomic_fetch_add(&r->bad, 1);
+        last = at;
+    }
+    return NULL;
+}
+
 /* Row counts read while puts and commits run: between 0 and KEYS. */
 static void *counter(void *arg) {
     race_t *r = arg;
@@ -802,8 +837,8 @@ static int64_t applied(fl_kv_tablet_t *kt) {
     return v;
 }
 
-/* RocksDB written by a committer thread while puts, reads, row counts and
- * snapshots run: reads never go back, the count stays in range and ends
+/* RocksDB written by a committer thread while puts, reads, row counts,
+ * snapshots and images run: reads never go back, the count stays in range and ends
  * exact, the store catches up with the log, and a reopen (the store alone,
  * nothing to replay) has every change. */
 static void test_committer_races_puts(void **state) {
@@ -816,10 +851,11 @@ static void test_committer_races_puts(void **state) {
     snprintf(remote, sizeof(remote), "%s/remote/0", e->dir);
     fl_error_t err;
     assert_int_equal(fl_kv_tablet_set_remote(e->kt, remote, &err), 0);
-    pthread_t th[4];
+    pthread_t th[5];
     for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, reader, &r);
     pthread_create(&th[2], NULL, snapshotter, &r);
     pthread_create(&th[3], NULL, counter, &r);
+    pthread_create(&th[4], NULL, imager, &r);
     for (int64_t round = 0; round <= 80; round++) {
         op_t ops[KEYS];
         /* every fifth round deletes the odd keys, the next puts them back */
@@ -828,7 +864,7 @@ static void test_committer_races_puts(void **state) {
         put_ok(e, ops, KEYS);
     }
     atomic_store(&r.stop, true);
-    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 5; i++) pthread_join(th[i], NULL);
     assert_int_equal(atomic_load(&r.bad), 0);
     int64_t rows = -1;
     assert_int_equal(fl_kv_tablet_row_count(e->kt, &rows, &err), 0);
