@@ -597,6 +597,57 @@ int fluss_lake_scanner_next(fluss_lake_scanner_t *s, fluss_record_batch_t **out,
                             fluss_error_t *err);
 void fluss_lake_scanner_destroy(fluss_lake_scanner_t *s);
 
+/* A union scanner is the union read for readers that follow a table: for
+ * each bucket subscribed at FLUSS_OFFSET_LAKE, first the rows the table's
+ * lake snapshot holds of it (a lake scanner's batches), then its log from
+ * the bucket's lake offset on (a log scanner's), no row twice and none
+ * missing, also after the log below the lake offset expired; polled on,
+ * it follows the log as a log scanner does. The snapshot is the newest at
+ * the first poll after such a subscription, so a bucket subscribed later
+ * (of a partition created since, say) is read from the snapshot newest
+ * then. A bucket the snapshot does not hold, and every bucket of a table
+ * whose lake is off or has no snapshot yet, is read from its log's
+ * earliest offset. While lake rows are read (fluss_union_scanner_in_lake)
+ * polls return lake batches only, without waiting; the poll that finds
+ * the lake read returns no batch and subscribes the logs. A primary-key
+ * table's lake rows are its rows as of the lake offsets, each
+ * FLUSS_CHANGE_INSERT, and its log after them its changelog.
+ * Subscribed at any other offset (fluss_log_scanner_subscribe's), a
+ * bucket is read from its log alone. The client and the table outlive
+ * the scanner; one user at a time. */
+#define FLUSS_OFFSET_LAKE ((int64_t)-4)
+typedef struct fluss_union_scanner fluss_union_scanner_t;
+/* projection as fluss_log_scanner_new. */
+int fluss_union_scanner_new(fluss_client_t *c, fluss_table_t *t, const int32_t *projection,
+                            size_t n, fluss_union_scanner_t **out, fluss_error_t *err);
+/* Only rows matching expr (fluss_log_scanner_set_filter's syntax), lake
+ * and log alike. */
+int fluss_union_scanner_set_filter(fluss_union_scanner_t *s, const char *expr, fluss_error_t *err);
+void fluss_union_scanner_set_projection_pushdown(fluss_union_scanner_t *s, bool enabled);
+/* partition_id -1 for a table without partitions; offset FLUSS_OFFSET_LAKE
+ * or one fluss_log_scanner_subscribe takes. */
+int fluss_union_scanner_subscribe(fluss_union_scanner_t *s, int64_t partition_id, int32_t bucket,
+                                  int64_t offset, fluss_error_t *err);
+void fluss_union_scanner_unsubscribe(fluss_union_scanner_t *s, int64_t partition_id,
+                                     int32_t bucket);
+/* -1 when not subscribed; FLUSS_OFFSET_LAKE while the bucket's lake rows
+ * are to come; then its log position (fluss_log_scanner_position's). */
+int64_t fluss_union_scanner_position(const fluss_union_scanner_t *s, int64_t partition_id,
+                                     int32_t bucket);
+/* Whether lake rows are being read: a batch a poll returned while this is
+ * true came from the lake. */
+bool fluss_union_scanner_in_lake(const fluss_union_scanner_t *s);
+int fluss_union_scanner_poll(fluss_union_scanner_t *s, int timeout_ms, fluss_record_batch_t **out,
+                             fluss_error_t *err);
+/* The last lake snapshot read (-1: none), its data files, the lake rows
+ * returned in all. */
+int64_t fluss_union_scanner_lake_snapshot(const fluss_union_scanner_t *s);
+size_t fluss_union_scanner_lake_files(const fluss_union_scanner_t *s);
+int64_t fluss_union_scanner_lake_rows(const fluss_union_scanner_t *s);
+/* The log scanner within (its statistics); borrowed. */
+const fluss_log_scanner_t *fluss_union_scanner_log(const fluss_union_scanner_t *s);
+void fluss_union_scanner_destroy(fluss_union_scanner_t *s);
+
 /* ---- record batches ---- */
 
 typedef enum fluss_change_type {

@@ -8,11 +8,13 @@
  * partition (or those --partition names; --follow also picks up
  * partitions created later, every FL_CLI_DISCOVER_MS); --filter keeps the
  * rows matching simple predicates (libfluss's scanner filter, pushed to
- * the server too). On a lake table a scan from the earliest offsets is a
- * union read: the rows of the table's lake snapshot first (libfluss's
- * lake scanner reads its Iceberg files), then each bucket's log from its
- * lake offset on — every row once, also those the log has expired
- * (--log-only reads the log alone, --lake-only the snapshot alone). A
+ * the server too). Rows come from libfluss's union scanner: on a lake
+ * table a scan from the earliest offsets is a union read, the rows of the
+ * table's lake snapshot first (read from its Iceberg files), then each
+ * bucket's log from its lake offset on — every row once, also those the
+ * log has expired, and with --follow a partition found later from the
+ * snapshot newest then (--log-only reads the log alone, --lake-only the
+ * snapshot alone); otherwise the log from the start offsets. A
  * primary-key table's union read prints its current rows: the snapshot's
  * rows overlaid by key with the changelog after it (cli_merge.h), unless
  * --changelog or --follow asks for the changes (the snapshot's rows as
@@ -197,16 +199,14 @@ typedef struct fl_scan {
     const char *table;
     fl_scan_target_t *targets;
     size_t count;
-    fluss_log_scanner_t *s;
+    fluss_union_scanner_t *s;
+    bool unions; /* the lake first (scan_unions) */
     int32_t *cols;
     size_t ncols;
-    long long lake_rows; /* printed from the lake */
     /* a PK table's union read, merged by key (cli_merge.h): the key
      * columns' positions in the printed columns */
     fl_cli_merge_t *merge;
     size_t *key_at, nkey;
-    size_t lake_files;
-    int64_t lake_snapshot; /* -1: the lake was not read */
 } fl_scan_t;
 
 /* 0 ok, 2 bad usage, 3 help shown. */
@@ -431,12 +431,15 @@ static int scan_check_partition(const fl_scan_t *sc, bool partitioned) {
     return rc;
 }
 
-/* Subscribes targets[first..count) that have something to read. */
+/* Subscribes targets[first..count) that have something to read: a
+ * union read at their lake rows, else at their start offsets. */
 static int scan_subscribe(fl_scan_t *sc, size_t first, fluss_error_t *err) {
     for (size_t i = first; i < sc->count; i++) {
         const fl_scan_target_t *g = &sc->targets[i];
         if (!sc->o.follow && (g->stop == 0 || (g->start >= 0 && g->start >= g->stop))) continue;
-        if (fluss_log_scanner_subscribe_partition(sc->s, g->pid, g->bucket, g->start, err)) return 1;
+        if (fluss_union_scanner_subscribe(sc->s, g->pid, g->bucket,
+                                          sc->unions ? FLUSS_OFFSET_LAKE : g->start, err))
+            return 1;
     }
     return 0;
 }
@@ -447,9 +450,9 @@ static bool scan_left(fl_scan_t *sc) {
     bool left = false;
     for (size_t i = 0; i < sc->count; i++) {
         const fl_scan_target_t *g = &sc->targets[i];
-        int64_t pos = fluss_log_scanner_partition_position(sc->s, g->pid, g->bucket);
+        int64_t pos = fluss_union_scanner_position(sc->s, g->pid, g->bucket);
         if (pos == -1) continue;
-        if (pos >= 0 && pos >= g->stop) fluss_log_scanner_unsubscribe_partition(sc->s, g->pid, g->bucket);
+        if (pos >= 0 && pos >= g->stop) fluss_union_scanner_unsubscribe(sc->s, g->pid, g->bucket);
         else left = true;
     }
     return left;
@@ -463,62 +466,10 @@ static bool scan_unions(const fl_scan_t *sc) {
            strcmp(sc->o.from, "earliest") == 0;
 }
 
-/* Prints the rows of one lake batch of a target; false at the limit. */
-static bool scan_lake_batch(fl_scan_t *sc, const fluss_record_batch_t *b, char *buf,
-                            long long *printed) {
-    const fl_scan_target_t *g = scan_find(sc, fluss_record_batch_partition_id(b),
-                                          fluss_record_batch_bucket(b));
-    size_t rows = fluss_record_batch_row_count(b);
-    for (size_t r = 0; g && r < rows; r++) {
-        if (!sc->merge && sc->o.limit >= 0 && *printed >= sc->o.limit) return false;
-        scan_emit(sc, b, r, g, buf);
-        (*printed)++;
-        sc->lake_rows++;
-    }
-    return true;
-}
-
-/* The lake part of a union read: prints the rows of the table's lake
- * snapshot and moves each target's start to its lake offset. A table
- * with no snapshot yet is read from the log alone. Returns an exit code. */
-static int scan_lake(fl_scan_t *sc, char *buf, long long *printed) {
-    fluss_lake_snapshot_t *snap = NULL;
-    fluss_lake_scanner_t *ls = NULL;
-    fluss_error_t err;
-    if (fluss_lake_snapshot_get(sc->client, sc->db, sc->table, &snap, &err)) {
-        if (err.code == FLUSS_ERR_LAKE_SNAPSHOT_NOT_EXIST) return 0;
-        return fail_err(&err);
-    }
-    sc->lake_snapshot = snap->snapshot_id;
-    int rc = 0;
-    if (fluss_lake_scanner_new(sc->t, snap, sc->o.columns ? sc->cols : NULL, sc->ncols, &ls,
-                               &err) ||
-        (sc->o.filter && fluss_lake_scanner_set_filter(ls, sc->o.filter, &err))) {
-        rc = fail_err(&err);
-    }
-    if (!rc) sc->lake_files = fluss_lake_scanner_file_count(ls);
-    for (bool more = !rc; more && !g_stop;) {
-        fluss_record_batch_t *b = NULL;
-        if (fluss_lake_scanner_next(ls, &b, &err)) {
-            rc = fail_err(&err);
-            break;
-        }
-        if (!b) break;
-        more = scan_lake_batch(sc, b, buf, printed);
-        fflush(stdout);
-        fluss_record_batch_free(b);
-    }
-    for (size_t i = 0; !rc && i < snap->bucket_count; i++) {
-        fl_scan_target_t *g = scan_find(sc, snap->buckets[i].partition_id, snap->buckets[i].bucket);
-        if (g && snap->buckets[i].offset > 0) g->start = snap->buckets[i].offset;
-    }
-    fluss_lake_scanner_destroy(ls);
-    fluss_lake_snapshot_free(snap);
-    return rc;
-}
-
 /* Polls and prints until the stop offsets (or the limit, or a signal
- * with --follow). Returns the rows printed; *exit_code on failure. */
+ * with --follow; with --lake-only until the lake rows are read): a union
+ * read's lake rows first, whole (the stop offsets are the log's), then
+ * the log. Returns the rows printed; *exit_code on failure. */
 static long long scan_loop(fl_scan_t *sc, bool partitioned, char *buf, long long printed,
                            int *exit_code) {
     fluss_error_t err;
@@ -537,15 +488,20 @@ static long long scan_loop(fl_scan_t *sc, bool partitioned, char *buf, long long
             }
         }
         fluss_record_batch_t *batch = NULL;
-        if (fluss_log_scanner_poll(sc->s, FL_CLI_POLL_MS, &batch, &err)) {
+        if (fluss_union_scanner_poll(sc->s, FL_CLI_POLL_MS, &batch, &err)) {
             if (err.code == FLUSS_ERR_INVALID_COLUMN_PROJECTION && sc->o.columns && pushdown) {
                 /* the server cannot project: fetch whole batches and project here */
                 fprintf(stderr, "fluss: note: %s; projecting on the client instead\n", err.message);
                 pushdown = false;
-                fluss_log_scanner_set_projection_pushdown(sc->s, false);
+                fluss_union_scanner_set_projection_pushdown(sc->s, false);
                 continue;
             }
             *exit_code = fail_err(&err);
+            break;
+        }
+        bool lake = fluss_union_scanner_in_lake(sc->s);
+        if (sc->o.lake_only && !lake) {
+            fluss_record_batch_free(batch);
             break;
         }
         if (!batch) continue;
@@ -554,7 +510,7 @@ static long long scan_loop(fl_scan_t *sc, bool partitioned, char *buf, long long
         size_t rows = fluss_record_batch_row_count(batch);
         for (size_t r = 0; g && r < rows && (sc->merge || sc->o.limit < 0 || printed < sc->o.limit);
              r++) {
-            if (!sc->o.follow && fluss_record_batch_offset(batch, r) >= g->stop) break;
+            if (!sc->o.follow && !lake && fluss_record_batch_offset(batch, r) >= g->stop) break;
             scan_emit(sc, batch, r, g, buf);
             printed++;
         }
@@ -588,43 +544,43 @@ int fl_cli_scan(const char *bootstrap, int argc, char **argv) {
         scan_add_target(&sc, -1, NULL, b);
     if (!exit_code && scan_offsets(&sc, 0, false, &err)) exit_code = fail_err(&err);
     if (!exit_code &&
-        (fluss_log_scanner_new(sc.t, sc.o.columns ? sc.cols : NULL, sc.ncols, &sc.s, &err) ||
-         (sc.o.filter && fluss_log_scanner_set_filter(sc.s, sc.o.filter, &err)))) {
+        (fluss_union_scanner_new(sc.client, sc.t, sc.o.columns ? sc.cols : NULL, sc.ncols, &sc.s,
+                                 &err) ||
+         (sc.o.filter && fluss_union_scanner_set_filter(sc.s, sc.o.filter, &err)))) {
         fl_cli_fail(&err);
         exit_code = err.code == FLUSS_ERR__INVALID_ARG ? 2 : 1;
     }
-    bool unions = !exit_code && scan_unions(&sc);
+    bool unions = sc.unions = !exit_code && scan_unions(&sc);
     if (!exit_code && sc.o.lake_only && !unions) {
         fprintf(stderr, "fluss: %s is not a lake table; --lake-only does not apply\n", sc.o.path);
         exit_code = 2;
     }
     if (!exit_code && unions) exit_code = scan_merge_setup(&sc);
     long long printed = 0;
-    sc.lake_snapshot = -1;
     if (!exit_code) {
         signal(SIGINT, on_signal);
         signal(SIGTERM, on_signal);
         print_header(sc.t, sc.cols, sc.ncols, sc.o.fmt, sc.o.changelog, partitioned);
         fflush(stdout);
     }
-    if (!exit_code && unions) exit_code = scan_lake(&sc, buf, &printed);
-    if (!exit_code && !sc.o.lake_only && scan_subscribe(&sc, 0, &err)) exit_code = fail_err(&err);
-    if (!exit_code && !sc.o.lake_only) printed = scan_loop(&sc, partitioned, buf, printed, &exit_code);
+    if (!exit_code && scan_subscribe(&sc, 0, &err)) exit_code = fail_err(&err);
+    if (!exit_code) printed = scan_loop(&sc, partitioned, buf, printed, &exit_code);
     if (!exit_code && sc.merge) {
         size_t live = fl_cli_merge_print(sc.merge, stdout, sc.o.limit);
         if (sc.o.stats) fprintf(stderr, "merged by key: %zu rows\n", live);
     }
     if (sc.o.stats && sc.s)
         fprintf(stderr, "scanned %lld rows, %lld batches, %lld bytes fetched\n", printed,
-                (long long)fluss_log_scanner_batches_fetched(sc.s),
-                (long long)fluss_log_scanner_bytes_fetched(sc.s));
-    if (sc.o.stats && sc.lake_snapshot >= 0)
-        fprintf(stderr, "lake: %lld rows from %zu files of snapshot %lld\n", sc.lake_rows,
-                sc.lake_files, (long long)sc.lake_snapshot);
+                (long long)fluss_log_scanner_batches_fetched(fluss_union_scanner_log(sc.s)),
+                (long long)fluss_log_scanner_bytes_fetched(fluss_union_scanner_log(sc.s)));
+    if (sc.o.stats && sc.s && fluss_union_scanner_lake_snapshot(sc.s) >= 0)
+        fprintf(stderr, "lake: %lld rows from %zu files of snapshot %lld\n",
+                (long long)fluss_union_scanner_lake_rows(sc.s), fluss_union_scanner_lake_files(sc.s),
+                (long long)fluss_union_scanner_lake_snapshot(sc.s));
     free(buf);
     fl_cli_merge_free(sc.merge);
     free(sc.key_at);
-    fluss_log_scanner_destroy(sc.s);
+    fluss_union_scanner_destroy(sc.s);
     for (size_t i = 0; i < sc.count; i++) free(sc.targets[i].pname);
     free(sc.targets);
     free(sc.cols);

@@ -154,6 +154,7 @@ async def test_rounds_of_upserts_and_deletes(lake):
     changes = [json.loads(ln) for ln in out.splitlines() if ln.startswith("{")]
     lake_part = changes[:len(lake_truth)]
     assert {r["id"] for r in lake_part} == set(lake_truth)
+    assert {r["_change"] for r in lake_part} == {"+I"}
     assert {r["_change"] for r in changes[len(lake_truth):]} >= {"-D", "+U"}
     # --columns must keep the key of a merged read
     r = cli(srv, "scan", f"{db}.users", "--columns", "name")

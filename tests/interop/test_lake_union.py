@@ -17,10 +17,17 @@ the log alone has lost those rows.
   one partition. A table with a bucket key (bucket[N] partitions).
 * Scans while rounds commit under continuous writes: every scan has each
   (bucket, offset) once, from 0 on, whichever snapshot it caught.
+* `scan --follow` (libfluss's union scanner): the lake rows of a partition
+  whose log expired below its lake offset, then its log, then a partition
+  created while it runs — every row once, each bucket's offsets rising; a
+  PK table's lake rows come as +I, then its changelog.
 """
 
 import asyncio
+import hashlib
 import json
+import subprocess
+import threading
 import time
 
 import pyarrow as pa
@@ -29,7 +36,7 @@ import pytest
 import fluss
 from conftest import IS_OURS, connect, unique
 from logutil import wait_ready
-from test_cli_pk import cli, ok
+from test_cli_pk import CLI, cli, ok
 from lakeutil import lake_args
 from test_lake_tiering import SCHEMA, rows, write
 
@@ -286,3 +293,106 @@ async def test_union_while_rounds_commit(start_server, tmp_path):
         stop.set()
         await task
         await conn.close()
+
+
+class Follower:
+    """`fluss scan PATH --follow ARGS...` in the background; its stdout
+    lines as they come."""
+
+    def __init__(self, srv, path, *args):
+        self.p = subprocess.Popen([str(CLI), "--bootstrap-server", srv.bootstrap, "scan", path,
+                                   "--follow", *args],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        for ln in self.p.stdout:
+            self.lines.append(ln.rstrip("\n"))
+
+    def wait_for(self, n, timeout=40):
+        deadline = time.monotonic() + timeout
+        while len(self.lines) < n and time.monotonic() < deadline:
+            assert self.p.poll() is None, self.p.stderr.read()
+            time.sleep(0.1)
+        return list(self.lines)
+
+    def stop(self):
+        """SIGTERM (the scan ends cleanly); -> its stderr."""
+        self.p.terminate()
+        err = self.p.stderr.read()
+        assert self.p.wait(timeout=20) == 0, err
+        self.t.join(timeout=10)
+        return err
+
+
+def test_follow_union_lake_then_log_then_new_partition(start_server, tmp_path):
+    srv = start_server(*lake_args(tmp_path / "wh"), "-D", "log.retention.check-interval=200 ms",
+                       "-D", "log.segment.file-size=4kb",
+                       "-D", "remote.log.task-interval-duration=0")
+    db = unique("ufol")
+    ok(cli(srv, "db", "create", db))
+    path = f"{db}.p"
+    ok(cli(srv, "table", "create", path, "--schema", "dt STRING, id BIGINT, v STRING",
+           "--partition-key", "dt", "--buckets", "2", *SLOW, "--property", "table.log.ttl=1 s"))
+    ok(cli(srv, "partition", "add", path, "dt=a"))
+
+    def produce(dt, lo, hi):  # batches of 100 rows, values ZSTD cannot shrink much
+        for at in range(lo, hi, 100):
+            ok(cli(srv, "produce", path, "--format", "csv", stdin="".join(
+                f"{dt},{i},{hashlib.sha256(str(i).encode()).hexdigest()}\n"
+                for i in range(at, min(at + 100, hi)))))
+
+    produce("a", 0, 600)
+    assert "tiered 600 rows" in ok(cli(srv, "lake", "tier", path, "--now"))
+    time.sleep(1.5)  # older than the TTL: new segments let the timer delete the old
+    produce("a", 600, 700)
+    deadline = time.monotonic() + 20
+    while len(scan(srv, path, "--log-only")) == 700:
+        assert time.monotonic() < deadline, "the log kept its first rows"
+        time.sleep(0.2)
+
+    f = Follower(srv, path, "--stats")
+    try:
+        f.wait_for(1 + 700)  # the header, the lake's rows of a, then its log
+        produce("a", 700, 750)
+        ok(cli(srv, "partition", "add", path, "dt=b"))
+        produce("b", 750, 850)
+        ok(cli(srv, "lake", "tier", path, "--now"))
+        produce("b", 850, 900)
+        got = scan_text("\n".join(f.wait_for(1 + 900)))
+    finally:
+        err = f.stop()
+    assert sorted(int(r[2][1]) for r in got) == list(range(900)), "a row missing or twice"
+    assert len({(r[0], r[1]) for r in got}) == 900
+    last = {}
+    for part_bucket, off, _ in got:  # each bucket's rows in offset order
+        assert off > last.get(part_bucket, -1), (part_bucket, off)
+        last[part_bucket] = off
+    assert "lake: " in err and " rows from " in err, err
+
+
+def test_follow_pk_lake_rows_then_changelog(start_server, tmp_path):
+    srv = start_server(*lake_args(tmp_path / "wh"))
+    db = unique("ufpk")
+    ok(cli(srv, "db", "create", db))
+    path = f"{db}.k"
+    ok(cli(srv, "table", "create", path, "--schema", "id INT NOT NULL, v STRING",
+           "--primary-key", "id", "--buckets", "2", *SLOW))
+    ok(cli(srv, "upsert", path, stdin="".join(f"{i},a{i}\n" for i in range(50))))
+    ok(cli(srv, "upsert", path, stdin="".join(f"{i},b{i}\n" for i in range(10))))
+    ok(cli(srv, "lake", "tier", path, "--now"))
+    ok(cli(srv, "upsert", path, stdin="".join(f"{i},c{i}\n" for i in range(10, 20))))
+    ok(cli(srv, "delete", path, "0"))
+    f = Follower(srv, path, "--changelog", "--format", "json")
+    try:
+        lines = f.wait_for(50 + 21)
+    finally:
+        f.stop()
+    rows = [json.loads(ln) for ln in lines]
+    lake = {(r["_change"], r["id"], r["v"]) for r in rows[:50]}
+    assert lake == {("+I", i, ("b" if i < 10 else "a") + str(i)) for i in range(50)}
+    assert sorted((r["_change"], r["id"], r["v"]) for r in rows[50:]) == sorted(
+        [("-U", i, f"a{i}") for i in range(10, 20)] + [("+U", i, f"c{i}") for i in range(10, 20)]
+        + [("-D", 0, "b0")])
