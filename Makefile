@@ -159,10 +159,11 @@ test-tsan: build-tsan venv
 # count.
 INTEROP_FLUSSD ?= $(BUILD)/flussd
 INTEROP_ARGS ?=
+INTEROP_MARK ?=
 FAULT_TESTS = tests/interop/test_storage_faults.py
 test-interop: build venv
 	FLUSSD=$(INTEROP_FLUSSD) FLUSSD_ARGS="$(INTEROP_ARGS)" .venv/bin/python -m pytest tests/interop -q \
-	    --ignore=$(FAULT_TESTS)
+	    --ignore=$(FAULT_TESTS) $(if $(INTEROP_MARK),-m "$(INTEROP_MARK)")
 
 # Storage faults (reliability.md F3 disk full, F4 I/O errors; DESIGN.md
 # "Fault tests"): each prints one JSON line of figures. CI size against the
@@ -192,10 +193,14 @@ test-lake-kills: build venv
 	    tests/interop/test_lake_kills.py -q -s
 
 # The whole suite with 1 and 2 network loops on the release build (make
-# test runs 4 under ASan before these; the TSan tier runs 2 again).
+# test runs 4 under ASan before these; the TSan tier runs 2 again), but
+# the tests marked restarts (kill -9 and restart cycles, which the ASan
+# pass runs): the loop count does not change what they prove.
 test-interop-loops: build venv
-	$(MAKE) --no-print-directory test-interop INTEROP_ARGS="-D netty.server.num-network-threads=1"
-	$(MAKE) --no-print-directory test-interop INTEROP_ARGS="-D netty.server.num-network-threads=2"
+	$(MAKE) --no-print-directory test-interop INTEROP_MARK="not restarts" \
+	    INTEROP_ARGS="-D netty.server.num-network-threads=1"
+	$(MAKE) --no-print-directory test-interop INTEROP_MARK="not restarts" \
+	    INTEROP_ARGS="-D netty.server.num-network-threads=2"
 
 test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-unit

@@ -53,6 +53,9 @@ SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "ours_only: test needs FLUSS_SERVER=ours")
+    config.addinivalue_line(
+        "markers", "restarts: kills or restarts its server; the network-loop count does not "
+        "change what it proves, so make test-interop-loops leaves it to the ASan pass")
 
 
 def pytest_sessionfinish(session, exitstatus):

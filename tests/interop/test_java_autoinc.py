@@ -33,6 +33,7 @@ def test_java_autoinc_insert_if_not_exists(server):
 
 
 @pytest.mark.ours_only
+@pytest.mark.restarts
 def test_java_autoinc_kill9_never_reissues(our_server):
     out, before = run_java(our_server, "create")
     assert "JAVA AUTOINC CREATE OK" in out

@@ -29,6 +29,7 @@ def test_java_producer_offsets(server):
 
 
 @pytest.mark.ours_only
+@pytest.mark.restarts
 def test_java_producer_offsets_survive_kill9(our_server):
     producer = f"java-po-kill9-{int(time.time() * 1000)}"
     assert "JAVA PRODUCER OFFSETS REGISTERED" in run_java(our_server, "register", producer)

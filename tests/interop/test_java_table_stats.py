@@ -25,6 +25,7 @@ def java(server, *args):
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.restarts
 def test_java_table_stats_across_restarts(server):
     db = unique("jstats")
     java(server, "write", db)

@@ -20,7 +20,7 @@ from conftest import REPO, OurServer, connect, unique
 from logutil import wait_ready
 from rawwire import RESPONSE_SUCCESS, as_int64, decode, f_bytes, f_varint, handshake, table_path_msg
 
-pytestmark = pytest.mark.ours_only
+pytestmark = [pytest.mark.ours_only, pytest.mark.restarts]
 
 GET_LATEST_KV_SNAPSHOTS, GET_KV_SNAPSHOT_METADATA = 1023, 1024
 SCHEMA = pa.schema([pa.field("id", pa.int32()), pa.field("v", pa.int64()),

@@ -142,6 +142,7 @@ async def lookup_all(table, key_of):
     return got
 
 
+@pytest.mark.restarts
 @pytest.mark.parametrize("shape", ["pk-is-bucket-key", "composite-pk"])
 async def test_iceberg_pk_state_survives_kill9(our_server, shape):
     conn = await connect(our_server.bootstrap)

@@ -39,7 +39,7 @@ from test_lake_pk import lookups, tier_now
 pyiceberg_table = pytest.importorskip("pyiceberg.table")
 KILLS = int(os.environ.get("FLUSS_LAKE_KILLS", "4"))
 SEED = int(os.environ.get("FLUSS_LAKE_KILL_SEED", "20261207"))
-pytestmark = [pytest.mark.skipif(not IS_OURS, reason="kills its own flussd"),
+pytestmark = [pytest.mark.skipif(not IS_OURS, reason="kills its own flussd"), pytest.mark.restarts,
               pytest.mark.timeout(120 + 12 * KILLS)]
 
 FAST = {"table.datalake.enabled": "true", "table.datalake.freshness": "300ms"}
