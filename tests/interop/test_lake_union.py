@@ -64,6 +64,16 @@ def csv_row(i):
         f"1970-01-01T00:00:00.{i:06d}Z", f"s{i}é", f"c{i % 10}", f"{i:04x}ff", f"{i:08x}"])
 
 
+def lake_table(srv, prefix, name, schema, *args):
+    """A new database's table, created by the CLI with schema and args
+    (`table create` options); -> its DB.TABLE path."""
+    db = unique(prefix)
+    ok(cli(srv, "db", "create", db))
+    path = f"{db}.{name}"
+    ok(cli(srv, "table", "create", path, "--schema", schema, *args))
+    return path
+
+
 def scan(srv, path, *args):
     """[(bucket, offset, rest-of-line)] of a table-format scan, with the
     partition column when the table is partitioned."""
@@ -99,10 +109,7 @@ def once(got):
 
 def test_union_every_type(start_server, tmp_path):
     srv = start_server(*lake_args(tmp_path / "wh"))
-    db = unique("union")
-    ok(cli(srv, "db", "create", db))
-    path = f"{db}.t"
-    ok(cli(srv, "table", "create", path, "--schema", TYPES, "--buckets", "3", *SLOW))
+    path = lake_table(srv, "union", "t", TYPES, "--buckets", "3", *SLOW)
     ok(cli(srv, "produce", path, "--format", "csv",
            stdin="".join(csv_row(i) + "\n" for i in range(300))))
     assert "tiered 300 rows" in ok(cli(srv, "lake", "tier", path, "--now"))
@@ -131,8 +138,9 @@ def test_union_every_type(start_server, tmp_path):
     # refusals
     assert cli(srv, "scan", path, "--lake-only", "--follow").returncode == 2
     assert cli(srv, "scan", path, "--lake-only", "--log-only").returncode == 2
-    ok(cli(srv, "table", "create", f"{db}.plain", "--schema", "id INT", "--buckets", "1"))
-    r = cli(srv, "scan", f"{db}.plain", "--lake-only")
+    plain = path.split(".")[0] + ".plain"
+    ok(cli(srv, "table", "create", plain, "--schema", "id INT", "--buckets", "1"))
+    r = cli(srv, "scan", plain, "--lake-only")
     assert r.returncode == 2 and "not a lake table" in r.stderr, r.stderr
 
 
@@ -140,11 +148,7 @@ def test_union_nanosecond_timestamps(start_server, tmp_path):
     """Iceberg v2 keeps microseconds: TIMESTAMP(9) rows read from the lake
     lose the digits below (floor), the log's keep them."""
     srv = start_server(*lake_args(tmp_path / "wh"))
-    db = unique("unions")
-    ok(cli(srv, "db", "create", db))
-    path = f"{db}.t"
-    ok(cli(srv, "table", "create", path, "--schema", "id INT, ts TIMESTAMP(9)", "--buckets", "1",
-           *SLOW))
+    path = lake_table(srv, "unions", "t", "id INT, ts TIMESTAMP(9)", "--buckets", "1", *SLOW)
     ok(cli(srv, "produce", path, "--format", "csv",
            stdin="1,2024-01-02 03:04:05.123456789\n2,1969-12-31 23:59:59.999999999\n"))
     ok(cli(srv, "lake", "tier", path, "--now"))
@@ -198,11 +202,8 @@ async def test_union_after_log_expired(start_server, tmp_path):
 
 def test_union_partitioned_add_column(start_server, tmp_path):
     srv = start_server(*lake_args(tmp_path / "wh"))
-    db = unique("upart")
-    ok(cli(srv, "db", "create", db))
-    path = f"{db}.p"
-    ok(cli(srv, "table", "create", path, "--schema", "dt STRING, id BIGINT, v STRING",
-           "--partition-key", "dt", "--buckets", "2", *SLOW))
+    path = lake_table(srv, "upart", "p", "dt STRING, id BIGINT, v STRING",
+                      "--partition-key", "dt", "--buckets", "2", *SLOW)
     for dt in ("a", "b"):
         ok(cli(srv, "partition", "add", path, f"dt={dt}"))
     ok(cli(srv, "produce", path, "--format", "csv",
@@ -233,11 +234,8 @@ def test_union_bucket_key(start_server, tmp_path):
     bucket[N](key) (the Fluss bucket, as the clients bucket lake tables):
     its files say their bucket that way, and the union is the log."""
     srv = start_server(*lake_args(tmp_path / "wh"))
-    db = unique("ubkey")
-    ok(cli(srv, "db", "create", db))
-    path = f"{db}.k"
-    ok(cli(srv, "table", "create", path, "--schema", "id BIGINT, v STRING", "--buckets", "3",
-           "--bucket-key", "id", *SLOW))
+    path = lake_table(srv, "ubkey", "k", "id BIGINT, v STRING",
+                      "--buckets", "3", "--bucket-key", "id", *SLOW)
     ok(cli(srv, "produce", path, "--format", "csv",
            stdin="".join(f"{i},v{i}\n" for i in range(90))))
     ok(cli(srv, "lake", "tier", path, "--now"))
@@ -331,11 +329,9 @@ def test_follow_union_lake_then_log_then_new_partition(start_server, tmp_path):
     srv = start_server(*lake_args(tmp_path / "wh"), "-D", "log.retention.check-interval=200 ms",
                        "-D", "log.segment.file-size=4kb",
                        "-D", "remote.log.task-interval-duration=0")
-    db = unique("ufol")
-    ok(cli(srv, "db", "create", db))
-    path = f"{db}.p"
-    ok(cli(srv, "table", "create", path, "--schema", "dt STRING, id BIGINT, v STRING",
-           "--partition-key", "dt", "--buckets", "2", *SLOW, "--property", "table.log.ttl=1 s"))
+    path = lake_table(srv, "ufol", "p", "dt STRING, id BIGINT, v STRING",
+                      "--partition-key", "dt", "--buckets", "2", *SLOW,
+                      "--property", "table.log.ttl=1 s")
     ok(cli(srv, "partition", "add", path, "dt=a"))
 
     def produce(dt, lo, hi):  # batches of 100 rows, values ZSTD cannot shrink much
@@ -375,11 +371,8 @@ def test_follow_union_lake_then_log_then_new_partition(start_server, tmp_path):
 
 def test_follow_pk_lake_rows_then_changelog(start_server, tmp_path):
     srv = start_server(*lake_args(tmp_path / "wh"))
-    db = unique("ufpk")
-    ok(cli(srv, "db", "create", db))
-    path = f"{db}.k"
-    ok(cli(srv, "table", "create", path, "--schema", "id INT NOT NULL, v STRING",
-           "--primary-key", "id", "--buckets", "2", *SLOW))
+    path = lake_table(srv, "ufpk", "k", "id INT NOT NULL, v STRING",
+                      "--primary-key", "id", "--buckets", "2", *SLOW)
     ok(cli(srv, "upsert", path, stdin="".join(f"{i},a{i}\n" for i in range(50))))
     ok(cli(srv, "upsert", path, stdin="".join(f"{i},b{i}\n" for i in range(10))))
     ok(cli(srv, "lake", "tier", path, "--now"))
