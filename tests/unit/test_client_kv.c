@@ -19,34 +19,18 @@
 
 #include <cmocka.h>
 
-#include "server_local.h"
+#include "test_client_env.h"
 #include "test_client_util.h"
 
-typedef struct kv_env {
-    char dir[64];
-    fl_local_cluster_t lc;
-    fluss_client_t *client;
-} kv_env_t;
+typedef client_env_t kv_env_t;
 
 /* A cluster whose servers close connections idle for idle_ms. */
 static int env_setup_idle(void **state, int64_t idle_ms) {
-    kv_env_t *e = calloc(1, sizeof(*e));
-    strcpy(e->dir, "/tmp/fluss_kv_XXXXXX");
-    if (!mkdtemp(e->dir)) return -1;
-    fl_coordinator_config_t cc;
-    fl_tablet_config_t tc[2];
-    fl_local_test_config(e->dir, 2, &cc, tc);
-    cc.limits.idle_timeout_ms = idle_ms;
-    for (int i = 0; i < 2; i++) tc[i].limits.idle_timeout_ms = idle_ms;
-    fl_error_t err;
-    fl_err_clear(&err);
-    if (fl_local_cluster_new(&cc, tc, 2, &e->lc, &err)) return -1;
-    if (fl_local_cluster_start(&e->lc, &err)) return -1;
-    char bootstrap[64];
-    snprintf(bootstrap, sizeof(bootstrap), "127.0.0.1:%d", e->lc.cs->self.port);
-    fluss_error_t fe;
-    if (fluss_client_new(bootstrap, 30000, &e->client, &fe)) return -1;
-    if (fluss_database_create(e->client, "db", NULL, NULL, true, &fe)) return -1;
+    client_env_t *e = client_env_config("/tmp/fluss_kv_XXXXXX");
+    if (!e) return -1;
+    e->cc.limits.idle_timeout_ms = idle_ms;
+    for (int i = 0; i < CLIENT_ENV_SERVERS; i++) e->tc[i].limits.idle_timeout_ms = idle_ms;
+    if (client_env_start(e)) return -1;
     *state = e;
     return 0;
 }
@@ -54,16 +38,7 @@ static int env_setup_idle(void **state, int64_t idle_ms) {
 static int env_setup(void **state) { return env_setup_idle(state, 600000); }
 static int env_setup_short_idle(void **state) { return env_setup_idle(state, 300); }
 
-static int env_teardown(void **state) {
-    kv_env_t *e = *state;
-    fluss_client_destroy(e->client);
-    fl_local_cluster_destroy(&e->lc);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", e->dir);
-    if (system(cmd) != 0) return -1;
-    free(e);
-    return 0;
-}
+static int env_teardown(void **state) { return client_env_stop(*state); }
 
 static fluss_table_t *make_table(kv_env_t *e, const char *name, const char *schema,
                                  const char *pk, const char *bucket_keys, int buckets,
@@ -74,14 +49,8 @@ static fluss_table_t *make_table(kv_env_t *e, const char *name, const char *sche
     spec.bucket_keys = bucket_keys;
     spec.bucket_count = buckets;
     spec.properties = props;
-    fluss_error_t fe;
-    int rc = fluss_table_create(e->client, "db", name, &spec, false, &fe);
-    if (rc) fprintf(stderr, "create %s: %s\n", name, fe.message);
-    assert_int_equal(rc, 0);
-    fluss_table_t *t = NULL;
-    rc = fluss_table_open(e->client, "db", name, &t, &fe);
-    if (rc) fprintf(stderr, "open %s: %s\n", name, fe.message);
-    assert_int_equal(rc, 0);
+    fluss_table_t *t = client_env_table(e, name, &spec);
+    assert_non_null(t);
     return t;
 }
 

@@ -28,72 +28,42 @@
 
 #include "common_strlist.h"
 #include "coordinator_lake.h"
-#include "server_local.h"
-#include "test_client_util.h"
+#include "test_client_env.h"
 
 #define TIERED 200
 #define ROWS 300
 
-typedef struct union_env {
-    char dir[64];
-    fl_local_cluster_t lc;
-    fluss_client_t *client;
-} union_env_t;
+typedef client_env_t union_env_t;
 
+/* The lake configured as flussd's configuration gives it: Iceberg in a
+ * Hadoop warehouse under the environment's directory. */
 static int env_setup(void **state) {
-    union_env_t *e = calloc(1, sizeof(*e));
-    strcpy(e->dir, "/tmp/fluss_union_XXXXXX");
-    if (!mkdtemp(e->dir)) return -1;
-    fl_coordinator_config_t cc;
-    fl_tablet_config_t tc[2];
-    fl_local_test_config(e->dir, 2, &cc, tc);
+    client_env_t *e = client_env_config("/tmp/fluss_union_XXXXXX");
+    if (!e) return -1;
     fl_error_t err;
     fl_err_clear(&err);
-    /* the lake as flussd's configuration gives it */
     char wh[128];
     snprintf(wh, sizeof(wh), "%s/wh", e->dir);
     fl_kvlist_t conf = {0};
     fl_kvlist_set(&conf, "datalake.format", "iceberg");
     fl_kvlist_set(&conf, "datalake.iceberg.type", "hadoop");
     fl_kvlist_set(&conf, "datalake.iceberg.warehouse", wh);
-    int rc = fl_lake_config_parse(&conf, "/", &cc.defaults.lake, &err);
+    int rc = fl_lake_config_parse(&conf, "/", &e->cc.defaults.lake, &err);
     fl_kvlist_free(&conf);
-    if (rc) return -1;
-    if (fl_local_cluster_new(&cc, tc, 2, &e->lc, &err)) return -1;
-    if (fl_local_cluster_start(&e->lc, &err)) return -1;
-    char bootstrap[64];
-    snprintf(bootstrap, sizeof(bootstrap), "127.0.0.1:%d", e->lc.cs->self.port);
-    fluss_error_t fe;
-    if (fluss_client_new(bootstrap, 30000, &e->client, &fe)) return -1;
-    if (fluss_database_create(e->client, "db", NULL, NULL, true, &fe)) return -1;
+    if (rc || client_env_start(e)) return -1;
     *state = e;
     return 0;
 }
 
-static int env_teardown(void **state) {
-    union_env_t *e = *state;
-    fluss_client_destroy(e->client);
-    fl_local_cluster_destroy(&e->lc);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", e->dir);
-    if (system(cmd) != 0) return -1;
-    free(e);
-    return 0;
-}
+static int env_teardown(void **state) { return client_env_stop(*state); }
 
 static fluss_table_t *make_table(union_env_t *e, const char *name, const char *const *props) {
     fluss_table_spec_t spec = {0};
     spec.schema = "id BIGINT NOT NULL, s STRING";
     spec.bucket_count = 2;
     spec.properties = props;
-    fluss_error_t fe;
-    int rc = fluss_table_create(e->client, "db", name, &spec, false, &fe);
-    if (rc) fprintf(stderr, "create %s: %s\n", name, fe.message);
-    assert_int_equal(rc, 0);
-    fluss_table_t *t = NULL;
-    rc = fluss_table_open(e->client, "db", name, &t, &fe);
-    if (rc) fprintf(stderr, "open %s: %s\n", name, fe.message);
-    assert_int_equal(rc, 0);
+    fluss_table_t *t = client_env_table(e, name, &spec);
+    assert_non_null(t);
     return t;
 }
 
