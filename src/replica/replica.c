@@ -111,6 +111,18 @@ int fl_replica_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t now
     memset(res, 0, sizeof(*res));
     const fl_durability_t *d = &r->rm->durability;
     pthread_mutex_lock(&r->lock);
+    /* a client's records go into a leader's log only: the server's table
+     * of leaders (metadata) and the replica's role change at different
+     * moments, and a follower appending would take the write out of its
+     * leader's sequence (and lose it at the next cut by epoch) */
+    if (atomic_load(&r->role) != FL_REPLICA_LEADER) {
+        int32_t leader = r->leader_id;
+        pthread_mutex_unlock(&r->lock);
+        return fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
+                          "This server follows server %d for bucket %d of table %lld: it does "
+                          "not lead it.",
+                          leader, r->bucket, (long long)r->table_id);
+    }
     fl_append_result_t ar;
     int rc = fl_log_tablet_append(r->log, records, len, now_ms, &ar, err);
     if (rc) {

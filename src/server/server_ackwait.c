@@ -28,7 +28,11 @@ void fl_ack_wait_bucket(fl_ack_wait_t *w, size_t i, fl_replica_t *r, int64_t hw,
     w->replicas[i] = r;
     w->hw_wait[i] = hw;
     w->durable_wait[i] = durable;
-    w->lead_epoch[i] = atomic_load(&r->lead_epoch);
+    /* the records went in as leader (fl_replica_append refuses on a
+     * follower): a replica that is a follower already was demoted since,
+     * and its high watermark from another leader says nothing of them */
+    int32_t epoch = atomic_load(&r->lead_epoch);
+    w->lead_epoch[i] = epoch >= 0 ? epoch : INT32_MIN;
     w->keys[w->key_count++] = (fl_bucket_key_t){r->table_id, r->partition_id, r->bucket};
 }
 

@@ -77,6 +77,14 @@ static void append(fl_replica_t *r, int from, int count, int64_t now) {
     }
 }
 
+/* The follower's copy of the leader's batches, written straight into its
+ * log (fl_replica_append takes client records on a leader only). */
+static void append_copy(fl_replica_t *follower, int from, int count, int64_t now) {
+    atomic_store(&follower->role, FL_REPLICA_LEADER);
+    append(follower, from, count, now);
+    atomic_store(&follower->role, FL_REPLICA_FOLLOWER);
+}
+
 static size_t local_segments(const env_t *e) {
     char dir[600];
     snprintf(dir, sizeof(dir), "%s/db/t-9/log-0", e->data);
@@ -346,7 +354,7 @@ static void test_follower_reads_what_it_is_told(void **state) {
     env_start(&a, *state, false);
     env_start_follower(&b, *state, a.storage);
     append(a.r, 0, 12, 1000);
-    append(b.r, 0, 12, 1000);
+    append_copy(b.r, 0, 12, 1000);
     size_t segs = b.r->log->segment_count;
     /* told nothing yet: every round reads the remote log */
     fl_tier_result_t res = tier(&a, 1, 0, INT64_MAX, 2000);
@@ -360,7 +368,7 @@ static void test_follower_reads_what_it_is_told(void **state) {
     atomic_store(&b.r->remote_told_start, 0);
     atomic_store(&b.r->remote_told_end, end1);
     append(a.r, 12, 12, 3000);
-    append(b.r, 12, 12, 3000);
+    append_copy(b.r, 12, 12, 3000);
     res = tier(&a, 1, 0, INT64_MAX, 4000);
     assert_true(res.copied > 0);
     int64_t end2 = atomic_load(&a.r->remote_end_offset);
