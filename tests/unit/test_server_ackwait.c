@@ -5,7 +5,9 @@
  * expired, told it follows the new leader) must not acknowledge them when
  * the high watermark it takes as a follower passes their offsets — the
  * new leader's records, not these. The wait answers NOT_LEADER_OR_FOLLOWER
- * instead; one in the same leadership is acknowledged once covered.
+ * instead; one in the same leadership is acknowledged once covered. A
+ * wait that parks after the demotion (its append raced it) is deposed
+ * from the start, and a follower takes no client write at all.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -97,9 +99,44 @@ static void test_deposed_leader_does_not_acknowledge(void **state) {
     fl_replica_manager_close(&rm);
 }
 
+static void test_demoted_before_the_wait_parks(void **state) {
+    const char *dir = *state;
+    fl_log_config_t lc = {1 << 20, 4096, 0, 1 << 20, false, false, false};
+    fl_durability_t d = {INT64_MAX, 0, false};
+    fl_replica_manager_t rm;
+    fl_replica_manager_init(&rm, dir, &lc, &d, NULL);
+    fl_replica_t *r = NULL;
+    fl_error_t err;
+    if (fl_replica_manager_open(&rm, "db", "t", 1, -1, NULL, 0, 0, &r, &err))
+        fail_msg("open: %s", err.msg);
+    lead(r, 1);
+    append_ok(r, 5);
+    /* demoted between the append and the wait parking */
+    fl_replica_become_follower(r, 1, 2);
+    fl_ack_wait_t w;
+    const char *msg;
+    wait_for(&w, r, 5);
+    raise_hw(r, 5); /* the new leader's records reach offset 5 */
+    assert_false(fl_ack_wait_ready(&w, 0));
+    assert_int_equal(fl_ack_wait_error(&w, 0, "t/o", &msg), FLUSS_ERR_NOT_LEADER_OR_FOLLOWER);
+    fl_ack_wait_release(&w);
+    /* a follower refuses a client's records and its log stays as it was */
+    bb_spec_t s = bb_spec(-1, -1, 3, 64, 7);
+    size_t len;
+    uint8_t *req = bb_new(&s, &len);
+    fl_replica_append_t res;
+    assert_int_equal(fl_replica_append(r, req, len, 1000, &res, &err),
+                     FLUSS_ERR_NOT_LEADER_OR_FOLLOWER);
+    free(req);
+    assert_int_equal(fl_replica_log_end(r), 5);
+    fl_replica_unref(r);
+    fl_replica_manager_close(&rm);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_deposed_leader_does_not_acknowledge, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_demoted_before_the_wait_parks, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
