@@ -4,10 +4,10 @@
  * gets each bucket's lake rows and then its log from the lake offset on
  * (fluss.h, "union read").
  *
- * Each subscribed bucket is in one of three states. WAIT: subscribed at
- * FLUSS_OFFSET_LAKE, its lake rows not yet looked for. LAKE: a lake
- * phase is reading the snapshot for it; its log offset (the snapshot's
- * lake offset, or the earliest) is known. LOG: the log scanner has it.
+ * A bucket subscribed at FLUSS_OFFSET_LAKE is on the scanner's list until
+ * the log scanner has it, in one of two states. WAIT: its lake rows not
+ * yet looked for. LAKE: a lake phase is reading the snapshot for it; its
+ * log offset (the snapshot's lake offset, or the earliest) is known.
  * A poll with buckets in WAIT and no lake phase running starts one:
  * GET_LAKE_SNAPSHOT, then a lake scanner over the snapshot, whose batches
  * of LAKE buckets are handed out (others are dropped: a snapshot holds
@@ -25,7 +25,7 @@
 #include "client_table.h"
 #include "common_alloc.h"
 
-typedef enum fl_ustate { FL_U_WAIT, FL_U_LAKE, FL_U_LOG } fl_ustate_t;
+typedef enum fl_ustate { FL_U_WAIT, FL_U_LAKE } fl_ustate_t;
 
 typedef struct fl_ubucket {
     int64_t partition_id;
@@ -113,7 +113,6 @@ int fluss_union_scanner_subscribe(fluss_union_scanner_t *s, int64_t partition_id
         u->bucket = bucket;
     }
     u->state = FL_U_WAIT;
-    u->log_from = FLUSS_OFFSET_EARLIEST;
     return 0;
 }
 
@@ -146,11 +145,13 @@ static int fl_union_lake_start(fluss_union_scanner_t *s, fluss_error_t *err) {
         fl_ubucket_t *u = &s->b[i];
         if (u->state != FL_U_WAIT) continue;
         u->state = FL_U_LAKE;
+        u->log_from = FLUSS_OFFSET_EARLIEST; /* also after a failed phase */
         for (size_t k = 0; snap && k < snap->bucket_count; k++) {
             const fluss_lake_bucket_t *lb = &snap->buckets[k];
-            if (lb->partition_id == u->partition_id && lb->bucket == u->bucket && lb->offset > 0) {
-                u->log_from = lb->offset;
-                any = true;
+            if (lb->partition_id == u->partition_id && lb->bucket == u->bucket) {
+                if (lb->offset > 0) u->log_from = lb->offset;
+                any = any || lb->offset > 0;
+                break;
             }
         }
     }
