@@ -115,7 +115,14 @@ int fl_replica_append(fl_replica_t *r, uint8_t *records, size_t len, int64_t now
      * of leaders (metadata) and the replica's role change at different
      * moments, and a follower appending would take the write out of its
      * leader's sequence (and lose it at the next cut by epoch) */
-    if (atomic_load(&r->role) != FL_REPLICA_LEADER) {
+    int role = atomic_load(&r->role);
+    if (role == FL_REPLICA_UNTOLD) {
+        pthread_mutex_unlock(&r->lock);
+        return fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,
+                          "Bucket %d of table %lld has not been told its leader here yet.",
+                          r->bucket, (long long)r->table_id);
+    }
+    if (role != FL_REPLICA_LEADER) {
         int32_t leader = r->leader_id;
         pthread_mutex_unlock(&r->lock);
         return fl_err_set(err, FLUSS_ERR_NOT_LEADER_OR_FOLLOWER,

@@ -104,7 +104,7 @@ typedef struct fl_replica {
     atomic_int_fast64_t lake_offset;
     /* Replication (replica_replication.h): the role; a leader with
      * followers ("replicated") takes its high watermark from the ISR */
-    atomic_int role;                    /* FL_REPLICA_LEADER / _FOLLOWER */
+    atomic_int role;                    /* FL_REPLICA_LEADER / _FOLLOWER / _UNTOLD */
     /* the leader epoch it leads in, -1 while a follower (set with role):
      * a write waiting for the high watermark is acknowledged only in the
      * leadership that appended it (server_ackwait.h) */
@@ -127,6 +127,12 @@ typedef struct fl_replica {
 
 #define FL_REPLICA_LEADER 0
 #define FL_REPLICA_FOLLOWER 1
+/* opened by a request before NOTIFY_LEADER_AND_ISR told it its role (a
+ * bucket with several replicas, on a server that just started or just
+ * took the table): it appends nothing, leads no kv and tiers nothing
+ * until then, so a write cannot be acknowledged by a replica that holds
+ * no ISR and no epoch, and may be about to follow */
+#define FL_REPLICA_UNTOLD 2
 
 typedef struct fl_replica_append {
     int64_t base_offset; /* first offset of the request (original offset of a duplicate) */

@@ -148,6 +148,14 @@ static char *fl_table_dir(const fl_replica_manager_t *rm, const char *db, const 
 int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char *table,
                             int64_t table_id, int64_t partition_id, const char *partition_name,
                             int32_t bucket, int64_t ttl_ms, fl_replica_t **out, fl_error_t *err) {
+    return fl_replica_manager_open_as(rm, db, table, table_id, partition_id, partition_name, bucket,
+                                      ttl_ms, FL_REPLICA_LEADER, out, err);
+}
+
+int fl_replica_manager_open_as(fl_replica_manager_t *rm, const char *db, const char *table,
+                               int64_t table_id, int64_t partition_id, const char *partition_name,
+                               int32_t bucket, int64_t ttl_ms, int role, fl_replica_t **out,
+                               fl_error_t *err) {
     if (!rm->data_dir)
         return fl_err_set(err, FLUSS_ERR_LOG_STORAGE_EXCEPTION, "this server hosts no bucket data");
     pthread_mutex_lock(&rm->lock);
@@ -210,6 +218,10 @@ int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char
     atomic_init(&r->kv_snapshot_offset, 0);
     atomic_init(&r->lake_guard, false);
     atomic_init(&r->lake_offset, -1);
+    /* before it is published: NOTIFY_LEADER_AND_ISR may find it at once */
+    atomic_init(&r->role, role);
+    atomic_init(&r->lead_epoch, role == FL_REPLICA_LEADER ? 0 : -1);
+    r->leader_id = -1;
     atomic_init(&r->remote_told_start, INT64_MIN);
     atomic_init(&r->remote_told_end, INT64_MIN);
     r->tier_epoch = -1;

@@ -74,6 +74,13 @@ fl_replica_t *fl_replica_manager_find(fl_replica_manager_t *rm, int64_t table_id
 int fl_replica_manager_open(fl_replica_manager_t *rm, const char *db, const char *table,
                             int64_t table_id, int64_t partition_id, const char *partition_name,
                             int32_t bucket, int64_t ttl_ms, fl_replica_t **out, fl_error_t *err);
+/* The same, a replica it opens starting in `role` (FL_REPLICA_LEADER, as
+ * fl_replica_manager_open, or FL_REPLICA_UNTOLD); one already open keeps
+ * the role it has. */
+int fl_replica_manager_open_as(fl_replica_manager_t *rm, const char *db, const char *table,
+                               int64_t table_id, int64_t partition_id, const char *partition_name,
+                               int32_t bucket, int64_t ttl_ms, int role, fl_replica_t **out,
+                               fl_error_t *err);
 /* Drops every replica of the table and removes its directory. */
 int fl_replica_manager_drop_table(fl_replica_manager_t *rm, const char *db, const char *table,
                                   int64_t table_id, fl_error_t *err);

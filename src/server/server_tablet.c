@@ -154,10 +154,20 @@ int fl_tablet_server_open_replica(fl_tablet_server_t *ts, const fl_hosted_table_
         *out = r;
         return 0;
     }
+    /* A bucket with one replica has no other place to be led from: it
+     * leads at once. One with several waits for NOTIFY_LEADER_AND_ISR
+     * (FL_REPLICA_UNTOLD): the metadata that sent a request here may be
+     * older than the leadership, and until told, the replica knows
+     * neither its ISR nor its epoch. */
+    int32_t count = part ? part->bucket_count : t->bucket_count;
+    const fl_ms_bucket_t *buckets = part ? part->buckets : t->buckets;
+    int role = bucket >= 0 && bucket < count && buckets[bucket].replica_count > 1
+                   ? FL_REPLICA_UNTOLD
+                   : FL_REPLICA_LEADER;
     /* a tiered log's TTL is for its remote segments (server_tiering.h) */
-    int rc = fl_replica_manager_open(&ts->replicas, t->database, t->name, t->table_id, pid,
-                                     part ? part->name : NULL, bucket,
-                                     ts->remote_storage ? 0 : t->ttl_ms, out, err);
+    int rc = fl_replica_manager_open_as(&ts->replicas, t->database, t->name, t->table_id, pid,
+                                        part ? part->name : NULL, bucket,
+                                        ts->remote_storage ? 0 : t->ttl_ms, role, out, err);
     /* before a retention pass can see it (retention runs on a worker) */
     if (!rc) atomic_store(&(*out)->lake_guard, t->lake_enabled);
     return rc;

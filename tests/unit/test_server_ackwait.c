@@ -7,7 +7,8 @@
  * new leader's records, not these. The wait answers NOT_LEADER_OR_FOLLOWER
  * instead; one in the same leadership is acknowledged once covered. A
  * wait that parks after the demotion (its append raced it) is deposed
- * from the start, and a follower takes no client write at all.
+ * from the start, and a follower takes no client write at all; nor does
+ * a replica a request opened before its role was told (FL_REPLICA_UNTOLD).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -133,10 +134,69 @@ static void test_demoted_before_the_wait_parks(void **state) {
     fl_replica_manager_close(&rm);
 }
 
+/* A records batch refused with NOT_LEADER_OR_FOLLOWER, r's log unchanged. */
+static void append_refused(fl_replica_t *r) {
+    int64_t end = fl_replica_log_end(r);
+    bb_spec_t s = bb_spec(-1, -1, 3, 64, 7);
+    size_t len;
+    uint8_t *req = bb_new(&s, &len);
+    fl_replica_append_t res;
+    fl_error_t err;
+    assert_int_equal(fl_replica_append(r, req, len, 1000, &res, &err),
+                     FLUSS_ERR_NOT_LEADER_OR_FOLLOWER);
+    free(req);
+    assert_int_equal(fl_replica_log_end(r), end);
+}
+
+static void test_untold_replica_takes_no_write(void **state) {
+    const char *dir = *state;
+    fl_log_config_t lc = {1 << 20, 4096, 0, 1 << 20, false, false, false};
+    fl_durability_t d = {INT64_MAX, 0, false};
+    fl_replica_manager_t rm;
+    fl_replica_manager_init(&rm, dir, &lc, &d, NULL);
+    fl_replica_t *r = NULL, *again = NULL;
+    fl_error_t err;
+    if (fl_replica_manager_open_as(&rm, "db", "t", 1, -1, NULL, 0, 0, FL_REPLICA_UNTOLD, &r,
+                                   &err))
+        fail_msg("open: %s", err.msg);
+    assert_int_equal(fl_replica_role(r), FL_REPLICA_UNTOLD);
+    append_refused(r);
+    /* a wait parked on it is not acknowledged by any high watermark */
+    fl_ack_wait_t w;
+    const char *msg;
+    wait_for(&w, r, 1);
+    assert_int_equal(fl_ack_wait_error(&w, 0, "t/o", &msg), FLUSS_ERR_NOT_LEADER_OR_FOLLOWER);
+    fl_ack_wait_release(&w);
+    lead(r, 3);
+    append_ok(r, 4);
+    assert_int_equal(fl_replica_log_end(r), 4);
+    /* opening it again keeps the role it was told */
+    if (fl_replica_manager_open_as(&rm, "db", "t", 1, -1, NULL, 0, 0, FL_REPLICA_UNTOLD, &again,
+                                   &err))
+        fail_msg("open again: %s", err.msg);
+    assert_ptr_equal(again, r);
+    assert_int_equal(fl_replica_role(again), FL_REPLICA_LEADER);
+    fl_replica_unref(again);
+    fl_replica_unref(r);
+    /* reopened after a restart, it waits to be told again */
+    fl_replica_manager_close(&rm);
+    fl_replica_manager_init(&rm, dir, &lc, &d, NULL);
+    if (fl_replica_manager_open_as(&rm, "db", "t", 1, -1, NULL, 0, 0, FL_REPLICA_UNTOLD, &r,
+                                   &err))
+        fail_msg("reopen: %s", err.msg);
+    assert_int_equal(fl_replica_log_end(r), 4);
+    append_refused(r);
+    fl_replica_become_follower(r, 1, 4);
+    append_refused(r);
+    fl_replica_unref(r);
+    fl_replica_manager_close(&rm);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_deposed_leader_does_not_acknowledge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_demoted_before_the_wait_parks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_untold_replica_takes_no_write, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
