@@ -31,7 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     FUZZ_CHECK(v.offsets[k] <= v.offsets[k + 1]);
                     if (v.offsets[k + 1] > v.offsets[k]) h += v.bytes[v.offsets[k + 1] - 1];
                 } else if (v.valid[k]) {
-                    h += ((const uint8_t *)v.values)[k];
+                    /* the last byte of the slot: a width past the buffer shows */
+                    FUZZ_CHECK(v.width >= 1 && v.width <= 16);
+                    h += ((const uint8_t *)v.values)[k * v.width + v.width - 1];
                 }
             }
             fl_pq_values_free(&v);

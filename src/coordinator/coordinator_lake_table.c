@@ -81,13 +81,6 @@ int fl_lake_table_check(const fl_table_desc_t *d, const fl_lake_config_t *c, fl_
                               "lake table yet (ROW, ARRAY and MAP columns are not supported "
                               "on datalake-enabled tables).",
                               s->columns[i].name, fl_type_root_json_name(s->columns[i].type->root));
-    for (size_t i = 0; i < s->column_count; i++)
-        if (s->columns[i].type->root == FL_TYPE_DECIMAL && s->columns[i].type->precision > 18)
-            return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                              "Column '%s' is DECIMAL(%d, %d): flussd tiers decimals of at most "
-                              "18 digits into lake tables for now.",
-                              s->columns[i].name, s->columns[i].type->precision,
-                              s->columns[i].type->scale);
     for (size_t i = 0; i < d->partition_keys.count; i++) {
         int idx = fl_schema_column_index(s, d->partition_keys.items[i]);
         if (idx >= 0 && s->columns[idx].type->root != FL_TYPE_STRING)

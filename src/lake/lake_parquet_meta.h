@@ -55,6 +55,19 @@ static inline size_t fl_pq_fixed_width(int32_t type) {
     default: return 0;
     }
 }
+/* The longest FIXED_LEN_BYTE_ARRAY our writer and reader take: a
+ * DECIMAL(38)'s 16 bytes. */
+#define FL_PQ_FLBA_BYTES_MAX 16
+/* The least bytes of two's complement that hold every unscaled value of
+ * `precision` decimal digits (Iceberg's and Parquet's FLBA length). */
+static inline size_t fl_pq_decimal_bytes(int32_t precision) {
+    __int128 limit = 1; /* 10^precision, at most 10^38 */
+    for (int32_t i = 0; i < precision && i < 38; i++) limit *= 10;
+    size_t n = 1;
+    /* n bytes hold -2^(8n-1) .. 2^(8n-1)-1 */
+    while (n < 16 && ((__int128)1 << (8 * n - 1)) < limit) n++;
+    return n;
+}
 enum { FL_PQ_REQUIRED = 0, FL_PQ_OPTIONAL = 1, FL_PQ_REPEATED = 2 };
 enum { FL_PQ_CT_UTF8 = 0, FL_PQ_CT_DECIMAL = 5, FL_PQ_CT_DATE = 6, FL_PQ_CT_TIME_MICROS = 8,
        FL_PQ_CT_TIMESTAMP_MICROS = 10 };

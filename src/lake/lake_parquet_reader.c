@@ -39,8 +39,10 @@ static int check_schema(const fl_pq_file_meta_t *m, fl_error_t *err) {
     for (size_t i = 1; i < m->n_schema; i++) {
         const fl_pq_schema_element_t *e = &m->schema[i];
         if (e->type < 0) return unsupported(err, "nested column", (long long)i);
-        if (e->type != FL_PQ_BYTE_ARRAY && !fl_pq_fixed_width(e->type))
+        if (e->type != FL_PQ_BYTE_ARRAY && e->type != FL_PQ_FLBA && !fl_pq_fixed_width(e->type))
             return unsupported(err, "physical type", e->type);
+        if (e->type == FL_PQ_FLBA && (e->type_length < 1 || e->type_length > FL_PQ_FLBA_BYTES_MAX))
+            return unsupported(err, "FIXED_LEN_BYTE_ARRAY length", e->type_length);
         if (e->repetition != FL_PQ_REQUIRED && e->repetition != FL_PQ_OPTIONAL)
             return unsupported(err, "repetition", e->repetition);
         if (!e->name) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: unnamed column");
@@ -231,7 +233,7 @@ static int dictionary_page(pq_read_t *rd, const fl_pq_page_header_t *h, fl_error
     if (rd->col->type == FL_PQ_BOOLEAN) return unsupported(err, "BOOLEAN dictionary", 0);
     const uint8_t *p = rd->dict_page.data;
     size_t len = rd->dict_page.len, pos = 0;
-    size_t w = fl_pq_fixed_width(rd->col->type);
+    size_t w = rd->out->width;
     if (h->dict_num_values < 0 || (size_t)h->dict_num_values > len)
         return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: dictionary of %d values in %zu bytes",
                           h->dict_num_values, len);
@@ -268,7 +270,7 @@ static int put_value(pq_read_t *rd, size_t row, const uint8_t *v, size_t len, fl
         memcpy(d, v, len);
         rd->bytes.len += len;
     } else {
-        memcpy((uint8_t *)o->values + row * fl_pq_fixed_width(o->type), v, len);
+        memcpy((uint8_t *)o->values + row * o->width, v, len);
     }
     return 0;
 }
@@ -282,7 +284,7 @@ static void close_rows(pq_read_t *rd, size_t upto) {
 static int plain_values(pq_read_t *rd, const uint8_t *p, size_t len, const uint8_t *valid,
                         size_t n, fl_error_t *err) {
     fl_pq_values_t *o = rd->out;
-    size_t pos = 0, bit = 0, w = fl_pq_fixed_width(o->type);
+    size_t pos = 0, bit = 0, w = o->width;
     for (size_t i = 0; i < n; i++) {
         size_t row = rd->got + i;
         if (valid[i]) {
@@ -406,7 +408,7 @@ static int read_pages(const fl_pq_reader_t *r, pq_read_t *rd, size_t start, size
 }
 
 static int alloc_values(fl_pq_values_t *o, size_t rows, fl_error_t *err) {
-    size_t w = fl_pq_fixed_width(o->type);
+    size_t w = o->width;
     o->rows = rows;
     o->valid = fl_try_malloc(rows ? rows : 1);
     if (w) {
@@ -445,6 +447,8 @@ int fl_pq_reader_read_column(const fl_pq_reader_t *r, size_t row_group, size_t c
     rd.codec = cm->codec;
     rd.out = out;
     out->type = rd.col->type;
+    out->width = out->type == FL_PQ_FLBA ? (size_t)rd.col->type_length
+                                         : fl_pq_fixed_width(out->type);
     size_t rows = (size_t)g->num_rows;
     int rc = alloc_values(out, rows, err);
     if (!rc) {

@@ -1,7 +1,7 @@
 /*
  * lake_parquet_reader.h — a Parquet reader for exactly our writer's subset
  * (lake_parquet_writer.h): flat schemas of BOOLEAN, INT32, INT64, FLOAT,
- * DOUBLE and BYTE_ARRAY columns, REQUIRED or OPTIONAL; Data Page v1 with
+ * DOUBLE, BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY (1..16 bytes) columns, REQUIRED or OPTIONAL; Data Page v1 with
  * PLAIN or dictionary (RLE_DICTIONARY / PLAIN_DICTIONARY) values; pages
  * UNCOMPRESSED, ZSTD or GZIP (what Iceberg's Java writer makes when asked;
  * Fluss's own tiering job does). For libfluss's union read and the index
@@ -30,12 +30,13 @@ typedef struct fl_pq_values {
     int32_t type;
     size_t rows;
     uint8_t *valid; /* 1 present, 0 null */
-    /* uint8_t (BOOLEAN), int32_t, int64_t, float or double per row (0 for
-     * nulls); NULL for BYTE_ARRAY */
+    /* uint8_t (BOOLEAN), int32_t, int64_t, float or double per row, or
+     * FLBA's `width` bytes (0 for nulls); NULL for BYTE_ARRAY */
     void *values;
     /* BYTE_ARRAY: row i is bytes[offsets[i] .. offsets[i+1]) */
     uint64_t *offsets;
     uint8_t *bytes;
+    size_t width; /* bytes of each row in values; 0 for BYTE_ARRAY */
 } fl_pq_values_t;
 
 /* Borrows file[0..len): it must outlive the reader. */

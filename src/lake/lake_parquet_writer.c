@@ -68,10 +68,17 @@ void fl_pq_writer_options_init(fl_pq_writer_options_t *o) {
     o->dictionary_bytes_max = 1u << 20;
 }
 
+/* Bytes of each PLAIN value of a column of spec c; 0 for BYTE_ARRAY. */
+static size_t value_width(const fl_pq_column_spec_t *c) {
+    return c->type == FL_PQ_FLBA ? (size_t)c->type_length : fl_pq_fixed_width(c->type);
+}
+
 static int check_spec(const fl_pq_column_spec_t *c, fl_error_t *err) {
     const fl_pq_logical_t *l = &c->logical;
     if (!c->name || !*c->name) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: unnamed column");
-    if (c->type != FL_PQ_BYTE_ARRAY && !fl_pq_fixed_width(c->type))
+    bool flba = c->type == FL_PQ_FLBA;
+    if ((c->type != FL_PQ_BYTE_ARRAY && !flba && !fl_pq_fixed_width(c->type)) ||
+        (flba && (c->type_length < 1 || c->type_length > FL_PQ_FLBA_BYTES_MAX)))
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: column %s: type %d outside the subset",
                           c->name, c->type);
     bool ok;
@@ -84,7 +91,9 @@ static int check_spec(const fl_pq_column_spec_t *c, fl_error_t *err) {
     case FL_PQ_LT_DECIMAL:
         ok = l->precision >= 1 && l->scale >= 0 && l->scale <= l->precision &&
              ((c->type == FL_PQ_INT32 && l->precision <= 9) ||
-              (c->type == FL_PQ_INT64 && l->precision <= 18));
+              (c->type == FL_PQ_INT64 && l->precision <= 18) ||
+              (flba && l->precision <= 38 &&
+               (size_t)c->type_length >= fl_pq_decimal_bytes(l->precision)));
         break;
     default: ok = false;
     }
@@ -147,6 +156,14 @@ int fl_pq_writer_open(const char *path, const fl_pq_column_spec_t *cols, size_t 
 
 /* ---- statistics ---- */
 
+/* compare()'s order of a DECIMAL in FLBA: signed big-endian numbers */
+#define PQ_SIGNED_BE (-2)
+
+/* The order compare() puts c's values in. */
+static int32_t order_of(const fl_pq_column_spec_t *c) {
+    return c->type == FL_PQ_FLBA && c->logical.kind == FL_PQ_LT_DECIMAL ? PQ_SIGNED_BE : c->type;
+}
+
 /* <0, 0, >0 as a sorts before, with, after b (TYPE_ORDER). */
 static int compare(int32_t type, const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
     switch (type) {
@@ -175,6 +192,10 @@ static int compare(int32_t type, const uint8_t *a, size_t an, const uint8_t *b, 
         memcpy(&y, b, 8);
         return (x > y) - (x < y);
     }
+    case PQ_SIGNED_BE:
+        /* two's complement of equal lengths: the sign byte decides first */
+        if ((int8_t)a[0] != (int8_t)b[0]) return (int8_t)a[0] < (int8_t)b[0] ? -1 : 1;
+        return an > 1 ? memcmp(a + 1, b + 1, an - 1) : 0;
     default: {
         /* unsigned bytes; an empty min buffer has no data pointer */
         int c = an && bn ? memcmp(a, b, an < bn ? an : bn) : 0;
@@ -203,7 +224,7 @@ static void set_buf(fl_buf_t *b, const uint8_t *p, size_t n) {
 }
 
 static void stats_add(pq_column_t *c, const uint8_t *v, size_t n) {
-    int32_t t = c->spec.type;
+    int32_t t = order_of(&c->spec);
     if (is_nan(t, v)) return; /* never in min/max */
     if (!c->has_minmax) {
         set_buf(&c->min, v, n);
@@ -296,6 +317,9 @@ static void stats_add_fixed(pq_column_t *c, const uint8_t *p, size_t n, size_t w
         PQ_EXTREMES(float, isnan(e));
         break;
     }
+    case FL_PQ_FLBA:
+        for (size_t i = 0; i < n; i++) stats_add(c, p + i * width, width);
+        return;
     default: {
         double elo = 0, ehi = 0;
         PQ_EXTREMES(double, isnan(e));
@@ -311,7 +335,7 @@ static void stats_add_fixed(pq_column_t *c, const uint8_t *p, size_t n, size_t w
  * buffer and the statistics' two extremes per append (an append is a
  * whole log batch for the tiering writer's column path). */
 static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t rows) {
-    size_t width = fl_pq_fixed_width(c->spec.type), present = 0;
+    size_t width = value_width(&c->spec), present = 0;
     uint8_t *defs = fl_buf_reserve(&c->defs, rows ? rows : 1);
     for (size_t i = 0; i < rows; i++) present += defs[i] = !d->valid || d->valid[i];
     c->defs.len += rows;
@@ -590,7 +614,7 @@ static int write_data_page(fl_pq_writer_t *w, pq_chunk_t *ch, size_t r0, size_t 
 
 static void chunk_offsets(pq_chunk_t *ch) {
     pq_column_t *c = ch->c;
-    size_t n = c->nonnull, width = fl_pq_fixed_width(c->spec.type);
+    size_t n = c->nonnull, width = value_width(&c->spec);
     ch->off = fl_malloc((n + 1) * sizeof(size_t));
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
@@ -720,6 +744,7 @@ static void schema_of(const fl_pq_writer_t *w, fl_pq_schema_element_t *s) {
         fl_pq_schema_element_t *e = &s[k + 1];
         e->name = (char *)c->name;
         e->type = c->type;
+        e->type_length = c->type == FL_PQ_FLBA ? c->type_length : 0;
         e->repetition = c->optional ? FL_PQ_OPTIONAL : FL_PQ_REQUIRED;
         e->has_field_id = true;
         e->field_id = c->field_id;

@@ -1,7 +1,8 @@
 /*
  * lake_parquet_writer.h — our Parquet writer for flat schemas (the data
  * files of the Iceberg lake tier, issue 21): columns of BOOLEAN, INT32,
- * INT64, FLOAT, DOUBLE and BYTE_ARRAY, REQUIRED or OPTIONAL, each with its
+ * INT64, FLOAT, DOUBLE, BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY (1..16 bytes),
+ * REQUIRED or OPTIONAL, each with its
  * Iceberg field id and logical type; rows appended column-wise; Data Page
  * v1; PLAIN, or RLE_DICTIONARY (a PLAIN dictionary page first) for a column
  * chunk whose dictionary stays under dictionary_bytes_max; pages
@@ -35,11 +36,14 @@
 typedef struct fl_pq_column_spec {
     const char *name;
     int32_t field_id; /* the Iceberg field id: mandatory */
-    int32_t type; /* FL_PQ_BOOLEAN, _INT32, _INT64, _FLOAT, _DOUBLE, _BYTE_ARRAY */
+    int32_t type; /* FL_PQ_BOOLEAN, _INT32, _INT64, _FLOAT, _DOUBLE, _BYTE_ARRAY, _FLBA */
     bool optional;
     /* FL_PQ_LT_NONE; STRING (BYTE_ARRAY); DATE (INT32); TIME, TIMESTAMP
-     * (INT64, unit MICROS); DECIMAL (INT32 precision <= 9, INT64 <= 18) */
+     * (INT64, unit MICROS); DECIMAL (INT32 precision <= 9, INT64 <= 18,
+     * FLBA <= 38 in at least the bytes the precision needs: big-endian
+     * two's complement, ordered as signed numbers in the statistics) */
     fl_pq_logical_t logical;
+    int32_t type_length; /* FL_PQ_FLBA: bytes of each value, 1..16 */
 } fl_pq_column_spec_t;
 
 typedef struct fl_pq_writer_options {
@@ -62,7 +66,7 @@ typedef struct fl_pq_bytes {
 
 /* One column of an append: valid[i] 0 is a null (NULL: none is); values[i]
  * (ignored for nulls) is a uint8_t (BOOLEAN, 0/1), int32_t, int64_t, float,
- * double or fl_pq_bytes_t. */
+ * double, fl_pq_bytes_t, or type_length bytes (FLBA). */
 typedef struct fl_pq_column_data {
     const uint8_t *valid;
     const void *values;

@@ -128,6 +128,20 @@ static bool convert_bytes(const fl_arrow_array_t *a, const fl_datatype_t *t, int
     return true;
 }
 
+/* DECIMAL(P > 18) into FLBA: each value through the row path's
+ * conversion (checked against P, big-endian in `width` bytes). */
+static bool convert_fixed(const fl_arrow_array_t *a, const fl_datatype_t *t, size_t width,
+                          int64_t rows, const uint8_t *valid, fl_buf_t *out) {
+    uint8_t *x = slots(out, rows, width);
+    fl_tier_value_t v;
+    for (int64_t i = 0; i < rows; i++) {
+        memset(&v, 0, sizeof(v));
+        if (valid[i] && !cell_value(a, t, i, &v)) return false;
+        memcpy(x + (size_t)i * width, v.fixed, width);
+    }
+    return true;
+}
+
 static void convert_bools(const fl_arrow_array_t *a, int64_t rows, fl_buf_t *out) {
     uint8_t *x = slots(out, rows, 1);
     for (int64_t i = 0; i < rows; i++) x[i] = fl_arrow_array_bool(a, i);
@@ -152,6 +166,9 @@ fl_tier_column_outcome_t fl_tier_column_convert(const fl_arrow_array_t *a,
         case FL_PQ_INT64: ok = convert_ints(a, t, false, rows, valid, &b->values); break;
         case FL_PQ_FLOAT: convert_floats(a, true, rows, &b->values); break;
         case FL_PQ_DOUBLE: convert_floats(a, false, rows, &b->values); break;
+        case FL_PQ_FLBA:
+            ok = convert_fixed(a, t, (size_t)spec->type_length, rows, valid, &b->values);
+            break;
         default: ok = convert_bytes(a, t, rows, valid, &b->values); break;
         }
     }

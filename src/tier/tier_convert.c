@@ -11,6 +11,7 @@
 #define TC_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
 #define TC_DECIMAL_INT32_MAX 9
 #define TC_DECIMAL_INT64_MAX 18
+#define TC_DECIMAL_MAX 38
 
 static fl_pq_logical_t logical(int16_t kind) {
     fl_pq_logical_t l;
@@ -46,8 +47,10 @@ static bool physical_of(const fl_datatype_t *t, int32_t *type, fl_pq_logical_t *
         *type = FL_PQ_INT64, *l = micros(FL_PQ_LT_TIMESTAMP, true);
         return true;
     case FL_TYPE_DECIMAL:
-        if (t->precision > TC_DECIMAL_INT64_MAX) return false;
-        *type = t->precision <= TC_DECIMAL_INT32_MAX ? FL_PQ_INT32 : FL_PQ_INT64;
+        if (t->precision < 1 || t->precision > TC_DECIMAL_MAX) return false;
+        *type = t->precision <= TC_DECIMAL_INT32_MAX   ? FL_PQ_INT32
+                : t->precision <= TC_DECIMAL_INT64_MAX ? FL_PQ_INT64
+                                                       : FL_PQ_FLBA;
         *l = logical(FL_PQ_LT_DECIMAL);
         l->precision = t->precision;
         l->scale = t->scale;
@@ -65,10 +68,8 @@ int fl_tier_column_spec(const char *name, const fl_datatype_t *t, int32_t field_
     memset(out, 0, sizeof(*out));
     if (!physical_of(t, &out->type, &out->logical)) {
         if (t->root == FL_TYPE_DECIMAL)
-            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                              "column %s: DECIMAL(%d, %d) needs FIXED_LEN_BYTE_ARRAY, which the "
-                              "lake writer does not write yet (precision at most %d)",
-                              name, t->precision, t->scale, TC_DECIMAL_INT64_MAX);
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "column %s: DECIMAL(%d, %d)", name,
+                              t->precision, t->scale);
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
                           "column %s: %s columns are not supported in lake tables", name,
                           fl_type_root_json_name(t->root));
@@ -76,6 +77,7 @@ int fl_tier_column_spec(const char *name, const fl_datatype_t *t, int32_t field_
     out->name = name;
     out->field_id = field_id;
     out->optional = t->nullable;
+    if (out->type == FL_PQ_FLBA) out->type_length = (int32_t)fl_pq_decimal_bytes(t->precision);
     return 0;
 }
 
@@ -110,20 +112,34 @@ static int timestamp_micros(const fl_cell_t *c, int64_t *us, fl_error_t *err) {
     return 0;
 }
 
-/* An unscaled decimal of at most precision digits, as int64. */
-static int decimal_of(const fl_datatype_t *t, __int128 v, int64_t *out, fl_error_t *err) {
+/* 10^precision (precision <= 38). */
+static __int128 decimal_limit(int32_t precision) {
     __int128 limit = 1;
-    for (int32_t i = 0; i < t->precision; i++) limit *= 10;
+    for (int32_t i = 0; i < precision && i < TC_DECIMAL_MAX; i++) limit *= 10;
+    return limit;
+}
+
+/* An unscaled decimal checked to have at most precision digits. */
+static int decimal_of(const fl_datatype_t *t, __int128 v, fl_error_t *err) {
+    __int128 limit = decimal_limit(t->precision);
     if (v >= limit || v <= -limit)
         return fl_err_set(err, TC_CORRUPT, "a DECIMAL(%d, %d) value has more than %d digits",
                           t->precision, t->scale, t->precision);
-    *out = (int64_t)v;
     return 0;
+}
+
+void fl_tier_decimal_be(__int128 v, uint8_t *out, size_t n) {
+    for (size_t k = 0; k < n; k++) out[n - 1 - k] = (uint8_t)((unsigned __int128)v >> (8 * k));
+}
+
+__int128 fl_tier_decimal_of_be(const uint8_t *p, size_t n) {
+    unsigned __int128 u = (p[0] & 0x80) ? ~(unsigned __int128)0 : 0; /* sign-extended */
+    for (size_t k = 0; k < n; k++) u = u << 8 | p[k];
+    return (__int128)u;
 }
 
 int fl_tier_value_of(const fl_datatype_t *t, const fl_row_t *row, const fl_cell_t *c,
                      fl_tier_value_t *out, fl_error_t *err) {
-    int64_t v = 0;
     switch (t->root) {
     case FL_TYPE_BOOLEAN: out->b = c->i != 0; return 0;
     case FL_TYPE_TINYINT:
@@ -137,9 +153,10 @@ int fl_tier_value_of(const fl_datatype_t *t, const fl_row_t *row, const fl_cell_
     case FL_TYPE_TIMESTAMP:
     case FL_TYPE_TIMESTAMP_LTZ: return timestamp_micros(c, &out->i64, err);
     case FL_TYPE_DECIMAL:
-        if (decimal_of(t, c->dec, &v, err)) return TC_CORRUPT;
-        if (t->precision <= TC_DECIMAL_INT32_MAX) out->i32 = (int32_t)v;
-        else out->i64 = v;
+        if (decimal_of(t, c->dec, err)) return TC_CORRUPT;
+        if (t->precision <= TC_DECIMAL_INT32_MAX) out->i32 = (int32_t)c->dec;
+        else if (t->precision <= TC_DECIMAL_INT64_MAX) out->i64 = (int64_t)c->dec;
+        else fl_tier_decimal_be(c->dec, out->fixed, fl_pq_decimal_bytes(t->precision));
         return 0;
     default: /* CHAR, STRING, BINARY, BYTES */
         if (c->len > UINT32_MAX)
@@ -216,9 +233,12 @@ static bool fixed_value(const fl_datatype_t *t, const fl_pq_values_t *v, size_t 
         put_le(p, (uint64_t)x, w);
         return true;
     case FL_TYPE_DECIMAL: {
-        __int128 u = v->type == FL_PQ_INT32 ? ((const int32_t *)v->values)[i]
-                                            : ((const int64_t *)v->values)[i], limit = 1;
-        for (int32_t k = 0; k < t->precision; k++) limit *= 10;
+        __int128 u = v->type == FL_PQ_INT32   ? ((const int32_t *)v->values)[i]
+                     : v->type == FL_PQ_INT64 ? ((const int64_t *)v->values)[i]
+                                              : fl_tier_decimal_of_be(
+                                                    (const uint8_t *)v->values + i * v->width,
+                                                    v->width);
+        __int128 limit = decimal_limit(t->precision);
         if (u >= limit || u <= -limit) return false;
         put_le(p, (uint64_t)u, 8);
         put_le(p + 8, (uint64_t)(u >> 64), 8);

@@ -16,14 +16,17 @@
  * | TIMESTAMP_LTZ(p)    | INT64 TIMESTAMP(µs, UTC=true)    | epoch µs, floor (sub-µs dropped) |
  * | DECIMAL(P≤9, S)     | INT32 DECIMAL(P, S)              | unscaled                         |
  * | DECIMAL(P≤18, S)    | INT64 DECIMAL(P, S)              | unscaled                         |
+ * | DECIMAL(P≤38, S)    | FIXED_LEN_BYTE_ARRAY(n) DECIMAL  | unscaled, big-endian, n bytes    |
  * | CHAR, STRING        | BYTE_ARRAY STRING                | the UTF-8 bytes                  |
  * | BINARY(n)           | BYTE_ARRAY                       | the n bytes (see below)          |
  * | BYTES               | BYTE_ARRAY                       | the bytes                        |
  *
+ * (n: the least bytes of two's complement that hold P digits, as
+ * Iceberg's writers choose it: 9 for P 19..21, 16 for P 36..38.)
+ *
  * Nullable columns are OPTIONAL, NOT NULL ones REQUIRED. Refused with
  * FLUSS_ERR__INVALID_ARG: ARRAY, MAP and ROW (lake tables refuse nested
- * columns) and DECIMAL with P > 18 (our writer has no FIXED_LEN_BYTE_ARRAY
- * yet). Iceberg v2 has no nanosecond timestamps: TIMESTAMP(7..9) loses its
+ * columns). Iceberg v2 has no nanosecond timestamps: TIMESTAMP(7..9) loses its
  * sub-microsecond digits, rounded toward minus infinity so that a value
  * before 1970 does not move up across a microsecond. A BINARY(n) value
  * has n bytes in Fluss, but an IndexedRow pads it with zeros its decoder
@@ -45,9 +48,11 @@
 #include "types_row.h"
 
 /* One value in its Parquet unit; the member follows the column's physical
- * type (b: BOOLEAN, i32: INT32, i64: INT64, f, d, bytes: BYTE_ARRAY). A
- * pointer to it is a one-row fl_pq_column_data_t's values. */
+ * type (b: BOOLEAN, i32: INT32, i64: INT64, f, d, bytes: BYTE_ARRAY,
+ * fixed: FIXED_LEN_BYTE_ARRAY's first type_length bytes). A pointer to it
+ * is a one-row fl_pq_column_data_t's values. */
 typedef union fl_tier_value {
+    uint8_t fixed[16];
     uint8_t b;
     int32_t i32;
     int64_t i64;
@@ -68,6 +73,11 @@ int fl_tier_column_spec(const char *name, const fl_datatype_t *t, int32_t field_
  * whose microseconds overflow 64 bits, bytes over 4 GiB). */
 int fl_tier_value_of(const fl_datatype_t *t, const fl_row_t *row, const fl_cell_t *c,
                      fl_tier_value_t *out, fl_error_t *err);
+
+/* An unscaled decimal as n bytes of big-endian two's complement (the
+ * low n bytes of v), and back (sign-extended; n 1..16). */
+void fl_tier_decimal_be(__int128 v, uint8_t *out, size_t n);
+__int128 fl_tier_decimal_of_be(const uint8_t *p, size_t n);
 
 /* A non-NULL BINARY(n) cell col of row shorter than n bytes becomes its
  * bytes followed by zeros up to n (copied through scratch into the row's

@@ -34,8 +34,8 @@ int fl_tier_deletes_write(const char *path, const fl_pk_delete_t *dels, size_t n
                               "position deletes must be sorted by path, then position");
     }
     fl_pq_column_spec_t cols[2] = {
-        {"file_path", FL_ICE_DELETE_FILE_PATH_ID, FL_PQ_BYTE_ARRAY, false, {.kind = FL_PQ_LT_STRING}},
-        {"pos", FL_ICE_DELETE_POS_ID, FL_PQ_INT64, false, {.kind = FL_PQ_LT_NONE}},
+        {"file_path", FL_ICE_DELETE_FILE_PATH_ID, FL_PQ_BYTE_ARRAY, false, {.kind = FL_PQ_LT_STRING}, 0},
+        {"pos", FL_ICE_DELETE_POS_ID, FL_PQ_INT64, false, {.kind = FL_PQ_LT_NONE}, 0},
     };
     fl_pq_writer_options_t o;
     fl_pq_writer_options_init(&o);

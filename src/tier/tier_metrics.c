@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lake_iceberg_manifest.h"
+#include "tier_convert.h"
 
 /* Units kept of the least and greatest string or binary: one more than a
  * bound holds, to know whether the value was cut. */
@@ -25,6 +26,13 @@ void fl_tier_metrics_init(fl_tier_metrics_t *m, const fl_pq_column_spec_t *spec)
     case FL_PQ_INT64: m->kind = decimal ? FL_TIER_BOUND_DECIMAL : FL_TIER_BOUND_LONG; break;
     case FL_PQ_FLOAT: m->kind = FL_TIER_BOUND_FLOAT; break;
     case FL_PQ_DOUBLE: m->kind = FL_TIER_BOUND_DOUBLE; break;
+    case FL_PQ_FLBA:
+        if (decimal) {
+            m->kind = FL_TIER_BOUND_DECIMAL;
+            m->fixed = spec->type_length;
+            break;
+        }
+        /* fall through */
     default:
         m->kind = spec->logical.kind == FL_PQ_LT_STRING ? FL_TIER_BOUND_STRING
                                                         : FL_TIER_BOUND_BINARY;
@@ -166,7 +174,7 @@ static void add_double(fl_tier_metrics_t *m, double d) {
     m->has_bounds = true;
 }
 
-static void add_int(fl_tier_metrics_t *m, int64_t i) {
+static void add_int(fl_tier_metrics_t *m, __int128 i) {
     if (!m->has_bounds || i < m->min_i) m->min_i = i;
     if (!m->has_bounds || i > m->max_i) m->max_i = i;
     m->has_bounds = true;
@@ -182,7 +190,11 @@ void fl_tier_metrics_add(fl_tier_metrics_t *m, const fl_tier_value_t *v) {
     case FL_TIER_BOUND_BOOLEAN: add_int(m, v->b); break;
     case FL_TIER_BOUND_INT: add_int(m, v->i32); break;
     case FL_TIER_BOUND_LONG: add_int(m, v->i64); break;
-    case FL_TIER_BOUND_DECIMAL: add_int(m, m->int32 ? v->i32 : v->i64); break;
+    case FL_TIER_BOUND_DECIMAL:
+        add_int(m, m->fixed ? fl_tier_decimal_of_be(v->fixed, (size_t)m->fixed)
+                   : m->int32 ? v->i32
+                              : v->i64);
+        break;
     case FL_TIER_BOUND_FLOAT: add_double(m, v->f); break;
     case FL_TIER_BOUND_DOUBLE: add_double(m, v->d); break;
     default: add_bytes(m, &v->bytes); break;
@@ -242,8 +254,16 @@ void fl_tier_metrics_add_column(fl_tier_metrics_t *m, const uint8_t *valid, cons
     case FL_TIER_BOUND_INT: TM_INT_RANGE(int32_t); break;
     case FL_TIER_BOUND_LONG: TM_INT_RANGE(int64_t); break;
     case FL_TIER_BOUND_DECIMAL:
-        if (m->int32) TM_INT_RANGE(int32_t);
-        else TM_INT_RANGE(int64_t);
+        if (m->fixed) {
+            const uint8_t *v = x;
+            size_t w = (size_t)m->fixed;
+            for (size_t i = 0; i < rows; i++)
+                if (!valid || valid[i]) add_int(m, fl_tier_decimal_of_be(v + i * w, w));
+        } else if (m->int32) {
+            TM_INT_RANGE(int32_t);
+        } else {
+            TM_INT_RANGE(int64_t);
+        }
         break;
     case FL_TIER_BOUND_FLOAT: TM_DOUBLE_RANGE(float); break;
     case FL_TIER_BOUND_DOUBLE: TM_DOUBLE_RANGE(double); break;
@@ -262,13 +282,13 @@ int64_t fl_tier_metrics_nans(const fl_tier_metrics_t *m) {
 /* ---- bounds ---- */
 
 /* A single value of the column's type in Appendix D's bytes. */
-static void encode(const fl_tier_metrics_t *m, int64_t i, double d, fl_buf_t *out) {
+static void encode(const fl_tier_metrics_t *m, __int128 i, double d, fl_buf_t *out) {
     uint8_t b[16];
     size_t n = 0;
     switch (m->kind) {
     case FL_TIER_BOUND_BOOLEAN: b[0] = i != 0, n = 1; break;
     case FL_TIER_BOUND_INT: n = fl_ice_bound_int((int32_t)i, b); break;
-    case FL_TIER_BOUND_LONG: n = fl_ice_bound_long(i, b); break;
+    case FL_TIER_BOUND_LONG: n = fl_ice_bound_long((int64_t)i, b); break;
     case FL_TIER_BOUND_DECIMAL: n = fl_ice_bound_decimal(i, b); break;
     case FL_TIER_BOUND_FLOAT: n = fl_ice_bound_float((float)d, b); break;
     case FL_TIER_BOUND_DOUBLE: n = fl_ice_bound_double(d, b); break;

@@ -53,7 +53,7 @@ typedef enum fl_tier_bound_kind {
     FL_TIER_BOUND_LONG,    /* INT64: long, time, timestamp(tz) */
     FL_TIER_BOUND_FLOAT,
     FL_TIER_BOUND_DOUBLE,
-    FL_TIER_BOUND_DECIMAL, /* INT32 or INT64 DECIMAL */
+    FL_TIER_BOUND_DECIMAL, /* INT32, INT64 or FIXED_LEN_BYTE_ARRAY DECIMAL */
     FL_TIER_BOUND_STRING,
     FL_TIER_BOUND_BINARY,
 } fl_tier_bound_kind_t;
@@ -61,9 +61,10 @@ typedef enum fl_tier_bound_kind {
 typedef struct fl_tier_metrics {
     fl_tier_bound_kind_t kind;
     bool int32; /* DECIMAL: its values are fl_tier_value_t.i32 (else i64) */
+    int32_t fixed; /* DECIMAL in FIXED_LEN_BYTE_ARRAY: bytes of a value (big-endian) */
     int64_t values, nulls, nans;
     bool has_bounds;
-    int64_t min_i, max_i; /* BOOLEAN, INT, LONG, DECIMAL */
+    __int128 min_i, max_i; /* BOOLEAN, INT, LONG, DECIMAL */
     double min_d, max_d;  /* FLOAT (widened), DOUBLE */
     fl_buf_t min_b, max_b; /* STRING, BINARY: the first 17 units */
 } fl_tier_metrics_t;
@@ -77,7 +78,7 @@ void fl_tier_metrics_free(fl_tier_metrics_t *m);
 void fl_tier_metrics_add(fl_tier_metrics_t *m, const fl_tier_value_t *v);
 /* Counts rows values at once, as many fl_tier_metrics_add calls would:
  * x is an array of the column's Parquet values (uint8_t BOOLEAN 0/1,
- * int32_t, int64_t, float, double or fl_pq_bytes_t), valid[i] 0 a NULL
+ * int32_t, int64_t, float, double, fl_pq_bytes_t or FLBA's fixed bytes), valid[i] 0 a NULL
  * (valid NULL: none). The tiering writer's column path. */
 void fl_tier_metrics_add_column(fl_tier_metrics_t *m, const uint8_t *valid, const void *x,
                                 size_t rows);

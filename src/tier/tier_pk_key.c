@@ -61,6 +61,7 @@ int fl_tier_pk_key_of_row(const fl_schema_t *s, const fl_row_t *row, fl_buf_t *o
             put_le(out, bits, 8);
             break;
         }
+        case FL_PQ_FLBA: fl_buf_append(out, v.fixed, (size_t)spec.type_length); break;
         case FL_PQ_BYTE_ARRAY: {
             size_t pad = t->root == FL_TYPE_BINARY && t->length > 0 ? (size_t)t->length : 0;
             put_bytes(out, v.bytes.p, v.bytes.len, pad);
@@ -93,6 +94,7 @@ int fl_tier_pk_key_append(const fl_pq_values_t *v, size_t i, fl_buf_t *out, fl_e
         put_le(out, bits, 8);
         break;
     }
+    case FL_PQ_FLBA: fl_buf_append(out, (const uint8_t *)v->values + i * v->width, v->width); break;
     case FL_PQ_BYTE_ARRAY: {
         uint64_t a = v->offsets[i], b = v->offsets[i + 1];
         if (b < a || b - a > UINT32_MAX)

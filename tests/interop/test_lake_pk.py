@@ -16,10 +16,14 @@ row), kept between rounds and rebuilt from the lake after a restart.
   rounds still delete the right rows (no key twice, none lost).
 * A partitioned PK table: each partition's buckets are indexed apart.
 * duckdb (1.4.4 with its iceberg extension from PyPI) reads the same rows.
+* A DECIMAL(38) primary key (FIXED_LEN_BYTE_ARRAY in the lake): updates
+  and deletes find their rows through the lake index, and a restart
+  rebuilds the index from those files.
 """
 
 import asyncio
 import json
+from decimal import Decimal
 
 import pyarrow as pa
 import pytest
@@ -161,6 +165,56 @@ async def test_rounds_of_upserts_and_deletes(lake):
     assert r.returncode == 2 and "primary key" in r.stderr
     assert cli_rows(srv, db, "users", "--columns", "v,id", cols=("id", "v")) == {
         i: (i, t[2]) for i, t in truth.items()}
+
+
+@pytest.mark.restarts
+async def test_decimal38_key(lake):
+    srv, admin, db, wh, state = lake
+    conn = state["conn"]
+    schema = pa.schema([pa.field("k", pa.decimal128(38, 0), nullable=False), ("v", pa.int64())])
+    path = fluss.TablePath(db, "wide_keys")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(schema, primary_keys=["k"]), bucket_count=2, properties=SLOW))
+    await wait_ready(admin, path, 2)
+
+    def key(i):  # 38 digits, both signs
+        return Decimal(f"{'-' if i % 2 else ''}{i % 9 + 1}{i:037d}")
+
+    truth = {}
+
+    async def put(items, deletes=()):
+        w = (await conn.get_table(path)).new_upsert().create_writer()
+        for i, v in items:
+            w.upsert({"k": key(i), "v": v})
+            truth[key(i)] = v
+        for i in deletes:
+            w.delete({"k": key(i)})
+            truth.pop(key(i), None)
+        await w.flush()
+
+    def lake_now():
+        got = pyiceberg_table.StaticTable.from_metadata(
+            str(wh / db / "wide_keys")).scan().to_arrow().to_pylist()
+        assert len(got) == len({r["k"] for r in got}), "a key is live twice in the lake"
+        return {r["k"]: r["v"] for r in got}
+
+    await put([(i, i) for i in range(100)])
+    tier_now(srv, db, "wide_keys")
+    assert lake_now() == truth
+    await put([(i, -i) for i in range(0, 100, 3)], deletes=range(1, 100, 7))
+    tier_now(srv, db, "wide_keys")
+    assert lake_now() == truth
+    dk = duckdb_scan(str(wh / db / "wide_keys"), "k, v").to_pylist()
+    assert {r["k"]: r["v"] for r in dk} == truth
+    # the index rebuilt from the lake files after a restart
+    await state["conn"].close()
+    srv.kill9()
+    srv.start()
+    conn = state["conn"] = await connect(srv.bootstrap)
+    await wait_ready(conn.get_admin(), path, 2)
+    await put([(i, 1000 + i) for i in range(0, 100, 5)], deletes=range(2, 100, 11))
+    tier_now(srv, db, "wide_keys")
+    assert lake_now() == truth
 
 
 async def test_index_rebuilt_after_kill9(lake):

@@ -58,13 +58,13 @@ static const int32_t IDENT[] = {1};
 static const fl_ice_schema_t SCHEMA = {0, FIELDS, NCOL, IDENT, 1};
 
 static const fl_pq_column_spec_t PQ[NCOL] = {
-    {"id", 1, FL_PQ_INT32, false, {0}},
-    {"name", 2, FL_PQ_BYTE_ARRAY, true, {FL_PQ_LT_STRING, 0, 0, false, 0}},
-    {"ts", 3, FL_PQ_INT64, true, {FL_PQ_LT_TIMESTAMP, 0, 0, true, FL_PQ_UNIT_MICROS}},
-    {"amount", 4, FL_PQ_INT64, true, {FL_PQ_LT_DECIMAL, 2, 10, false, 0}},
-    {"__bucket", 5, FL_PQ_INT32, false, {0}},
-    {"__offset", 6, FL_PQ_INT64, false, {0}},
-    {"__timestamp", 7, FL_PQ_INT64, false, {FL_PQ_LT_TIMESTAMP, 0, 0, true, FL_PQ_UNIT_MICROS}},
+    {"id", 1, FL_PQ_INT32, false, {0}, 0},
+    {"name", 2, FL_PQ_BYTE_ARRAY, true, {FL_PQ_LT_STRING, 0, 0, false, 0}, 0},
+    {"ts", 3, FL_PQ_INT64, true, {FL_PQ_LT_TIMESTAMP, 0, 0, true, FL_PQ_UNIT_MICROS}, 0},
+    {"amount", 4, FL_PQ_INT64, true, {FL_PQ_LT_DECIMAL, 2, 10, false, 0}, 0},
+    {"__bucket", 5, FL_PQ_INT32, false, {0}, 0},
+    {"__offset", 6, FL_PQ_INT64, false, {0}, 0},
+    {"__timestamp", 7, FL_PQ_INT64, false, {FL_PQ_LT_TIMESTAMP, 0, 0, true, FL_PQ_UNIT_MICROS}, 0},
 };
 
 static const fl_ice_partition_field_t SPEC_FIELDS[] = {

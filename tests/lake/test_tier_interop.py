@@ -19,6 +19,7 @@ import math
 import os
 import struct
 import subprocess
+import decimal
 from decimal import Decimal
 
 import pyarrow as pa
@@ -35,14 +36,15 @@ BASE_TS = 1700000000000
 BUCKET = 5
 WORDS = ["apple", "été", ""]
 
-NAMES = ["b", "ti", "si", "i", "l", "f", "d", "day", "t", "ts", "ltz", "dec9", "dec18", "c",
-         "s", "bin", "by"]
+NAMES = ["b", "ti", "si", "i", "l", "f", "d", "day", "t", "ts", "ltz", "dec9", "dec18", "dec38",
+         "c", "s", "bin", "by"]
 REQUIRED = {"i", "d", "dec18", "__bucket", "__offset", "__timestamp"}
 TYPES = {
     "b": pa.bool_(), "ti": pa.int32(), "si": pa.int32(), "i": pa.int32(), "l": pa.int64(),
     "f": pa.float32(), "d": pa.float64(), "day": pa.date32(), "t": pa.time64("us"),
     "ts": pa.timestamp("us"), "ltz": pa.timestamp("us", tz="UTC"),
-    "dec9": pa.decimal128(9, 2), "dec18": pa.decimal128(18, 4), "c": pa.string(),
+    "dec9": pa.decimal128(9, 2), "dec18": pa.decimal128(18, 4),
+    "dec38": pa.decimal128(38, 10), "c": pa.string(),
     "s": pa.string(), "bin": pa.binary(), "by": pa.binary(),
     "__bucket": pa.int32(), "__offset": pa.int64(), "__timestamp": pa.timestamp("us", tz="UTC"),
 }
@@ -55,7 +57,8 @@ def f32(x):
 
 def nulls(r):
     return {"b": r % 5 == 1, "si": r % 7 == 2, "l": r % 7 == 0, "f": r % 6 == 2,
-            "day": r % 8 == 5, "t": r % 11 == 7, "dec9": r % 12 == 1, "s": r % 4 == 2,
+            "day": r % 8 == 5, "t": r % 11 == 7, "dec9": r % 12 == 1, "dec38": r % 10 == 3,
+            "s": r % 4 == 2,
             "by": r % 9 == 4}
 
 
@@ -90,6 +93,8 @@ def sample_value(r, name):
         return r * 13 - 500
     if name == "dec18":
         return r * 123456789 - 1000000000000
+    if name == "dec38":  # FIXED_LEN_BYTE_ARRAY(16)
+        return (-r if r % 2 else r) * 10**18 * 1000000007 + r
     if name == "c":
         return "c%05d" % (r % 100000)
     if name == "s":
@@ -113,7 +118,8 @@ def as_units(col, name):
     if pa.types.is_timestamp(t) or pa.types.is_time(t) or pa.types.is_date(t):
         return pc.cast(col, pa.int64() if not pa.types.is_date(t) else pa.int32()).to_pylist()
     if pa.types.is_decimal(t):
-        return [None if v is None else int(v.scaleb(t.scale)) for v in col.to_pylist()]
+        exact = decimal.Context(prec=80)  # the default 28 digits would round DECIMAL(38)
+        return [None if v is None else int(v.scaleb(t.scale, exact)) for v in col.to_pylist()]
     return col.to_pylist()
 
 

@@ -33,15 +33,16 @@
 #define BASE_TS INT64_C(1700000000000)
 #define BUCKET 5
 
-enum { C_B, C_TI, C_SI, C_I, C_L, C_F, C_D, C_DAY, C_T, C_TS, C_LTZ, C_DEC9, C_DEC18, C_C, C_S,
-       C_BIN, C_BY, NCOL };
+enum { C_B, C_TI, C_SI, C_I, C_L, C_F, C_D, C_DAY, C_T, C_TS, C_LTZ, C_DEC9, C_DEC18, C_DEC38,
+       C_C, C_S, C_BIN, C_BY, NCOL };
 
 static const char *const NAMES[NCOL] = {"b", "ti", "si", "i", "l", "f", "d", "day", "t",
-                                        "ts", "ltz", "dec9", "dec18", "c", "s", "bin", "by"};
+                                        "ts", "ltz", "dec9", "dec18", "dec38", "c", "s", "bin",
+                                        "by"};
 static const char *const TYPES[NCOL] = {
     "BOOLEAN", "TINYINT", "SMALLINT", "INT NOT NULL", "BIGINT", "FLOAT", "DOUBLE NOT NULL",
     "DATE", "TIME(3)", "TIMESTAMP(9)", "TIMESTAMP_LTZ(6)", "DECIMAL(9, 2)",
-    "DECIMAL(18, 4) NOT NULL", "CHAR(6)", "STRING", "BINARY(3)", "BYTES"};
+    "DECIMAL(18, 4) NOT NULL", "DECIMAL(38, 10)", "CHAR(6)", "STRING", "BINARY(3)", "BYTES"};
 static const char *const WORDS[3] = {"apple", "\xc3\xa9t\xc3\xa9", ""};
 
 static void cell_bytes(fl_row_t *row, int k, const void *p, size_t n) {
@@ -57,6 +58,7 @@ static bool null_at(int r, int k) {
     case C_DAY: return r % 8 == 5;
     case C_T: return r % 11 == 7;
     case C_DEC9: return r % 12 == 1;
+    case C_DEC38: return r % 10 == 3;
     case C_S: return r % 4 == 2;
     case C_BY: return r % 9 == 4;
     default: return false;
@@ -104,6 +106,9 @@ static void sample_row(int r, fl_row_t *row) {
         case C_LTZ: c->i = -1 - (int64_t)r * 99991, c->nanos = (r % 1000) * 1000; break;
         case C_DEC9: c->dec = r * 13 - 500; break;
         case C_DEC18: c->dec = (__int128)r * 123456789 - INT64_C(1000000000000); break;
+        case C_DEC38: /* past 64 bits, both signs */
+            c->dec = ((__int128)(r % 2 ? -r : r) * INT64_C(1000000000000000000)) * 1000000007 + r;
+            break;
         default: bytes_cell(r, k, row); break;
         }
     }

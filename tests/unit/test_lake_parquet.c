@@ -28,15 +28,15 @@
 enum { NCOLS = 9 };
 
 static const fl_pq_column_spec_t SPECS[NCOLS] = {
-    {"b", 1, FL_PQ_BOOLEAN, true, {0}},
-    {"i", 2, FL_PQ_INT32, false, {0}},
-    {"l", 3, FL_PQ_INT64, true, {0}},
-    {"f", 4, FL_PQ_FLOAT, true, {0}},
-    {"d", 5, FL_PQ_DOUBLE, false, {0}},
-    {"s", 6, FL_PQ_BYTE_ARRAY, true, {FL_PQ_LT_STRING, 0, 0, false, 0}},
-    {"day", 7, FL_PQ_INT32, true, {FL_PQ_LT_DATE, 0, 0, false, 0}},
-    {"ts", 8, FL_PQ_INT64, true, {FL_PQ_LT_TIMESTAMP, 0, 0, true, FL_PQ_UNIT_MICROS}},
-    {"dec", 9, FL_PQ_INT64, false, {FL_PQ_LT_DECIMAL, 2, 12, false, 0}},
+    {"b", 1, FL_PQ_BOOLEAN, true, {0}, 0},
+    {"i", 2, FL_PQ_INT32, false, {0}, 0},
+    {"l", 3, FL_PQ_INT64, true, {0}, 0},
+    {"f", 4, FL_PQ_FLOAT, true, {0}, 0},
+    {"d", 5, FL_PQ_DOUBLE, false, {0}, 0},
+    {"s", 6, FL_PQ_BYTE_ARRAY, true, {FL_PQ_LT_STRING, 0, 0, false, 0}, 0},
+    {"day", 7, FL_PQ_INT32, true, {FL_PQ_LT_DATE, 0, 0, false, 0}, 0},
+    {"ts", 8, FL_PQ_INT64, true, {FL_PQ_LT_TIMESTAMP, 0, 0, true, FL_PQ_UNIT_MICROS}, 0},
+    {"dec", 9, FL_PQ_INT64, false, {FL_PQ_LT_DECIMAL, 2, 12, false, 0}, 0},
 };
 
 /* Row r's values; few distinct strings (dictionary) unless `wide`. */
@@ -253,9 +253,9 @@ static void test_dictionary_fallback(void **state) {
 static void test_statistics(void **state) {
     (void)state;
     const fl_pq_column_spec_t specs[3] = {
-        {"s", 1, FL_PQ_BYTE_ARRAY, true, {FL_PQ_LT_STRING, 0, 0, false, 0}},
-        {"d", 2, FL_PQ_DOUBLE, true, {0}},
-        {"n", 3, FL_PQ_INT32, true, {0}},
+        {"s", 1, FL_PQ_BYTE_ARRAY, true, {FL_PQ_LT_STRING, 0, 0, false, 0}, 0},
+        {"d", 2, FL_PQ_DOUBLE, true, {0}, 0},
+        {"n", 3, FL_PQ_INT32, true, {0}, 0},
     };
     /* "\xff" sorts after "b" as unsigned bytes (signed char would put it
      * first); "" is the min, and the first value (an empty min buffer) */
@@ -331,7 +331,7 @@ static void test_file_and_bad_input(void **state) {
     assert_int_equal(fl_pq_reader_read_column(r, 1, 0, &v, &err), FLUSS_ERR__INVALID_ARG);
     fl_pq_reader_destroy(r);
     /* bad specs */
-    fl_pq_column_spec_t bad = {"x", 1, FL_PQ_INT32, false, {FL_PQ_LT_STRING, 0, 0, false, 0}};
+    fl_pq_column_spec_t bad = {"x", 1, FL_PQ_INT32, false, {FL_PQ_LT_STRING, 0, 0, false, 0}, 0};
     assert_int_equal(fl_pq_writer_open(NULL, &bad, 1, &o, &w, &err), FLUSS_ERR__INVALID_ARG);
     bad.logical = (fl_pq_logical_t){FL_PQ_LT_DECIMAL, 2, 10, false, 0};
     assert_int_equal(fl_pq_writer_open(NULL, &bad, 1, &o, &w, &err), FLUSS_ERR__INVALID_ARG);
@@ -360,11 +360,112 @@ static void test_file_and_bad_input(void **state) {
     free_rows(&t);
 }
 
+/* 16 bytes of v, big-endian two's complement. */
+static void dec_be(__int128 v, uint8_t *out, size_t n) {
+    for (size_t k = 0; k < n; k++) out[n - 1 - k] = (uint8_t)((unsigned __int128)v >> (8 * k));
+}
+
+static __int128 dec_of(const uint8_t *p, size_t n) {
+    unsigned __int128 u = (p[0] & 0x80) ? ~(unsigned __int128)0 : 0;
+    for (size_t k = 0; k < n; k++) u = u << 8 | p[k];
+    return (__int128)u;
+}
+
+/* DECIMAL(38) in FIXED_LEN_BYTE_ARRAY(16): PLAIN and dictionary pages,
+ * nulls, and statistics ordered as signed numbers (a negative value's
+ * first byte is the greater unsigned one). */
+static void test_fixed_len_decimal(void **state) {
+    (void)state;
+    fl_pq_column_spec_t spec = {"d", 1, FL_PQ_FLBA, true, {FL_PQ_LT_DECIMAL, 6, 38, false, 0}, 16};
+    enum { N = 700 };
+    __int128 want[N];
+    uint8_t valid[N], vals[N * 16];
+    for (int i = 0; i < N; i++) {
+        __int128 big = (__int128)1 << 100;
+        want[i] = i % 3 == 0 ? -(big + i) : i % 3 == 1 ? big * 50 + i : (__int128)-300 + i;
+        valid[i] = i % 7 != 3;
+        dec_be(want[i], vals + i * 16, 16);
+    }
+    for (int dict = 0; dict < 2; dict++) {
+        fl_pq_writer_options_t o;
+        fl_pq_writer_options_init(&o);
+        o.page_rows_max = 128;
+        o.dictionary_bytes_max = dict ? 1u << 20 : 0;
+        fl_pq_writer_t *w;
+        fl_error_t err;
+        if (fl_pq_writer_open(NULL, &spec, 1, &o, &w, &err)) fail_msg("%s", err.msg);
+        fl_pq_column_data_t cd = {valid, vals};
+        assert_int_equal(fl_pq_writer_append(w, &cd, N, &err), 0);
+        assert_int_equal(fl_pq_writer_finish(w, &err), 0);
+        const fl_buf_t *file = fl_pq_writer_bytes(w);
+        fl_pq_reader_t *r;
+        if (fl_pq_reader_open(file->data, file->len, &r, &err)) fail_msg("%s", err.msg);
+        const fl_pq_schema_element_t *e = fl_pq_reader_column(r, 0);
+        assert_int_equal(e->type, FL_PQ_FLBA);
+        assert_int_equal(e->type_length, 16);
+        assert_int_equal(e->logical.kind, FL_PQ_LT_DECIMAL);
+        assert_int_equal(e->logical.precision, 38);
+        assert_int_equal(e->logical.scale, 6);
+        const fl_pq_column_meta_t *m = &fl_pq_reader_meta(r)->row_groups[0].columns[0].meta;
+        bool has_dict = false;
+        for (size_t k = 0; k < m->n_encodings; k++)
+            has_dict |= m->encodings[k] == FL_PQ_ENC_RLE_DICTIONARY;
+        assert_int_equal(has_dict, dict);
+        /* least: -(2^100 + i) for the greatest valid i % 3 == 0; greatest:
+         * 50 * 2^100 + the greatest valid i % 3 == 1 */
+        __int128 lo = 0, hi = 0;
+        bool any = false;
+        for (int i = 0; i < N; i++) {
+            if (!valid[i]) continue;
+            if (!any || want[i] < lo) lo = want[i];
+            if (!any || want[i] > hi) hi = want[i];
+            any = true;
+        }
+        assert_true(m->stats.has_min && m->stats.has_max);
+        assert_int_equal(m->stats.min_len, 16);
+        assert_true(dec_of(m->stats.min, 16) == lo);
+        assert_true(dec_of(m->stats.max, 16) == hi);
+        fl_pq_values_t v;
+        assert_int_equal(fl_pq_reader_read_column(r, 0, 0, &v, &err), 0);
+        assert_int_equal(v.rows, N);
+        assert_int_equal(v.width, 16);
+        for (int i = 0; i < N; i++) {
+            assert_int_equal(v.valid[i], valid[i]);
+            if (valid[i] && dec_of((uint8_t *)v.values + i * 16, 16) != want[i])
+                fail_msg("row %d differs (dictionary %d)", i, dict);
+        }
+        fl_pq_values_free(&v);
+        fl_pq_reader_destroy(r);
+        fl_pq_writer_destroy(w);
+    }
+    /* lengths outside 1..16, or too short for the precision: refused */
+    fl_pq_writer_options_t o;
+    fl_pq_writer_options_init(&o);
+    fl_pq_writer_t *w;
+    fl_error_t err;
+    fl_pq_column_spec_t bad = spec;
+    bad.type_length = 17;
+    assert_int_equal(fl_pq_writer_open(NULL, &bad, 1, &o, &w, &err), FLUSS_ERR__INVALID_ARG);
+    bad.type_length = 0;
+    assert_int_equal(fl_pq_writer_open(NULL, &bad, 1, &o, &w, &err), FLUSS_ERR__INVALID_ARG);
+    bad.type_length = 15; /* 38 digits need 16 bytes */
+    assert_int_equal(fl_pq_writer_open(NULL, &bad, 1, &o, &w, &err), FLUSS_ERR__INVALID_ARG);
+    bad.logical.precision = 20, bad.type_length = 9; /* Iceberg's length for 19..21 */
+    assert_int_equal(fl_pq_writer_open(NULL, &bad, 1, &o, &w, &err), 0);
+    fl_pq_writer_destroy(w);
+    assert_int_equal(fl_pq_decimal_bytes(18), 8);
+    assert_int_equal(fl_pq_decimal_bytes(19), 9);
+    assert_int_equal(fl_pq_decimal_bytes(21), 9);
+    assert_int_equal(fl_pq_decimal_bytes(22), 10);
+    assert_int_equal(fl_pq_decimal_bytes(38), 16);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_codecs),
         cmocka_unit_test(test_dictionary_fallback),
         cmocka_unit_test(test_statistics),
+        cmocka_unit_test(test_fixed_len_decimal),
         cmocka_unit_test_setup_teardown(test_file_and_bad_input, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

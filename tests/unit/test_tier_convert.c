@@ -38,6 +38,7 @@ typedef struct one {
         int64_t i64;
         float f;
         double d;
+        uint8_t fixed[16];
     } val;
     uint64_t offsets[2];
 } one_t;
@@ -55,8 +56,10 @@ static void one_of(one_t *o, int32_t type, const fl_tier_value_t *tv, bool null)
         return;
     }
     o->v.values = &o->val;
+    o->v.width = type == FL_PQ_FLBA ? 16 : fl_pq_fixed_width(type);
     if (null) return;
     switch (type) {
+    case FL_PQ_FLBA: memcpy(o->val.fixed, tv->fixed, 16); break;
     case FL_PQ_BOOLEAN: o->val.b = tv->b; break;
     case FL_PQ_INT32: o->val.i32 = tv->i32; break;
     case FL_PQ_INT64: o->val.i64 = tv->i64; break;
@@ -116,6 +119,39 @@ static void test_every_type(void **state) {
     row.cells[0].dec = (__int128)999999999999999999LL;
     round_trip("DECIMAL(18, 4)", &row, &back);
     assert_true(back.cells[0].dec == (__int128)999999999999999999LL);
+    /* past 64 bits: FIXED_LEN_BYTE_ARRAY(16), 38 nines either way */
+    __int128 nines = (__int128)10000000000000000000ULL * 10000000000000000000ULL - 1;
+    const __int128 extremes[2] = {-nines, nines};
+    for (int k = 0; k < 2; k++) {
+        row.cells[0].dec = extremes[k];
+        fl_pq_column_spec_t spec;
+        fl_datatype_t *t38 = type_of("DECIMAL(38, 10)");
+        fl_error_t e;
+        assert_int_equal(fl_tier_column_spec("c", t38, 1, &spec, &e), 0);
+        assert_int_equal(spec.type, FL_PQ_FLBA);
+        assert_int_equal(spec.type_length, 16);
+        fl_datatype_destroy(t38);
+        round_trip("DECIMAL(38, 10)", &row, &back);
+        assert_true(back.cells[0].dec == extremes[k]);
+    }
+    /* DECIMAL(20) takes 9 bytes (Iceberg's length) */
+    {
+        fl_pq_column_spec_t spec;
+        fl_datatype_t *t20 = type_of("DECIMAL(20, 0)");
+        fl_error_t e;
+        assert_int_equal(fl_tier_column_spec("c", t20, 1, &spec, &e), 0);
+        assert_int_equal(spec.type_length, 9);
+        fl_tier_value_t tv;
+        row.cells[0].dec = -((__int128)1 << 66); /* 20 digits */
+        assert_int_equal(fl_tier_value_of(t20, &row, &row.cells[0], &tv, &e), 0);
+        static const uint8_t want[9] = {0xFC, 0, 0, 0, 0, 0, 0, 0, 0};
+        assert_memory_equal(tv.fixed, want, 9);
+        assert_true(fl_tier_decimal_of_be(tv.fixed, 9) == -((__int128)1 << 66));
+        row.cells[0].dec = (__int128)10000000000000000000ULL * 10; /* 21 digits */
+        assert_int_equal(fl_tier_value_of(t20, &row, &row.cells[0], &tv, &e),
+                         FLUSS_ERR_CORRUPT_RECORD_EXCEPTION);
+        fl_datatype_destroy(t20);
+    }
     /* strings and bytes */
     fl_row_reset(&row, 1);
     fl_row_set_bytes(&row, 0, "h\xc3\xa9llo", 6);
@@ -201,6 +237,10 @@ static void test_refusals(void **state) {
     refused("TIME(3)", FL_PQ_INT64, &v, false, "does not fit");
     v.i32 = 1000000000;
     refused("DECIMAL(9, 2)", FL_PQ_INT32, &v, false, "does not fit");
+    /* 10^20 in 16 bytes does not fit DECIMAL(20) */
+    fl_tier_decimal_be((__int128)10000000000000000000ULL * 10, v.fixed, 16);
+    refused("DECIMAL(20, 0)", FL_PQ_FLBA, &v, false, "does not fit");
+    memset(&v, 0, sizeof(v));
     v.bytes.p = (const uint8_t *)"ab";
     v.bytes.len = 2;
     refused("BINARY(3)", FL_PQ_BYTE_ARRAY, &v, false, "does not fit");

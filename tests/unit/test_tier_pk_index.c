@@ -263,9 +263,9 @@ static void test_row_key_equals_file_key(void **state) {
     uint8_t valid = 1;
     uint64_t offs_c[2] = {0, 3}, offs_b[2] = {0, 4};
     int32_t a = -7;
-    fl_pq_values_t vc = {FL_PQ_BYTE_ARRAY, 1, &valid, NULL, offs_c, (uint8_t *)"key"};
-    fl_pq_values_t va = {FL_PQ_INT32, 1, &valid, &a, NULL, NULL};
-    fl_pq_values_t vb = {FL_PQ_BYTE_ARRAY, 1, &valid, NULL, offs_b, (uint8_t *)"\x01\x02\0\0"};
+    fl_pq_values_t vc = {FL_PQ_BYTE_ARRAY, 1, &valid, NULL, offs_c, (uint8_t *)"key", 0};
+    fl_pq_values_t va = {FL_PQ_INT32, 1, &valid, &a, NULL, NULL, 4};
+    fl_pq_values_t vb = {FL_PQ_BYTE_ARRAY, 1, &valid, NULL, offs_b, (uint8_t *)"\x01\x02\0\0", 0};
     assert_int_equal(fl_tier_pk_key_append(&vc, 0, &k2, &err), 0);
     assert_int_equal(fl_tier_pk_key_append(&va, 0, &k2, &err), 0);
     assert_int_equal(fl_tier_pk_key_append(&vb, 0, &k2, &err), 0);

@@ -36,14 +36,16 @@
 
 /* ---- the sample table: every primitive type ---- */
 
-enum { C_B, C_TI, C_SI, C_I, C_L, C_F, C_D, C_DAY, C_T, C_TS, C_LTZ, C_DEC9, C_DEC18, C_C, C_S,
-       C_BIN, C_BY, NCOL };
+enum { C_B, C_TI, C_SI, C_I, C_L, C_F, C_D, C_DAY, C_T, C_TS, C_LTZ, C_DEC9, C_DEC18, C_DEC38,
+       C_C, C_S, C_BIN, C_BY, NCOL };
 
 static const char *const NAMES[NCOL] = {"b", "ti", "si", "i", "l", "f", "d", "day", "t",
-                                        "ts", "ltz", "dec9", "dec18", "c", "s", "bin", "by"};
+                                        "ts", "ltz", "dec9", "dec18", "dec38", "c", "s", "bin",
+                                        "by"};
 static const char *const TYPES[NCOL] = {
     "BOOLEAN", "TINYINT", "SMALLINT", "INT NOT NULL", "BIGINT", "FLOAT", "DOUBLE", "DATE",
-    "TIME(3)", "TIMESTAMP(6)", "TIMESTAMP_LTZ(9)", "DECIMAL(9, 2)", "DECIMAL(18, 4)", "CHAR(5)",
+    "TIME(3)", "TIMESTAMP(6)", "TIMESTAMP_LTZ(9)", "DECIMAL(9, 2)", "DECIMAL(18, 4)",
+    "DECIMAL(38, 6)", "CHAR(5)",
     "STRING", "BINARY(3)", "BYTES"};
 
 static void schema_of_types(fl_schema_t *s, const char *const *names, const char *const *types,
@@ -58,6 +60,9 @@ static void schema_of_types(fl_schema_t *s, const char *const *names, const char
     }
     fl_schema_assign_ids(s);
 }
+
+/* 10^38 - 1: the largest unscaled DECIMAL(38) */
+#define DEC38_MAX ((__int128)10000000000000000000ULL * 10000000000000000000ULL - 1)
 
 static void sample_schema(fl_schema_t *s) { schema_of_types(s, NAMES, TYPES, NCOL); }
 
@@ -91,6 +96,13 @@ static void sample_row(int r, fl_row_t *row) {
         case C_LTZ: c->i = -1 - r * 1000, c->nanos = (r * 987654) % 1000000; break;
         case C_DEC9: c->dec = r * 13 - 500; break;
         case C_DEC18: c->dec = (__int128)r * 123456789LL - 1000000000000LL; break;
+        case C_DEC38: /* past 64 bits both ways, and the extremes of 38 digits */
+            c->dec = r % 17 == 1   ? -DEC38_MAX
+                     : r % 17 == 2 ? DEC38_MAX
+                                   : ((__int128)(r % 2 ? -r : r) * 1000000000000000000LL) *
+                                             1000000000000LL +
+                                         r;
+            break;
         case C_C:
             snprintf(s, sizeof(s), "c%04d", r % 10000);
             fl_row_set_bytes(row, k, s, 5);
@@ -222,6 +234,7 @@ static void options(fl_tier_writer_options_t *o, const char *dir, const fl_schem
 typedef struct want {
     bool null;
     int64_t i;
+    __int128 dec; /* DECIMAL(38) */
     double d;
     uint8_t p[64];
     size_t len;
@@ -243,6 +256,7 @@ static want_t want_of(int r, int k) {
     case C_LTZ: w.i = floor_div(c->i * 1000000 + c->nanos, 1000); break;
     case C_DEC9:
     case C_DEC18: w.i = (int64_t)c->dec; break;
+    case C_DEC38: w.dec = c->dec; break;
     case C_C:
     case C_S:
     case C_BIN:
@@ -279,6 +293,11 @@ static void check_value(const fl_pq_values_t *v, size_t i, const want_t *w, cons
     }
     case FL_PQ_DOUBLE:
         if (memcmp(&((double *)v->values)[i], &w->d, 8)) fail_msg("%s row %d", name, r);
+        break;
+    case FL_PQ_FLBA:
+        assert_int_equal(v->width, 16);
+        if (fl_tier_decimal_of_be((uint8_t *)v->values + i * v->width, v->width) != w->dec)
+            fail_msg("%s row %d: decimal differs", name, r);
         break;
     default: {
         size_t n = (size_t)(v->offsets[i + 1] - v->offsets[i]);
@@ -370,6 +389,7 @@ static void check_stats_column(const fl_ice_data_file_t *f, const int *rows, siz
         if (k == C_F || k == C_D) lt = w.d < lo.d, gt = w.d > hi.d;
         else if (k >= C_C) lt = cmp_bytes(w.p, w.len, lo.p, lo.len) < 0,
              gt = cmp_bytes(w.p, w.len, hi.p, hi.len) > 0;
+        else if (k == C_DEC38) lt = w.dec < lo.dec, gt = w.dec > hi.dec;
         else lt = w.i < lo.i, gt = w.i > hi.i;
         if (!any || lt) lo = w;
         if (!any || gt) hi = w;
@@ -400,6 +420,11 @@ static void check_stats_column(const fl_ice_data_file_t *f, const int *rows, siz
     case C_DEC18:
         assert_int_equal(be(s->lower.p, s->lower.len), lo.i);
         assert_int_equal(be(s->upper.p, s->upper.len), hi.i);
+        break;
+    case C_DEC38: /* Appendix D: the least bytes that hold the value */
+        assert_true(fl_tier_decimal_of_be(s->lower.p, s->lower.len) == lo.dec);
+        assert_true(fl_tier_decimal_of_be(s->upper.p, s->upper.len) == hi.dec);
+        if (lo.dec == -DEC38_MAX) assert_int_equal(s->lower.len, 16);
         break;
     case C_S: { /* ASCII max: truncation to 16 characters, last one + 1 */
         size_t ln = lo.len > 16 ? 16 : lo.len;
@@ -604,7 +629,7 @@ static void test_parquet_schema(void **state) {
         {FL_PQ_INT32, FL_PQ_LT_DATE, 0}, {FL_PQ_INT64, FL_PQ_LT_TIME, 0},
         {FL_PQ_INT64, FL_PQ_LT_TIMESTAMP, 0}, {FL_PQ_INT64, FL_PQ_LT_TIMESTAMP, 1},
         {FL_PQ_INT32, FL_PQ_LT_DECIMAL, 0}, {FL_PQ_INT64, FL_PQ_LT_DECIMAL, 0},
-        {FL_PQ_BYTE_ARRAY, FL_PQ_LT_STRING, 0}, {FL_PQ_BYTE_ARRAY, FL_PQ_LT_STRING, 0},
+        {FL_PQ_FLBA, FL_PQ_LT_DECIMAL, 0}, {FL_PQ_BYTE_ARRAY, FL_PQ_LT_STRING, 0}, {FL_PQ_BYTE_ARRAY, FL_PQ_LT_STRING, 0},
         {FL_PQ_BYTE_ARRAY, 0, 0}, {FL_PQ_BYTE_ARRAY, 0, 0},
         {FL_PQ_INT32, 0, 0}, {FL_PQ_INT64, 0, 0}, {FL_PQ_INT64, FL_PQ_LT_TIMESTAMP, 1}};
     static const char *const sys[3] = {"__bucket", "__offset", "__timestamp"};
@@ -624,6 +649,9 @@ static void test_parquet_schema(void **state) {
     assert_int_equal(fl_pq_reader_column(rd, C_DEC18)->logical.precision, 18);
     assert_int_equal(fl_pq_reader_column(rd, C_DEC18)->logical.scale, 4);
     assert_int_equal(fl_pq_reader_column(rd, C_DEC9)->logical.precision, 9);
+    assert_int_equal(fl_pq_reader_column(rd, C_DEC38)->logical.precision, 38);
+    assert_int_equal(fl_pq_reader_column(rd, C_DEC38)->logical.scale, 6);
+    assert_int_equal(fl_pq_reader_column(rd, C_DEC38)->type_length, 16);
     fl_pq_reader_destroy(rd);
     fl_tier_writer_close(w);
     fl_buf_free(&buf);
@@ -947,9 +975,8 @@ static void test_refusals(void **state) {
     assert_non_null(strstr(err.msg, "ARRAY"));
     assert_int_equal(open_one(*state, "MAP<STRING, INT>", "x", &err), FLUSS_ERR__INVALID_ARG);
     assert_int_equal(open_one(*state, "ROW<a INT>", "x", &err), FLUSS_ERR__INVALID_ARG);
-    assert_int_equal(open_one(*state, "DECIMAL(19, 2)", "x", &err), FLUSS_ERR__INVALID_ARG);
-    assert_non_null(strstr(err.msg, "FIXED_LEN_BYTE_ARRAY"));
-    assert_int_equal(open_one(*state, "DECIMAL(18, 2)", "x", &err), 0);
+    assert_int_equal(open_one(*state, "DECIMAL(19, 2)", "x", &err), 0);
+    assert_int_equal(open_one(*state, "DECIMAL(38, 2)", "x", &err), 0);
     assert_int_equal(open_one(*state, "BIGINT", "__offset", &err), FLUSS_ERR__INVALID_ARG);
     assert_int_equal(open_one("relative/dir", "BIGINT", "x", &err), FLUSS_ERR__INVALID_ARG);
     /* field ids must be distinct */
