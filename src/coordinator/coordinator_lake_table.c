@@ -13,6 +13,7 @@
 #include "common_time.h"
 #include "common_uuid.h"
 #include "lake_iceberg_table.h"
+#include "lake_parquet_meta.h"
 
 #define FL_LAKE_SYSTEM_COLUMNS 3
 #define FL_LAKE_PROPS_MAX 512
@@ -56,10 +57,11 @@ static int fl_lake_check_iceberg_props(const fl_kvlist_t *l, fl_error_t *err) {
                               "writes Parquet data files.",
                               v);
         if (strcmp(k, "iceberg.write.parquet.compression-codec") == 0 &&
-            strcasecmp(v, "zstd") != 0 && strcasecmp(v, "uncompressed") != 0)
+            fl_pq_codec_of_name(v) < 0)
             return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
                               "'iceberg.write.parquet.compression-codec' = '%s' is not "
-                              "supported: flussd writes zstd or uncompressed Parquet pages.",
+                              "supported: flussd writes zstd, snappy, gzip or uncompressed "
+                              "Parquet pages.",
                               v);
     }
     return 0;

@@ -8,6 +8,8 @@
  */
 #include "lake_parquet_meta.h"
 
+#include <strings.h>
+
 #include <string.h>
 
 #include "common_alloc.h"
@@ -472,4 +474,17 @@ int fl_pq_page_header_decode(const uint8_t *p, size_t len, fl_pq_page_header_t *
     if (rc) return rc;
     *used = r.pos;
     return 0;
+}
+
+int32_t fl_pq_codec_of_name(const char *name) {
+    static const struct {
+        const char *name;
+        int32_t codec;
+    } names[] = {{"uncompressed", FL_PQ_CODEC_UNCOMPRESSED},
+                 {"snappy", FL_PQ_CODEC_SNAPPY},
+                 {"gzip", FL_PQ_CODEC_GZIP},
+                 {"zstd", FL_PQ_CODEC_ZSTD}};
+    for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcasecmp(name, names[i].name) == 0) return names[i].codec;
+    return -1;
 }

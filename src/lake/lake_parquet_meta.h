@@ -75,6 +75,10 @@ enum { FL_PQ_ENC_PLAIN = 0, FL_PQ_ENC_PLAIN_DICTIONARY = 2, FL_PQ_ENC_RLE = 3,
        FL_PQ_ENC_RLE_DICTIONARY = 8 };
 enum { FL_PQ_CODEC_UNCOMPRESSED = 0, FL_PQ_CODEC_SNAPPY = 1, FL_PQ_CODEC_GZIP = 2,
        FL_PQ_CODEC_ZSTD = 6 };
+/* The codec of an Iceberg `write.parquet.compression-codec` value
+ * (uncompressed, snappy, gzip, zstd; any case), -1 for one our writer
+ * does not make (lz4, brotli, ...). */
+int32_t fl_pq_codec_of_name(const char *name);
 enum { FL_PQ_PAGE_DATA = 0, FL_PQ_PAGE_INDEX = 1, FL_PQ_PAGE_DICTIONARY = 2, FL_PQ_PAGE_DATA_V2 = 3 };
 enum { FL_PQ_UNIT_MILLIS = 1, FL_PQ_UNIT_MICROS = 2, FL_PQ_UNIT_NANOS = 3 };
 

@@ -9,6 +9,7 @@
  */
 #include "lake_parquet_reader.h"
 
+#include <snappy-c.h>
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -70,7 +71,7 @@ static int check_row_groups(const fl_pq_file_meta_t *m, fl_error_t *err) {
                 return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk type %d, column type %d",
                                   cc->meta.type, m->schema[c + 1].type);
             if (cc->meta.codec != FL_PQ_CODEC_UNCOMPRESSED && cc->meta.codec != FL_PQ_CODEC_ZSTD &&
-                cc->meta.codec != FL_PQ_CODEC_GZIP)
+                cc->meta.codec != FL_PQ_CODEC_GZIP && cc->meta.codec != FL_PQ_CODEC_SNAPPY)
                 return unsupported(err, "codec", cc->meta.codec);
             if (cc->meta.num_values != rg->num_rows)
                 return fl_err_set(err, FLUSS_ERR__CORRUPT,
@@ -201,6 +202,16 @@ static int page_inflate(pq_read_t *rd, const uint8_t *src, size_t clen, size_t u
     } else if (rd->codec == FL_PQ_CODEC_GZIP) {
         int rc = page_gunzip(d, ulen, src, clen, err);
         if (rc) return rc;
+    } else if (rd->codec == FL_PQ_CODEC_SNAPPY) {
+        /* a raw Snappy block (Parquet's SNAPPY is not the framed format);
+         * its own length header must agree with the page header's */
+        size_t want = 0, got = ulen;
+        if (snappy_uncompressed_length((const char *)src, clen, &want) != SNAPPY_OK ||
+            want != ulen ||
+            snappy_uncompress((const char *)src, clen, (char *)d, &got) != SNAPPY_OK ||
+            got != ulen)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: snappy page does not inflate "
+                              "to its %zu bytes", ulen);
     } else {
         size_t got = ZSTD_decompress(d, ulen, src, clen);
         if (ZSTD_isError(got) || got != ulen)

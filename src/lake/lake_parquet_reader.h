@@ -3,7 +3,7 @@
  * (lake_parquet_writer.h): flat schemas of BOOLEAN, INT32, INT64, FLOAT,
  * DOUBLE, BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY (1..16 bytes) columns, REQUIRED or OPTIONAL; Data Page v1 with
  * PLAIN or dictionary (RLE_DICTIONARY / PLAIN_DICTIONARY) values; pages
- * UNCOMPRESSED, ZSTD or GZIP (what Iceberg's Java writer makes when asked;
+ * UNCOMPRESSED, ZSTD, SNAPPY or GZIP (what Iceberg's Java writer makes when asked;
  * Fluss's own tiering job does). For libfluss's union read and the index
  * rebuild.
  * Anything else (nested columns, v2 pages, other codecs or encodings,

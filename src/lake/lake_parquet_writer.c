@@ -12,9 +12,11 @@
 #include <assert.h>
 #include <fcntl.h>
 #include <math.h>
+#include <snappy-c.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "common_alloc.h"
@@ -125,7 +127,8 @@ int fl_pq_writer_open(const char *path, const fl_pq_column_spec_t *cols, size_t 
     if (n_cols == 0) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: no columns");
     for (size_t i = 0; i < n_cols; i++)
         if (check_spec(&cols[i], err)) return err ? err->code : FLUSS_ERR__INVALID_ARG;
-    if (opts->codec != FL_PQ_CODEC_UNCOMPRESSED && opts->codec != FL_PQ_CODEC_ZSTD)
+    if (opts->codec != FL_PQ_CODEC_UNCOMPRESSED && opts->codec != FL_PQ_CODEC_ZSTD &&
+        opts->codec != FL_PQ_CODEC_SNAPPY && opts->codec != FL_PQ_CODEC_GZIP)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: codec %d not built", opts->codec);
     if (!opts->page_rows_max || !opts->page_bytes_max || opts->page_bytes_max > FL_PQ_PAGE_BYTES_MAX / 2)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: page limits");
@@ -518,21 +521,62 @@ too_big:
     return false;
 }
 
-/* Header + (compressed) body of one page; sizes into the chunk's meta. */
-static int write_page(fl_pq_writer_t *w, pq_chunk_t *ch, fl_pq_page_header_t *h,
-                      const fl_buf_t *body, fl_error_t *err) {
-    const uint8_t *out = body->data;
-    size_t out_len = body->len;
-    if (w->opts.codec == FL_PQ_CODEC_ZSTD) {
-        fl_buf_reset(&w->packed);
+/* A GZIP member (RFC 1952, as parquet-mr's GzipCodec writes it: zlib's
+ * default level) of body into w->packed. */
+static int gzip_page(fl_pq_writer_t *w, const fl_buf_t *body, fl_error_t *err) {
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: cannot start deflating");
+    size_t bound = deflateBound(&z, (uLong)body->len) + 32; /* + the gzip header and trailer */
+    uint8_t *dst = fl_buf_reserve(&w->packed, bound);
+    z.next_in = body->data;
+    z.avail_in = (uInt)body->len;
+    z.next_out = dst;
+    z.avail_out = (uInt)bound;
+    int zr = deflate(&z, Z_FINISH);
+    w->packed.len = z.total_out;
+    deflateEnd(&z);
+    if (zr != Z_STREAM_END) return fl_err_set(err, FLUSS_ERR__IO, "parquet: gzip: %d", zr);
+    return 0;
+}
+
+/* The page body compressed with the writer's codec into w->packed. */
+static int compress_page(fl_pq_writer_t *w, const fl_buf_t *body, fl_error_t *err) {
+    fl_buf_reset(&w->packed);
+    switch (w->opts.codec) {
+    case FL_PQ_CODEC_ZSTD: {
         size_t bound = ZSTD_compressBound(body->len);
         uint8_t *dst = fl_buf_reserve(&w->packed, bound);
         size_t got = ZSTD_compress(dst, bound, body->data, body->len, w->opts.zstd_level);
         if (ZSTD_isError(got))
             return fl_err_set(err, FLUSS_ERR__IO, "parquet: zstd: %s", ZSTD_getErrorName(got));
         w->packed.len = got;
+        return 0;
+    }
+    case FL_PQ_CODEC_SNAPPY: { /* a raw block, not the framed format */
+        size_t got = snappy_max_compressed_length(body->len);
+        char *dst = (char *)fl_buf_reserve(&w->packed, got);
+        if (snappy_compress((const char *)body->data, body->len, dst, &got) != SNAPPY_OK)
+            return fl_err_set(err, FLUSS_ERR__IO, "parquet: snappy failed");
+        w->packed.len = got;
+        return 0;
+    }
+    default: return gzip_page(w, body, err);
+    }
+}
+
+/* Header + (compressed) body of one page; sizes into the chunk's meta. */
+static int write_page(fl_pq_writer_t *w, pq_chunk_t *ch, fl_pq_page_header_t *h,
+                      const fl_buf_t *body, fl_error_t *err) {
+    const uint8_t *out = body->data;
+    size_t out_len = body->len;
+    if (w->opts.codec != FL_PQ_CODEC_UNCOMPRESSED) {
+        int rc = compress_page(w, body, err);
+        if (rc) return rc;
         out = w->packed.data;
-        out_len = got;
+        out_len = w->packed.len;
     }
     assert(body->len <= INT32_MAX && out_len <= INT32_MAX);
     h->uncompressed_page_size = (int32_t)body->len;

@@ -6,7 +6,7 @@
  * Iceberg field id and logical type; rows appended column-wise; Data Page
  * v1; PLAIN, or RLE_DICTIONARY (a PLAIN dictionary page first) for a column
  * chunk whose dictionary stays under dictionary_bytes_max; pages
- * UNCOMPRESSED or ZSTD; chunk statistics (min, max, null count).
+ * UNCOMPRESSED, ZSTD, SNAPPY or GZIP; chunk statistics (min, max, null count).
  *
  *   file   := "PAR1" row-group* FileMetaData u32-LE(len FileMetaData) "PAR1"
  *   chunk  := [dictionary page] data page+      (a column's values of a group)
@@ -47,7 +47,7 @@ typedef struct fl_pq_column_spec {
 } fl_pq_column_spec_t;
 
 typedef struct fl_pq_writer_options {
-    int32_t codec; /* FL_PQ_CODEC_UNCOMPRESSED or _ZSTD (SNAPPY: not built) */
+    int32_t codec; /* FL_PQ_CODEC_UNCOMPRESSED, _ZSTD, _SNAPPY or _GZIP */
     int zstd_level;
     size_t page_bytes_max; /* values of a page (before compression) */
     size_t page_rows_max;

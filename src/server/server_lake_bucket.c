@@ -272,6 +272,13 @@ static void fl_lake_reply(fl_buf_t *out, int32_t rid, int64_t end, const fl_tier
 }
 
 /* The writer's options for table t from the request. */
+/* The Parquet codec a round asks for (the lake table's
+ * write.parquet.compression-codec, as the coordinator read it). */
+static int32_t fl_lake_codec(const Fluss__TierLakeBucketRequest *req) {
+    int32_t c = fl_pq_codec_of_name(req->compression);
+    return c < 0 ? FL_PQ_CODEC_ZSTD : c;
+}
+
 static int fl_lake_writer_options(const Fluss__TierLakeBucketRequest *req,
                                   const fl_hosted_table_t *t, fl_tier_writer_options_t *o,
                                   fl_error_t *err) {
@@ -297,9 +304,7 @@ static int fl_lake_writer_options(const Fluss__TierLakeBucketRequest *req,
     o->schema_ctx = (void *)t;
     o->field_ids = req->field_ids;
     o->log_format = (fl_log_format_t)format;
-    o->codec = req->compression && strcasecmp(req->compression, "uncompressed") == 0
-                   ? FL_PQ_CODEC_UNCOMPRESSED
-                   : FL_PQ_CODEC_ZSTD;
+    o->codec = fl_lake_codec(req);
     o->target_file_bytes = req->has_target_file_bytes && req->target_file_bytes > 0
                                ? (uint64_t)req->target_file_bytes
                                : 0;
@@ -390,9 +395,7 @@ static int fl_lake_pk_seal(const Fluss__TierLakeBucketRequest *req, fl_pk_index_
                      req->file_prefix, req->bucket_id, uuid);
     if (n < 0 || (size_t)n >= sizeof(path))
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "the delete file's path is too long");
-    int32_t codec = req->compression && strcasecmp(req->compression, "uncompressed") == 0
-                        ? FL_PQ_CODEC_UNCOMPRESSED
-                        : FL_PQ_CODEC_ZSTD;
+    int32_t codec = fl_lake_codec(req);
     if ((rc = fl_tier_deletes_write(path, dels, n_dels, codec, df, err))) {
         fl_vfs_unlink(path);
         return rc;

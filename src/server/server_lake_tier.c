@@ -16,6 +16,7 @@
 #include "common_alloc.h"
 #include "common_duration.h"
 #include "common_fs.h"
+#include "lake_parquet_meta.h"
 #include "common_log.h"
 #include "common_time.h"
 #include "common_uuid.h"
@@ -180,8 +181,14 @@ static void fl_tier_data_dir(const char *dir, const fl_tier_round_t *r, const fl
 
 static const char *fl_tier_codec(const fl_ice_table_meta_t *m) {
     for (size_t i = 0; i < m->n_properties; i++)
-        if (strcmp(m->properties[i].key, "write.parquet.compression-codec") == 0)
-            return strcmp(m->properties[i].value, "uncompressed") == 0 ? "uncompressed" : "zstd";
+        if (strcmp(m->properties[i].key, "write.parquet.compression-codec") == 0) {
+            switch (fl_pq_codec_of_name(m->properties[i].value)) {
+            case FL_PQ_CODEC_UNCOMPRESSED: return "uncompressed";
+            case FL_PQ_CODEC_SNAPPY: return "snappy";
+            case FL_PQ_CODEC_GZIP: return "gzip";
+            default: return "zstd";
+            }
+        }
     return "zstd";
 }
 

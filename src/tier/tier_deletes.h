@@ -45,7 +45,7 @@ typedef struct fl_tier_delete_file {
 
 /* Writes dels[0..n) (n > 0, sorted as fl_pk_index_round_seal gives them)
  * to a new file at path, fsynced (its directory entry is the caller's),
- * codec FL_PQ_CODEC_ZSTD or _UNCOMPRESSED. INVALID_ARG for n == 0 or an
+ * codec FL_PQ_CODEC_ZSTD, _SNAPPY, _GZIP or _UNCOMPRESSED. INVALID_ARG for n == 0 or an
  * unsorted list, IO. */
 int fl_tier_deletes_write(const char *path, const fl_pk_delete_t *dels, size_t n, int32_t codec,
                           fl_tier_delete_file_t *out, fl_error_t *err);

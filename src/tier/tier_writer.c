@@ -98,7 +98,8 @@ static int check_options(const fl_tier_writer_options_t *o, fl_error_t *err) {
     if (o->log_format != FL_LOG_FORMAT_ARROW && o->log_format != FL_LOG_FORMAT_INDEXED &&
         o->log_format != FL_LOG_FORMAT_COMPACTED)
         return fl_err_set(err, code, "tier: log format %d", (int)o->log_format);
-    if (o->codec != FL_PQ_CODEC_ZSTD && o->codec != FL_PQ_CODEC_UNCOMPRESSED)
+    if (o->codec != FL_PQ_CODEC_ZSTD && o->codec != FL_PQ_CODEC_UNCOMPRESSED &&
+        o->codec != FL_PQ_CODEC_SNAPPY && o->codec != FL_PQ_CODEC_GZIP)
         return fl_err_set(err, code, "tier: codec %d not built", o->codec);
     return 0;
 }

@@ -117,7 +117,7 @@ typedef struct fl_tier_writer_options {
      * __offset, __timestamp); NULL: 1 .. N + 3. Copied. */
     const int32_t *field_ids;
     fl_log_format_t log_format;
-    int32_t codec;              /* FL_PQ_CODEC_ZSTD or _UNCOMPRESSED */
+    int32_t codec;              /* FL_PQ_CODEC_ZSTD, _SNAPPY, _GZIP or _UNCOMPRESSED */
     uint64_t target_file_bytes; /* 0: FL_TIER_TARGET_FILE_BYTES */
     size_t row_group_bytes;     /* 0: the Parquet writer's 64 MiB */
     fl_tier_change_fn on_change; /* NULL: +A and +I only */

@@ -16,6 +16,9 @@ TableBucketOffsets JSON) and its summary Fluss's commit user and counts.
   head's snapshot id and every tiered bucket's offset, partitions too.
 * The commit point is the lake alone: a round never tiers a range the head
   already has.
+* `iceberg.write.parquet.compression-codec` snappy and gzip: the data and
+  delete files have those pages and every reader reads them; lz4 is
+  refused at CREATE.
 * Decimals past 18 digits (FIXED_LEN_BYTE_ARRAY, as Iceberg's writers
   store them): pyiceberg and duckdb read every value back, and pyiceberg's
   filters, which skip files by our bounds, find exactly the matching rows.
@@ -155,6 +158,38 @@ async def test_log_table_rounds(lake):
     one = tbl.scan(row_filter=f"__bucket == {busy}").to_arrow()
     assert set(one.column("__bucket").to_pylist()) == {busy}
     assert one.num_rows == latest[busy]
+
+
+@pytest.mark.parametrize("codec", ["snappy", "gzip"])
+async def test_parquet_codecs(lake, codec):
+    import pyarrow.parquet as pq
+    srv, admin, db, wh, state = lake
+    path = fluss.TablePath(db, f"c_{codec}")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA), bucket_count=2, properties=FAST,
+        custom_properties={"iceberg.write.parquet.compression-codec": codec}))
+    await wait_ready(admin, path, 2)
+    await write(state["conn"], path, rows(0, 200))
+    tbl = await wait_lake_rows(wh, db, path.table_name, 200)
+    assert tbl.properties["write.parquet.compression-codec"] == codec
+    got = tbl.scan().to_arrow()
+    check_exactly_once(got, range(200))
+    assert sorted(got.select(["id", "name", "ts", "score"]).to_pylist(),
+                  key=lambda r: r["id"]) == rows(0, 200).to_pylist()
+    files = [t.file.file_path for t in tbl.scan().plan_files()]
+    assert files
+    for f in files:
+        md = pq.ParquetFile(f[len("file://"):] if f.startswith("file://") else f).metadata
+        assert {md.row_group(g).column(c).compression for g in range(md.num_row_groups)
+                for c in range(md.num_columns)} == {codec.upper()}
+    check_exactly_once(duckdb_scan(str(wh / db / path.table_name), "id, __bucket, __offset"),
+                       range(200))
+    # a codec our writer does not make is refused before anything exists
+    with pytest.raises(fluss.FlussError) as ei:
+        await admin.create_table(fluss.TablePath(db, f"lz4_{codec}"), fluss.TableDescriptor(
+            fluss.Schema(SCHEMA), bucket_count=1, properties=FAST,
+            custom_properties={"iceberg.write.parquet.compression-codec": "lz4"}))
+    assert "compression-codec" in str(ei.value)
 
 
 WIDE = pa.schema([pa.field("id", pa.int32(), nullable=False), ("d38", pa.decimal128(38, 6)),

@@ -2,7 +2,7 @@
  * parquet_sample.c — a test helper for the Parquet interop test
  * (tests/lake/test_parquet_interop.py), built as lake_parquet_sample:
  *
- *   lake_parquet_sample write PATH none|zstd [ROWS]   writes the sample file: 2,500
+ *   lake_parquet_sample write PATH none|zstd|snappy|gzip [ROWS]   writes the sample file: 2,500
  *       rows of every column type and logical type the writer supports,
  *       nulls, a dictionary chunk and a PLAIN fallback chunk per row group,
  *       several pages and row groups; values are the formulas in sample_row
@@ -14,6 +14,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,12 @@ static int write_sample(const char *path, const char *codec, int rows) {
                               x->day, x->ts, x->tsl, x->t, x->dec32, x->dec64};
     fl_pq_writer_options_t o;
     fl_pq_writer_options_init(&o);
-    o.codec = strcmp(codec, "zstd") == 0 ? FL_PQ_CODEC_ZSTD : FL_PQ_CODEC_UNCOMPRESSED;
+    o.codec = strcmp(codec, "none") == 0 ? FL_PQ_CODEC_UNCOMPRESSED : fl_pq_codec_of_name(codec);
+    if (o.codec < 0) {
+        fprintf(stderr, "unknown codec %s\n", codec);
+        free(x);
+        return 1;
+    }
     o.page_rows_max = 400;
     o.row_group_bytes_max = 60000;
     o.dictionary_bytes_max = 2000; /* "w" falls back to PLAIN, "s" keeps its dictionary */
@@ -123,6 +129,22 @@ fail:
     return 1;
 }
 
+/* A FIXED_LEN_BYTE_ARRAY decimal (big-endian two's complement) in base 10. */
+static void print_fixed_decimal(const uint8_t *p, size_t n) {
+    unsigned __int128 u = (p[0] & 0x80) ? ~(unsigned __int128)0 : 0;
+    for (size_t i = 0; i < n; i++) u = u << 8 | p[i];
+    bool neg = (__int128)u < 0;
+    if (neg) u = -u;
+    char digits[48];
+    size_t at = sizeof(digits);
+    digits[--at] = 0;
+    do {
+        digits[--at] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    printf("%s%s", neg ? "-" : "", digits + at);
+}
+
 static void print_value(const fl_pq_values_t *v, size_t k) {
     if (!v->valid[k]) {
         fputs("null", stdout);
@@ -142,6 +164,7 @@ static void print_value(const fl_pq_values_t *v, size_t k) {
             printf("%.17g", d);
         break;
     }
+    case FL_PQ_FLBA: print_fixed_decimal((const uint8_t *)v->values + k * v->width, v->width); break;
     default:
         putchar('"');
         for (uint64_t p = v->offsets[k]; p < v->offsets[k + 1]; p++) printf("%02x", v->bytes[p]);
@@ -188,6 +211,6 @@ int main(int argc, char **argv) {
         return write_sample(argv[2], argv[3], rows);
     }
     if (argc == 3 && strcmp(argv[1], "read") == 0) return read_file(argv[2]);
-    fprintf(stderr, "usage: %s write PATH none|zstd [ROWS] | read PATH\n", argv[0]);
+    fprintf(stderr, "usage: %s write PATH none|zstd|snappy|gzip [ROWS] | read PATH\n", argv[0]);
     return 2;
 }

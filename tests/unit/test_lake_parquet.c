@@ -177,10 +177,12 @@ static void test_round_trip_codecs(void **state) {
     (void)state;
     rows_t t;
     make_rows(&t, 3000, 0, false);
-    for (int codec = 0; codec < 2; codec++) {
+    static const int32_t codecs[4] = {FL_PQ_CODEC_UNCOMPRESSED, FL_PQ_CODEC_ZSTD,
+                                      FL_PQ_CODEC_SNAPPY, FL_PQ_CODEC_GZIP};
+    for (int codec = 0; codec < 4; codec++) {
         fl_pq_writer_options_t o;
         fl_pq_writer_options_init(&o);
-        o.codec = codec ? FL_PQ_CODEC_ZSTD : FL_PQ_CODEC_UNCOMPRESSED;
+        o.codec = codecs[codec];
         o.page_rows_max = 700; /* several pages per chunk */
         o.row_group_bytes_max = 40000; /* several row groups */
         fl_buf_t file;
@@ -191,6 +193,8 @@ static void test_round_trip_codecs(void **state) {
         assert_int_equal(m->n_column_orders, NCOLS);
         const fl_pq_column_meta_t *s = &m->row_groups[0].columns[5].meta;
         assert_int_equal(s->codec, o.codec);
+        static const char *const names[4] = {"uncompressed", "ZSTD", "Snappy", "gzip"};
+        assert_int_equal(fl_pq_codec_of_name(names[codec]), o.codec);
         assert_true(has_encoding(s, FL_PQ_ENC_RLE_DICTIONARY));
         assert_true(has_encoding(s, FL_PQ_ENC_PLAIN) && has_encoding(s, FL_PQ_ENC_RLE));
         assert_true(s->has_dictionary_page_offset);
@@ -450,6 +454,8 @@ static void test_fixed_len_decimal(void **state) {
     assert_int_equal(fl_pq_writer_open(NULL, &bad, 1, &o, &w, &err), FLUSS_ERR__INVALID_ARG);
     bad.type_length = 15; /* 38 digits need 16 bytes */
     assert_int_equal(fl_pq_writer_open(NULL, &bad, 1, &o, &w, &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(fl_pq_codec_of_name("lz4"), -1);
+    assert_int_equal(fl_pq_codec_of_name(NULL), -1);
     bad.logical.precision = 20, bad.type_length = 9; /* Iceberg's length for 19..21 */
     assert_int_equal(fl_pq_writer_open(NULL, &bad, 1, &o, &w, &err), 0);
     fl_pq_writer_destroy(w);
