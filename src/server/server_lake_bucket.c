@@ -14,8 +14,9 @@
  * start (a table whose lake was turned on after its log was tiered to
  * remote storage) is read from the remote log's segments. Below both: a
  * log table's expired range is skipped (gone for every reader); a
- * primary-key bucket the lake holds nothing of is written from its KV
- * state (fl_kv_tablet_image), one the lake holds rows of is refused.
+ * primary-key bucket whose changelog expired below its lake offset is
+ * written from its KV state (fl_kv_tablet_image), every row the lake held
+ * of it position-deleted.
  * Files of a failed call are deleted; files of an answered call that the
  * coordinator does not commit are its to delete.
  *
@@ -183,11 +184,12 @@ static int fl_lake_image_row(void *arg, fl_row_t *row, fl_error_t *err) {
     return fl_tier_writer_add_row(im->w, im->end - 1, im->ts_ms, FL_CHANGE_INSERT, row, err);
 }
 
-/* A primary-key bucket whose changelog expired before the lake had any of
+/* A primary-key bucket whose changelog expired before the lake had all of
  * it: its rows as of one offset (the KV state, kv_tablet.h
  * fl_kv_tablet_image) go into the lake as +I, each with __offset that
- * offset - 1 and __timestamp now; *end is the offset, where the next
- * round follows the changelog on. */
+ * offset - 1 and __timestamp now (through the change hook: a row the
+ * lake held for the key is position-deleted); *end is the offset, where
+ * the next round follows the changelog on. */
 static int fl_lake_feed_image(fl_tablet_server_t *ts, const fl_hosted_table_t *t,
                               fl_replica_t *r, fl_tier_writer_t *w, int64_t *end,
                               fl_error_t *err) {
@@ -441,19 +443,11 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
         }
         if ((rc = fl_lake_pk_sync(req, o.schema, pk.x, what, err))) goto done;
         /* a changelog that expired before it was tiered is a lake that
-         * lacks rows: a bucket the lake holds nothing of starts from its
-         * KV state (the image); one it holds rows of is refused, not
-         * skipped (its lost deletes cannot be told) */
-        if (start < fl_replica_earliest(r)) {
-            if (fl_pk_index_live(pk.x) != 0) {
-                rc = fl_err_set(err, FLUSS_ERR_LOG_OFFSET_OUT_OF_RANGE_EXCEPTION,
-                                "the changelog of %s below offset %lld is gone, and the lake "
-                                "has it only to %lld",
-                                what, (long long)fl_replica_earliest(r), (long long)start);
-                goto done;
-            }
-            image = true;
-        }
+         * lacks changes: the bucket's KV state (the image) is written
+         * instead, and every row the lake holds of the bucket is
+         * position-deleted (the changes it missed, deletes included,
+         * cannot be told one by one: the image replaces them whole) */
+        if (start < fl_replica_earliest(r)) image = true;
         fl_pk_index_round_begin(pk.x);
         pk.schema = o.schema;
         o.on_change = fl_lake_pk_change;
@@ -472,6 +466,12 @@ FL_API_HANDLER(fl_api_tier_lake_bucket) {
     const fl_tier_writer_result_t *res = NULL;
     if (image) {
         rc = fl_lake_feed_image(ts, t, r, w, &end, err);
+        size_t replaced = rc ? 0 : fl_pk_index_live(pk.x);
+        size_t left_out = rc ? 0 : fl_pk_index_round_remove_rest(pk.x);
+        if (replaced)
+            FL_INFO("lake tiering: %s: the image replaces the lake's %zu rows of the bucket "
+                    "(%zu keys no longer in it)",
+                    what, replaced, left_out);
     } else {
         /* below the local log: from the remote log's segments first */
         if (start < earliest) rc = fl_lake_feed_remote(r, w, &end, earliest, &total, err);

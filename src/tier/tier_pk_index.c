@@ -243,6 +243,18 @@ void fl_pk_index_round_remove(fl_pk_index_t *x, const void *key, size_t len) {
     map_set(&x->overlay, key, len, -1, 0);
 }
 
+size_t fl_pk_index_round_remove_rest(fl_pk_index_t *x) {
+    size_t n = 0;
+    for (size_t i = 0; i < x->live.cap; i++) {
+        const pk_slot_t *s = &x->live.slots[i];
+        if (!s->key || map_find(&x->overlay, s->key, s->len, s->hash)) continue;
+        /* inserts into the overlay only: the live map is not changed */
+        fl_pk_index_round_remove(x, s->key, s->len);
+        n++;
+    }
+    return n;
+}
+
 static int delete_cmp(const void *a, const void *b) {
     const fl_pk_delete_t *x = a, *y = b;
     int c = strcmp(x->path, y->path);

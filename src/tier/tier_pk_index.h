@@ -72,6 +72,11 @@ void fl_pk_index_round_put(fl_pk_index_t *x, const void *key, size_t len, size_t
                            int64_t pos);
 /* key is deleted (nothing when it is not live). */
 void fl_pk_index_round_remove(fl_pk_index_t *x, const void *key, size_t len);
+/* The round rewrote the bucket whole (its KV state): every key live in
+ * the committed state that the round has neither put nor removed is
+ * removed, so that the round's state is exactly its puts. Returns how
+ * many were removed. */
+size_t fl_pk_index_round_remove_rest(fl_pk_index_t *x);
 /* Ends the round: paths[0..n) are its files, end its end offset,
  * witness the path of one file its snapshot will hold (a data or delete
  * file; NULL when the round wrote none), by which a later call knows

@@ -443,3 +443,71 @@ async def test_lake_starts_from_the_kv_state_after_the_changelog_expired(start_s
     tier_now(srv, db, "t")
     await check(srv, conn, path, db, "t", wh, truth, range(220))
     await conn.close()
+
+
+@pytest.mark.restarts
+async def test_image_replaces_the_lake_after_its_changelog_expired(start_server, tmp_path):
+    """The lake holds a PK table's rows, then the lake is turned off; the
+    table changes (updates, deletes, new keys) and its changelog expires
+    (table.log.ttl) while nothing tiers it. Turned on again, the lake's
+    offset lies below the log: the changes in between cannot be told one
+    by one, so the round writes the bucket's KV state and position-deletes
+    every row the lake held of it. The lake is then the table (deleted
+    keys gone too), and later rounds follow the changelog."""
+    from lakeutil import lake_args
+    from test_alter_table import SET, alter
+
+    wh = tmp_path / "warehouse"
+    srv = start_server(*lake_args(wh), "-D", "log.retention.check-interval=200 ms",
+                       "-D", "log.segment.file-size=4kb",
+                       "-D", "remote.log.task-interval-duration=0",
+                       "-D", "kv.snapshot.interval=200 ms")
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    db = "reimage"
+    await admin.create_database(db)
+    path = fluss.TablePath(db, "t")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2,
+        properties={"table.log.ttl": "1 s", **SLOW}))
+    await wait_ready(admin, path, 2)
+    truth = {}
+    await apply(conn, path, truth, [row(i, 0) for i in range(150)])
+    tier_now(srv, db, "t")
+    await check(srv, conn, path, db, "t", wh, truth, range(300))
+    lake_before = offsets_now(srv, db, "t")
+
+    assert alter(srv, db, "t", configs=[("table.datalake.enabled", "false", SET)]) == (0, None)
+    for gen in range(1, 4):  # several 4 KB segments per bucket
+        await apply(conn, path, truth, [row(i, gen) for i in range(0, 200, 2)],
+                    deletes=range(gen, 150, 9))
+    await asyncio.sleep(1.5)  # older than the TTL now
+    deadline = asyncio.get_running_loop().time() + 20
+    while True:
+        await apply(conn, path, truth, [row(250, 9)])  # rolls a segment
+        earliest = await admin.list_offsets(path, [0, 1], fluss.OffsetSpec.earliest())
+        if all(earliest[b] > lake_before[b] for b in (0, 1)):
+            break
+        assert asyncio.get_running_loop().time() < deadline, (earliest, lake_before)
+        await asyncio.sleep(0.3)
+
+    assert alter(srv, db, "t", configs=[("table.datalake.enabled", "true", SET)]) == (0, None)
+    tier_now(srv, db, "t")
+    await check(srv, conn, path, db, "t", wh, truth, range(300))
+    assert "the image replaces the lake's" in srv.stderr_tail()
+    assert cli_rows(srv, db, "t", "--lake-only") == truth
+    # the changelog from the image on
+    await apply(conn, path, truth, [row(i, 10) for i in range(0, 300, 7)], deletes=range(1, 60, 4))
+    tier_now(srv, db, "t")
+    await check(srv, conn, path, db, "t", wh, truth, range(300))
+    await conn.close()
+
+
+def offsets_now(srv, db, name):
+    """{bucket: lake offset} of `fluss lake status`."""
+    out = ok(cli(srv, "lake", "status", f"{db}.{name}"))
+    res = {}
+    for ln in out.splitlines()[2:]:
+        _p, b, lake, _latest, _lag = [x.strip() for x in ln.split("|")]
+        res[int(b)] = int(lake)
+    return res

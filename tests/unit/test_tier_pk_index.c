@@ -10,6 +10,9 @@
  * - incremental == rebuilt: an index loaded from the lake the rounds made
  *   (every row written by a committed round, less every committed delete)
  *   equals the one the rounds kept;
+ * - a round that rewrites the bucket whole (its KV image) deletes every
+ *   live row: the rows of keys it put again and of keys it left out, and
+ *   leaves exactly its puts live;
  * - a key live twice in a rebuild is refused; a seal naming fewer files
  *   than the puts used is refused;
  * - a row's key and the key read from the lake's Parquet values are the
@@ -228,6 +231,54 @@ static void test_refusals(void **state) {
     fl_pk_index_destroy(x);
 }
 
+static void test_round_rewrites_the_bucket(void **state) {
+    (void)state;
+    fl_pk_index_t *x = fl_pk_index_new();
+    fl_error_t err;
+    int32_t f = fl_pk_index_file_id(x, "old");
+    for (int k = 0; k < 100; k++) {
+        uint8_t key[4];
+        key_of(k, key);
+        assert_int_equal(fl_pk_index_load(x, key, 4, f, k, &err), 0);
+    }
+    fl_pk_index_set_stamp(x, 500);
+    fl_pk_index_round_begin(x);
+    /* the image: even keys of the old ones, and 50 new keys */
+    int64_t pos = 0;
+    for (int k = 0; k < 150; k++) {
+        if (k < 100 && k % 2) continue;
+        uint8_t key[4];
+        key_of(k, key);
+        fl_pk_index_round_put(x, key, 4, 0, pos++);
+    }
+    uint8_t gone[4];
+    key_of(7, gone);
+    fl_pk_index_round_remove(x, gone, 4); /* a key the round removed itself */
+    assert_int_equal(fl_pk_index_round_remove_rest(x), 49); /* odd keys but 7 */
+    const char *paths[1] = {"image"};
+    const fl_pk_delete_t *dels;
+    size_t n;
+    assert_int_equal(fl_pk_index_round_seal(x, paths, 1, 900, "image", &dels, &n, &err), 0);
+    assert_int_equal(n, 100); /* every old row, each once */
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(dels[i].path, "old");
+        assert_int_equal(dels[i].pos, (int64_t)i);
+    }
+    fl_pk_index_round_commit(x);
+    assert_int_equal(fl_pk_index_stamp(x), 900);
+    assert_int_equal(fl_pk_index_live(x), 100);
+    for (int k = 0; k < 150; k++) {
+        uint8_t key[4];
+        key_of(k, key);
+        const char *path;
+        int64_t at;
+        bool live = fl_pk_index_get(x, key, 4, &path, &at);
+        assert_int_equal(live, k >= 100 || k % 2 == 0);
+        if (live) assert_string_equal(path, "image");
+    }
+    fl_pk_index_destroy(x);
+}
+
 /* ---- keys ---- */
 
 static fl_datatype_t *type_of(const char *text) {
@@ -341,6 +392,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rounds_against_model),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_round_rewrites_the_bucket),
         cmocka_unit_test(test_row_key_equals_file_key),
         cmocka_unit_test(test_delete_file_round_trip),
     };
