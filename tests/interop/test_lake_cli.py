@@ -1,11 +1,13 @@
 """The CLI's lake commands against a flussd with datalake.format=iceberg:
 `fluss lake status DB.TABLE` (the lake snapshot; per bucket the lake
-offset, the latest offset and the lag) and `fluss lake tier DB.TABLE
+offset, the latest offset and the lag, in records and in ms) and `fluss lake tier DB.TABLE
 --now` (fluss-c's LAKE_TIER_NOW: a round at once, whatever the table's
 freshness, returning when it ended). A table with a freshness of an hour
 is tiered only when asked; pyiceberg then reads exactly the rows the CLI
 produced, and status shows no lag. A table whose lake is off, and a
 server without a lake, refuse `tier --now` by name."""
+
+import time
 
 import pytest
 
@@ -19,12 +21,15 @@ SLOW = ["--property", "table.datalake.enabled=true", "--property",
         "table.datalake.freshness=1h"]
 
 
-def status_rows(out):
-    """{(partition, bucket): (lake, latest, lag)} of `lake status`."""
+def status_rows(out, ms=None):
+    """{(partition, bucket): (lake, latest, lag)} of `lake status`; the
+    lag in ms of each into ms (a dict) when given."""
     rows = {}
     for ln in out.splitlines()[2:]:
-        p, b, lake, latest, lag = [x.strip() for x in ln.split("|")]
+        p, b, lake, latest, lag, lag_ms = [x.strip() for x in ln.split("|")]
         rows[(p, int(b))] = (int(lake), int(latest), int(lag))
+        if ms is not None:
+            ms[(p, int(b))] = int(lag_ms)
     return rows
 
 
@@ -37,12 +42,23 @@ def test_lake_status_and_tier_now(start_server, tmp_path):
     ok(cli(srv, "table", "create", f"{db}.t", "--schema", "id BIGINT, v STRING",
            "--buckets", "2", *SLOW))
     csv = "".join(f"{i},v{i}\n" for i in range(50))
+    t0 = time.time()
     ok(cli(srv, "produce", f"{db}.t", "--format", "csv", stdin=csv))
+    time.sleep(0.3)
     out = ok(cli(srv, "lake", "status", f"{db}.t"))
+    elapsed_ms = (time.time() - t0) * 1000
     assert out.startswith("lake snapshot: none yet"), out
-    before = status_rows(out)
+    assert out.splitlines()[1] == "partition | bucket | lake offset | latest offset | lag | lag ms"
+    ms = {}
+    before = status_rows(out, ms)
     assert sum(latest for _, latest, _ in before.values()) == 50
     assert all(lake == -1 and lag == latest for lake, latest, lag in before.values())
+    # the oldest untiered record's age: at least the pause, at most since the produce
+    for k, (_, _, lag) in before.items():
+        if lag:
+            assert 250 <= ms[k] <= elapsed_ms + 1000, (k, ms[k], elapsed_ms)
+        else:
+            assert ms[k] == 0
 
     out = ok(cli(srv, "lake", "tier", f"{db}.t", "--now"))
     assert out.startswith("tiered 50 rows; lake snapshot "), out
@@ -52,8 +68,10 @@ def test_lake_status_and_tier_now(start_server, tmp_path):
     assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(50))
     out = ok(cli(srv, "lake", "status", f"{db}.t"))
     assert out.startswith(f"lake snapshot: {snap}"), out
-    after = status_rows(out)
+    ms = {}
+    after = status_rows(out, ms)
     assert all(lake == latest and lag == 0 for lake, latest, lag in after.values()), after
+    assert set(ms.values()) == {0}
 
     # nothing new: a round commits nothing, the snapshot stays
     out = ok(cli(srv, "lake", "tier", f"{db}.t", "--now"))

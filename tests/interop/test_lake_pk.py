@@ -508,6 +508,6 @@ def offsets_now(srv, db, name):
     out = ok(cli(srv, "lake", "status", f"{db}.{name}"))
     res = {}
     for ln in out.splitlines()[2:]:
-        _p, b, lake, _latest, _lag = [x.strip() for x in ln.split("|")]
+        _p, b, lake, _latest, _lag, _lag_ms = [x.strip() for x in ln.split("|")]
         res[int(b)] = int(lake)
     return res

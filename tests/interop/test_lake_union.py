@@ -99,7 +99,7 @@ def lake_offsets(srv, path):
     out = ok(cli(srv, "lake", "status", path))
     res = {}
     for ln in out.splitlines()[2:]:
-        p, b, lake, _latest, _lag = [x.strip() for x in ln.split("|")]
+        p, b, lake, _latest, _lag, _lag_ms = [x.strip() for x in ln.split("|")]
         res[(p, int(b))] = int(lake)
     return res
 
