@@ -64,6 +64,26 @@ SELECT id, name, amount FROM logs;
 --> +I[6, f, -6.00]
 --> +I[7, g, 7.77]
 
+-- Decimals past 18 digits (FIXED_LEN_BYTE_ARRAY in the Parquet files) in
+-- SNAPPY pages: Iceberg's Java reader reads what flussd wrote.
+CREATE TABLE wide (id INT, big DECIMAL(38, 4), mid DECIMAL(20, 0)) WITH (
+  'bucket.num' = '1',
+  'table.datalake.enabled' = 'true',
+  'table.datalake.freshness' = '1s',
+  'iceberg.write.parquet.compression-codec' = 'snappy'
+);
+INSERT INTO wide VALUES
+  (1, CAST('12345678901234567890123456789012.3456' AS DECIMAL(38, 4)), CAST('98765432109876543210' AS DECIMAL(20, 0))),
+  (2, CAST('-9999999999999999999999999999999999.9999' AS DECIMAL(38, 4)), CAST('-12345678901234567890' AS DECIMAL(20, 0))),
+  (3, CAST(NULL AS DECIMAL(38, 4)), CAST('0' AS DECIMAL(20, 0)));
+
+--! mode batch
+--! retry 60
+SELECT id, big, mid FROM wide$lake;
+--> +I[1, 12345678901234567890123456789012.3456, 98765432109876543210]
+--> +I[2, -9999999999999999999999999999999999.9999, -12345678901234567890]
+--> +I[3, null, 0]
+
 -- After the log expired: rows 1..3 are in the lake only (uncompressed 5 KB
 -- rows, one 4 KB segment each: past table.log.ttl and below the lake
 -- offset, retention deletes them), row 4 in the log; the log alone has
