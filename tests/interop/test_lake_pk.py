@@ -392,37 +392,15 @@ async def test_lake_starts_from_the_kv_state_after_the_changelog_expired(start_s
     state as of one offset (+I rows) and later rounds follow the
     changelog from there, position-deleting through the index that round
     built: the lake is the table after each."""
-    from lakeutil import lake_args
     from test_alter_table import SET, alter
 
-    wh = tmp_path / "warehouse"
-    srv = start_server(*lake_args(wh), "-D", "log.retention.check-interval=200 ms",
-                       "-D", "log.segment.file-size=4kb",
-                       "-D", "remote.log.task-interval-duration=0",
-                       "-D", "kv.snapshot.interval=200 ms")
-    conn = await connect(srv.bootstrap)
-    admin = conn.get_admin()
     db = "boot"
-    await admin.create_database(db)
-    path = fluss.TablePath(db, "t")
-    await admin.create_table(path, fluss.TableDescriptor(
-        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2,
-        properties={"table.log.ttl": "1 s"}))
-    await wait_ready(admin, path, 2)
+    srv, conn, path, wh = await expiring_pk_table(start_server, tmp_path, db)
     truth = {}
     for gen in range(4):  # several 4 KB segments per bucket
         await apply(conn, path, truth, [row(i, gen) for i in range(0, 120)],
                     deletes=range(gen * 10, gen * 10 + 5))
-    await asyncio.sleep(1.5)  # older than the TTL now
-    deadline = asyncio.get_running_loop().time() + 20
-    while True:
-        # a write rolls a new segment; the TTL then deletes the old ones
-        await apply(conn, path, truth, [row(200, 9)])
-        earliest = await admin.list_offsets(path, [0, 1], fluss.OffsetSpec.earliest())
-        if all(o > 0 for o in earliest.values()):
-            break
-        assert asyncio.get_running_loop().time() < deadline, earliest
-        await asyncio.sleep(0.3)
+    await wait_log_starts_past(conn, path, truth, {0: 0, 1: 0}, key=200)
     assert alter(srv, db, "t", configs=[("table.datalake.enabled", "true", SET),
                                         ("table.datalake.freshness", "1h", SET)]) == (0, None)
     tier_now(srv, db, "t")
@@ -454,23 +432,10 @@ async def test_image_replaces_the_lake_after_its_changelog_expired(start_server,
     by one, so the round writes the bucket's KV state and position-deletes
     every row the lake held of it. The lake is then the table (deleted
     keys gone too), and later rounds follow the changelog."""
-    from lakeutil import lake_args
     from test_alter_table import SET, alter
 
-    wh = tmp_path / "warehouse"
-    srv = start_server(*lake_args(wh), "-D", "log.retention.check-interval=200 ms",
-                       "-D", "log.segment.file-size=4kb",
-                       "-D", "remote.log.task-interval-duration=0",
-                       "-D", "kv.snapshot.interval=200 ms")
-    conn = await connect(srv.bootstrap)
-    admin = conn.get_admin()
     db = "reimage"
-    await admin.create_database(db)
-    path = fluss.TablePath(db, "t")
-    await admin.create_table(path, fluss.TableDescriptor(
-        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2,
-        properties={"table.log.ttl": "1 s", **SLOW}))
-    await wait_ready(admin, path, 2)
+    srv, conn, path, wh = await expiring_pk_table(start_server, tmp_path, db, **SLOW)
     truth = {}
     await apply(conn, path, truth, [row(i, 0) for i in range(150)])
     tier_now(srv, db, "t")
@@ -481,15 +446,7 @@ async def test_image_replaces_the_lake_after_its_changelog_expired(start_server,
     for gen in range(1, 4):  # several 4 KB segments per bucket
         await apply(conn, path, truth, [row(i, gen) for i in range(0, 200, 2)],
                     deletes=range(gen, 150, 9))
-    await asyncio.sleep(1.5)  # older than the TTL now
-    deadline = asyncio.get_running_loop().time() + 20
-    while True:
-        await apply(conn, path, truth, [row(250, 9)])  # rolls a segment
-        earliest = await admin.list_offsets(path, [0, 1], fluss.OffsetSpec.earliest())
-        if all(earliest[b] > lake_before[b] for b in (0, 1)):
-            break
-        assert asyncio.get_running_loop().time() < deadline, (earliest, lake_before)
-        await asyncio.sleep(0.3)
+    await wait_log_starts_past(conn, path, truth, lake_before, key=250)
 
     assert alter(srv, db, "t", configs=[("table.datalake.enabled", "true", SET)]) == (0, None)
     tier_now(srv, db, "t")
@@ -511,3 +468,41 @@ def offsets_now(srv, db, name):
         _p, b, lake, _latest, _lag, _lag_ms = [x.strip() for x in ln.split("|")]
         res[int(b)] = int(lake)
     return res
+
+
+async def expiring_pk_table(start_server, tmp_path, db, **props):
+    """A flussd that expires logs fast (4 KB segments, 200 ms retention
+    checks, no remote tiering, KV snapshots every 200 ms) and a new PK
+    table db.t of 2 buckets with table.log.ttl 1 s and props;
+    -> (srv, conn, path, warehouse)."""
+    from lakeutil import lake_args
+
+    wh = tmp_path / "warehouse"
+    srv = start_server(*lake_args(wh), "-D", "log.retention.check-interval=200 ms",
+                       "-D", "log.segment.file-size=4kb",
+                       "-D", "remote.log.task-interval-duration=0",
+                       "-D", "kv.snapshot.interval=200 ms")
+    conn = await connect(srv.bootstrap)
+    admin = conn.get_admin()
+    await admin.create_database(db)
+    path = fluss.TablePath(db, "t")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2,
+        properties={"table.log.ttl": "1 s", **props}))
+    await wait_ready(admin, path, 2)
+    return srv, conn, path, wh
+
+
+async def wait_log_starts_past(conn, path, truth, above, key):
+    """Writes row `key` now and then (each write rolls a segment the TTL
+    can then delete) until both buckets' logs start past above[bucket]."""
+    admin = conn.get_admin()
+    await asyncio.sleep(1.5)  # older than the TTL now
+    deadline = asyncio.get_running_loop().time() + 20
+    while True:
+        await apply(conn, path, truth, [row(key, 9)])
+        earliest = await admin.list_offsets(path, [0, 1], fluss.OffsetSpec.earliest())
+        if all(earliest[b] > above[b] for b in (0, 1)):
+            return
+        assert asyncio.get_running_loop().time() < deadline, (earliest, above)
+        await asyncio.sleep(0.3)
