@@ -35,6 +35,7 @@
 #include "lake_parquet_reader.h"
 #include "tier_convert.h"
 #include "tier_deletes.h"
+#include "tier_eq_deletes.h"
 
 #define FL_LAKE_READ_ROWS 8192
 #define FL_LAKE_FILE_BYTES_MAX (1ull << 31) /* one data file read whole */
@@ -48,6 +49,7 @@ typedef struct fl_lake_file {
     int64_t partition_id; /* -1: the table is not partitioned */
     int32_t bucket;       /* from the spec's bucket field; -1 when it has none */
     int64_t first_offset; /* the __offset lower bound, for the order */
+    int64_t seq;          /* its data sequence number (equality deletes apply below it) */
 } fl_lake_file_t;
 
 struct fluss_lake_scanner {
@@ -166,6 +168,10 @@ static int fl_collect_files(fluss_lake_scanner_t *s, const fl_ice_table_meta_t *
     fl_ice_manifest_list_read_init(&list);
     fl_ice_manifest_read_t man;
     fl_ice_manifest_read_init(&man);
+    /* equality deletes (Fluss's own tiering job writes them for PK
+     * tables) become position deletes of the rows they name */
+    fl_tier_eq_deletes_t eq;
+    fl_tier_eq_deletes_init(&eq);
     size_t cap = 0;
     int rc = fl_ice_manifest_list_read(fl_lake_uri_path(sn->manifest_list), &list, err);
     for (size_t i = 0; !rc && i < list.list.n_manifests; i++) {
@@ -176,18 +182,20 @@ static int fl_collect_files(fluss_lake_scanner_t *s, const fl_ice_table_meta_t *
             if (en->status == FL_ICE_DELETED) continue;
             fl_lake_file_t f;
             if (!fl_file_place(&man.manifest, &en->file, snap, s->fid_bucket, &f)) continue;
+            /* an added entry's null sequence number is its manifest's */
+            f.seq = en->sequence_number != FL_ICE_NONE ? en->sequence_number : mf->sequence_number;
             if (en->file.content == FL_ICE_POSITION_DELETES) {
                 rc = fl_tier_deletes_read(&s->dels, fl_lake_uri_path(en->file.file_path),
                                           FL_LAKE_FILE_BYTES_MAX, err);
                 continue;
             }
-            if (en->file.content != FL_ICE_DATA) {
-                rc = fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                                "lake table %s.%s has equality deletes, which libfluss does not "
-                                "apply",
-                                s->t->database, s->t->name);
-                break;
+            if (en->file.content == FL_ICE_EQUALITY_DELETES) {
+                rc = fl_tier_eq_deletes_read(&eq, fl_lake_uri_path(en->file.file_path),
+                                             en->file.equality_ids, en->file.n_equality_ids,
+                                             f.seq, FL_LAKE_FILE_BYTES_MAX, err);
+                continue;
             }
+            if (en->file.content != FL_ICE_DATA) continue;
             f.first_offset = fl_first_offset(&en->file, s->fid_offset);
             f.path = fl_strdup(fl_lake_uri_path(en->file.file_path));
             f.uri = fl_strdup(en->file.file_path);
@@ -195,6 +203,11 @@ static int fl_collect_files(fluss_lake_scanner_t *s, const fl_ice_table_meta_t *
             fl_add_file(s, &cap, &f);
         }
     }
+    fl_tier_eq_deletes_seal(&eq);
+    for (size_t i = 0; !rc && fl_tier_eq_deletes_count(&eq) && i < s->file_count; i++)
+        rc = fl_tier_eq_deletes_apply(&eq, s->files[i].path, s->files[i].uri, s->files[i].seq,
+                                      FL_LAKE_FILE_BYTES_MAX, &s->dels, err);
+    fl_tier_eq_deletes_free(&eq);
     fl_tier_deletes_seal(&s->dels);
     for (size_t i = 0; i < s->file_count; i++)
         s->files[i].has_deletes = fl_tier_deletes_count(&s->dels, s->files[i].uri) > 0;
@@ -318,7 +331,7 @@ int fl_lake_scanner_of_image(fluss_table_t *t, const uint8_t *file, size_t len,
     s->image = file;
     s->image_len = len;
     s->files = fl_calloc(1, sizeof(*s->files));
-    s->files[0] = (fl_lake_file_t){fl_strdup("(image)"), fl_strdup("(image)"), false, -1, -1, 0};
+    s->files[0] = (fl_lake_file_t){fl_strdup("(image)"), fl_strdup("(image)"), false, -1, -1, 0, 0};
     s->file_count = 1;
     *out = s;
     return 0;

@@ -196,6 +196,15 @@ int fl_tier_deletes_read_image(fl_tier_deletes_t *s, const uint8_t *file, size_t
 
 /* Items by path, then position: once paths are sorted and distinct, the
  * order of their indices is the order of the paths. */
+void fl_tier_deletes_add(fl_tier_deletes_t *s, const char *file_path, int64_t pos) {
+    size_t p = path_index(s, (const uint8_t *)file_path, strlen(file_path));
+    if (s->n_items == s->cap_items) {
+        s->cap_items = s->cap_items ? s->cap_items * 2 : 256;
+        s->items = fl_realloc(s->items, s->cap_items * sizeof(*s->items));
+    }
+    s->items[s->n_items++] = (td_item_t){p, pos};
+}
+
 static int item_cmp(const void *a, const void *b) {
     const td_item_t *x = a, *y = b;
     if (x->path != y->path) return x->path < y->path ? -1 : 1;

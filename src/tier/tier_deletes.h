@@ -71,6 +71,9 @@ int fl_tier_deletes_read(fl_tier_deletes_t *s, const char *path, size_t max_byte
 /* The same for a delete file's bytes file[0..len) (name: for messages). */
 int fl_tier_deletes_read_image(fl_tier_deletes_t *s, const uint8_t *file, size_t len,
                                const char *name, fl_error_t *err);
+/* Adds one position delete (row pos of the data file whose manifest path
+ * is file_path). Not after seal. */
+void fl_tier_deletes_add(fl_tier_deletes_t *s, const char *file_path, int64_t pos);
 /* Sorts the set for lookups; no adds after it. */
 void fl_tier_deletes_seal(fl_tier_deletes_t *s);
 /* True when row pos of the data file whose manifest path is file_path is

@@ -18,7 +18,10 @@
  * - a row's key and the key read from the lake's Parquet values are the
  *   same bytes (BINARY(n) padded as the file holds it);
  * - a position-delete file written and read back: the set answers every
- *   (path, pos) and nothing else; an unsorted list is refused.
+ *   (path, pos) and nothing else; an unsorted list is refused;
+ * - equality deletes (Fluss's tiering job's): a delete of a key applies to
+ *   the rows of data files of a lower sequence number only, and becomes
+ *   their position deletes; delete files over other columns are refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,6 +36,8 @@
 
 #include "common_buf.h"
 #include "tier_deletes.h"
+#include "tier_eq_deletes.h"
+#include "lake_parquet_writer.h"
 #include "tier_pk_index.h"
 #include "tier_pk_key.h"
 #include "types_datatype.h"
@@ -388,6 +393,80 @@ static void test_delete_file_round_trip(void **state) {
     free(d);
 }
 
+/* A Parquet file of n rows: an INT32 key (field id 1) k0, k0 + step, ...
+ * and, when with_name, a string column (field id 2). */
+static void write_keys(const char *path, int32_t k0, int32_t step, size_t n, bool with_name) {
+    fl_pq_column_spec_t cols[2] = {{"id", 1, FL_PQ_INT32, false, {0}, 0},
+                                   {"name", 2, FL_PQ_BYTE_ARRAY, true, {FL_PQ_LT_STRING, 0, 0, false, 0}, 0}};
+    int32_t *ids = calloc(n, sizeof(int32_t));
+    fl_pq_bytes_t *names = calloc(n, sizeof(*names));
+    for (size_t i = 0; i < n; i++) {
+        ids[i] = k0 + step * (int32_t)i;
+        names[i] = (fl_pq_bytes_t){(const uint8_t *)"x", 1};
+    }
+    fl_pq_writer_options_t o;
+    fl_pq_writer_options_init(&o);
+    o.page_rows_max = 64; /* several pages, and row groups below */
+    o.row_group_bytes_max = 2048;
+    fl_pq_writer_t *w;
+    fl_error_t err;
+    if (fl_pq_writer_open(path, cols, with_name ? 2 : 1, &o, &w, &err)) fail_msg("%s", err.msg);
+    fl_pq_column_data_t cd[2] = {{NULL, ids}, {NULL, names}};
+    assert_int_equal(fl_pq_writer_append(w, cd, n, &err), 0);
+    assert_int_equal(fl_pq_writer_finish(w, &err), 0);
+    fl_pq_writer_destroy(w);
+    free(ids);
+    free(names);
+}
+
+static void test_equality_deletes(void **state) {
+    (void)state;
+    char dir[] = "/tmp/test_tier_eq.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char data1[256], data3[256], del2[256], del3[256], other[256];
+    snprintf(data1, sizeof(data1), "%s/data1.parquet", dir);
+    snprintf(data3, sizeof(data3), "%s/data3.parquet", dir);
+    snprintf(del2, sizeof(del2), "%s/del2.parquet", dir);
+    snprintf(del3, sizeof(del3), "%s/del3.parquet", dir);
+    snprintf(other, sizeof(other), "%s/other.parquet", dir);
+    write_keys(data1, 0, 1, 1000, true);   /* keys 0..999, sequence 1 */
+    write_keys(data3, 5, 100, 10, true);   /* keys 5, 105, .., 905 again, sequence 3 */
+    write_keys(del2, 0, 3, 200, false);    /* deletes 0, 3, .., 597 at sequence 2 */
+    write_keys(del3, 5, 100, 10, false);   /* deletes 5, 105, .., 905 at sequence 3 */
+    fl_tier_eq_deletes_t eq;
+    fl_tier_eq_deletes_init(&eq);
+    fl_error_t err;
+    const int32_t key[1] = {1};
+    assert_int_equal(fl_tier_eq_deletes_read(&eq, del2, key, 1, 2, 1 << 24, &err), 0);
+    assert_int_equal(fl_tier_eq_deletes_read(&eq, del3, key, 1, 3, 1 << 24, &err), 0);
+    const int32_t both[2] = {1, 2};
+    assert_int_equal(fl_tier_eq_deletes_read(&eq, del2, both, 2, 2, 1 << 24, &err),
+                     FLUSS_ERR__INVALID_ARG);
+    fl_tier_eq_deletes_seal(&eq);
+    assert_int_equal(fl_tier_eq_deletes_count(&eq), 210);
+    fl_tier_deletes_t pos;
+    fl_tier_deletes_init(&pos);
+    assert_int_equal(fl_tier_eq_deletes_apply(&eq, data1, "u1", 1, 1 << 24, &pos, &err), 0);
+    assert_int_equal(fl_tier_eq_deletes_apply(&eq, data3, "u3", 3, 1 << 24, &pos, &err), 0);
+    fl_tier_deletes_seal(&pos);
+    for (int64_t k = 0; k < 1000; k++) /* data1 row k holds key k */
+        assert_int_equal(fl_tier_deletes_has(&pos, "u1", k),
+                         (k % 3 == 0 && k <= 597) || k % 100 == 5);
+    /* sequence 3: the sequence-2 deletes and its own sequence's are older or equal */
+    assert_int_equal(fl_tier_deletes_count(&pos, "u3"), 0);
+    fl_tier_deletes_free(&pos);
+    fl_tier_eq_deletes_free(&eq);
+    /* a delete file without the key column */
+    fl_tier_eq_deletes_init(&eq);
+    const int32_t missing[1] = {7};
+    assert_int_equal(fl_tier_eq_deletes_read(&eq, del2, missing, 1, 2, 1 << 24, &err),
+                     FLUSS_ERR__CORRUPT);
+    fl_tier_eq_deletes_free(&eq);
+    const char *all[5] = {data1, data3, del2, del3, other};
+    for (int i = 0; i < 5; i++) unlink(all[i]);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rounds_against_model),
@@ -395,6 +474,7 @@ int main(void) {
         cmocka_unit_test(test_round_rewrites_the_bucket),
         cmocka_unit_test(test_row_key_equals_file_key),
         cmocka_unit_test(test_delete_file_round_trip),
+        cmocka_unit_test(test_equality_deletes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
