@@ -66,23 +66,47 @@ def cli_ids(srv, db, name, *args):
     return sorted(json.loads(ln)["id"] for ln in out.splitlines() if ln.startswith("{"))
 
 
-async def test_official_tiering_job(start_server, tmp_path):
+async def external_lake_table(start_server, tmp_path, prefix, name, schema, buckets, **kw):
+    """A flussd with lake.tiering.mode external and a new lake table
+    db.name (freshness 1 s); -> (srv, conn, db, path, warehouse)."""
     wh = tmp_path / "warehouse"
     srv = start_server(*lake_args(wh), "-D", "lake.tiering.mode=external")
     conn = await connect(srv.bootstrap)
     admin = conn.get_admin()
-    db = unique("job")
+    db = unique(prefix)
     await admin.create_database(db)
-    path = fluss.TablePath(db, "events")
+    path = fluss.TablePath(db, name)
     await admin.create_table(path, fluss.TableDescriptor(
-        fluss.Schema(SCHEMA), bucket_count=3,
+        fluss.Schema(schema, **kw), bucket_count=buckets,
         properties={"table.datalake.enabled": "true", "table.datalake.freshness": "1s"}))
-    await wait_ready(admin, path, 3)
-    await write(conn, path, rows(0, 200))
+    await wait_ready(admin, path, buckets)
+    return srv, conn, db, path, wh
+
+
+def start_job(srv, wh, tmp_path):
+    """The official tiering job against srv; -> (process, its log file)."""
     log = open(tmp_path / "tiering-job.log", "w")
     proc = subprocess.Popen([str(REPO / "tests" / "flink" / "tiering-job"), srv.bootstrap,
                              str(wh), "400"], stdin=subprocess.PIPE, stdout=log,
                             stderr=subprocess.STDOUT, env=dict(os.environ))
+    return proc, log
+
+
+def stop_job(proc, log):
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=90)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+async def test_official_tiering_job(start_server, tmp_path):
+    srv, conn, db, path, wh = await external_lake_table(start_server, tmp_path, "job", "events",
+                                                        SCHEMA, 3)
+    admin = conn.get_admin()
+    await write(conn, path, rows(0, 200))
+    proc, log = start_job(srv, wh, tmp_path)
     try:
         tbl = await wait_lake(wh, db, "events", 200, proc)
         check_exactly_once(tbl.scan().to_arrow(), range(200))
@@ -111,12 +135,7 @@ async def test_official_tiering_job(start_server, tmp_path):
         await write(conn, path, rows(320, 350))
         assert cli_ids(srv, db, "events") == list(range(350))
     finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=90)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        stop_job(proc, log)
     await conn.close()
     assert "[tiering] running" in (tmp_path / "tiering-job.log").read_text()
 
@@ -125,18 +144,9 @@ async def test_official_tiering_job_pk_table(start_server, tmp_path):
     import pyarrow as pa
 
     from lakeutil import duckdb_scan
-    wh = tmp_path / "warehouse"
-    srv = start_server(*lake_args(wh), "-D", "lake.tiering.mode=external")
-    conn = await connect(srv.bootstrap)
-    admin = conn.get_admin()
-    db = unique("jobpk")
-    await admin.create_database(db)
-    path = fluss.TablePath(db, "kv")
     schema = pa.schema([pa.field("id", pa.int32(), nullable=False), ("name", pa.string())])
-    await admin.create_table(path, fluss.TableDescriptor(
-        fluss.Schema(schema, primary_keys=["id"]), bucket_count=2,
-        properties={"table.datalake.enabled": "true", "table.datalake.freshness": "1s"}))
-    await wait_ready(admin, path, 2)
+    srv, conn, db, path, wh = await external_lake_table(start_server, tmp_path, "jobpk", "kv",
+                                                        schema, 2, primary_keys=["id"])
 
     async def upsert(items, deletes=()):
         w = (await conn.get_table(path)).new_upsert().create_writer()
@@ -147,10 +157,7 @@ async def test_official_tiering_job_pk_table(start_server, tmp_path):
         await w.flush()
 
     await upsert([(i, f"n{i}") for i in range(100)])
-    log = open(tmp_path / "tiering-job.log", "w")
-    proc = subprocess.Popen([str(REPO / "tests" / "flink" / "tiering-job"), srv.bootstrap,
-                             str(wh), "400"], stdin=subprocess.PIPE, stdout=log,
-                            stderr=subprocess.STDOUT, env=dict(os.environ))
+    proc, log = start_job(srv, wh, tmp_path)
     try:
         tbl = await wait_lake(wh, db, "kv", 100, proc)
         assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == list(range(100))
@@ -183,12 +190,7 @@ async def test_official_tiering_job_pk_table(start_server, tmp_path):
                 found[i] = r["name"]
         assert found == want
     finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=90)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        stop_job(proc, log)
     await conn.close()
 
 
