@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!rc) {
             FUZZ_CHECK(fl_tier_eq_deletes_count(&s) == s.n_items);
             for (size_t i = 0; i < s.n_items && i < 256; i++) {
-                const uint8_t *k = s.keys.data + s.items[i].at;
+                const uint8_t *k = s.items[i].key;
                 FUZZ_CHECK(fl_tier_eq_deletes_has(&s, k, s.items[i].len, 6));
                 FUZZ_CHECK(!fl_tier_eq_deletes_has(&s, k, s.items[i].len, 7));
             }

@@ -1,8 +1,10 @@
 /*
  * tier_eq_deletes.c — equality deletes into position deletes
  * (tier_eq_deletes.h). The set is a sorted array of (key, sequence
- * number); a data row's key is looked up by binary search, and the
- * highest sequence number among equal keys decides.
+ * number), sorted once sealed (no state outside the set: readers on
+ * several threads each have their own); a data row's key is looked up by
+ * binary search, and the highest sequence number among equal keys
+ * decides.
  */
 #include "tier_eq_deletes.h"
 
@@ -90,8 +92,6 @@ static int each_key(const char *path, const uint8_t *file, size_t len, const int
     return rc;
 }
 
-static int64_t delete_seq(const fl_tier_eq_deletes_t *s, const uint8_t *key, size_t len);
-
 typedef struct eq_add {
     fl_tier_eq_deletes_t *s;
     int64_t seq;
@@ -106,7 +106,7 @@ static int add_key(void *ctx, int64_t row, const uint8_t *key, size_t len, fl_er
         s->cap_items = s->cap_items ? s->cap_items * 2 : 256;
         s->items = fl_realloc(s->items, s->cap_items * sizeof(*s->items));
     }
-    s->items[s->n_items++] = (eq_item_t){s->keys.len, len, a->seq};
+    s->items[s->n_items++] = (eq_item_t){s->keys.len, len, NULL, a->seq};
     fl_buf_append(&s->keys, key, len);
     return 0;
 }
@@ -141,13 +141,6 @@ int fl_tier_eq_deletes_read_image(fl_tier_eq_deletes_t *s, const uint8_t *file, 
     return read_keys(s, NULL, file, len, ids, n_ids, seq, 0, err);
 }
 
-bool fl_tier_eq_deletes_has(const fl_tier_eq_deletes_t *s, const uint8_t *key, size_t len,
-                            int64_t seq) {
-    return delete_seq(s, key, len) > seq;
-}
-
-static const fl_tier_eq_deletes_t *sort_set; /* qsort has no context argument */
-
 static int key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
     int c = an && bn ? memcmp(a, b, an < bn ? an : bn) : 0;
     return c ? c : (an > bn) - (an < bn);
@@ -155,32 +148,27 @@ static int key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
 
 static int item_cmp(const void *x, const void *y) {
     const eq_item_t *a = x, *b = y;
-    const uint8_t *k = sort_set->keys.data;
-    int c = key_cmp(k + a->at, a->len, k + b->at, b->len);
+    int c = key_cmp(a->key, a->len, b->key, b->len);
     return c ? c : (a->seq < b->seq) - (a->seq > b->seq); /* highest first */
 }
 
 void fl_tier_eq_deletes_seal(fl_tier_eq_deletes_t *s) {
-    if (s->n_items > 1) {
-        sort_set = s;
-        qsort(s->items, s->n_items, sizeof(*s->items), item_cmp);
-        sort_set = NULL;
-    }
-    s->sealed = 1;
+    /* keys is complete: items point into it, and sort by what they point at */
+    for (size_t i = 0; i < s->n_items; i++) /* all keys empty: keys has no data */
+        s->items[i].key = s->keys.data ? s->keys.data + s->items[i].at : (const uint8_t *)"";
+    if (s->n_items > 1) qsort(s->items, s->n_items, sizeof(*s->items), item_cmp);
 }
 
-/* The highest sequence number of a delete of key, or -1. */
-static int64_t delete_seq(const fl_tier_eq_deletes_t *s, const uint8_t *key, size_t len) {
+bool fl_tier_eq_deletes_has(const fl_tier_eq_deletes_t *s, const uint8_t *key, size_t len,
+                            int64_t seq) {
     size_t lo = 0, hi = s->n_items;
-    const uint8_t *k = s->keys.data;
-    while (lo < hi) { /* the first item not below key */
+    while (lo < hi) { /* the first item not below key: its highest sequence number */
         size_t mid = lo + (hi - lo) / 2;
-        if (key_cmp(k + s->items[mid].at, s->items[mid].len, key, len) < 0) lo = mid + 1;
+        if (key_cmp(s->items[mid].key, s->items[mid].len, key, len) < 0) lo = mid + 1;
         else hi = mid;
     }
-    if (lo < s->n_items && key_cmp(k + s->items[lo].at, s->items[lo].len, key, len) == 0)
-        return s->items[lo].seq;
-    return -1;
+    return lo < s->n_items && key_cmp(s->items[lo].key, s->items[lo].len, key, len) == 0 &&
+           s->items[lo].seq > seq;
 }
 
 typedef struct eq_apply {
@@ -193,7 +181,7 @@ typedef struct eq_apply {
 static int apply_key(void *ctx, int64_t row, const uint8_t *key, size_t len, fl_error_t *err) {
     (void)err;
     eq_apply_t *a = ctx;
-    if (delete_seq(a->s, key, len) > a->seq) fl_tier_deletes_add(a->pos, a->uri, row);
+    if (fl_tier_eq_deletes_has(a->s, key, len, a->seq)) fl_tier_deletes_add(a->pos, a->uri, row);
     return 0;
 }
 

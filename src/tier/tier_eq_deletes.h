@@ -27,9 +27,11 @@
 #include "common_error.h"
 #include "tier_deletes.h"
 
-/* One key of the set: its bytes in keys, and the delete's sequence number. */
+/* One key of the set: its bytes in keys (at; key points there once the
+ * set is sealed and keys no longer moves), the delete's sequence number. */
 struct fl_tier_eq_item {
     size_t at, len;
+    const uint8_t *key;
     int64_t seq;
 };
 
@@ -39,7 +41,6 @@ typedef struct fl_tier_eq_deletes {
     fl_buf_t keys; /* every key's bytes, back to back */
     struct fl_tier_eq_item *items;
     size_t n_items, cap_items;
-    int sealed;
 } fl_tier_eq_deletes_t;
 
 void fl_tier_eq_deletes_init(fl_tier_eq_deletes_t *s);
