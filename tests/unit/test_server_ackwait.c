@@ -60,16 +60,41 @@ static void wait_for(fl_ack_wait_t *w, fl_replica_t *r, int64_t hw) {
     fl_ack_wait_bucket(w, 0, r, hw, 0);
 }
 
-static void test_deposed_leader_does_not_acknowledge(void **state) {
-    const char *dir = *state;
-    fl_log_config_t lc = {1 << 20, 4096, 0, 1 << 20, false, false, false};
-    fl_durability_t d = {INT64_MAX, 0, false};
-    fl_replica_manager_t rm;
-    fl_replica_manager_init(&rm, dir, &lc, &d, NULL);
+/* A records batch refused with NOT_LEADER_OR_FOLLOWER, r's log unchanged. */
+static void append_refused(fl_replica_t *r) {
+    int64_t end = fl_replica_log_end(r);
+    bb_spec_t s = bb_spec(-1, -1, 3, 64, 7);
+    size_t len;
+    uint8_t *req = bb_new(&s, &len);
+    fl_replica_append_t res;
+    fl_error_t err;
+    assert_int_equal(fl_replica_append(r, req, len, 1000, &res, &err),
+                     FLUSS_ERR_NOT_LEADER_OR_FOLLOWER);
+    free(req);
+    assert_int_equal(fl_replica_log_end(r), end);
+}
+
+/* A replica manager over dir: 1 MiB segments, no flush (a replica's
+ * high watermark is its ISR's here). */
+static void manager(fl_replica_manager_t *rm, const char *dir) {
+    static const fl_log_config_t lc = {1 << 20, 4096, 0, 1 << 20, false, false, false};
+    static const fl_durability_t d = {INT64_MAX, 0, false};
+    fl_replica_manager_init(rm, dir, &lc, &d, NULL);
+}
+
+/* Bucket 0 of table 1, opened (referenced) in `role` if it is not open. */
+static fl_replica_t *open_as(fl_replica_manager_t *rm, int role) {
     fl_replica_t *r = NULL;
     fl_error_t err;
-    if (fl_replica_manager_open(&rm, "db", "t", 1, -1, NULL, 0, 0, &r, &err))
+    if (fl_replica_manager_open_as(rm, "db", "t", 1, -1, NULL, 0, 0, role, &r, &err))
         fail_msg("open: %s", err.msg);
+    return r;
+}
+
+static void test_deposed_leader_does_not_acknowledge(void **state) {
+    fl_replica_manager_t rm;
+    manager(&rm, *state);
+    fl_replica_t *r = open_as(&rm, FL_REPLICA_LEADER);
     lead(r, 1);
     append_ok(r, 5); /* the follower has none of it: the high watermark stays */
     assert_int_equal(fl_replica_high_watermark(r), 0);
@@ -101,15 +126,9 @@ static void test_deposed_leader_does_not_acknowledge(void **state) {
 }
 
 static void test_demoted_before_the_wait_parks(void **state) {
-    const char *dir = *state;
-    fl_log_config_t lc = {1 << 20, 4096, 0, 1 << 20, false, false, false};
-    fl_durability_t d = {INT64_MAX, 0, false};
     fl_replica_manager_t rm;
-    fl_replica_manager_init(&rm, dir, &lc, &d, NULL);
-    fl_replica_t *r = NULL;
-    fl_error_t err;
-    if (fl_replica_manager_open(&rm, "db", "t", 1, -1, NULL, 0, 0, &r, &err))
-        fail_msg("open: %s", err.msg);
+    manager(&rm, *state);
+    fl_replica_t *r = open_as(&rm, FL_REPLICA_LEADER);
     lead(r, 1);
     append_ok(r, 5);
     /* demoted between the append and the wait parking */
@@ -122,43 +141,16 @@ static void test_demoted_before_the_wait_parks(void **state) {
     assert_int_equal(fl_ack_wait_error(&w, 0, "t/o", &msg), FLUSS_ERR_NOT_LEADER_OR_FOLLOWER);
     fl_ack_wait_release(&w);
     /* a follower refuses a client's records and its log stays as it was */
-    bb_spec_t s = bb_spec(-1, -1, 3, 64, 7);
-    size_t len;
-    uint8_t *req = bb_new(&s, &len);
-    fl_replica_append_t res;
-    assert_int_equal(fl_replica_append(r, req, len, 1000, &res, &err),
-                     FLUSS_ERR_NOT_LEADER_OR_FOLLOWER);
-    free(req);
+    append_refused(r);
     assert_int_equal(fl_replica_log_end(r), 5);
     fl_replica_unref(r);
     fl_replica_manager_close(&rm);
 }
 
-/* A records batch refused with NOT_LEADER_OR_FOLLOWER, r's log unchanged. */
-static void append_refused(fl_replica_t *r) {
-    int64_t end = fl_replica_log_end(r);
-    bb_spec_t s = bb_spec(-1, -1, 3, 64, 7);
-    size_t len;
-    uint8_t *req = bb_new(&s, &len);
-    fl_replica_append_t res;
-    fl_error_t err;
-    assert_int_equal(fl_replica_append(r, req, len, 1000, &res, &err),
-                     FLUSS_ERR_NOT_LEADER_OR_FOLLOWER);
-    free(req);
-    assert_int_equal(fl_replica_log_end(r), end);
-}
-
 static void test_untold_replica_takes_no_write(void **state) {
-    const char *dir = *state;
-    fl_log_config_t lc = {1 << 20, 4096, 0, 1 << 20, false, false, false};
-    fl_durability_t d = {INT64_MAX, 0, false};
     fl_replica_manager_t rm;
-    fl_replica_manager_init(&rm, dir, &lc, &d, NULL);
-    fl_replica_t *r = NULL, *again = NULL;
-    fl_error_t err;
-    if (fl_replica_manager_open_as(&rm, "db", "t", 1, -1, NULL, 0, 0, FL_REPLICA_UNTOLD, &r,
-                                   &err))
-        fail_msg("open: %s", err.msg);
+    manager(&rm, *state);
+    fl_replica_t *r = open_as(&rm, FL_REPLICA_UNTOLD);
     assert_int_equal(fl_replica_role(r), FL_REPLICA_UNTOLD);
     append_refused(r);
     /* a wait parked on it is not acknowledged by any high watermark */
@@ -171,19 +163,15 @@ static void test_untold_replica_takes_no_write(void **state) {
     append_ok(r, 4);
     assert_int_equal(fl_replica_log_end(r), 4);
     /* opening it again keeps the role it was told */
-    if (fl_replica_manager_open_as(&rm, "db", "t", 1, -1, NULL, 0, 0, FL_REPLICA_UNTOLD, &again,
-                                   &err))
-        fail_msg("open again: %s", err.msg);
+    fl_replica_t *again = open_as(&rm, FL_REPLICA_UNTOLD);
     assert_ptr_equal(again, r);
     assert_int_equal(fl_replica_role(again), FL_REPLICA_LEADER);
     fl_replica_unref(again);
     fl_replica_unref(r);
     /* reopened after a restart, it waits to be told again */
     fl_replica_manager_close(&rm);
-    fl_replica_manager_init(&rm, dir, &lc, &d, NULL);
-    if (fl_replica_manager_open_as(&rm, "db", "t", 1, -1, NULL, 0, 0, FL_REPLICA_UNTOLD, &r,
-                                   &err))
-        fail_msg("reopen: %s", err.msg);
+    manager(&rm, *state);
+    r = open_as(&rm, FL_REPLICA_UNTOLD);
     assert_int_equal(fl_replica_log_end(r), 4);
     append_refused(r);
     fl_replica_become_follower(r, 1, 4);
