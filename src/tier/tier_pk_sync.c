@@ -12,6 +12,7 @@
 #include "lake_iceberg_table.h"
 #include "lake_parquet_reader.h"
 #include "tier_deletes.h"
+#include "tier_eq_deletes.h"
 #include "tier_pk_key.h"
 
 #define PS_CORRUPT FLUSS_ERR__CORRUPT
@@ -45,14 +46,33 @@ static int32_t field_id_of(const fl_ice_table_meta_t *m, const char *name) {
 }
 
 /* The bucket's live data files and delete files in snapshot sn; with
- * only_added, the entries of the manifests sn added (a witness search). */
+ * only_added, the entries of the manifests sn added (a witness search).
+ * Equality deletes (Fluss's own tiering job writes them: a lake it tiered
+ * before flussd took over) are read into eq when eq is given. */
 typedef struct bucket_files {
     fl_strlist_t data, deletes; /* manifest file_path URIs */
+    int64_t *data_seq;          /* each data file's data sequence number */
+    size_t cap_seq;
 } bucket_files_t;
+
+static void bucket_files_free(bucket_files_t *f) {
+    fl_strlist_free(&f->data);
+    fl_strlist_free(&f->deletes);
+    fl_free(f->data_seq);
+}
+
+static void add_data_file(bucket_files_t *out, const char *uri, int64_t seq) {
+    if (out->data.count == out->cap_seq) {
+        out->cap_seq = out->cap_seq ? out->cap_seq * 2 : 16;
+        out->data_seq = fl_realloc(out->data_seq, out->cap_seq * sizeof(*out->data_seq));
+    }
+    out->data_seq[out->data.count] = seq;
+    fl_strlist_add(&out->data, uri);
+}
 
 static int collect(const fl_ice_table_meta_t *meta, const fl_ice_snapshot_t *sn,
                    const fl_tier_pk_bucket_t *b, bool only_added, bucket_files_t *out,
-                   fl_error_t *err) {
+                   fl_tier_eq_deletes_t *eq, fl_error_t *err) {
     int32_t fid_bucket = field_id_of(meta, "__bucket");
     fl_ice_manifest_list_read_t list;
     fl_ice_manifest_list_read_init(&list);
@@ -63,21 +83,23 @@ static int collect(const fl_ice_table_meta_t *meta, const fl_ice_snapshot_t *sn,
         const fl_ice_manifest_file_t *mf = &list.list.manifests[i];
         if (only_added && mf->added_snapshot_id != sn->snapshot_id) continue;
         if ((rc = fl_ice_manifest_read(fl_lake_uri_path(mf->manifest_path), &man, err))) break;
-        for (size_t e = 0; e < man.manifest.n_entries; e++) {
+        for (size_t e = 0; !rc && e < man.manifest.n_entries; e++) {
             const fl_ice_manifest_entry_t *en = &man.manifest.entries[e];
             if (en->status == FL_ICE_DELETED) continue;
             if (!is_bucket_file(&man.manifest, &en->file, fid_bucket, b)) continue;
-            if (en->file.content == FL_ICE_DATA) {
-                fl_strlist_add(&out->data, en->file.file_path);
-            } else if (en->file.content == FL_ICE_POSITION_DELETES) {
+            /* an added entry's null sequence number is its manifest's */
+            int64_t seq =
+                en->sequence_number != FL_ICE_NONE ? en->sequence_number : mf->sequence_number;
+            if (en->file.content == FL_ICE_DATA)
+                add_data_file(out, en->file.file_path, seq);
+            else if (en->file.content == FL_ICE_POSITION_DELETES)
                 fl_strlist_add(&out->deletes, en->file.file_path);
-            } else {
-                rc = fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                                "the lake table has equality deletes (%s), which its primary-key "
-                                "index cannot apply",
-                                en->file.file_path);
-                break;
-            }
+            else if (eq)
+                rc = fl_tier_eq_deletes_read(eq, fl_lake_uri_path(en->file.file_path),
+                                             en->file.equality_ids, en->file.n_equality_ids, seq,
+                                             b->max_file_bytes, err);
+            else
+                fl_strlist_add(&out->deletes, en->file.file_path); /* a witness is any file */
         }
     }
     fl_ice_manifest_read_reset(&man);
@@ -85,9 +107,56 @@ static int collect(const fl_ice_table_meta_t *meta, const fl_ice_snapshot_t *sn,
     return rc;
 }
 
-/* The live keys of one data file into x. */
-static int load_file(fl_pk_index_t *x, const char *uri, const fl_tier_deletes_t *dels,
-                     const fl_tier_pk_bucket_t *b, fl_buf_t *key, fl_error_t *err) {
+/* The equality deletes of a rebuild: the set, and for each of its
+ * equality ids the primary-key column (in key order) that holds it. */
+typedef struct eq_view {
+    const fl_tier_eq_deletes_t *set;
+    size_t *cols; /* NULL: the set is empty */
+} eq_view_t;
+
+/* Maps the set's equality ids onto the key columns: the deletes of Fluss's
+ * job name the primary key; any other column list is refused. */
+static int eq_view_init(eq_view_t *v, const fl_tier_eq_deletes_t *set,
+                        const fl_tier_pk_bucket_t *b, fl_error_t *err) {
+    v->set = set;
+    v->cols = NULL;
+    if (!fl_tier_eq_deletes_count(set)) return 0;
+    if (set->n_ids != b->n_keys) goto refuse;
+    v->cols = fl_calloc(set->n_ids, sizeof(*v->cols));
+    for (size_t j = 0; j < set->n_ids; j++) {
+        size_t k = 0;
+        while (k < b->n_keys && b->key_field_ids[k] != set->ids[j]) k++;
+        if (k == b->n_keys) goto refuse;
+        v->cols[j] = k;
+    }
+    return 0;
+refuse:
+    fl_free(v->cols);
+    v->cols = NULL;
+    return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                      "the lake table has equality deletes of columns other than its primary "
+                      "key, which its primary-key index cannot apply");
+}
+
+/* Whether an equality delete newer than seq names row i of the key
+ * columns vals. */
+static int eq_deleted(const eq_view_t *v, const fl_pq_values_t *vals, size_t i, int64_t seq,
+                      fl_buf_t *scratch, bool *yes, fl_error_t *err) {
+    *yes = false;
+    if (!v->cols) return 0;
+    fl_buf_reset(scratch);
+    for (size_t j = 0; j < v->set->n_ids; j++) {
+        int rc = fl_tier_pk_key_append(&vals[v->cols[j]], i, scratch, err);
+        if (rc) return rc;
+    }
+    *yes = fl_tier_eq_deletes_has(v->set, scratch->data, scratch->len, seq);
+    return 0;
+}
+
+/* The live keys of one data file (data sequence number seq) into x. */
+static int load_file(fl_pk_index_t *x, const char *uri, int64_t seq, const fl_tier_deletes_t *dels,
+                     const eq_view_t *eq, const fl_tier_pk_bucket_t *b, fl_buf_t *key,
+                     fl_buf_t *scratch, fl_error_t *err) {
     const char *path = fl_lake_uri_path(uri);
     fl_pq_reader_t *r = NULL;
     int rc = fl_pq_reader_open_file(path, b->max_file_bytes, &r, err);
@@ -113,6 +182,8 @@ static int load_file(fl_pk_index_t *x, const char *uri, const fl_tier_deletes_t 
         for (size_t i = 0; !rc && i < rows; i++) {
             int64_t pos = row0 + (int64_t)i;
             if (any_deleted && fl_tier_deletes_has(dels, uri, pos)) continue;
+            bool gone = false;
+            if ((rc = eq_deleted(eq, vals, i, seq, scratch, &gone, err)) || gone) continue;
             fl_buf_reset(key);
             for (size_t k = 0; k < b->n_keys && !rc; k++)
                 rc = fl_tier_pk_key_append(&vals[k], i, key, err);
@@ -151,23 +222,32 @@ int fl_tier_pk_rebuild(fl_pk_index_t *x, const fl_tier_pk_bucket_t *b, fl_error_
     bucket_files_t files = {0};
     fl_tier_deletes_t dels;
     fl_tier_deletes_init(&dels);
-    fl_buf_t key;
+    fl_tier_eq_deletes_t eq;
+    fl_tier_eq_deletes_init(&eq);
+    eq_view_t view = {&eq, NULL};
+    fl_buf_t key, scratch;
     fl_buf_init(&key);
+    fl_buf_init(&scratch);
     const fl_ice_snapshot_t *sn = NULL;
     int rc = load_head(b, &h, &sn, err);
-    if (!rc) rc = collect(&h.meta.meta, sn, b, false, &files, err);
+    if (!rc) rc = collect(&h.meta.meta, sn, b, false, &files, &eq, err);
     for (size_t i = 0; !rc && i < files.deletes.count; i++)
         rc = fl_tier_deletes_read(&dels, fl_lake_uri_path(files.deletes.items[i]),
                                   b->max_file_bytes, err);
     fl_tier_deletes_seal(&dels);
+    fl_tier_eq_deletes_seal(&eq);
+    if (!rc) rc = eq_view_init(&view, &eq, b, err);
     for (size_t i = 0; !rc && i < files.data.count; i++)
-        rc = load_file(x, files.data.items[i], &dels, b, &key, err);
+        rc = load_file(x, files.data.items[i], files.data_seq[i], &dels, &view, b, &key, &scratch,
+                       err);
     if (rc) fl_pk_index_clear(x);
     else fl_pk_index_set_stamp(x, b->start);
+    fl_free(view.cols);
     fl_buf_free(&key);
+    fl_buf_free(&scratch);
     fl_tier_deletes_free(&dels);
-    fl_strlist_free(&files.data);
-    fl_strlist_free(&files.deletes);
+    fl_tier_eq_deletes_free(&eq);
+    bucket_files_free(&files);
     fl_ice_table_head_reset(&h);
     return rc;
 }
@@ -182,12 +262,11 @@ static int holds_witness(const fl_tier_pk_bucket_t *b, const char *witness, bool
     bucket_files_t files = {0};
     const fl_ice_snapshot_t *sn = NULL;
     int rc = load_head(b, &h, &sn, err);
-    if (!rc) rc = collect(&h.meta.meta, sn, b, true, &files, err);
+    if (!rc) rc = collect(&h.meta.meta, sn, b, true, &files, NULL, err);
     if (!rc)
         *yes = fl_strlist_index(&files.data, witness) >= 0 ||
                fl_strlist_index(&files.deletes, witness) >= 0;
-    fl_strlist_free(&files.data);
-    fl_strlist_free(&files.deletes);
+    bucket_files_free(&files);
     fl_ice_table_head_reset(&h);
     return rc;
 }

@@ -13,8 +13,12 @@
  * 3. Anything else (a restart, a leader change, a round whose commit
  *    failed or is unknown) rebuilds the index from the snapshot: the
  *    primary-key columns of the bucket's live data files, less the
- *    snapshot's position deletes of the bucket, each key live once
- *    (CORRUPT otherwise), stamped start. No snapshot: empty at start.
+ *    snapshot's position deletes of the bucket and the rows its equality
+ *    deletes name (those of a higher data sequence number than the row's
+ *    file: Fluss's own tiering job writes them, so a lake it tiered can be
+ *    handed to flussd; equality deletes of other columns than the primary
+ *    key are refused), each key live once (CORRUPT otherwise), stamped
+ *    start. No snapshot: empty at start.
  *
  * The bucket's files are the entries whose partition tuple is the
  * bucket's: every identity string field equal to the bucket's partition

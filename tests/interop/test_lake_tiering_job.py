@@ -148,13 +148,10 @@ async def test_official_tiering_job_pk_table(start_server, tmp_path):
     srv, conn, db, path, wh = await external_lake_table(start_server, tmp_path, "jobpk", "kv",
                                                         schema, 2, primary_keys=["id"])
 
+    write_kv = upserter(path)
+
     async def upsert(items, deletes=()):
-        w = (await conn.get_table(path)).new_upsert().create_writer()
-        for i, name in items:
-            w.upsert({"id": i, "name": name})
-        for i in deletes:
-            w.delete({"id": i})
-        await w.flush()
+        await write_kv(conn, items, deletes)
 
     await upsert([(i, f"n{i}") for i in range(100)])
     proc, log = start_job(srv, wh, tmp_path)
@@ -192,6 +189,64 @@ async def test_official_tiering_job_pk_table(start_server, tmp_path):
     finally:
         stop_job(proc, log)
     await conn.close()
+    # flussd takes the lake over: its own tiering rebuilds each bucket's
+    # key index from the job's files, their equality deletes applied
+    await flussd_takes_over(srv, db, wh, path, upserter(path), want)
+
+
+def upserter(path):
+    """upsert(conn, items, deletes) on the table at path."""
+    async def upsert(conn, items, deletes=()):
+        w = (await conn.get_table(path)).new_upsert().create_writer()
+        for i, name in items:
+            w.upsert({"id": i, "name": name})
+        for i in deletes:
+            w.delete({"id": i})
+        await w.flush()
+    return upsert
+
+
+async def flussd_takes_over(srv, db, wh, path, upsert, want):
+    """Restarts srv with its own tiering (no lake.tiering.mode external)
+    and checks two of its rounds on the lake the job left (equality
+    deletes in it): duckdb, the lake-only scan and the union read equal
+    the lookups, each key once."""
+    from lakeutil import duckdb_scan
+    args = srv.extra_args
+    i = args.index("lake.tiering.mode=external")
+    srv.extra_args = args[:i - 1] + args[i + 1:]
+    srv.restart()
+    conn = await connect(srv.bootstrap)
+    try:
+        # keys the job deleted come back, keys it updated change again
+        await upsert(conn, [(i, f"t{i}") for i in range(1, 130, 5)], deletes=range(0, 100, 9))
+        want = dict(want)
+        want.update({i: f"t{i}" for i in range(1, 130, 5)})
+        for i in range(0, 100, 9):
+            want.pop(i, None)
+        tbl = pyiceberg_table.StaticTable.from_metadata(str(wh / db / "kv"))
+        last = tbl.current_snapshot().snapshot_id  # the job's (it is stopped)
+        for round_ in range(2):
+            ok(cli(srv, "lake", "tier", f"{db}.kv", "--now"))
+            tbl = pyiceberg_table.StaticTable.from_metadata(str(wh / db / "kv"))
+            assert tbl.current_snapshot().snapshot_id != last, "flussd committed no round"
+            last = tbl.current_snapshot().snapshot_id
+            got = duckdb_scan(str(wh / db / "kv"), "id, name").to_pylist()
+            assert len(got) == len(want), "a key is in the lake twice"
+            assert {r["id"]: r["name"] for r in got} == want
+            assert cli_rows(srv, db, "kv", "--lake-only") == want
+            await upsert(conn, [(i, f"r{round_}-{i}") for i in range(0, 140, 11)],
+                         deletes=range(3, 100, 17))
+            want.update({i: f"r{round_}-{i}" for i in range(0, 140, 11)})
+            for i in range(3, 100, 17):
+                want.pop(i, None)
+        assert cli_rows(srv, db, "kv") == want
+        lookuper = (await conn.get_table(path)).new_lookup().create_lookuper()
+        for i in range(140):
+            r = await lookuper.lookup({"id": i})
+            assert (r["name"] if r is not None else None) == want.get(i), i
+    finally:
+        await conn.close()
 
 
 def cli_rows(srv, db, name, *args):
