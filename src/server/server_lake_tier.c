@@ -77,6 +77,9 @@ typedef struct fl_tier_bucket {
 
 typedef struct fl_tier_round {
     bool sweep; /* remove its orphans first */
+    /* asked for (LAKE_TIER_NOW): a bucket that was not tiered fails it,
+     * after the others were committed */
+    bool strict;
     int64_t table_id;
     char *db, *name;
     fl_table_desc_t desc;
@@ -233,13 +236,26 @@ static int fl_tier_prepare(fl_lake_tierer_t *t, const char *dir, const fl_tier_r
     return 0;
 }
 
+/* Says why bucket tb was not tiered, in the log and, for the first, in
+ * *first. */
+static void fl_tier_bucket_failed(const fl_tier_round_t *r, const fl_tier_bucket_t *tb,
+                                  int code, const char *why, fl_error_t *first) {
+    FL_WARN("lake tiering: %s.%s bucket %d (partition %" PRId64 "): %s", r->db, r->name,
+            tb->bucket, tb->partition_id, why);
+    if (!first->code)
+        fl_err_set(first, code ? code : FLUSS_ERR__INVALID_ARG,
+                   "bucket %d (partition %" PRId64 ") of %s.%s was not tiered: %s", tb->bucket,
+                   tb->partition_id, r->db, r->name, why);
+}
+
 /* Asks every bucket's leader at once (they write side by side, each on
  * its tablet server's pool); tb->resp for each that answered. Returns how
- * many did not (a leader that died mid-write may have left files). */
+ * many did not (a leader that died mid-write may have left files), the
+ * first one's error in *first. */
 static size_t fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_round_t *r,
                                 const fl_lake_offsets_t *offs, int64_t base_snapshot_id,
                                 const char *prefix, int32_t *ids, size_t n_ids,
-                                const char *codec) {
+                                const char *codec, fl_error_t *first) {
     fl_tier_ask_bucket_t *asks = fl_calloc(r->n ? r->n : 1, sizeof(*asks));
     fl_server_call_t *calls = fl_calloc(r->n ? r->n : 1, sizeof(*calls));
     size_t *which = fl_calloc(r->n ? r->n : 1, sizeof(*which));
@@ -249,11 +265,14 @@ static size_t fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_
         int64_t start = fl_lake_offsets_get(offs, tb->partition_id, tb->bucket);
         fl_error_t e;
         fl_err_clear(&e);
-        if (tb->leader < 0 || fl_tier_prepare(t, dir, r, tb, start < 0 ? 0 : start,
-                                              base_snapshot_id, prefix, ids, n_ids, codec,
-                                              &asks[n], &e)) {
-            FL_WARN("lake tiering: %s.%s bucket %d (partition %" PRId64 "): %s", r->db, r->name,
-                    tb->bucket, tb->partition_id, tb->leader < 0 ? "no leader" : e.msg);
+        if (tb->leader < 0) {
+            fl_tier_bucket_failed(r, tb, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION, "no leader",
+                                  first);
+            continue;
+        }
+        if (fl_tier_prepare(t, dir, r, tb, start < 0 ? 0 : start, base_snapshot_id, prefix, ids,
+                            n_ids, codec, &asks[n], &e)) {
+            fl_tier_bucket_failed(r, tb, e.code, e.msg, first);
             continue;
         }
         calls[n] = (fl_server_call_t){.send = fl_push_send,
@@ -269,8 +288,7 @@ static size_t fl_tier_ask_leaders(fl_lake_tierer_t *t, const char *dir, fl_tier_
         fl_tier_bucket_t *tb = &r->buckets[which[k]];
         failed += calls[k].rc != 0;
         if (calls[k].rc)
-            FL_WARN("lake tiering: %s.%s bucket %d (partition %" PRId64 "): %s", r->db, r->name,
-                    tb->bucket, tb->partition_id, calls[k].err.msg);
+            fl_tier_bucket_failed(r, tb, calls[k].rc, calls[k].err.msg, first);
         else
             tb->resp = (Fluss__TierLakeBucketResponse *)calls[k].resp;
     }
@@ -381,6 +399,8 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
     fl_lake_new_file_t *files = NULL;
     int32_t *ids = NULL;
     size_t n_ids = 0, n_files = 0, cap_files = 0;
+    fl_error_t first; /* the first bucket that was not tiered */
+    fl_err_clear(&first);
     if (r->sweep) {
         size_t removed = 0;
         fl_error_t e;
@@ -402,8 +422,9 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
     /* a bucket that failed is tiered by the next round, which first
      * sweeps what its leader may have left */
     if (fl_tier_ask_leaders(t, dir, r, &offs, h.meta.meta.current_snapshot_id, prefix, ids, n_ids,
-                            codec))
+                            codec, &first)) {
         fl_tier_due_of(t, r->table_id, fl_time_mono_ms())->clean = false;
+    }
     bool moved = false;
     for (size_t i = 0; i < r->n; i++) {
         fl_tier_bucket_t *tb = &r->buckets[i];
@@ -446,6 +467,10 @@ static int fl_tier_round_run(fl_lake_tierer_t *t, fl_tier_round_t *r, int64_t *s
         if (fl_tier_auto_expire(t, r)) fl_tier_expire(t, r, dir);
     }
 done:
+    if (!rc && r->strict && first.code) { /* answered once the others are committed */
+        *err = first;
+        rc = first.code;
+    }
     fl_free(files);
     fl_free(ids);
     fl_lake_offsets_free(&offs);
@@ -521,6 +546,7 @@ static void fl_tier_run_asked(fl_lake_tierer_t *t) {
              * first round since the start, or follow a failed one */
             fl_tier_due_t *d = fl_tier_due_of(t, a->table_id, fl_time_mono_ms());
             r.sweep = !d->clean;
+            r.strict = true;
             d->clean = true;
             rc = fl_tier_round_run(t, &r, &sid, &added, &err);
             d = fl_tier_due_of(t, a->table_id, fl_time_mono_ms()); /* due may have grown */

@@ -24,6 +24,7 @@ row), kept between rounds and rebuilt from the lake after a restart.
 import asyncio
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -246,6 +247,38 @@ async def test_index_rebuilt_after_kill9(lake):
     await apply(state["conn"], path, truth, [row(i, 3) for i in range(0, 150, 5)])
     tier_now(srv, db, "crash")
     await check(srv, state["conn"], path, db, "crash", wh, truth, ids)
+
+
+async def test_tier_now_reports_a_bucket_it_could_not_tier(lake):
+    """A bucket whose round fails (here: its lake index cannot be rebuilt,
+    a data file of the lake was damaged while flussd was down) fails
+    `lake tier --now` with the bucket and the reason; the other bucket is
+    committed, and the server stays up."""
+    srv, admin, db, wh, state = lake
+    path = fluss.TablePath(db, "damaged")
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2, properties=SLOW))
+    await wait_ready(admin, path, 2)
+    truth = {}
+    await apply(state["conn"], path, truth, [row(i, 0) for i in range(100)])
+    tier_now(srv, db, "damaged")
+    await state["conn"].close()
+    srv.kill9()
+    files = lake_parquet(wh, db, "damaged")
+    assert len(files) == 2, files  # one data file per bucket
+    damaged = files[0]
+    Path(damaged).write_bytes(b"PAR1 not a parquet file")
+    srv.start()
+    state["conn"] = await connect(srv.bootstrap)
+    await wait_ready(state["conn"].get_admin(), path, 2)
+    before = pyiceberg_table.StaticTable.from_metadata(str(wh / db / "damaged"))
+    await apply(state["conn"], path, truth, [row(i, 1) for i in range(100)])
+    r = cli(srv, "lake", "tier", f"{db}.damaged", "--now")
+    assert r.returncode != 0
+    assert "was not tiered" in r.stderr and f"{db}.damaged" in r.stderr, r.stderr
+    after = pyiceberg_table.StaticTable.from_metadata(str(wh / db / "damaged"))
+    assert after.current_snapshot().snapshot_id != before.current_snapshot().snapshot_id
+    assert await lookups(state["conn"], path, range(100)) == truth
 
 
 async def test_partitioned_pk_table(lake):
