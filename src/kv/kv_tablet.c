@@ -376,14 +376,31 @@ void fl_kv_tablet_close(fl_kv_tablet_t *kt, bool deleted) {
 static void fl_kv_commit_idle(fl_kv_tablet_t *kt) {
     pthread_mutex_lock(&kt->commit_mu);
     kt->commit_queued = false;
+    kt->commit_moved = false;
     pthread_cond_broadcast(&kt->commit_cond);
     pthread_mutex_unlock(&kt->commit_mu);
 }
 
+/* The job found nothing below the high watermark it read: idle, unless
+ * the owner said the watermark moved meanwhile (fl_kv_tablet_committed
+ * found the job queued): then true, and it stays queued to look again. */
+static bool fl_kv_commit_idle_unless_moved(fl_kv_tablet_t *kt) {
+    pthread_mutex_lock(&kt->commit_mu);
+    bool again = kt->commit_moved;
+    kt->commit_moved = false;
+    if (!again) {
+        kt->commit_queued = false;
+        pthread_cond_broadcast(&kt->commit_cond);
+    }
+    pthread_mutex_unlock(&kt->commit_mu);
+    return again;
+}
+
 /* One commit (commit_lock held): the entries below the high watermark into
  * RocksDB, then out of the buffer. *more: something was committed (there
- * may be more by now). job: the commit job's round, which goes idle when
- * it finds nothing to do, under the same write lock a put checks it in. */
+ * may be more by now), or the watermark moved after it was read. job: the
+ * commit job's round, which goes idle when it finds nothing to do, under
+ * the same write lock a put checks it in. */
 static int fl_kv_commit_round(fl_kv_tablet_t *kt, bool job, bool *more, fl_error_t *err) {
     *more = false;
     pthread_rwlock_wrlock(&kt->lock);
@@ -398,7 +415,7 @@ static int fl_kv_commit_round(fl_kv_tablet_t *kt, bool job, bool *more, fl_error
     int64_t delta = 0;
     const fl_kv_pw_entry_t **v = fl_kv_prewrite_collect(&kt->pw, hw, &n, &delta);
     if (!n) {
-        if (job) fl_kv_commit_idle(kt);
+        if (job) *more = fl_kv_commit_idle_unless_moved(kt);
         pthread_rwlock_unlock(&kt->lock);
         return 0;
     }
@@ -438,6 +455,16 @@ static int fl_kv_commit_round(fl_kv_tablet_t *kt, bool job, bool *more, fl_error
     }
     pthread_rwlock_unlock(&kt->lock);
     return rc;
+}
+
+void fl_kv_tablet_committed(fl_kv_tablet_t *kt) {
+    if (!kt->commit_submit) return;
+    pthread_mutex_lock(&kt->commit_mu);
+    bool submit = !kt->commit_queued;
+    if (submit) kt->commit_queued = true;
+    else kt->commit_moved = true; /* a job that read the watermark before looks again */
+    pthread_mutex_unlock(&kt->commit_mu);
+    if (submit) kt->commit_submit(kt->commit_ctx, kt);
 }
 
 int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err) {

@@ -86,6 +86,7 @@ typedef struct fl_kv_tablet {
     pthread_mutex_t commit_mu;
     pthread_cond_t commit_cond; /* commit_queued or commit_running went down */
     bool commit_queued;         /* (commit_mu, set under lock) a commit job is pending */
+    bool commit_moved;          /* (commit_mu) told the watermark moved while queued */
     int commit_running;         /* (commit_mu) commit jobs between their start and end */
     atomic_bool wal_kept;       /* the store writes RocksDB's WAL (kv_table.h has_nested) */
     int64_t rows_stored;        /* (lock) the store's row count as of the last commit */
@@ -224,7 +225,17 @@ int fl_kv_tablet_set_write_buffer(fl_kv_tablet_t *kt, size_t bytes, fl_error_t *
 int fl_kv_tablet_flush_hw(fl_kv_tablet_t *kt, fl_error_t *err);
 
 /* What commit_submit's thread runs: fl_kv_tablet_flush_hw until nothing
- * below the high watermark is left, then the job is done (a later put
- * submits the next). Errors leave the tablet failed, with one WARN. */
+ * below the high watermark is left, then the job is done (a later put,
+ * or fl_kv_tablet_committed, submits the next). Errors leave the tablet
+ * failed, with one WARN. */
 void fl_kv_tablet_commit_job(fl_kv_tablet_t *kt);
+
+/* The log's owner says what is committed moved (the high watermark, or
+ * the flushed offset where answers wait for fsyncs): changes the buffer
+ * holds below it go to RocksDB on commit_submit's thread, not at the
+ * next put. A replicated bucket's changes wait for its followers, so a
+ * put's own commit job finds nothing; this is what brings them in. Cheap
+ * (no job when one is queued or nothing waits); never waits for the
+ * tablet's lock. Without commit_submit: nothing (puts commit inline). */
+void fl_kv_tablet_committed(fl_kv_tablet_t *kt);
 #endif

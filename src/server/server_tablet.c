@@ -173,12 +173,13 @@ int fl_tablet_server_open_replica(fl_tablet_server_t *ts, const fl_hosted_table_
     return rc;
 }
 
-/* ---- watermarks → delayed operations ---- */
+/* ---- watermarks → delayed operations and the kv tablet ---- */
 
 static void fl_tablet_on_watermark(void *ctx, fl_replica_t *r) {
     fl_tablet_server_t *ts = ctx;
     fl_bucket_key_t key = {r->table_id, r->partition_id, r->bucket};
     fl_purgatory_check(ts->purgatory, &key);
+    fl_tablet_kv_committed(ts->kv, r); /* the replica tells its kv what is committed */
 }
 
 size_t fl_tablet_server_snapshot_now(fl_tablet_server_t *ts) {

@@ -30,6 +30,11 @@ struct fl_tablet_kv {
      * connection keep their order; lookups run on `workers` */
     fl_workq_t *writer;
     fl_workq_t *committer; /* one thread: every kv tablet's RocksDB writes */
+    /* watermark moves submit commits (fl_tablet_kv_committed) under it
+     * read-held; stop write-holds it to end them (hooks_off) before the
+     * committer goes */
+    pthread_rwlock_t hooks_lock;
+    bool hooks_off; /* (hooks_lock) */
     pthread_mutex_t open_lock; /* opening a bucket's kv tablet; the list below */
     fl_kv_tablet_t **open;     /* (open_lock) open kv tablets (the write-buffer budget) */
     size_t open_count, open_cap;
@@ -42,6 +47,7 @@ fl_tablet_kv_t *fl_tablet_kv_new(const fl_tablet_kv_config_t *cfg, fl_workq_t *w
     tkv->cfg = *cfg;
     tkv->workers = workers;
     pthread_mutex_init(&tkv->open_lock, NULL);
+    pthread_rwlock_init(&tkv->hooks_lock, NULL);
     tkv->cache = fl_kv_cache_new(cfg->block_cache_bytes ? cfg->block_cache_bytes
                                                         : (size_t)64 << 20);
     char name[48]; /* thread names are cut to 15 bytes where they are set */
@@ -57,6 +63,9 @@ fl_workq_t *fl_tablet_kv_writer(fl_tablet_kv_t *tkv) {
 }
 
 void fl_tablet_kv_stop(fl_tablet_kv_t *tkv) {
+    pthread_rwlock_wrlock(&tkv->hooks_lock);
+    tkv->hooks_off = true; /* no watermark move submits a commit from here on */
+    pthread_rwlock_unlock(&tkv->hooks_lock);
     fl_workq_destroy(tkv->writer);
     tkv->writer = NULL;
     fl_workq_destroy(tkv->committer); /* after the puts that queue its jobs */
@@ -67,6 +76,7 @@ void fl_tablet_kv_destroy(fl_tablet_kv_t *tkv) {
     if (!tkv) return;
     fl_tablet_kv_stop(tkv);
     pthread_mutex_destroy(&tkv->open_lock);
+    pthread_rwlock_destroy(&tkv->hooks_lock);
     fl_free(tkv->open);
     fl_kv_cache_destroy(tkv->cache); /* after every store closed with its replica */
     fl_free(tkv);
@@ -213,6 +223,14 @@ static void fl_kv_close_retired(fl_tablet_kv_t *tkv, fl_replica_t *r, fl_kv_tabl
 
 void fl_tablet_kv_release(fl_tablet_kv_t *tkv, fl_replica_t *r, fl_kv_tablet_t *kt) {
     if (kt) fl_kv_close_retired(tkv, r, fl_replica_kv_release(&r->kv, kt));
+}
+
+void fl_tablet_kv_committed(fl_tablet_kv_t *tkv, fl_replica_t *r) {
+    pthread_rwlock_rdlock(&tkv->hooks_lock);
+    fl_kv_tablet_t *kt = tkv->hooks_off ? NULL : fl_replica_kv_acquire(&r->kv);
+    if (kt) fl_kv_tablet_committed(kt); /* the committer lives while this is held */
+    pthread_rwlock_unlock(&tkv->hooks_lock);
+    fl_tablet_kv_release(tkv, r, kt);
 }
 
 void fl_tablet_kv_retire(fl_tablet_kv_t *tkv, fl_replica_t *r) {

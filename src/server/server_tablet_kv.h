@@ -74,6 +74,11 @@ int fl_tablet_kv_acquire(fl_tablet_kv_t *tkv, const fl_hosted_table_t *t, fl_rep
 /* Gives back a use of kt (NULL: none); the last use of a retired store
  * has it closed on a worker. Any thread, loops included. */
 void fl_tablet_kv_release(fl_tablet_kv_t *tkv, fl_replica_t *r, fl_kv_tablet_t *kt);
+/* What r commits moved (its watermark hook: the high watermark, or the
+ * flushed offset): its store, when one is open, takes the changes below
+ * it into RocksDB now rather than at its next put. Never opens a store.
+ * Any thread, loops included; no replica lock held. */
+void fl_tablet_kv_committed(fl_tablet_kv_t *tkv, fl_replica_t *r);
 /* r became a follower: its store is retired at once (no operation
  * acquires it again) and closed on a worker once the operations holding
  * it are done, then its directory is removed; with no store open, the

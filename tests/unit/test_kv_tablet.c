@@ -39,6 +39,7 @@
 #include "record_kv.h"
 #include "record_row_builder.h"
 #include "replica_manager.h"
+#include "replica_replication.h"
 #include "types_row_compacted.h"
 
 static void test_upsert_delete_lookup_changelog(void **state) {
@@ -905,6 +906,61 @@ static void test_close_races_committer(void **state) {
     env_free(e);
 }
 
+/* The replica's watermark hook, as the tablet server's: the tablet hears
+ * what is committed. */
+static void tell_kv(void *ctx, fl_replica_t *r) {
+    (void)r;
+    env_t *e = ctx;
+    fl_kv_tablet_committed(e->kt);
+}
+
+/* Waits until no commit job of kt is queued or running. */
+static void idle_committer(fl_kv_tablet_t *kt) {
+    pthread_mutex_lock(&kt->commit_mu);
+    while (kt->commit_queued || kt->commit_running) pthread_cond_wait(&kt->commit_cond, &kt->commit_mu);
+    pthread_mutex_unlock(&kt->commit_mu);
+}
+
+/* A replicated bucket: a put's changes wait in the pre-write buffer for
+ * the follower (its commit job finds nothing below the high watermark)
+ * and reach RocksDB when the follower's fetch moves the watermark and the
+ * replica tells the tablet (fl_kv_tablet_committed), with no later put;
+ * one such move at a time, while the committer may be between reading the
+ * watermark and going idle. */
+static void test_commits_follow_the_high_watermark(void **state) {
+    env_t *e = env_new(*state);
+    fl_kv_tablet_close(e->kt, false);
+    e->committer = fl_workq_new(1, "t-kvc");
+    static const int32_t replicas[2] = {0, 1};
+    fl_replica_leadership_t l = {.self = 0, .leader_epoch = 1, .replicas = replicas,
+                                 .replica_count = 2, .isr = replicas, .isr_count = 2,
+                                 .bucket_epoch = 0, .min_isr = 1, .max_lag_ms = 60000};
+    fl_replica_become_leader(e->r, &l, 0);
+    env_open_kv(e);
+    fl_replica_manager_set_watermark_hook(&e->rm, tell_kv, e);
+    for (int32_t round = 0; round < 40; round++) {
+        op_t ops[8];
+        for (int32_t i = 0; i < 8; i++) ops[i] = (op_t){(round * 8 + i) % KEYS, "w", round, false};
+        int64_t before = fl_replica_high_watermark(e->r);
+        put_ok(e, ops, 8);
+        int64_t end = fl_replica_log_end(e->r);
+        assert_int_equal(fl_replica_high_watermark(e->r), before); /* the follower lacks it */
+        assert_true(applied(e->kt) <= before);
+        /* every other round: the put's own commit job has gone idle first */
+        if (round % 2 == 0) idle_committer(e->kt);
+        /* and in rounds 4k+1 and 4k+2 the follower takes it in two fetches */
+        if (round % 4 == 1 || round % 4 == 2) fl_replica_follower_fetched(e->r, 1, end - 3, round);
+        fl_replica_follower_fetched(e->r, 1, end, round);
+        assert_int_equal(fl_replica_high_watermark(e->r), end);
+        for (int i = 0; i < 1000 && applied(e->kt) < end; i++)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        assert_int_equal(applied(e->kt), end);
+        for (int32_t i = 0; i < 8; i++) assert_int_equal(look(e, ops[i].id, NULL, 0), round);
+    }
+    fl_replica_manager_set_watermark_hook(&e->rm, NULL, NULL);
+    env_free(e);
+}
+
 /* ---- auto-increment ---- */
 
 static int env_reserve(void *ctx, int64_t table_id, int64_t count, int64_t *first,
@@ -1090,6 +1146,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_lookups_race_puts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_committer_races_puts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_races_committer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_commits_follow_the_high_watermark, setup, teardown),
         cmocka_unit_test_setup_teardown(test_autoinc_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_insert_keys, setup, teardown),
     };
