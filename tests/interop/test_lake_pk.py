@@ -87,6 +87,16 @@ def tier_now(srv, db, name):
     return out
 
 
+async def slow_pk_table(admin, db, name):
+    """A new PK table db.name of SCHEMA, 2 buckets, tiered only when asked
+    (freshness 1 h); -> its path."""
+    path = fluss.TablePath(db, name)
+    await admin.create_table(path, fluss.TableDescriptor(
+        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2, properties=SLOW))
+    await wait_ready(admin, path, 2)
+    return path
+
+
 async def lookups(conn, path, ids):
     table = await conn.get_table(path)
     lks = [table.new_lookup().create_lookuper() for _ in range(20)]
@@ -220,10 +230,7 @@ async def test_decimal38_key(lake):
 
 async def test_index_rebuilt_after_kill9(lake):
     srv, admin, db, wh, state = lake
-    path = fluss.TablePath(db, "crash")
-    await admin.create_table(path, fluss.TableDescriptor(
-        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2, properties=SLOW))
-    await wait_ready(admin, path, 2)
+    path = await slow_pk_table(admin, db, "crash")
     truth = {}
     ids = range(150)
     await apply(state["conn"], path, truth, [row(i, 0) for i in range(100)])
@@ -255,10 +262,7 @@ async def test_tier_now_reports_a_bucket_it_could_not_tier(lake):
     `lake tier --now` with the bucket and the reason; the other bucket is
     committed, and the server stays up."""
     srv, admin, db, wh, state = lake
-    path = fluss.TablePath(db, "damaged")
-    await admin.create_table(path, fluss.TableDescriptor(
-        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2, properties=SLOW))
-    await wait_ready(admin, path, 2)
+    path = await slow_pk_table(admin, db, "damaged")
     truth = {}
     await apply(state["conn"], path, truth, [row(i, 0) for i in range(100)])
     tier_now(srv, db, "damaged")
@@ -331,10 +335,7 @@ async def test_killed_mid_pk_commit(start_server, tmp_path, step):
     admin = conn.get_admin()
     db = "killpk"
     await admin.create_database(db, ignore_if_exists=True)
-    path = fluss.TablePath(db, "t")
-    await admin.create_table(path, fluss.TableDescriptor(
-        fluss.Schema(SCHEMA, primary_keys=["id"]), bucket_count=2, properties=SLOW))
-    await wait_ready(admin, path, 2)
+    path = await slow_pk_table(admin, db, "t")
     truth = {}
     await apply(conn, path, truth, [row(i, 0) for i in range(120)])
     tier_now(srv, db, "t")
