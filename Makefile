@@ -213,6 +213,7 @@ test: deps build build-asan build-tsan venv
 	$(MAKE) --no-print-directory test-interop-loops
 	$(MAKE) --no-print-directory test-flink-core
 	$(MAKE) --no-print-directory test-flink-lake
+	$(MAKE) --no-print-directory test-flink-cluster-core
 	$(MAKE) --no-print-directory test-tsan
 
 # libFuzzer binaries (clang, or FUZZ_CC=clang-14; installed when missing):
