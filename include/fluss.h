@@ -648,6 +648,33 @@ int64_t fluss_union_scanner_lake_rows(const fluss_union_scanner_t *s);
 const fluss_log_scanner_t *fluss_union_scanner_log(const fluss_union_scanner_t *s);
 void fluss_union_scanner_destroy(fluss_union_scanner_t *s);
 
+/* A table read whole once, as a batch query reads it: the union read of
+ * every bucket of every partition up to its log end offset when the read
+ * began, or to its lake offset when a tiering round that committed
+ * meanwhile took the lake further (the lake snapshot's rows, then the
+ * log after the lake offset; a
+ * table whose lake is off, or a bucket without lake rows, from its log's
+ * earliest offset). A log table gives every record once. A primary-key
+ * table gives its rows as of those offsets, merged by key: each key's
+ * last change wins (+I and +U: that row; -U and -D: no row), so every
+ * live key once, also after the log below the lake offset expired.
+ * fluss_table_read_new reads it all (memory holds each batch that has a
+ * row to give); then batch i (i < fluss_table_read_batch_count) with the
+ * rows of it that belong to the result, ascending (*n of them, at least
+ * one). The batches keep their offsets and change types (a PK row's is
+ * +I or +U, a lake row's +I). projection as fluss_log_scanner_new; a
+ * primary-key table's must hold the key (INVALID_ARG otherwise). The
+ * client and table outlive the read. */
+typedef struct fluss_table_read fluss_table_read_t;
+int fluss_table_read_new(fluss_client_t *c, fluss_table_t *t, const int32_t *projection,
+                         size_t n, fluss_table_read_t **out, fluss_error_t *err);
+size_t fluss_table_read_batch_count(const fluss_table_read_t *r);
+const fluss_record_batch_t *fluss_table_read_batch(const fluss_table_read_t *r, size_t i,
+                                                   const size_t **rows, size_t *n);
+/* Rows in all. */
+size_t fluss_table_read_row_count(const fluss_table_read_t *r);
+void fluss_table_read_destroy(fluss_table_read_t *r);
+
 /* ---- record batches ---- */
 
 typedef enum fluss_change_type {

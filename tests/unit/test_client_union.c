@@ -15,6 +15,13 @@
  *   hold every id once, and the scanner counts the lake rows it gave.
  * - A bucket subscribed at an offset is read from the log alone.
  * - A table whose lake is off: FLUSS_OFFSET_LAKE is its log's earliest.
+ *
+ * And the table read (fluss_table_read_new): a log lake table read whole
+ * is every row once, lake and log; a primary-key lake table, after rounds
+ * of upserts and deletes with tiering between them and changes after the
+ * last round, reads as its rows now (a model of the writes), each key
+ * once with its last value, the lake's rows as +I and the log's as +I or
+ * +U; a projection without the key is refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -271,10 +278,147 @@ static void test_lake_off_reads_the_log(void **state) {
     fluss_table_close(t);
 }
 
+/* The first column of each row a table read gives, as ids; each row's
+ * second column in names (NULL: not wanted) by id. */
+static size_t read_ids(const fluss_table_read_t *r, int *seen, size_t max, char (*names)[32]) {
+    size_t rows = 0;
+    for (size_t i = 0; i < fluss_table_read_batch_count(r); i++) {
+        const size_t *idx;
+        size_t n;
+        const fluss_record_batch_t *b = fluss_table_read_batch(r, i, &idx, &n);
+        assert_non_null(b);
+        assert_true(n > 0);
+        for (size_t k = 0; k < n; k++) {
+            assert_true(k == 0 || idx[k] > idx[k - 1]);
+            char text[32];
+            fluss_record_batch_value_text(b, idx[k], 0, 0, text, sizeof(text));
+            long id = strtol(text, NULL, 10);
+            assert_true(id >= 0 && (size_t)id < max);
+            seen[id]++;
+            fluss_change_type_t ct = fluss_record_batch_change_type(b, idx[k]);
+            assert_true(ct == FLUSS_CHANGE_APPEND_ONLY || ct == FLUSS_CHANGE_INSERT ||
+                        ct == FLUSS_CHANGE_UPDATE_AFTER);
+            if (names) fluss_record_batch_value_text(b, idx[k], 1, 0, names[id], 32);
+            rows++;
+        }
+    }
+    assert_int_equal(rows, fluss_table_read_row_count(r));
+    return rows;
+}
+
+static void test_table_read_of_a_log_table(void **state) {
+    union_env_t *e = *state;
+    static const char *const props[] = {"table.datalake.enabled=true",
+                                        "table.datalake.freshness=1h", NULL};
+    fluss_table_t *t = make_table(e, "whole", props);
+    append(t, 0, 120);
+    int64_t snap = -1, added = 0;
+    fluss_error_t fe;
+    assert_int_equal(fluss_lake_tier_now(e->client, "db", "whole", &snap, &added, &fe), 0);
+    assert_int_equal(added, 120);
+    append(t, 120, 170);
+    fluss_table_read_t *r = NULL;
+    int rc = fluss_table_read_new(e->client, t, NULL, 0, &r, &fe);
+    if (rc) fprintf(stderr, "read: %s\n", fe.message);
+    assert_int_equal(rc, 0);
+    int seen[170] = {0};
+    assert_int_equal(read_ids(r, seen, 170, NULL), 170);
+    for (int i = 0; i < 170; i++) assert_int_equal(seen[i], 1);
+    fluss_table_read_destroy(r);
+    fluss_table_close(t);
+}
+
+#define KEYS 200
+
+/* Upserts ids [from, to) by step as "<tag><id>" and deletes ids [dfrom,
+ * 200) by dstep; model[id] follows ("" : no row). */
+static void upsert_round(fluss_table_t *t, int from, int to, int step, const char *tag, int dfrom,
+                         int dstep, char (*model)[32]) {
+    fluss_upsert_writer_t *w = NULL;
+    fluss_error_t fe;
+    fluss_upsert_writer_options_t o = {0};
+    o.base.linger_ms = 0;
+    o.base.batch_bytes = 512; /* several batches per bucket */
+    assert_int_equal(fluss_upsert_writer_new(t, &o, &w, &fe), 0);
+    fluss_row_t *r = fluss_row_new(t);
+    for (int i = from; i < to; i += step) {
+        fluss_row_clear(r);
+        fluss_row_set_int64(r, 0, i, NULL);
+        snprintf(model[i], 32, "%s%d", tag, i);
+        fluss_row_set_string(r, 1, model[i], NULL);
+        assert_int_equal(fluss_upsert_writer_upsert(w, r, &fe), 0);
+    }
+    for (int i = dfrom; dstep && i < KEYS; i += dstep) {
+        fluss_row_clear(r);
+        fluss_row_set_int64(r, 0, i, NULL);
+        assert_int_equal(fluss_upsert_writer_delete(w, r, &fe), 0);
+        model[i][0] = '\0';
+    }
+    int rc = fluss_upsert_writer_flush(w, &fe);
+    if (rc) fprintf(stderr, "flush: %s\n", fe.message);
+    assert_int_equal(rc, 0);
+    fluss_row_destroy(r);
+    fluss_upsert_writer_destroy(w);
+}
+
+static void test_table_read_merges_a_pk_table(void **state) {
+    union_env_t *e = *state;
+    static const char *const props[] = {"table.datalake.enabled=true",
+                                        "table.datalake.freshness=1h", NULL};
+    fluss_table_spec_t spec = {0};
+    spec.schema = "id BIGINT NOT NULL, s STRING";
+    spec.primary_key = "id";
+    spec.bucket_count = 2;
+    spec.properties = props;
+    fluss_table_t *t = client_env_table(e, "kv", &spec);
+    assert_non_null(t);
+    static char model[KEYS][32];
+    memset(model, 0, sizeof(model));
+    fluss_error_t fe;
+    int64_t snap = -1, added = 0;
+    upsert_round(t, 0, 150, 1, "a", 0, 0, model);
+    assert_int_equal(fluss_lake_tier_now(e->client, "db", "kv", &snap, &added, &fe), 0);
+    assert_int_equal(added, 150);
+    upsert_round(t, 0, 150, 3, "b", 1, 10, model); /* updates and deletes of lake rows */
+    assert_int_equal(fluss_lake_tier_now(e->client, "db", "kv", &snap, &added, &fe), 0);
+    /* after the lake: updates of lake rows, deleted keys back, new keys,
+     * deletes of rows the lake holds and of rows it never saw */
+    upsert_round(t, 1, KEYS, 5, "c", 2, 7, model);
+    upsert_round(t, 100, KEYS, 4, "d", 3, 13, model);
+    for (int pass = 0; pass < 2; pass++) {
+        /* the whole table, then a projection that holds the key */
+        static const int32_t proj[2] = {0, 1};
+        fluss_table_read_t *r = NULL;
+        int rc = fluss_table_read_new(e->client, t, pass ? proj : NULL, pass ? 2 : 0, &r, &fe);
+        if (rc) fprintf(stderr, "read: %s\n", fe.message);
+        assert_int_equal(rc, 0);
+        int seen[KEYS] = {0};
+        static char got[KEYS][32];
+        memset(got, 0, sizeof(got));
+        size_t want = 0;
+        for (int i = 0; i < KEYS; i++) want += model[i][0] != '\0';
+        assert_int_equal(read_ids(r, seen, KEYS, got), want);
+        for (int i = 0; i < KEYS; i++) {
+            assert_int_equal(seen[i], model[i][0] != '\0');
+            if (model[i][0]) assert_string_equal(got[i], model[i]);
+        }
+        fluss_table_read_destroy(r);
+    }
+    static const int32_t no_key[1] = {1};
+    fluss_table_read_t *r = NULL;
+    assert_int_equal(fluss_table_read_new(e->client, t, no_key, 1, &r, &fe),
+                     FLUSS_ERR__INVALID_ARG);
+    assert_null(r);
+    assert_non_null(strstr(fe.message, "must hold the primary key"));
+    fluss_table_close(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lake_then_log_per_bucket),
         cmocka_unit_test(test_lake_off_reads_the_log),
+        cmocka_unit_test(test_table_read_of_a_log_table),
+        cmocka_unit_test(test_table_read_merges_a_pk_table),
     };
     return cmocka_run_group_tests(tests, env_setup, env_teardown);
 }
