@@ -140,6 +140,16 @@ static size_t path_index(fl_tier_deletes_t *s, const uint8_t *p, size_t len) {
     return s->n_paths++;
 }
 
+/* Row pos of the data file whose path is p[0..len), as one more item. */
+static void add_item(fl_tier_deletes_t *s, const uint8_t *p, size_t len, int64_t pos) {
+    size_t path = path_index(s, p, len);
+    if (s->n_items == s->cap_items) {
+        s->cap_items = s->cap_items ? s->cap_items * 2 : 256;
+        s->items = fl_realloc(s->items, s->cap_items * sizeof(*s->items));
+    }
+    s->items[s->n_items++] = (td_item_t){path, pos};
+}
+
 /* The deletes of the open delete file r (named path in messages). */
 static int read_reader(fl_tier_deletes_t *s, fl_pq_reader_t *r, const char *path, fl_error_t *err) {
     int rc = 0;
@@ -162,11 +172,7 @@ static int read_reader(fl_tier_deletes_t *s, fl_pq_reader_t *r, const char *path
                 rc = fl_err_set(err, TD_CORRUPT, "%s: row %zu is not a position delete", path, i);
                 break;
             }
-            if (s->n_items == s->cap_items) {
-                s->cap_items = s->cap_items ? s->cap_items * 2 : 256;
-                s->items = fl_realloc(s->items, s->cap_items * sizeof(*s->items));
-            }
-            s->items[s->n_items++] = (td_item_t){path_index(s, vp.bytes + a, (size_t)(b - a)), pos};
+            add_item(s, vp.bytes + a, (size_t)(b - a), pos);
         }
         fl_pq_values_free(&vp);
         fl_pq_values_free(&vq);
@@ -194,17 +200,12 @@ int fl_tier_deletes_read_image(fl_tier_deletes_t *s, const uint8_t *file, size_t
     return rc;
 }
 
-/* Items by path, then position: once paths are sorted and distinct, the
- * order of their indices is the order of the paths. */
 void fl_tier_deletes_add(fl_tier_deletes_t *s, const char *file_path, int64_t pos) {
-    size_t p = path_index(s, (const uint8_t *)file_path, strlen(file_path));
-    if (s->n_items == s->cap_items) {
-        s->cap_items = s->cap_items ? s->cap_items * 2 : 256;
-        s->items = fl_realloc(s->items, s->cap_items * sizeof(*s->items));
-    }
-    s->items[s->n_items++] = (td_item_t){p, pos};
+    add_item(s, (const uint8_t *)file_path, strlen(file_path), pos);
 }
 
+/* Items by path, then position: once paths are sorted and distinct, the
+ * order of their indices is the order of the paths. */
 static int item_cmp(const void *a, const void *b) {
     const td_item_t *x = a, *y = b;
     if (x->path != y->path) return x->path < y->path ? -1 : 1;
