@@ -107,56 +107,9 @@ static int collect(const fl_ice_table_meta_t *meta, const fl_ice_snapshot_t *sn,
     return rc;
 }
 
-/* The equality deletes of a rebuild: the set, and for each of its
- * equality ids the primary-key column (in key order) that holds it. */
-typedef struct eq_view {
-    const fl_tier_eq_deletes_t *set;
-    size_t *cols; /* NULL: the set is empty */
-} eq_view_t;
-
-/* Maps the set's equality ids onto the key columns: the deletes of Fluss's
- * job name the primary key; any other column list is refused. */
-static int eq_view_init(eq_view_t *v, const fl_tier_eq_deletes_t *set,
-                        const fl_tier_pk_bucket_t *b, fl_error_t *err) {
-    v->set = set;
-    v->cols = NULL;
-    if (!fl_tier_eq_deletes_count(set)) return 0;
-    if (set->n_ids != b->n_keys) goto refuse;
-    v->cols = fl_calloc(set->n_ids, sizeof(*v->cols));
-    for (size_t j = 0; j < set->n_ids; j++) {
-        size_t k = 0;
-        while (k < b->n_keys && b->key_field_ids[k] != set->ids[j]) k++;
-        if (k == b->n_keys) goto refuse;
-        v->cols[j] = k;
-    }
-    return 0;
-refuse:
-    fl_free(v->cols);
-    v->cols = NULL;
-    return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                      "the lake table has equality deletes of columns other than its primary "
-                      "key, which its primary-key index cannot apply");
-}
-
-/* Whether an equality delete newer than seq names row i of the key
- * columns vals. */
-static int eq_deleted(const eq_view_t *v, const fl_pq_values_t *vals, size_t i, int64_t seq,
-                      fl_buf_t *scratch, bool *yes, fl_error_t *err) {
-    *yes = false;
-    if (!v->cols) return 0;
-    fl_buf_reset(scratch);
-    for (size_t j = 0; j < v->set->n_ids; j++) {
-        int rc = fl_tier_pk_key_append(&vals[v->cols[j]], i, scratch, err);
-        if (rc) return rc;
-    }
-    *yes = fl_tier_eq_deletes_has(v->set, scratch->data, scratch->len, seq);
-    return 0;
-}
-
-/* The live keys of one data file (data sequence number seq) into x. */
-static int load_file(fl_pk_index_t *x, const char *uri, int64_t seq, const fl_tier_deletes_t *dels,
-                     const eq_view_t *eq, const fl_tier_pk_bucket_t *b, fl_buf_t *key,
-                     fl_buf_t *scratch, fl_error_t *err) {
+/* The live keys of one data file into x. */
+static int load_file(fl_pk_index_t *x, const char *uri, const fl_tier_deletes_t *dels,
+                     const fl_tier_pk_bucket_t *b, fl_buf_t *key, fl_error_t *err) {
     const char *path = fl_lake_uri_path(uri);
     fl_pq_reader_t *r = NULL;
     int rc = fl_pq_reader_open_file(path, b->max_file_bytes, &r, err);
@@ -182,8 +135,6 @@ static int load_file(fl_pk_index_t *x, const char *uri, int64_t seq, const fl_ti
         for (size_t i = 0; !rc && i < rows; i++) {
             int64_t pos = row0 + (int64_t)i;
             if (any_deleted && fl_tier_deletes_has(dels, uri, pos)) continue;
-            bool gone = false;
-            if ((rc = eq_deleted(eq, vals, i, seq, scratch, &gone, err)) || gone) continue;
             fl_buf_reset(key);
             for (size_t k = 0; k < b->n_keys && !rc; k++)
                 rc = fl_tier_pk_key_append(&vals[k], i, key, err);
@@ -224,27 +175,27 @@ int fl_tier_pk_rebuild(fl_pk_index_t *x, const fl_tier_pk_bucket_t *b, fl_error_
     fl_tier_deletes_init(&dels);
     fl_tier_eq_deletes_t eq;
     fl_tier_eq_deletes_init(&eq);
-    eq_view_t view = {&eq, NULL};
-    fl_buf_t key, scratch;
+    fl_buf_t key;
     fl_buf_init(&key);
-    fl_buf_init(&scratch);
     const fl_ice_snapshot_t *sn = NULL;
     int rc = load_head(b, &h, &sn, err);
     if (!rc) rc = collect(&h.meta.meta, sn, b, false, &files, &eq, err);
     for (size_t i = 0; !rc && i < files.deletes.count; i++)
         rc = fl_tier_deletes_read(&dels, fl_lake_uri_path(files.deletes.items[i]),
                                   b->max_file_bytes, err);
-    fl_tier_deletes_seal(&dels);
+    /* equality deletes become position deletes of the rows they name, as
+     * libfluss's lake reader applies them */
     fl_tier_eq_deletes_seal(&eq);
-    if (!rc) rc = eq_view_init(&view, &eq, b, err);
+    for (size_t i = 0; !rc && fl_tier_eq_deletes_count(&eq) && i < files.data.count; i++)
+        rc = fl_tier_eq_deletes_apply(&eq, fl_lake_uri_path(files.data.items[i]),
+                                      files.data.items[i], files.data_seq[i], b->max_file_bytes,
+                                      &dels, err);
+    fl_tier_deletes_seal(&dels);
     for (size_t i = 0; !rc && i < files.data.count; i++)
-        rc = load_file(x, files.data.items[i], files.data_seq[i], &dels, &view, b, &key, &scratch,
-                       err);
+        rc = load_file(x, files.data.items[i], &dels, b, &key, err);
     if (rc) fl_pk_index_clear(x);
     else fl_pk_index_set_stamp(x, b->start);
-    fl_free(view.cols);
     fl_buf_free(&key);
-    fl_buf_free(&scratch);
     fl_tier_deletes_free(&dels);
     fl_tier_eq_deletes_free(&eq);
     bucket_files_free(&files);

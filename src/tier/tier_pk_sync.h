@@ -15,9 +15,9 @@
  *    primary-key columns of the bucket's live data files, less the
  *    snapshot's position deletes of the bucket and the rows its equality
  *    deletes name (those of a higher data sequence number than the row's
- *    file: Fluss's own tiering job writes them, so a lake it tiered can be
- *    handed to flussd; equality deletes of other columns than the primary
- *    key are refused), each key live once (CORRUPT otherwise), stamped
+ *    file, turned into position deletes as libfluss's reader does:
+ *    Fluss's own tiering job writes them, so a lake it tiered can be
+ *    handed to flussd), each key live once (CORRUPT otherwise), stamped
  *    start. No snapshot: empty at start.
  *
  * The bucket's files are the entries whose partition tuple is the
