@@ -2,7 +2,10 @@
 the three metadata versions of the table our lake_iceberg_table_sample
 helper writes (a new table, one snapshot, two), a pyiceberg 0.12 file
 after an append (SqlCatalog), a file in Java's style (-1 for no snapshot,
-"decimal(9, 2)", a tag ref, statistics), and a few truncations.
+"decimal(9, 2)", a tag ref, statistics), nested columns (the helper's
+`write-nested` table before and after its ADD COLUMN, and a Java-style
+file of a list of structs, a map and a map of lists), and a few
+truncations.
 
 Run after a build:
     python3 fuzz/seedgen_lake_iceberg_meta.py [path/to/lake_iceberg_table_sample]
@@ -51,18 +54,47 @@ JAVA_STYLE = (
     '"current-snapshot-id":-1,"refs":{"t":{"snapshot-id":9,"type":"tag"}},"snapshots":[],'
     '"statistics":[],"snapshot-log":[],"metadata-log":[]}')
 
+# a INT, b ARRAY<ROW<x INT, y STRING>>, c MAP<STRING, INT>, e MAP<STRING,
+# ARRAY<DATE NOT NULL>>, as the reference's Hadoop catalog numbers them
+JAVA_NESTED = (
+    '{"format-version":2,"table-uuid":"0b6ad1a1-6c1e-4a48-9a51-2f4d1f0e7c11",'
+    '"location":"file:/wh/db/t","last-sequence-number":0,"last-updated-ms":7,'
+    '"last-column-id":15,"current-schema-id":0,"schemas":[{"type":"struct","schema-id":0,'
+    '"fields":[{"id":1,"name":"a","required":false,"type":"int"},{"id":2,"name":"b",'
+    '"required":false,"type":{"type":"list","element-id":8,"element":{"type":"struct",'
+    '"fields":[{"id":9,"name":"x","required":false,"type":"int"},{"id":10,"name":"y",'
+    '"required":false,"type":"string","doc":"a y"}]},"element-required":false}},'
+    '{"id":3,"name":"c","required":false,"type":{"type":"map","key-id":11,"key":"string",'
+    '"value-id":12,"value":"int","value-required":false}},{"id":4,"name":"e",'
+    '"required":false,"type":{"type":"map","key-id":13,"key":"string","value-id":14,'
+    '"value":{"type":"list","element-id":15,"element":"date","element-required":true},'
+    '"value-required":false}},{"id":5,"name":"__bucket","required":true,"type":"int"},'
+    '{"id":6,"name":"__offset","required":true,"type":"long"},{"id":7,"name":"__timestamp",'
+    '"required":true,"type":"timestamptz"}]}],"default-spec-id":0,"partition-specs":'
+    '[{"spec-id":0,"fields":[{"name":"__bucket","transform":"identity","source-id":5,'
+    '"field-id":1000}]}],"last-partition-id":1000,"default-sort-order-id":1,"sort-orders":'
+    '[{"order-id":1,"fields":[{"transform":"identity","source-id":6,"direction":"asc",'
+    '"null-order":"nulls-first"}]}],"properties":{},"current-snapshot-id":-1,"refs":{},'
+    '"snapshots":[],"statistics":[],"snapshot-log":[],"metadata-log":[]}')
+
 
 def main():
     sample = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         REPO, "build", "lake_iceberg_table_sample")
     os.makedirs(OUT, exist_ok=True)
-    seeds = {"pyiceberg-append": PYICEBERG.encode(), "java-style": JAVA_STYLE.encode()}
+    seeds = {"pyiceberg-append": PYICEBERG.encode(), "java-style": JAVA_STYLE.encode(),
+             "java-nested": JAVA_NESTED.encode()}
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sample, "write", tmp], check=True, stdout=subprocess.DEVNULL)
         for v in (1, 2, 3):
             with open(os.path.join(tmp, "metadata", "v%d.metadata.json" % v), "rb") as f:
                 seeds["ours-v%d" % v] = f.read()
-    for name in ("ours-v3", "pyiceberg-append"):
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sample, "write-nested", tmp], check=True, stdout=subprocess.DEVNULL)
+        for v in (1, 2):
+            with open(os.path.join(tmp, "metadata", "v%d.metadata.json" % v), "rb") as f:
+                seeds["ours-nested-v%d" % v] = f.read()
+    for name in ("ours-v3", "pyiceberg-append", "ours-nested-v2"):
         m = seeds[name]
         for cut in (len(m) // 2, len(m) - 1):
             seeds["trunc-%s-at-%d" % (name, cut)] = m[:cut]

@@ -67,6 +67,24 @@ static int fl_lake_check_iceberg_props(const fl_kvlist_t *l, fl_error_t *err) {
     return 0;
 }
 
+static bool fl_lake_nested(const fl_datatype_t *t) {
+    return t->root == FL_TYPE_ARRAY || t->root == FL_TYPE_MAP || t->root == FL_TYPE_ROW;
+}
+
+/* Whether every primitive in t's tree has an Iceberg type. */
+static bool fl_lake_type_ok(const fl_datatype_t *t) {
+    char buf[64];
+    switch (t->root) {
+    case FL_TYPE_ARRAY: return fl_lake_type_ok(t->element);
+    case FL_TYPE_MAP: return fl_lake_type_ok(t->key) && fl_lake_type_ok(t->value);
+    case FL_TYPE_ROW:
+        for (size_t i = 0; i < t->field_count; i++)
+            if (!fl_lake_type_ok(t->fields[i].type)) return false;
+        return true;
+    default: return fl_lake_type(t, buf, sizeof(buf)) != NULL;
+    }
+}
+
 int fl_lake_table_check(const fl_table_desc_t *d, const fl_lake_config_t *c, fl_error_t *err) {
     const fl_schema_t *s = &d->schema;
     const char *f = fl_kvlist_get(&d->properties, "table.datalake.format");
@@ -75,13 +93,10 @@ int fl_lake_table_check(const fl_table_desc_t *d, const fl_lake_config_t *c, fl_
                           "The table's 'table.datalake.format' is '%s', but the Fluss cluster's "
                           "datalake format is '%s': its lake table could not be written.",
                           f, c->format);
-    char buf[64];
     for (size_t i = 0; i < s->column_count; i++)
-        if (!fl_lake_type(s->columns[i].type, buf, sizeof(buf)))
+        if (!fl_lake_type_ok(s->columns[i].type))
             return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
-                              "Column '%s' has data type %s, which flussd cannot tier into a "
-                              "lake table yet (ROW, ARRAY and MAP columns are not supported "
-                              "on datalake-enabled tables).",
+                              "Column '%s' has data type %s, which has no Iceberg type.",
                               s->columns[i].name, fl_type_root_json_name(s->columns[i].type->root));
     for (size_t i = 0; i < d->partition_keys.count; i++) {
         int idx = fl_schema_column_index(s, d->partition_keys.items[i]);
@@ -103,7 +118,8 @@ int fl_lake_table_check(const fl_table_desc_t *d, const fl_lake_config_t *c, fl_
 
 typedef struct fl_lake_build {
     fl_ice_field_t *fields;
-    char (*types)[64];
+    /* nested types and the type strings of decimals */
+    fl_avro_arena_t arena;
     int32_t *identifier;
     size_t n_identifier;
     fl_ice_partition_field_t spec_fields[FL_ICE_PARTITION_FIELDS_MAX + 1];
@@ -114,11 +130,18 @@ typedef struct fl_lake_build {
     size_t n_props;
 } fl_lake_build_t;
 
-static void fl_lake_build_free(fl_lake_build_t *b) {
+static fl_lake_build_t *fl_lake_build_new(void) {
+    fl_lake_build_t *b = fl_calloc(1, sizeof(*b));
+    fl_avro_arena_init(&b->arena);
+    return b;
+}
+
+static void fl_lake_build_destroy(fl_lake_build_t *b) {
     fl_free(b->fields);
-    fl_free(b->types);
     fl_free(b->identifier);
     for (size_t i = 0; i < b->n_props; i++) fl_free(b->prop_keys[i]);
+    fl_avro_arena_reset(&b->arena);
+    fl_free(b);
 }
 
 static int32_t fl_lake_field_id(const fl_schema_t *s, const char *name) {
@@ -150,41 +173,169 @@ static int fl_lake_prop(fl_lake_build_t *b, const char *key, bool map, const cha
     return 0;
 }
 
-/* The id a column takes: its id in the lake table's current schema (by
- * name: Fluss only adds columns), else the next free one. */
-static int32_t fl_lake_column_id(const fl_ice_schema_t *cur, const char *name, int32_t *last) {
-    for (size_t i = 0; cur && i < cur->n_fields; i++)
-        if (strcmp(cur->fields[i].name, name) == 0) return cur->fields[i].id;
-    return ++*last;
+/* ---- Fluss types to Iceberg types, with Iceberg's ids ---- */
+
+/* Memory for the description (n zeroed bytes), NULL when out of it. */
+static void *fl_lake_alloc(fl_lake_build_t *b, size_t n) {
+    return fl_avro_arena_try_alloc(&b->arena, n);
 }
 
-/* The fields of the lake table for schema s: a new table's (cur NULL: ids
- * 1.. in order, the system columns last), or cur's evolved by the columns
- * s added (new ids above *last, placed before the system columns). */
-static int fl_lake_build_schema(fl_lake_build_t *b, const fl_schema_t *s,
-                                const fl_ice_schema_t *cur, int32_t *last) {
+/* The field of base's nested type at this place — a list's element, a
+ * map's "key" or "value", a struct's field by name — or NULL when base
+ * has none (or is of another kind). */
+static const fl_ice_field_t *fl_lake_base_field(const fl_ice_field_t *base,
+                                                fl_ice_nested_kind_t kind, const char *name) {
+    if (!base || !base->nested || base->nested->kind != kind) return NULL;
+    const fl_ice_nested_t *n = base->nested;
+    if (kind == FL_ICE_LIST) return n->element;
+    if (kind == FL_ICE_MAP) return !strcmp(name, "key") ? n->key : n->value;
+    for (size_t i = 0; i < n->n_fields; i++)
+        if (!strcmp(n->fields[i].name, name)) return &n->fields[i];
+    return NULL;
+}
+
+/* The id of a field inside a type: base's (the same field in the lake
+ * table's current schema) or the next free one. */
+static int32_t fl_lake_next_id(const fl_ice_field_t *base, int32_t *last) {
+    return base ? base->id : ++*last;
+}
+
+static int fl_lake_fill(fl_lake_build_t *b, const fl_datatype_t *t, const fl_ice_field_t *base,
+                        int32_t *last, int depth, fl_ice_field_t *f);
+
+/* A list's element, a map's key or value: named, its id given, its type
+ * not yet filled. */
+static fl_ice_field_t *fl_lake_inner(fl_lake_build_t *b, const char *name, const fl_datatype_t *t,
+                                     const fl_ice_field_t *base, int32_t *last) {
+    fl_ice_field_t *f = fl_lake_alloc(b, sizeof(*f));
+    if (!f) return NULL;
+    f->id = fl_lake_next_id(base, last);
+    f->name = name;
+    f->required = strcmp(name, "key") == 0 || !t->nullable; /* Iceberg's keys are required */
+    return f;
+}
+
+/* Fills f's type (f->id, name and required set) from Fluss type t, the
+ * ids inside numbered as Iceberg's TypeUtil.assignFreshIds numbers them
+ * (the reference's catalog create, and its SchemaUpdate#addColumn): a
+ * struct numbers all its fields, then descends into each in order; a
+ * list numbers its element, then descends; a map numbers its key, then
+ * its value, then descends into the key, then the value. A field that
+ * base (the same place in the lake table's current schema; NULL: none)
+ * has keeps its id. -1 when out of memory or too deep. */
+static int fl_lake_fill(fl_lake_build_t *b, const fl_datatype_t *t, const fl_ice_field_t *base,
+                        int32_t *last, int depth, fl_ice_field_t *f) {
+    if (!fl_lake_nested(t)) {
+        char buf[64];
+        const char *type = fl_lake_type(t, buf, sizeof(buf));
+        if (!type) return -1; /* fl_lake_table_check refused it first */
+        char *copy = fl_lake_alloc(b, strlen(type) + 1);
+        if (!copy) return -1;
+        memcpy(copy, type, strlen(type));
+        f->type = copy;
+        return 0;
+    }
+    if (depth >= FL_ICE_TYPE_DEPTH_MAX) return -1;
+    fl_ice_nested_t *n = fl_lake_alloc(b, sizeof(*n));
+    if (!n) return -1;
+    f->nested = n;
+    if (t->root == FL_TYPE_ARRAY) {
+        const fl_ice_field_t *be = fl_lake_base_field(base, FL_ICE_LIST, "element");
+        fl_ice_field_t *e = fl_lake_inner(b, "element", t->element, be, last);
+        n->kind = FL_ICE_LIST;
+        n->element = e;
+        return e ? fl_lake_fill(b, t->element, be, last, depth + 1, e) : -1;
+    }
+    if (t->root == FL_TYPE_MAP) {
+        const fl_ice_field_t *bk = fl_lake_base_field(base, FL_ICE_MAP, "key"),
+                             *bv = fl_lake_base_field(base, FL_ICE_MAP, "value");
+        fl_ice_field_t *k = fl_lake_inner(b, "key", t->key, bk, last);
+        fl_ice_field_t *v = k ? fl_lake_inner(b, "value", t->value, bv, last) : NULL;
+        n->kind = FL_ICE_MAP;
+        n->key = k;
+        n->value = v;
+        if (!v || fl_lake_fill(b, t->key, bk, last, depth + 1, k)) return -1;
+        return fl_lake_fill(b, t->value, bv, last, depth + 1, v);
+    }
+    fl_ice_field_t *fields = fl_lake_alloc(b, (t->field_count + 1) * sizeof(*fields));
+    if (!fields) return -1;
+    n->kind = FL_ICE_STRUCT;
+    n->fields = fields;
+    n->n_fields = t->field_count;
+    for (size_t i = 0; i < t->field_count; i++) {
+        const fl_row_field_t *rf = &t->fields[i];
+        const fl_ice_field_t *bf = fl_lake_base_field(base, FL_ICE_STRUCT, rf->name);
+        fields[i] = (fl_ice_field_t){fl_lake_next_id(bf, last), rf->name, !rf->type->nullable,
+                                     NULL, rf->description, NULL};
+    }
+    for (size_t i = 0; i < t->field_count; i++)
+        if (fl_lake_fill(b, t->fields[i].type,
+                         fl_lake_base_field(base, FL_ICE_STRUCT, t->fields[i].name), last,
+                         depth + 1, &fields[i]))
+            return -1;
+    return 0;
+}
+
+/* The column of the lake table's current schema with this name, or NULL. */
+static const fl_ice_field_t *fl_lake_column(const fl_ice_schema_t *cur, const char *name) {
+    for (size_t i = 0; cur && i < cur->n_fields; i++)
+        if (strcmp(cur->fields[i].name, name) == 0) return &cur->fields[i];
+    return NULL;
+}
+
+static const char *const FL_LAKE_SYS_NAMES[] = {"__bucket", "__offset", "__timestamp"};
+static const char *const FL_LAKE_SYS_TYPES[] = {"int", "long", "timestamptz"};
+
+/* The fields of a new lake table for schema s, numbered as the Hadoop
+ * catalog's create renumbers the reference's schema (assignFreshIds over
+ * the root struct): the columns and then the system columns take 1..n,
+ * then the inside of each column's type in column order. */
+static int fl_lake_build_new_schema(fl_lake_build_t *b, const fl_schema_t *s, int32_t *last) {
     size_t n = s->column_count + FL_LAKE_SYSTEM_COLUMNS;
-    b->fields = fl_calloc(n, sizeof(*b->fields));
-    b->types = fl_calloc(n, sizeof(*b->types));
-    static const char *const sys_names[] = {"__bucket", "__offset", "__timestamp"};
-    static const char *const sys_types[] = {"int", "long", "timestamptz"};
-    int32_t sys_ids[FL_LAKE_SYSTEM_COLUMNS];
-    if (!cur)
-        for (size_t k = 0; k < FL_LAKE_SYSTEM_COLUMNS; k++)
-            sys_ids[k] = (int32_t)(s->column_count + k) + 1;
     for (size_t i = 0; i < s->column_count; i++) {
         const fl_column_t *col = &s->columns[i];
-        const char *t = fl_lake_type(col->type, b->types[i], sizeof(b->types[i]));
-        if (!t) return -1; /* fl_lake_table_check refused it first */
-        int32_t id = cur ? fl_lake_column_id(cur, col->name, last) : (int32_t)i + 1;
-        b->fields[i] = (fl_ice_field_t){id, col->name, !col->type->nullable, t, col->comment};
+        b->fields[i] = (fl_ice_field_t){(int32_t)i + 1, col->name, !col->type->nullable, NULL,
+                                        col->comment, NULL};
     }
-    for (size_t k = 0; k < FL_LAKE_SYSTEM_COLUMNS; k++) {
-        int32_t id = cur ? fl_lake_column_id(cur, sys_names[k], last) : sys_ids[k];
+    for (size_t k = 0; k < FL_LAKE_SYSTEM_COLUMNS; k++)
+        b->fields[s->column_count + k] = (fl_ice_field_t){
+            (int32_t)(s->column_count + k) + 1, FL_LAKE_SYS_NAMES[k], true, FL_LAKE_SYS_TYPES[k],
+            NULL, NULL};
+    *last = (int32_t)n;
+    for (size_t i = 0; i < s->column_count; i++)
+        if (fl_lake_fill(b, s->columns[i].type, NULL, last, 0, &b->fields[i])) return -1;
+    return 0;
+}
+
+/* cur's fields evolved by the columns s added, as the reference's ALTER
+ * (SchemaUpdate#addColumn, then moveBefore __bucket): a kept column keeps
+ * its ids (inside too); a new one takes last-column-id + 1 and its inside
+ * the ids after it, one column after the other; the system columns stay
+ * last. */
+static int fl_lake_build_evolved_schema(fl_lake_build_t *b, const fl_schema_t *s,
+                                        const fl_ice_schema_t *cur, int32_t *last) {
+    for (size_t i = 0; i < s->column_count; i++) {
+        const fl_column_t *col = &s->columns[i];
+        const fl_ice_field_t *base = fl_lake_column(cur, col->name);
+        b->fields[i] = (fl_ice_field_t){fl_lake_next_id(base, last), col->name,
+                                        !col->type->nullable, NULL, col->comment, NULL};
+        if (fl_lake_fill(b, col->type, base, last, 0, &b->fields[i])) return -1;
+    }
+    for (size_t k = 0; k < FL_LAKE_SYSTEM_COLUMNS; k++)
         b->fields[s->column_count + k] =
-            (fl_ice_field_t){id, sys_names[k], true, sys_types[k], NULL};
-    }
-    if (!cur) *last = (int32_t)n;
+            (fl_ice_field_t){fl_lake_next_id(fl_lake_column(cur, FL_LAKE_SYS_NAMES[k]), last),
+                             FL_LAKE_SYS_NAMES[k], true, FL_LAKE_SYS_TYPES[k], NULL, NULL};
+    return 0;
+}
+
+/* The fields of the lake table for schema s: a new table's (cur NULL) or
+ * cur's evolved; the primary key as identifier ids. -1: a type with no
+ * lake type, too deep, or out of memory. */
+static int fl_lake_build_schema(fl_lake_build_t *b, const fl_schema_t *s,
+                                const fl_ice_schema_t *cur, int32_t *last) {
+    b->fields = fl_calloc(s->column_count + FL_LAKE_SYSTEM_COLUMNS, sizeof(*b->fields));
+    if (cur ? fl_lake_build_evolved_schema(b, s, cur, last) : fl_lake_build_new_schema(b, s, last))
+        return -1;
     if (s->has_primary_key) {
         b->identifier = fl_calloc(s->primary_key.count + 1, sizeof(int32_t));
         for (size_t i = 0; i < s->primary_key.count; i++) {
@@ -251,11 +402,12 @@ int fl_lake_table_create(const fl_lake_config_t *c, const char *db, const char *
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "the lake table's path is too long");
     int rc = fl_lake_table_check(d, c, err);
     if (rc) return rc;
-    fl_lake_build_t *b = fl_calloc(1, sizeof(*b));
+    fl_lake_build_t *b = fl_lake_build_new();
     char id_text[32];
     int32_t last_column_id = 0;
     if (fl_lake_build_schema(b, &d->schema, NULL, &last_column_id)) {
-        rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "a column type has no lake type");
+        rc = fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION,
+                        "a column type has no lake type, nests too deep, or memory ran out");
         goto done;
     }
     if ((rc = fl_lake_build_spec(b, d, err))) goto done;
@@ -293,8 +445,7 @@ int fl_lake_table_create(const fl_lake_config_t *c, const char *db, const char *
         rc = fl_err_set(err, FLUSS_ERR_LAKE_TABLE_ALREADY_EXIST, "Table %s.%s already exists.", db,
                         name);
 done:
-    fl_lake_build_free(b);
-    fl_free(b);
+    fl_lake_build_destroy(b);
     return rc;
 }
 
@@ -331,14 +482,8 @@ static bool fl_lake_props_equal(const fl_ice_prop_t *a, size_t na, const fl_ice_
 
 static bool fl_lake_fields_equal(const fl_ice_schema_t *cur, const fl_ice_field_t *f, size_t n) {
     if (cur->n_fields != n) return false;
-    fl_ice_type_info_t x, y;
-    for (size_t i = 0; i < n; i++) {
-        const fl_ice_field_t *g = &cur->fields[i];
-        if (g->id != f[i].id || strcmp(g->name, f[i].name) != 0 || g->required != f[i].required ||
-            !fl_ice_type_parse(g->type, &x) || !fl_ice_type_parse(f[i].type, &y) ||
-            memcmp(&x, &y, sizeof(x)) != 0)
-            return false;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (!fl_ice_field_same(&cur->fields[i], &f[i])) return false;
     return true;
 }
 
@@ -358,7 +503,7 @@ static int fl_lake_sync_once(const char *dir, const char *db, const char *name, 
     fl_ice_table_head_init(&h);
     fl_ice_meta_read_t evolved;
     fl_ice_meta_read_init(&evolved);
-    fl_lake_build_t *b = fl_calloc(1, sizeof(*b));
+    fl_lake_build_t *b = fl_lake_build_new();
     fl_ice_metadata_log_t *log = NULL;
     int rc = fl_ice_table_load(dir, &h, err);
     if (rc == FLUSS_ERR_TABLE_NOT_EXIST || (!rc && !fl_lake_table_is_of(&h.meta.meta, table_id))) {
@@ -412,8 +557,7 @@ static int fl_lake_sync_once(const char *dir, const char *db, const char *name, 
     rc = fl_ice_table_commit(dir, h.version, &next, err);
 done:
     fl_free(log);
-    fl_lake_build_free(b);
-    fl_free(b);
+    fl_lake_build_destroy(b);
     fl_ice_meta_read_reset(&evolved);
     fl_ice_table_head_reset(&h);
     return rc;
@@ -435,4 +579,58 @@ int fl_lake_table_sync(const fl_lake_config_t *c, const char *db, const char *na
     for (int attempt = 0; attempt < 8 && rc == FLUSS_ERR__CONFLICT; attempt++)
         rc = fl_lake_sync_once(dir, db, name, table_id, d, must_exist, err);
     return rc;
+}
+
+/* ---- the ids of a column's tree, for the tiering ---- */
+
+static int fl_lake_ids_of(const fl_datatype_t *t, const fl_ice_field_t *f, const char *column,
+                          int depth, int32_t *out, size_t cap, size_t *n, fl_error_t *err) {
+    static const fl_ice_nested_kind_t KIND[] = {[FL_TYPE_ARRAY] = FL_ICE_LIST,
+                                                [FL_TYPE_MAP] = FL_ICE_MAP,
+                                                [FL_TYPE_ROW] = FL_ICE_STRUCT};
+    if (*n >= cap)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "lake column %s: more than %zu fields in its type", column, cap);
+    if (depth > FL_ICE_TYPE_DEPTH_MAX)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "lake column %s nests too deep", column);
+    out[(*n)++] = f->id;
+    if (!fl_lake_nested(t)) {
+        char buf[64];
+        fl_ice_type_info_t want, have;
+        const char *type = fl_lake_type(t, buf, sizeof(buf));
+        if (f->nested || !type || !fl_ice_type_parse(type, &want) ||
+            !fl_ice_type_parse(f->type, &have) || memcmp(&want, &have, sizeof(want)) != 0)
+            return fl_err_set(err, FLUSS_ERR__STATE,
+                              "lake column %s: field %" PRId32 " is not the %s of the Fluss "
+                              "column's type (a type changed under the lake)",
+                              column, f->id, type ? type : fl_type_root_json_name(t->root));
+        return 0;
+    }
+    const fl_ice_nested_t *nt = f->nested;
+    bool same = nt && nt->kind == KIND[t->root];
+    if (same && t->root == FL_TYPE_ROW) {
+        same = nt->n_fields == t->field_count;
+        for (size_t i = 0; same && i < t->field_count; i++)
+            same = strcmp(nt->fields[i].name, t->fields[i].name) == 0;
+    }
+    if (!same)
+        return fl_err_set(err, FLUSS_ERR__STATE,
+                          "lake column %s: field %" PRId32 " does not have the shape of the "
+                          "Fluss column's %s (a type changed under the lake)",
+                          column, f->id, fl_type_root_json_name(t->root));
+    int rc = 0;
+    if (t->root == FL_TYPE_ARRAY)
+        return fl_lake_ids_of(t->element, nt->element, column, depth + 1, out, cap, n, err);
+    if (t->root == FL_TYPE_MAP) {
+        rc = fl_lake_ids_of(t->key, nt->key, column, depth + 1, out, cap, n, err);
+        return rc ? rc : fl_lake_ids_of(t->value, nt->value, column, depth + 1, out, cap, n, err);
+    }
+    for (size_t i = 0; i < t->field_count && !rc; i++)
+        rc = fl_lake_ids_of(t->fields[i].type, &nt->fields[i], column, depth + 1, out, cap, n, err);
+    return rc;
+}
+
+int fl_lake_column_ids(const fl_datatype_t *t, const fl_ice_field_t *f, int32_t *out, size_t cap,
+                       size_t *n, fl_error_t *err) {
+    return fl_lake_ids_of(t, f, f->name ? f->name : "?", 0, out, cap, n, err);
 }

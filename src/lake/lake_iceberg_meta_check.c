@@ -136,6 +136,92 @@ const fl_ice_field_t *fl_ice_schema_field(const fl_ice_schema_t *s, int32_t id) 
     return NULL;
 }
 
+/* ---- nested fields ---- */
+
+/* The fields directly inside f's type, in the order of the pre-order
+ * walk; returns how many (at most 2 but for a struct's). */
+static size_t children(const fl_ice_field_t *f, const fl_ice_field_t **first,
+                       const fl_ice_field_t **second) {
+    const fl_ice_nested_t *t = f->nested;
+    *first = *second = NULL;
+    if (!t) return 0;
+    switch (t->kind) {
+    case FL_ICE_STRUCT: *first = t->fields; return t->n_fields;
+    case FL_ICE_LIST: *first = t->element; return 1;
+    case FL_ICE_MAP: *first = t->key; *second = t->value; return 2;
+    }
+    return 0;
+}
+
+/* Child i of f (i below children()'s count). */
+static const fl_ice_field_t *child(const fl_ice_field_t *f, size_t i) {
+    const fl_ice_field_t *a, *b;
+    children(f, &a, &b);
+    if (f->nested->kind == FL_ICE_STRUCT) return &a[i];
+    return i == 0 ? a : b;
+}
+
+static int walk(const fl_ice_field_t *f, int depth, fl_ice_field_fn fn, void *ctx) {
+    int rc = fn(f, depth, ctx);
+    const fl_ice_field_t *a, *b;
+    size_t n = children(f, &a, &b);
+    for (size_t i = 0; i < n && !rc; i++) rc = walk(child(f, i), depth + 1, fn, ctx);
+    return rc;
+}
+
+int fl_ice_field_walk(const fl_ice_field_t *f, fl_ice_field_fn fn, void *ctx) {
+    return walk(f, 0, fn, ctx);
+}
+
+typedef struct find {
+    int32_t id;
+    const fl_ice_field_t *found;
+} find_t;
+
+static int find_one(const fl_ice_field_t *f, int depth, void *ctx) {
+    find_t *x = ctx;
+    (void)depth;
+    if (f->id != x->id) return 0;
+    x->found = f;
+    return 1;
+}
+
+const fl_ice_field_t *fl_ice_schema_find(const fl_ice_schema_t *s, int32_t id) {
+    find_t x = {id, NULL};
+    for (size_t i = 0; i < s->n_fields && !x.found; i++) fl_ice_field_walk(&s->fields[i], find_one, &x);
+    return x.found;
+}
+
+static int max_one(const fl_ice_field_t *f, int depth, void *ctx) {
+    int32_t *max = ctx;
+    (void)depth;
+    if (f->id > *max) *max = f->id;
+    return 0;
+}
+
+int32_t fl_ice_field_max_id(const fl_ice_field_t *f) {
+    int32_t max = f->id;
+    fl_ice_field_walk(f, max_one, &max);
+    return max;
+}
+
+bool fl_ice_field_same(const fl_ice_field_t *a, const fl_ice_field_t *b) {
+    if (a->id != b->id || a->required != b->required || !a->name != !b->name ||
+        (a->name && strcmp(a->name, b->name)) || !a->nested != !b->nested)
+        return false;
+    if (!a->nested) {
+        fl_ice_type_info_t x, y;
+        return fl_ice_type_parse(a->type, &x) && fl_ice_type_parse(b->type, &y) &&
+               !memcmp(&x, &y, sizeof(x));
+    }
+    const fl_ice_field_t *a1, *a2, *b1, *b2;
+    size_t n = children(a, &a1, &a2);
+    if (a->nested->kind != b->nested->kind || children(b, &b1, &b2) != n) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!fl_ice_field_same(child(a, i), child(b, i))) return false;
+    return true;
+}
+
 const fl_ice_schema_t *fl_ice_meta_schema(const fl_ice_table_meta_t *m, int32_t schema_id) {
     for (size_t i = 0; i < m->n_schemas; i++)
         if (m->schemas[i].schema_id == schema_id) return &m->schemas[i];
@@ -203,19 +289,145 @@ static int check_props(ck_t *c, const fl_ice_prop_t *p, size_t n, const char *wh
     return rc;
 }
 
-static int check_field(ck_t *c, const fl_ice_field_t *f, int32_t last_column_id,
-                       const char *where, size_t i) {
+/* A schema being checked: its path, and every id seen at any depth (an
+ * open-addressing set: -1 is free, ids are >= 0 once checked). */
+typedef struct sk {
+    ck_t *c;
+    int32_t last_column_id;
+    int32_t *ids;
+    size_t n_ids, cap; /* cap a power of two, at least twice n_ids */
+    char path[512];
+    size_t len;
+} sk_t;
+
+static size_t id_slot(const int32_t *ids, size_t cap, int32_t id) {
+    size_t i = ((uint32_t)id * 2654435761u) & (cap - 1);
+    while (ids[i] != -1 && ids[i] != id) i = (i + 1) & (cap - 1);
+    return i;
+}
+
+/* Adds id; false if it was there. */
+static bool id_add(sk_t *k, int32_t id) {
+    if (2 * (k->n_ids + 1) > k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 64;
+        int32_t *ids = fl_malloc(cap * sizeof(*ids));
+        memset(ids, 0xff, cap * sizeof(*ids));
+        for (size_t i = 0; i < k->cap; i++)
+            if (k->ids[i] != -1) ids[id_slot(ids, cap, k->ids[i])] = k->ids[i];
+        fl_free(k->ids);
+        k->ids = ids;
+        k->cap = cap;
+    }
+    size_t i = id_slot(k->ids, k->cap, id);
+    if (k->ids[i] == id) return false;
+    k->ids[i] = id;
+    k->n_ids++;
+    return true;
+}
+
+/* Appends ".step" or ".step[i]" (i != SIZE_MAX) to the path; returns the
+ * length to restore. A path too long for its buffer ends in "...". */
+static size_t sk_push(sk_t *k, const char *step, size_t i) {
+    size_t keep = k->len;
+    if (k->len >= sizeof(k->path) - 1) return keep;
+    size_t room = sizeof(k->path) - k->len;
+    int w = i == SIZE_MAX ? snprintf(k->path + k->len, room, ".%s", step)
+                          : snprintf(k->path + k->len, room, ".%s[%zu]", step, i);
+    if (w >= 0 && (size_t)w >= room) {
+        memcpy(k->path + sizeof(k->path) - 4, "...", 4);
+        k->len = sizeof(k->path) - 1;
+    } else if (w > 0) {
+        k->len += (size_t)w;
+    }
+    return keep;
+}
+
+static void sk_pop(sk_t *k, size_t keep) {
+    k->len = keep;
+    k->path[keep] = 0;
+}
+
+typedef enum role { R_FIELD, R_ELEMENT, R_KEY, R_VALUE } role_t;
+
+static const char *const ROLE_NAMES[] = {NULL, "element", "key", "value"};
+
+static int check_node(sk_t *k, const fl_ice_field_t *f, role_t role, int depth);
+
+static int check_struct(sk_t *k, const fl_ice_nested_t *t, int depth) {
+    ck_t *c = k->c;
+    if (check_list(c, t->fields, t->n_fields, FL_ICE_SCHEMA_FIELDS_MAX, k->path)) return c->code;
+    if (t->element || t->key || t->value)
+        return BAD(c, "%s: a struct has fields and nothing else", k->path);
+    int rc = 0;
+    for (size_t i = 0; i < t->n_fields && !rc; i++) {
+        size_t at = sk_push(k, "fields", i);
+        rc = check_node(k, &t->fields[i], R_FIELD, depth);
+        /* quadratic, but a struct's bound is 4096 */
+        for (size_t j = 0; j < i && !rc; j++)
+            if (!strcmp(t->fields[j].name, t->fields[i].name))
+                rc = BAD(c, "%s repeats the name \"%s\"", k->path, t->fields[i].name);
+        sk_pop(k, at);
+    }
+    return rc;
+}
+
+/* f's nested type; its fields are at depth + 1. */
+static int check_nested(sk_t *k, const fl_ice_field_t *f, int depth) {
+    ck_t *c = k->c;
+    const fl_ice_nested_t *t = f->nested;
+    if (f->type) return BAD(c, "%s has a type \"%s\" and a nested type", k->path, f->type);
+    if (depth + 1 > FL_ICE_TYPE_DEPTH_MAX)
+        return BAD(c, "%s nests deeper than %d", k->path, FL_ICE_TYPE_DEPTH_MAX);
+    size_t keep = sk_push(k, "type", SIZE_MAX);
+    int rc = 0;
+    switch (t->kind) {
+    case FL_ICE_STRUCT: rc = check_struct(k, t, depth + 1); break;
+    case FL_ICE_LIST:
+        if (!t->element || t->key || t->value || t->n_fields || t->fields)
+            rc = BAD(c, "%s: a list has an element and nothing else", k->path);
+        else
+            rc = check_node(k, t->element, R_ELEMENT, depth + 1);
+        break;
+    case FL_ICE_MAP:
+        if (!t->key || !t->value || t->element || t->n_fields || t->fields)
+            rc = BAD(c, "%s: a map has a key and a value and nothing else", k->path);
+        else if (!(rc = check_node(k, t->key, R_KEY, depth + 1)))
+            rc = check_node(k, t->value, R_VALUE, depth + 1);
+        break;
+    default: rc = BAD(c, "%s kind %d not struct, list or map", k->path, (int)t->kind);
+    }
+    sk_pop(k, keep);
+    return rc;
+}
+
+static int check_node(sk_t *k, const fl_ice_field_t *f, role_t role, int depth) {
+    ck_t *c = k->c;
+    size_t keep = role == R_FIELD ? k->len : sk_push(k, ROLE_NAMES[role], SIZE_MAX);
+    int rc = 0;
     fl_ice_type_info_t t;
     if (f->id < 0 || f->id > FL_ICE_FIELD_ID_MAX)
-        return BAD(c, "%s.fields[%zu].id %" PRId32 " out of range", where, i, f->id);
-    if (f->id > last_column_id)
-        return BAD(c, "%s.fields[%zu].id %" PRId32 " above last-column-id %" PRId32, where, i,
-                   f->id, last_column_id);
-    if (!f->name || !*f->name) return BAD(c, "%s.fields[%zu].name missing", where, i);
-    if (!fl_ice_type_parse(f->type, &t))
-        return BAD(c, "%s.fields[%zu].type \"%s\" not a v2 primitive type", where, i,
-                   f->type ? f->type : "(null)");
-    return 0;
+        rc = BAD(c, "%s.id %" PRId32 " out of range", k->path, f->id);
+    else if (f->id > k->last_column_id)
+        rc = BAD(c, "%s.id %" PRId32 " above last-column-id %" PRId32, k->path, f->id,
+                 k->last_column_id);
+    else if (!f->name || !*f->name)
+        rc = BAD(c, "%s.name missing", k->path);
+    else if (role != R_FIELD && (strcmp(f->name, ROLE_NAMES[role]) || f->doc))
+        rc = BAD(c, "%s is named \"%s\" or has a doc (a %s has neither)", k->path, f->name,
+                 ROLE_NAMES[role]);
+    else if (role == R_KEY && !f->required)
+        rc = BAD(c, "%s is optional (a map's key is required)", k->path);
+    else if (k->n_ids >= FL_ICE_SCHEMA_NODES_MAX)
+        rc = BAD(c, "%s: more than %d fields at all depths", k->path, FL_ICE_SCHEMA_NODES_MAX);
+    else if (!id_add(k, f->id))
+        rc = BAD(c, "%s repeats the id %" PRId32, k->path, f->id);
+    else if (f->nested)
+        rc = check_nested(k, f, depth);
+    else if (!fl_ice_type_parse(f->type, &t))
+        rc = BAD(c, "%s.type \"%s\" not a v2 primitive type", k->path,
+                 f->type ? f->type : "(null)");
+    sk_pop(k, keep);
+    return rc;
 }
 
 static int check_identifiers(ck_t *c, const fl_ice_schema_t *s, const char *where) {
@@ -225,9 +437,11 @@ static int check_identifiers(ck_t *c, const fl_ice_schema_t *s, const char *wher
         int32_t id = s->identifier_ids[i];
         const fl_ice_field_t *f = fl_ice_schema_field(s, id);
         fl_ice_type_info_t t;
-        if (!f) return BAD(c, "%s.identifier-field-ids: %" PRId32 " names no field", where, id);
+        if (!f) return BAD(c, "%s.identifier-field-ids: %" PRId32 " names no column", where, id);
+        /* the specification: no nulls and no floats in a row's identity;
+         * ours: top-level primitive columns only (a primary key's) */
+        if (f->nested) return BAD(c, "%s.identifier-field-ids: %s is nested", where, f->name);
         fl_ice_type_parse(f->type, &t);
-        /* the specification: no nulls and no floats in a row's identity */
         if (!f->required || t.prim == FL_ICE_T_FLOAT || t.prim == FL_ICE_T_DOUBLE)
             return BAD(c, "%s.identifier-field-ids: %s is optional or a float", where, f->name);
         for (size_t j = 0; j < i; j++)
@@ -242,16 +456,25 @@ int fl_ice_schema_check(const fl_ice_schema_t *s, int32_t last_column_id, const 
     ck_t c = {code, err};
     if (s->schema_id < 0) return BAD(&c, "%s.schema-id %" PRId32 " negative", where, s->schema_id);
     if (check_list(&c, s->fields, s->n_fields, FL_ICE_SCHEMA_FIELDS_MAX, where)) return code;
-    for (size_t i = 0; i < s->n_fields; i++) {
-        const fl_ice_field_t *f = &s->fields[i];
-        if (check_field(&c, f, last_column_id, where, i)) return code;
+    sk_t *k = fl_calloc(1, sizeof(*k));
+    k->c = &c;
+    k->last_column_id = last_column_id;
+    snprintf(k->path, sizeof(k->path), "%s", where);
+    k->len = strlen(k->path);
+    int rc = 0;
+    for (size_t i = 0; i < s->n_fields && !rc; i++) {
+        size_t at = sk_push(k, "fields", i);
+        rc = check_node(k, &s->fields[i], R_FIELD, 0);
         /* quadratic, but a schema is small and its bound 4096 */
-        for (size_t j = 0; j < i; j++)
-            if (s->fields[j].id == f->id || !strcmp(s->fields[j].name, f->name))
-                return BAD(&c, "%s.fields[%zu] repeats the id %" PRId32 " or name \"%s\"", where,
-                           i, f->id, f->name);
+        for (size_t j = 0; j < i && !rc; j++)
+            if (!strcmp(s->fields[j].name, s->fields[i].name))
+                rc = BAD(&c, "%s repeats the name \"%s\"", k->path, s->fields[i].name);
+        sk_pop(k, at);
     }
-    return check_identifiers(&c, s, where);
+    if (!rc) rc = check_identifiers(&c, s, where);
+    fl_free(k->ids);
+    fl_free(k);
+    return rc;
 }
 
 static int check_schemas(ck_t *c, const fl_ice_table_meta_t *m) {
@@ -292,9 +515,10 @@ static int check_spec_field(ck_t *c, const fl_ice_table_meta_t *m,
                       " negative or above last-partition-id %" PRId32,
                    si, i, f->field_id, m->last_partition_id);
     const fl_ice_field_t *col = fl_ice_meta_column(m, f->source_id);
-    if (!col)
-        return BAD(c, "partition-specs[%zu].fields[%zu].source-id %" PRId32 " names no column", si,
-                   i, f->source_id);
+    if (!col || col->nested)
+        return BAD(c, "partition-specs[%zu].fields[%zu].source-id %" PRId32
+                      " names no primitive top-level column",
+                   si, i, f->source_id);
     fl_ice_type_parse(col->type, &src);
     if ((f->transform != FL_ICE_IDENTITY && f->transform != FL_ICE_BUCKET) ||
         !fl_ice_partition_value_type(f->transform, f->buckets, &src, &want))
@@ -341,10 +565,12 @@ static int check_sort_order(ck_t *c, const fl_ice_table_meta_t *m, size_t i) {
     if ((o->order_id == 0) != (o->n_fields == 0))
         return BAD(c, "sort-orders[%zu]: order-id %" PRId32 " with %zu fields", i, o->order_id,
                    o->n_fields);
-    for (size_t f = 0; f < o->n_fields; f++)
-        if (!fl_ice_meta_column(m, o->fields[f].source_id))
-            return BAD(c, "%s[%zu].source-id %" PRId32 " names no column", where, f,
-                       o->fields[f].source_id);
+    for (size_t f = 0; f < o->n_fields; f++) {
+        const fl_ice_field_t *col = fl_ice_meta_column(m, o->fields[f].source_id);
+        if (!col || col->nested)
+            return BAD(c, "%s[%zu].source-id %" PRId32 " names no primitive top-level column",
+                       where, f, o->fields[f].source_id);
+    }
     for (size_t j = 0; j < i; j++)
         if (m->sort_orders[j].order_id == o->order_id)
             return BAD(c, "sort-orders[%zu].order-id %" PRId32 " not unique", i, o->order_id);

@@ -50,15 +50,34 @@ static const fl_ice_prop_t *cp_props(cp_t *c, const fl_ice_prop_t *p, size_t n) 
     return q;
 }
 
+static void cp_field(cp_t *c, fl_ice_field_t *f);
+
+/* n fields from src, deepened; NULL for none or out of memory. */
+static fl_ice_field_t *cp_fields(cp_t *c, const fl_ice_field_t *src, size_t n) {
+    fl_ice_field_t *f = cp_mem(c, src, n, 0, sizeof(*f));
+    for (size_t i = 0; f && i < n; i++) cp_field(c, &f[i]);
+    return f;
+}
+
+/* Deepens a field whose struct was copied already (its nested type at
+ * most FL_ICE_TYPE_DEPTH_MAX deep: checked before any copy). */
+static void cp_field(cp_t *c, fl_ice_field_t *f) {
+    f->name = cp_str(c, f->name);
+    f->type = cp_str(c, f->type);
+    f->doc = cp_str(c, f->doc);
+    if (!f->nested) return;
+    fl_ice_nested_t *n = cp_mem(c, f->nested, 1, 0, sizeof(*n));
+    f->nested = n;
+    if (!n) return;
+    n->fields = n->n_fields ? cp_fields(c, n->fields, n->n_fields) : NULL;
+    n->element = n->element ? cp_fields(c, n->element, 1) : NULL;
+    n->key = n->key ? cp_fields(c, n->key, 1) : NULL;
+    n->value = n->value ? cp_fields(c, n->value, 1) : NULL;
+}
+
 /* Deepens a schema whose struct was copied already. */
 static void cp_schema(cp_t *c, fl_ice_schema_t *s) {
-    fl_ice_field_t *f = cp_mem(c, s->fields, s->n_fields, 0, sizeof(*f));
-    for (size_t i = 0; f && i < s->n_fields; i++) {
-        f[i].name = cp_str(c, f[i].name);
-        f[i].type = cp_str(c, f[i].type);
-        f[i].doc = cp_str(c, f[i].doc);
-    }
-    s->fields = f;
+    s->fields = cp_fields(c, s->fields, s->n_fields);
     s->identifier_ids = cp_mem(c, s->identifier_ids, s->n_identifier_ids, 0, sizeof(int32_t));
 }
 
@@ -222,22 +241,97 @@ static bool type_widens(const char *from, const char *to) {
            b.precision > a.precision;
 }
 
+/* "column NAME" for a top-level column, "field NAME (id N)" inside one. */
+static const char *label(const fl_ice_field_t *f, bool top, char *buf, size_t n) {
+    if (top)
+        snprintf(buf, n, "column %s", f->name);
+    else
+        snprintf(buf, n, "field %s (id %" PRId32 ")", f->name, f->id);
+    return buf;
+}
+
+/* The fields directly inside f's type into g (room for 2 unless a struct:
+ * then *fields), how many. */
+static size_t inner(const fl_ice_field_t *f, const fl_ice_field_t **g,
+                    const fl_ice_field_t **fields) {
+    *fields = NULL;
+    if (!f->nested) return 0;
+    switch (f->nested->kind) {
+    case FL_ICE_STRUCT: *fields = f->nested->fields; return f->nested->n_fields;
+    case FL_ICE_LIST: g[0] = f->nested->element; return 1;
+    case FL_ICE_MAP: g[0] = f->nested->key, g[1] = f->nested->value; return 2;
+    }
+    return 0;
+}
+
+/* A field new to the table: optional (older rows have no value) when
+ * added on its own (a column, a struct's new field), not when inside a
+ * new one; every id in its tree never used before. */
+static int check_new_field(const fl_ice_table_meta_t *b, const fl_ice_field_t *f, bool added,
+                           bool top, fl_error_t *err) {
+    char l[320];
+    if (f->required && added)
+        return INVALID(err, "new %s is required: older rows have no value",
+                       label(f, top, l, sizeof(l)));
+    if (f->id <= b->last_column_id)
+        return INVALID(err, "%s: id %" PRId32 " was used before (ids never come back)",
+                       label(f, top, l, sizeof(l)), f->id);
+    const fl_ice_field_t *g[2], *fields;
+    size_t n = inner(f, g, &fields);
+    for (size_t i = 0; i < n; i++)
+        if (check_new_field(b, fields ? &fields[i] : g[i], false, false, err))
+            return FLUSS_ERR__INVALID_ARG;
+    return 0;
+}
+
+static const char *kind_name(const fl_ice_field_t *f) {
+    if (!f->nested) return f->type;
+    switch (f->nested->kind) {
+    case FL_ICE_STRUCT: return "struct";
+    case FL_ICE_LIST: return "list";
+    case FL_ICE_MAP: return "map";
+    }
+    return "?";
+}
+
+/* A field the table has (old) as f now: the same kind, no narrower, and
+ * for a nested one, the same element, key and value ids, each of these
+ * and a struct's fields checked in turn. */
+static int check_kept_field(const fl_ice_table_meta_t *b, const fl_ice_field_t *old,
+                            const fl_ice_field_t *f, bool top, fl_error_t *err) {
+    char l[320];
+    if (f->required && !old->required)
+        return INVALID(err, "%s: optional cannot become required", label(f, top, l, sizeof(l)));
+    if (!old->nested != !f->nested || (old->nested && old->nested->kind != f->nested->kind) ||
+        (!old->nested && !type_widens(old->type, f->type)))
+        return INVALID(err, "%s: %s cannot become %s", label(f, top, l, sizeof(l)),
+                       kind_name(old), kind_name(f));
+    const fl_ice_field_t *was[2], *now[2], *was_fields, *now_fields;
+    size_t n_was = inner(old, was, &was_fields), n = inner(f, now, &now_fields);
+    if (!now_fields) {
+        for (size_t i = 0; i < n; i++) {
+            if (was[i]->id != now[i]->id)
+                return INVALID(err, "%s: the %s id %" PRId32 " cannot become %" PRId32,
+                               label(f, top, l, sizeof(l)), now[i]->name, was[i]->id, now[i]->id);
+            if (check_kept_field(b, was[i], now[i], false, err)) return FLUSS_ERR__INVALID_ARG;
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const fl_ice_field_t *g = &now_fields[i], *before = NULL;
+        for (size_t j = 0; j < n_was && !before; j++)
+            if (was_fields[j].id == g->id) before = &was_fields[j];
+        if (before ? check_kept_field(b, before, g, false, err)
+                   : check_new_field(b, g, true, false, err))
+            return FLUSS_ERR__INVALID_ARG;
+    }
+    return 0;
+}
+
 static int check_column(const fl_ice_table_meta_t *b, const fl_ice_schema_t *cur,
                         const fl_ice_field_t *f, fl_error_t *err) {
     const fl_ice_field_t *old = fl_ice_schema_field(cur, f->id);
-    if (!old) {
-        if (f->id <= b->last_column_id)
-            return INVALID(err, "column %s: id %" PRId32 " was used before (ids never come back)",
-                           f->name, f->id);
-        if (f->required)
-            return INVALID(err, "new column %s is required: older rows have no value", f->name);
-        return 0;
-    }
-    if (f->required && !old->required)
-        return INVALID(err, "column %s: optional cannot become required", f->name);
-    if (!type_widens(old->type, f->type))
-        return INVALID(err, "column %s: %s cannot become %s", f->name, old->type, f->type);
-    return 0;
+    return old ? check_kept_field(b, old, f, true, err) : check_new_field(b, f, true, true, err);
 }
 
 static int check_evolution(const fl_ice_table_meta_t *b, const fl_ice_schema_t *s,
@@ -266,8 +360,11 @@ static int check_new_schema(const fl_ice_table_meta_t *b, const fl_ice_schema_t 
     *s = *schema;
     if (s->schema_id == FL_ICE_NO_SCHEMA) {
         s->schema_id = 0;
-        for (size_t i = 0; i < b->n_schemas; i++)
+        for (size_t i = 0; i < b->n_schemas; i++) {
+            if (b->schemas[i].schema_id == INT32_MAX) /* a file may hold it */
+                return INVALID(err, "schema ids exhausted");
             if (b->schemas[i].schema_id >= s->schema_id) s->schema_id = b->schemas[i].schema_id + 1;
+        }
     }
     if (fl_ice_schema_check(s, FL_ICE_FIELD_ID_MAX, "schema", FLUSS_ERR__INVALID_ARG, err))
         return FLUSS_ERR__INVALID_ARG;
@@ -293,8 +390,10 @@ int fl_ice_meta_with_schema(const fl_ice_table_meta_t *base, const char *base_me
     e.schemas[m->n_schemas] = s;
     cp_schema(&c, &e.schemas[m->n_schemas++]);
     m->current_schema_id = s.schema_id;
-    for (size_t i = 0; i < s.n_fields; i++)
-        if (s.fields[i].id > m->last_column_id) m->last_column_id = s.fields[i].id;
+    for (size_t i = 0; i < s.n_fields; i++) {
+        int32_t max = fl_ice_field_max_id(&s.fields[i]);
+        if (max > m->last_column_id) m->last_column_id = max;
+    }
     int64_t now = fl_time_wall_ms();
     if (now > m->last_updated_ms) m->last_updated_ms = now;
     rc = c.oom ? fl_err_set(err, FLUSS_ERR__NO_MEMORY, "metadata: out of memory")

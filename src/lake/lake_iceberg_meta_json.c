@@ -41,16 +41,53 @@ static json_t *props_json(jb_t *b, const fl_ice_prop_t *p, size_t n, const char 
     return o;
 }
 
+static json_t *field_json(jb_t *b, const fl_ice_field_t *f);
+
+/* A field's type: its canonical primitive spelling, or a nested object in
+ * the key order Java writes. */
+static json_t *type_json(jb_t *b, const fl_ice_field_t *f) {
+    if (!f->nested) {
+        fl_ice_type_info_t t;
+        char type[48];
+        fl_ice_type_parse(f->type, &t); /* checked */
+        fl_ice_type_format(&t, type, sizeof(type));
+        return json_string(type);
+    }
+    const fl_ice_nested_t *n = f->nested;
+    json_t *o = json_object();
+    switch (n->kind) {
+    case FL_ICE_STRUCT: {
+        json_t *fields = json_array();
+        put_str(b, o, "type", "struct");
+        for (size_t i = 0; i < n->n_fields; i++)
+            json_array_append_new(fields, field_json(b, &n->fields[i]));
+        put(b, o, "fields", fields);
+        break;
+    }
+    case FL_ICE_LIST:
+        put_str(b, o, "type", "list");
+        put_int(b, o, "element-id", n->element->id);
+        put(b, o, "element", type_json(b, n->element));
+        put(b, o, "element-required", json_boolean(n->element->required));
+        break;
+    case FL_ICE_MAP:
+        put_str(b, o, "type", "map");
+        put_int(b, o, "key-id", n->key->id);
+        put(b, o, "key", type_json(b, n->key));
+        put_int(b, o, "value-id", n->value->id);
+        put(b, o, "value", type_json(b, n->value));
+        put(b, o, "value-required", json_boolean(n->value->required));
+        break;
+    }
+    return o;
+}
+
 static json_t *field_json(jb_t *b, const fl_ice_field_t *f) {
-    fl_ice_type_info_t t;
-    char type[48];
-    fl_ice_type_parse(f->type, &t); /* checked */
-    fl_ice_type_format(&t, type, sizeof(type));
     json_t *o = json_object();
     put_int(b, o, "id", f->id);
     put_str(b, o, "name", f->name);
     put(b, o, "required", json_boolean(f->required));
-    put_str(b, o, "type", type);
+    put(b, o, "type", type_json(b, f));
     if (f->doc) put_str(b, o, "doc", f->doc);
     return o;
 }

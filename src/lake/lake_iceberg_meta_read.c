@@ -4,9 +4,13 @@
  * (duplicate keys refused, NULs in strings refused, its own depth bound);
  * then every key we keep is looked up, its JSON type checked, every list
  * bounded before its array is sized, and everything copied into the
- * result's arena; unknown keys are skipped. The rules shared with the
- * encoder run last (lake_iceberg_meta_check.c), as CORRUPT. Messages name
- * the key's path ("snapshots[3].summary.operation"). Thread rule: none.
+ * result's arena; unknown keys are skipped. Nested types (struct, list,
+ * map) recurse at most FL_ICE_TYPE_DEPTH_MAX deep, and a schema's fields
+ * at all depths are counted against FL_ICE_SCHEMA_NODES_MAX as they are
+ * read. The rules shared with the encoder run last
+ * (lake_iceberg_meta_check.c), as CORRUPT. Messages name the key's path
+ * ("snapshots[3].summary.operation", "schemas[0].fields[2].type.key-id").
+ * Thread rule: none.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -19,6 +23,7 @@
 typedef struct rd {
     fl_avro_arena_t *a;
     fl_error_t *err;
+    size_t nodes; /* fields read in the schema being read, at every depth */
 } rd_t;
 
 /* A path too long for its buffer (keys are the file's: any length)
@@ -160,36 +165,112 @@ static int get_props(rd_t *r, const json_t *o, const char *where, const char *ke
 
 /* ---- schemas ---- */
 
-static int read_type(rd_t *r, const json_t *fo, const char *where, const char **out) {
-    json_t *t;
+static int read_field(rd_t *r, const json_t *fo, const char *where, int depth,
+                      fl_ice_field_t *f);
+static int read_nested(rd_t *r, const json_t *t, const char *where, int depth,
+                       fl_ice_field_t *f);
+
+/* A primitive type string, canonical, into f->type. */
+static int read_primitive(rd_t *r, const json_t *t, const char *where, const char *key,
+                          fl_ice_field_t *f) {
     char p[160];
-    if (get(r, fo, where, "type", true, &t)) return FLUSS_ERR__CORRUPT;
-    if (json_is_object(t)) {
-        const char *kind = json_string_value(json_object_get(t, "type"));
-        return fl_err_set(r->err, FLUSS_ERR__INVALID_ARG,
-                          "metadata: %s: nested type \"%s\" not supported",
-                          path(p, sizeof(p), where, "type"), kind ? kind : "?");
-    }
-    if (!json_is_string(t)) return corrupt(r, where, "type", "is not a string or an object");
     fl_ice_type_info_t info;
     if (!fl_ice_type_parse(json_string_value(t), &info))
         return fl_err_set(r->err, FLUSS_ERR__INVALID_ARG,
                           "metadata: %s \"%s\" not supported (v2 primitive types only)",
-                          path(p, sizeof(p), where, "type"), json_string_value(t));
+                          path(p, sizeof(p), where, key), json_string_value(t));
     char canon[48];
     fl_ice_type_format(&info, canon, sizeof(canon));
-    *out = fl_ice_arena_strndup(r->a, canon, strlen(canon));
-    return *out ? 0 : no_memory(r);
+    f->type = fl_ice_arena_strndup(r->a, canon, strlen(canon));
+    return f->type ? 0 : no_memory(r);
 }
 
-static int read_field(rd_t *r, const json_t *fo, const char *where, fl_ice_field_t *f) {
-    int32_t id;
-    if (get_i32(r, fo, where, "id", true, 0, 0, &id) ||
+/* One more field in this schema: at most FL_ICE_SCHEMA_NODES_MAX, so
+ * that no file sizes the walks of its schemas. */
+static int count_node(rd_t *r, const char *where) {
+    if (++r->nodes <= FL_ICE_SCHEMA_NODES_MAX) return 0;
+    return fl_err_set(r->err, FLUSS_ERR__CORRUPT,
+                      "metadata: %s: more than %d fields at all depths in the schema", where,
+                      FL_ICE_SCHEMA_NODES_MAX);
+}
+
+/* A list's element, a map's key or value: the field named `name`, its id
+ * at "<name>-id", its type at "<name>", required by "<name>-required"
+ * (a key: always). */
+static int read_inner(rd_t *r, const json_t *to, const char *where, const char *name,
+                      int depth, const fl_ice_field_t **out) {
+    char k_id[16], k_req[24], w[224];
+    snprintf(k_id, sizeof(k_id), "%s-id", name);
+    snprintf(k_req, sizeof(k_req), "%s-required", name);
+    fl_ice_field_t *f = fl_ice_arena_alloc(r->a, sizeof(*f));
+    if (!f || !(f->name = fl_ice_arena_strndup(r->a, name, strlen(name)))) return no_memory(r);
+    f->required = true;
+    if (get_i32(r, to, where, k_id, true, 0, 0, &f->id) || count_node(r, where) ||
+        (strcmp(name, "key") && get_bool(r, to, where, k_req, &f->required)))
+        return r->err->code;
+    json_t *t;
+    if (get(r, to, where, name, true, &t)) return FLUSS_ERR__CORRUPT;
+    path(w, sizeof(w), where, name);
+    *out = f;
+    if (json_is_string(t)) return read_primitive(r, t, where, name, f);
+    return read_nested(r, t, w, depth, f);
+}
+
+/* A nested type object at `where` (a field's "type", an element's ...)
+ * into f->nested; its fields are at depth + 1. */
+static int read_nested(rd_t *r, const json_t *t, const char *where, int depth,
+                       fl_ice_field_t *f) {
+    const char *kind;
+    if (!json_is_object(t)) return corrupt(r, where, "", "is not a string or an object");
+    if (depth + 1 > FL_ICE_TYPE_DEPTH_MAX)
+        return fl_err_set(r->err, FLUSS_ERR__CORRUPT, "metadata: %s nests deeper than %d", where,
+                          FL_ICE_TYPE_DEPTH_MAX);
+    if (get_str(r, t, where, "type", true, &kind)) return r->err->code;
+    fl_ice_nested_t *n = fl_ice_arena_alloc(r->a, sizeof(*n));
+    if (!n) return no_memory(r);
+    f->nested = n;
+    if (!strcmp(kind, "list")) {
+        n->kind = FL_ICE_LIST;
+        return read_inner(r, t, where, "element", depth + 1, &n->element);
+    }
+    if (!strcmp(kind, "map")) {
+        n->kind = FL_ICE_MAP;
+        if (read_inner(r, t, where, "key", depth + 1, &n->key)) return r->err->code;
+        return read_inner(r, t, where, "value", depth + 1, &n->value);
+    }
+    if (strcmp(kind, "struct")) return corrupt(r, where, "type", "is not struct, list or map");
+    n->kind = FL_ICE_STRUCT;
+    json_t *a, *fo;
+    void *items;
+    char w[224];
+    if (get_array(r, t, where, "fields", true, FL_ICE_SCHEMA_FIELDS_MAX, sizeof(fl_ice_field_t),
+                  &a, &items, &n->n_fields))
+        return r->err->code;
+    fl_ice_field_t *fields = items;
+    for (size_t i = 0; i < n->n_fields; i++)
+        if (item(r, a, i, where, "fields", w, sizeof(w), &fo) ||
+            read_field(r, fo, w, depth + 1, &fields[i]))
+            return r->err->code;
+    n->fields = fields;
+    return 0;
+}
+
+static int read_type(rd_t *r, const json_t *fo, const char *where, int depth, fl_ice_field_t *f) {
+    json_t *t;
+    char w[224];
+    if (get(r, fo, where, "type", true, &t)) return FLUSS_ERR__CORRUPT;
+    if (json_is_string(t)) return read_primitive(r, t, where, "type", f);
+    if (!json_is_object(t)) return corrupt(r, where, "type", "is not a string or an object");
+    return read_nested(r, t, path(w, sizeof(w), where, "type"), depth, f);
+}
+
+static int read_field(rd_t *r, const json_t *fo, const char *where, int depth,
+                      fl_ice_field_t *f) {
+    if (get_i32(r, fo, where, "id", true, 0, 0, &f->id) || count_node(r, where) ||
         get_str(r, fo, where, "name", true, &f->name) ||
-        get_bool(r, fo, where, "required", &f->required) || read_type(r, fo, where, &f->type) ||
+        get_bool(r, fo, where, "required", &f->required) || read_type(r, fo, where, depth, f) ||
         get_str(r, fo, where, "doc", false, &f->doc))
         return r->err->code;
-    f->id = id;
     return 0;
 }
 
@@ -198,6 +279,7 @@ static int read_schema(rd_t *r, const json_t *so, const char *where, fl_ice_sche
     void *items;
     const char *type;
     char w[192];
+    r->nodes = 0;
     if (get_str(r, so, where, "type", true, &type)) return FLUSS_ERR__CORRUPT;
     if (strcmp(type, "struct")) return corrupt(r, where, "type", "is not \"struct\"");
     if (get_i32(r, so, where, "schema-id", true, 0, 0, &s->schema_id)) return FLUSS_ERR__CORRUPT;
@@ -218,7 +300,8 @@ static int read_schema(rd_t *r, const json_t *so, const char *where, fl_ice_sche
     fl_ice_field_t *fields = items;
     for (size_t i = 0; i < s->n_fields; i++) {
         json_t *fo;
-        if (item(r, a, i, where, "fields", w, sizeof(w), &fo) || read_field(r, fo, w, &fields[i]))
+        if (item(r, a, i, where, "fields", w, sizeof(w), &fo) ||
+            read_field(r, fo, w, 0, &fields[i]))
             return r->err->code;
     }
     s->fields = fields;
@@ -259,6 +342,7 @@ static int spec_field_type(rd_t *r, const fl_ice_table_meta_t *m, const char *wh
     const fl_ice_field_t *col = fl_ice_meta_column(m, f->source_id);
     fl_ice_type_info_t src;
     if (!col) return corrupt(r, where, "source-id", "names no column");
+    if (col->nested) return corrupt(r, where, "source-id", "names a nested column");
     fl_ice_type_parse(col->type, &src);
     if (!fl_ice_partition_value_type(f->transform, f->buckets, &src, &f->type))
         return fl_err_set(r->err, FLUSS_ERR__INVALID_ARG,
@@ -534,7 +618,7 @@ int fl_ice_meta_decode(const uint8_t *json, size_t len, fl_ice_meta_read_t *out,
     if (!root)
         return fl_err_set(err, FLUSS_ERR__CORRUPT, "metadata: not JSON: %s (line %d, column %d)",
                           jerr.text, jerr.line, jerr.column);
-    rd_t r = {&out->arena, err};
+    rd_t r = {&out->arena, err, 0};
     int rc = read_meta(&r, root, &out->meta);
     json_decref(root);
     if (rc) fl_ice_meta_read_reset(out);

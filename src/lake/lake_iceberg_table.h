@@ -24,14 +24,19 @@
  * encryption keys and refs other than "main" are not kept, and a commit
  * built on such a table drops them: the lake is flussd's), an absent or
  * null "current-snapshot-id" is -1. What this C model cannot hold is
- * INVALID_ARG, named: another format-version, nested or v3 column types,
+ * INVALID_ARG, named: another format-version, v3 column types,
  * partition transforms other than identity and bucket[N] (and identity
  * over other than int, long, string and date: the partition values
  * lake_iceberg_manifest.h knows), sort transforms other than identity, a
- * v1 snapshot's "manifests" list, gzip metadata. Malformed JSON, missing
- * or mistyped keys and broken invariants (ids not unique, a current id
- * that names nothing, sequence numbers above last-sequence-number, ...)
- * are CORRUPT, naming the key's path ("snapshots[2].summary").
+ * v1 snapshot's "manifests" list, gzip metadata. Nested column types
+ * (struct, list, map) are read and written to any depth up to
+ * FL_ICE_TYPE_DEPTH_MAX, a schema's fields at every depth counted against
+ * FL_ICE_SCHEMA_NODES_MAX; identifier fields and partition and sort
+ * sources name top-level primitive columns only. Malformed JSON, missing
+ * or mistyped keys and broken invariants (ids not unique at every depth
+ * or above last-column-id, a current id that names nothing, sequence
+ * numbers above last-sequence-number, ...) are CORRUPT, naming the key's
+ * path ("snapshots[2].summary", "schemas[0].fields[1].type.element.id").
  *
  * Commit (fl_ice_table_commit) of version N+1 over base N:
  *   1. encode; write metadata/<uuid>.tmp (O_EXCL), fsync, close
@@ -88,7 +93,13 @@
  * trimmed on every edit. */
 #define FL_ICE_META_BYTES_MAX (128u << 20)
 #define FL_ICE_SCHEMAS_MAX 4096
-#define FL_ICE_SCHEMA_FIELDS_MAX 4096 /* top-level columns of a schema */
+#define FL_ICE_SCHEMA_FIELDS_MAX 4096 /* top-level columns of a schema; a struct's fields */
+/* Nesting of struct, list and map types (a top-level column of a
+ * primitive type is depth 0, a struct column's fields depth 1, ...), and
+ * the fields of a schema at every depth together (list elements, map
+ * keys and values included): a schema's cost to walk. */
+#define FL_ICE_TYPE_DEPTH_MAX 32
+#define FL_ICE_SCHEMA_NODES_MAX 65536
 #define FL_ICE_SPECS_MAX 1024
 #define FL_ICE_SORT_ORDERS_MAX 1024
 #define FL_ICE_SORT_FIELDS_MAX 64
@@ -104,23 +115,52 @@
 #define FL_ICE_NO_SCHEMA (-1)
 #define FL_ICE_TABLE_UUID_LEN 36
 
-typedef struct fl_ice_field { /* one top-level column; primitive types only */
-    int32_t id; /* 0 .. FL_ICE_FIELD_ID_MAX, unique in the table */
-    const char *name;
-    bool required;
-    /* Iceberg JSON type: "boolean", "int", "long", "float", "double",
-     * "date", "time", "timestamp", "timestamptz", "string", "binary",
-     * "decimal(P,S)", "fixed[L]", "uuid" (decode gives the canonical
-     * spelling: "decimal(10,2)", never "decimal(10, 2)") */
+typedef struct fl_ice_nested fl_ice_nested_t;
+
+/* One field of a schema: a top-level column, a struct's field, a list's
+ * element or a map's key or value. Every one has its own id, so a walker
+ * treats every node alike (fl_ice_field_walk). */
+typedef struct fl_ice_field {
+    int32_t id; /* 0 .. FL_ICE_FIELD_ID_MAX, unique in the schema at every depth */
+    const char *name; /* "element", "key", "value" for those */
+    bool required; /* a map's key always */
+    /* A primitive field's Iceberg JSON type: "boolean", "int", "long",
+     * "float", "double", "date", "time", "timestamp", "timestamptz",
+     * "string", "binary", "decimal(P,S)", "fixed[L]", "uuid" (decode gives
+     * the canonical spelling: "decimal(10,2)", never "decimal(10, 2)").
+     * NULL for a nested one. */
     const char *type;
-    const char *doc; /* NULL: none */
+    const char *doc; /* NULL: none (always for elements, keys, values) */
+    const fl_ice_nested_t *nested; /* NULL: primitive (type); else struct/list/map */
 } fl_ice_field_t;
+
+/* A nested type (Appendix C): {"type":"struct","fields":[...]},
+ * {"type":"list","element-id":N,"element":T,"element-required":B},
+ * {"type":"map","key-id":N,"key":T,"value-id":N,"value":T,
+ * "value-required":B}. A list's element and a map's key and value are
+ * fields (their ids "element-id", "key-id", "value-id"; their
+ * requiredness "element-required", required, "value-required"). */
+typedef enum fl_ice_nested_kind {
+    FL_ICE_STRUCT = 1,
+    FL_ICE_LIST = 2,
+    FL_ICE_MAP = 3,
+} fl_ice_nested_kind_t;
+
+struct fl_ice_nested {
+    fl_ice_nested_kind_t kind;
+    /* struct: its fields, names unique (each may be nested again) */
+    const fl_ice_field_t *fields;
+    size_t n_fields;
+    /* list: element; map: key and value; NULL otherwise */
+    const fl_ice_field_t *element, *key, *value;
+};
 
 typedef struct fl_ice_schema {
     int32_t schema_id;
-    const fl_ice_field_t *fields;
+    const fl_ice_field_t *fields; /* top-level columns */
     size_t n_fields;
-    /* required, non-float columns of this schema (a primary key) */
+    /* required, non-float, primitive top-level columns of this schema (a
+     * primary key) */
     const int32_t *identifier_ids;
     size_t n_identifier_ids;
 } fl_ice_schema_t;
@@ -227,8 +267,23 @@ typedef struct fl_ice_type_info {
  * allowed, as the specification asks of readers). False: not one of the
  * v2 primitives. */
 bool fl_ice_type_parse(const char *s, fl_ice_type_info_t *out);
-/* The field of a schema with this id, or NULL. */
+/* The top-level column of a schema with this id, or NULL (partition and
+ * sort fields and identifier ids name only these). */
 const fl_ice_field_t *fl_ice_schema_field(const fl_ice_schema_t *s, int32_t id);
+/* The field of a schema with this id at any depth, or NULL. */
+const fl_ice_field_t *fl_ice_schema_find(const fl_ice_schema_t *s, int32_t id);
+/* Calls fn on f and then on every field inside its type, in pre-order
+ * (a struct's fields in order, a list's element, a map's key then value,
+ * each followed by its own inside); depth is 0 for f. A nonzero return of
+ * fn stops the walk and is returned. The tree must have passed the rules
+ * (decoded, or checked by an encode). */
+typedef int (*fl_ice_field_fn)(const fl_ice_field_t *f, int depth, void *ctx);
+int fl_ice_field_walk(const fl_ice_field_t *f, fl_ice_field_fn fn, void *ctx);
+/* The highest id in f's tree (f's own included). */
+int32_t fl_ice_field_max_id(const fl_ice_field_t *f);
+/* Whether two fields' trees have the same ids, names, requiredness and
+ * types (a decimal spelled either way), docs aside. */
+bool fl_ice_field_same(const fl_ice_field_t *a, const fl_ice_field_t *b);
 /* The schema, spec or snapshot with this id, or NULL. */
 const fl_ice_schema_t *fl_ice_meta_schema(const fl_ice_table_meta_t *m, int32_t schema_id);
 const fl_ice_partition_spec_t *fl_ice_meta_spec(const fl_ice_table_meta_t *m, int32_t spec_id);
@@ -275,13 +330,18 @@ int fl_ice_meta_with_snapshot(const fl_ice_table_meta_t *base, const char *base_
                               fl_error_t *err);
 /* base + schema (ADD COLUMN): appended and current (schema_id
  * FL_ICE_NO_SCHEMA: the highest id + 1), last-column-id raised to its
- * highest field id, last-updated-ms now (never back), the metadata-log as
- * above. Evolution rules checked against the current schema: a column
- * new to the table (id above last-column-id) is optional; a kept one
- * keeps its type or widens it (int -> long, float -> double,
- * decimal(P,S) -> decimal(P',S) with P' > P) and does not become
- * required; no id of a dropped column comes back; the default spec's and
- * sort order's source columns stay. INVALID_ARG otherwise. */
+ * highest field id (nested ones included), last-updated-ms now (never
+ * back), the metadata-log as above. Evolution rules checked against the
+ * current schema: a column new to the table (id above last-column-id) is
+ * optional and every id inside its type is new too (fields in there may
+ * be required, as Iceberg's addColumn takes them); a kept one keeps its type
+ * or widens it (int -> long, float -> double, decimal(P,S) ->
+ * decimal(P',S) with P' > P) and does not become required; a kept nested
+ * one keeps its kind and the ids of its element, key and value, and these
+ * and a struct's kept fields follow the same rules (a struct may gain
+ * optional fields with new ids); no id of a dropped field comes back;
+ * the default spec's and sort order's source columns stay. INVALID_ARG
+ * otherwise. */
 int fl_ice_meta_with_schema(const fl_ice_table_meta_t *base, const char *base_metadata_file,
                             const fl_ice_schema_t *schema, fl_ice_meta_read_t *out,
                             fl_error_t *err);

@@ -488,3 +488,85 @@ int32_t fl_pq_codec_of_name(const char *name) {
         if (strcasecmp(name, names[i].name) == 0) return names[i].codec;
     return -1;
 }
+
+/* ---- the schema tree ---- */
+
+void fl_pq_schema_tree_free(fl_pq_schema_tree_t *t) {
+    fl_free(t->parent);
+    fl_free(t->def);
+    fl_free(t->rep);
+    fl_free(t->first_leaf);
+    fl_free(t->n_leaves);
+    fl_free(t->leaves);
+    memset(t, 0, sizeof(*t));
+}
+
+static int tree_corrupt(fl_pq_schema_tree_t *t, fl_error_t *err, const char *what, size_t i) {
+    fl_pq_schema_tree_free(t);
+    return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet schema: %s (element %zu)", what, i);
+}
+
+/* One pass in pre-order with a stack of the open groups and the children
+ * each still expects: the depth bound keeps the stack on the C stack. */
+int fl_pq_schema_tree_build(const fl_pq_schema_element_t *s, size_t n, fl_pq_schema_tree_t *t,
+                            fl_error_t *err) {
+    memset(t, 0, sizeof(*t));
+    if (n < 2 || !s) return tree_corrupt(t, err, "no columns", 0);
+    if (s[0].type >= 0 || s[0].num_children < 1) return tree_corrupt(t, err, "root is no group", 0);
+    size_t m = n;
+    t->parent = fl_try_malloc(m * sizeof(*t->parent));
+    t->def = fl_try_malloc(m);
+    t->rep = fl_try_malloc(m);
+    t->first_leaf = fl_try_malloc(m * sizeof(size_t));
+    t->n_leaves = fl_try_malloc(m * sizeof(size_t));
+    t->leaves = fl_try_malloc(m * sizeof(size_t));
+    if (!t->parent || !t->def || !t->rep || !t->first_leaf || !t->n_leaves || !t->leaves) {
+        fl_pq_schema_tree_free(t);
+        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet schema of %zu elements", n);
+    }
+    t->n_elements = n;
+    struct {
+        size_t element;
+        int64_t left;
+    } stack[FL_PQ_LEVEL_MAX + 1];
+    size_t depth = 1, i = 1;
+    stack[0].element = 0;
+    stack[0].left = s[0].num_children;
+    t->parent[0] = -1;
+    t->def[0] = t->rep[0] = 0;
+    t->first_leaf[0] = 0;
+    while (depth > 0) {
+        size_t top = stack[depth - 1].element;
+        if (stack[depth - 1].left == 0) {
+            t->n_leaves[top] = t->n_columns - t->first_leaf[top];
+            depth--;
+            continue;
+        }
+        stack[depth - 1].left--;
+        if (i >= n) return tree_corrupt(t, err, "children past the end", top);
+        const fl_pq_schema_element_t *e = &s[i];
+        if (e->repetition < FL_PQ_REQUIRED || e->repetition > FL_PQ_REPEATED)
+            return tree_corrupt(t, err, "repetition", i);
+        int def = t->def[top] + (e->repetition != FL_PQ_REQUIRED);
+        int rep = t->rep[top] + (e->repetition == FL_PQ_REPEATED);
+        if (def > FL_PQ_LEVEL_MAX) return tree_corrupt(t, err, "too many levels", i);
+        t->parent[i] = (int32_t)top;
+        t->def[i] = (uint8_t)def;
+        t->rep[i] = (uint8_t)rep;
+        t->first_leaf[i] = t->n_columns;
+        if (e->type < 0) {
+            if (e->num_children < 1) return tree_corrupt(t, err, "group without children", i);
+            if (depth > FL_PQ_LEVEL_MAX) return tree_corrupt(t, err, "groups too deep", i);
+            stack[depth].element = i;
+            stack[depth].left = e->num_children;
+            depth++;
+        } else {
+            if (e->num_children != 0) return tree_corrupt(t, err, "typed element with children", i);
+            t->n_leaves[i] = 1;
+            t->leaves[t->n_columns++] = i;
+        }
+        i++;
+    }
+    if (i != n) return tree_corrupt(t, err, "elements after the root's last child", i);
+    return 0;
+}

@@ -10,8 +10,9 @@
  *   SchemaElement  1 type, 2 type_length, 3 repetition_type, 4 name,
  *                  5 num_children, 6 converted_type, 7 scale, 8 precision,
  *                  9 field_id, 10 logicalType
- *   LogicalType    union: 1 STRING{}, 5 DECIMAL{1 scale, 2 precision},
- *                  6 DATE{}, 7 TIME{1 utc, 2 unit}, 8 TIMESTAMP{1 utc, 2 unit}
+ *   LogicalType    union: 1 STRING{}, 2 MAP{}, 3 LIST{}, 5 DECIMAL{1 scale,
+ *                  2 precision}, 6 DATE{}, 7 TIME{1 utc, 2 unit},
+ *                  8 TIMESTAMP{1 utc, 2 unit}
  *                  TimeUnit union: 1 MILLIS{}, 2 MICROS{}, 3 NANOS{}
  *   RowGroup       1 columns, 2 total_byte_size, 3 num_rows, 5 file_offset,
  *                  6 total_compressed_size, 7 ordinal
@@ -27,6 +28,11 @@
  *   DataPageHeader 1 num_values, 2 encoding, 3 definition_level_encoding,
  *                  4 repetition_level_encoding
  *   DictionaryPageHeader 1 num_values, 2 encoding
+ *
+ * The schema list is a tree flattened in pre-order (element 0 the root,
+ * each group followed by its num_children subtrees); fl_pq_schema_tree_build
+ * checks that shape and gives each element its parent and levels and each
+ * leaf (a column) its element, for the writer and the reader alike.
  *
  * Thread rule: none.
  */
@@ -69,7 +75,8 @@ static inline size_t fl_pq_decimal_bytes(int32_t precision) {
     return n;
 }
 enum { FL_PQ_REQUIRED = 0, FL_PQ_OPTIONAL = 1, FL_PQ_REPEATED = 2 };
-enum { FL_PQ_CT_UTF8 = 0, FL_PQ_CT_DECIMAL = 5, FL_PQ_CT_DATE = 6, FL_PQ_CT_TIME_MICROS = 8,
+enum { FL_PQ_CT_UTF8 = 0, FL_PQ_CT_MAP = 1, FL_PQ_CT_MAP_KEY_VALUE = 2, FL_PQ_CT_LIST = 3,
+       FL_PQ_CT_DECIMAL = 5, FL_PQ_CT_DATE = 6, FL_PQ_CT_TIME_MICROS = 8,
        FL_PQ_CT_TIMESTAMP_MICROS = 10 };
 enum { FL_PQ_ENC_PLAIN = 0, FL_PQ_ENC_PLAIN_DICTIONARY = 2, FL_PQ_ENC_RLE = 3,
        FL_PQ_ENC_RLE_DICTIONARY = 8 };
@@ -82,13 +89,19 @@ int32_t fl_pq_codec_of_name(const char *name);
 enum { FL_PQ_PAGE_DATA = 0, FL_PQ_PAGE_INDEX = 1, FL_PQ_PAGE_DICTIONARY = 2, FL_PQ_PAGE_DATA_V2 = 3 };
 enum { FL_PQ_UNIT_MILLIS = 1, FL_PQ_UNIT_MICROS = 2, FL_PQ_UNIT_NANOS = 3 };
 
-/* Limits both sides keep: rows of a row group, bytes of a page body. A
- * reader refuses larger (a run-length page can claim any count). */
+/* Limits both sides keep: rows of a row group, level entries (values
+ * and nulls) of a column chunk, bytes of a page body. A reader refuses
+ * larger (a run-length page can claim any count). */
 #define FL_PQ_GROUP_ROWS_MAX (16u << 20)
+#define FL_PQ_CHUNK_LEVELS_MAX (16u << 20)
 #define FL_PQ_PAGE_BYTES_MAX (256u << 20)
+/* Bound on a column's max definition and repetition level and on the
+ * depth of a schema tree (levels are stored as uint8_t). */
+#define FL_PQ_LEVEL_MAX 64
 
 /* A LogicalType: its union member id (0: none) and that member's fields. */
-enum { FL_PQ_LT_NONE = 0, FL_PQ_LT_STRING = 1, FL_PQ_LT_DECIMAL = 5, FL_PQ_LT_DATE = 6,
+enum { FL_PQ_LT_NONE = 0, FL_PQ_LT_STRING = 1, FL_PQ_LT_MAP = 2, FL_PQ_LT_LIST = 3,
+       FL_PQ_LT_DECIMAL = 5, FL_PQ_LT_DATE = 6,
        FL_PQ_LT_TIME = 7, FL_PQ_LT_TIMESTAMP = 8 };
 typedef struct fl_pq_logical {
     int16_t kind; /* FL_PQ_LT_*, or another member id decode met */
@@ -172,6 +185,29 @@ typedef struct fl_pq_page_header {
     bool has_dictionary;
     int32_t dict_num_values, dict_encoding;
 } fl_pq_page_header_t;
+
+/* The shape of a schema list (fl_pq_file_meta_t.schema). Element 0 is
+ * the root; an element without a type is a group with at least one child,
+ * one with a type a leaf (a column, in pre-order). Levels: an OPTIONAL
+ * element adds one definition level, a REPEATED one a definition and a
+ * repetition level; the root adds none. */
+typedef struct fl_pq_schema_tree {
+    size_t n_elements;
+    int32_t *parent; /* per element; -1 for the root */
+    uint8_t *def, *rep; /* per element: the levels reached at it */
+    size_t *first_leaf, *n_leaves; /* per element: the columns below it (a leaf: itself) */
+    size_t *leaves; /* per column: its element */
+    size_t n_columns;
+} fl_pq_schema_tree_t;
+
+/* Checks the shape of s[0..n) and fills t (freed on error). FLUSS_ERR__CORRUPT
+ * for a malformed list: no root group, children past the end or elements
+ * after the root's last, a group without children or a leaf with some, a
+ * repetition outside REQUIRED/OPTIONAL/REPEATED below the root, more than
+ * FL_PQ_LEVEL_MAX levels or groups deep; FLUSS_ERR__NO_MEMORY. */
+int fl_pq_schema_tree_build(const fl_pq_schema_element_t *s, size_t n, fl_pq_schema_tree_t *t,
+                            fl_error_t *err);
+void fl_pq_schema_tree_free(fl_pq_schema_tree_t *t);
 
 void fl_pq_file_meta_encode(fl_buf_t *out, const fl_pq_file_meta_t *m);
 void fl_pq_page_header_encode(fl_buf_t *out, const fl_pq_page_header_t *h);

@@ -1,14 +1,19 @@
 /*
  * lake_parquet_reader.c — the Parquet subset reader (lake_parquet_reader.h).
  * Open: magic at both ends, footer length inside the file, FileMetaData
- * decoded, schema and every chunk's metadata checked against the subset.
- * Reading a column chunk: pages from the chunk's first page to its end,
- * each header and body inside the chunk, bodies inflated to exactly their
- * declared size, levels and values decoded with every count checked
- * against the rows the chunk declared.
+ * decoded, the schema's tree shape checked (fl_pq_schema_tree_build) and
+ * every leaf and chunk's metadata checked against the subset. Reading a
+ * column chunk: pages from the chunk's first page to its end, each header
+ * and body inside the chunk, bodies inflated to exactly their declared
+ * size, repetition and definition levels and values decoded with every
+ * count checked against the level entries the chunk declared, every level
+ * against its maximum, and the rows the levels start against the row
+ * group's. Pages need not start at a row (parquet-cpp's v1 pages may split
+ * one), only the chunk.
  */
 #include "lake_parquet_reader.h"
 
+#include <assert.h>
 #include <snappy-c.h>
 #include <string.h>
 #include <zlib.h>
@@ -25,34 +30,31 @@ struct fl_pq_reader {
     size_t data_end; /* where the footer starts */
     fl_buf_t owned;
     fl_pq_file_meta_t meta;
+    fl_pq_schema_tree_t tree;
 };
 
 static int unsupported(fl_error_t *err, const char *what, long long v) {
     return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: %s %lld outside the subset", what, v);
 }
 
-static int check_schema(const fl_pq_file_meta_t *m, fl_error_t *err) {
-    if (m->n_schema < 2 || !m->schema)
-        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: schema without columns");
-    const fl_pq_schema_element_t *root = &m->schema[0];
-    if (root->type >= 0 || root->num_children != (int64_t)m->n_schema - 1)
-        return unsupported(err, "schema root children", root->num_children);
-    for (size_t i = 1; i < m->n_schema; i++) {
-        const fl_pq_schema_element_t *e = &m->schema[i];
-        if (e->type < 0) return unsupported(err, "nested column", (long long)i);
+static int check_schema(fl_pq_reader_t *r, fl_error_t *err) {
+    const fl_pq_file_meta_t *m = &r->meta;
+    if (fl_pq_schema_tree_build(m->schema, m->n_schema, &r->tree, err)) return err ? err->code : FLUSS_ERR__CORRUPT;
+    for (size_t i = 1; i < m->n_schema; i++)
+        if (!m->schema[i].name) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: unnamed element");
+    for (size_t c = 0; c < r->tree.n_columns; c++) {
+        const fl_pq_schema_element_t *e = &m->schema[r->tree.leaves[c]];
         if (e->type != FL_PQ_BYTE_ARRAY && e->type != FL_PQ_FLBA && !fl_pq_fixed_width(e->type))
             return unsupported(err, "physical type", e->type);
         if (e->type == FL_PQ_FLBA && (e->type_length < 1 || e->type_length > FL_PQ_FLBA_BYTES_MAX))
             return unsupported(err, "FIXED_LEN_BYTE_ARRAY length", e->type_length);
-        if (e->repetition != FL_PQ_REQUIRED && e->repetition != FL_PQ_OPTIONAL)
-            return unsupported(err, "repetition", e->repetition);
-        if (!e->name) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: unnamed column");
     }
     return 0;
 }
 
-static int check_row_groups(const fl_pq_file_meta_t *m, fl_error_t *err) {
-    size_t leaves = m->n_schema - 1;
+static int check_row_groups(const fl_pq_reader_t *r, fl_error_t *err) {
+    const fl_pq_file_meta_t *m = &r->meta;
+    size_t leaves = r->tree.n_columns;
     int64_t rows = 0;
     for (size_t g = 0; g < m->n_row_groups; g++) {
         const fl_pq_row_group_t *rg = &m->row_groups[g];
@@ -64,16 +66,21 @@ static int check_row_groups(const fl_pq_file_meta_t *m, fl_error_t *err) {
         rows += rg->num_rows;
         for (size_t c = 0; c < leaves; c++) {
             const fl_pq_column_chunk_t *cc = &rg->columns[c];
+            const fl_pq_schema_element_t *leaf = &m->schema[r->tree.leaves[c]];
             if (cc->has_file_path) return unsupported(err, "chunk in another file, column", (long long)c);
             if (!cc->has_meta)
                 return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk without metadata");
-            if (cc->meta.type != m->schema[c + 1].type)
+            if (cc->meta.type != leaf->type)
                 return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk type %d, column type %d",
-                                  cc->meta.type, m->schema[c + 1].type);
+                                  cc->meta.type, leaf->type);
             if (cc->meta.codec != FL_PQ_CODEC_UNCOMPRESSED && cc->meta.codec != FL_PQ_CODEC_ZSTD &&
                 cc->meta.codec != FL_PQ_CODEC_GZIP && cc->meta.codec != FL_PQ_CODEC_SNAPPY)
                 return unsupported(err, "codec", cc->meta.codec);
-            if (cc->meta.num_values != rg->num_rows)
+            /* one entry per row without repetition, at least one with */
+            bool repeated = r->tree.rep[r->tree.leaves[c]] > 0;
+            if (repeated && cc->meta.num_values > (int64_t)FL_PQ_CHUNK_LEVELS_MAX)
+                return unsupported(err, "chunk level entries", cc->meta.num_values);
+            if (repeated ? cc->meta.num_values < rg->num_rows : cc->meta.num_values != rg->num_rows)
                 return fl_err_set(err, FLUSS_ERR__CORRUPT,
                                   "parquet: chunk of %lld values in a group of %lld rows",
                                   (long long)cc->meta.num_values, (long long)rg->num_rows);
@@ -99,8 +106,8 @@ int fl_pq_reader_open(const uint8_t *file, size_t len, fl_pq_reader_t **out, fl_
     r->len = len;
     r->data_end = len - 8 - flen;
     int rc = fl_pq_file_meta_decode(file + r->data_end, flen, &r->meta, err);
-    if (!rc) rc = check_schema(&r->meta, err);
-    if (!rc) rc = check_row_groups(&r->meta, err);
+    if (!rc) rc = check_schema(r, err);
+    if (!rc) rc = check_row_groups(r, err);
     if (rc) {
         fl_pq_reader_destroy(r);
         return rc;
@@ -124,9 +131,40 @@ int fl_pq_reader_open_file(const char *path, size_t max_bytes, fl_pq_reader_t **
 }
 
 const fl_pq_file_meta_t *fl_pq_reader_meta(const fl_pq_reader_t *r) { return &r->meta; }
-size_t fl_pq_reader_columns(const fl_pq_reader_t *r) { return r->meta.n_schema - 1; }
+size_t fl_pq_reader_columns(const fl_pq_reader_t *r) { return r->tree.n_columns; }
 const fl_pq_schema_element_t *fl_pq_reader_column(const fl_pq_reader_t *r, size_t i) {
-    return &r->meta.schema[i + 1];
+    assert(i < r->tree.n_columns);
+    return &r->meta.schema[r->tree.leaves[i]];
+}
+
+void fl_pq_reader_column_levels(const fl_pq_reader_t *r, size_t i, int *max_def, int *max_rep) {
+    assert(i < r->tree.n_columns);
+    *max_def = r->tree.def[r->tree.leaves[i]];
+    *max_rep = r->tree.rep[r->tree.leaves[i]];
+}
+
+size_t fl_pq_reader_column_element(const fl_pq_reader_t *r, size_t i) {
+    assert(i < r->tree.n_columns);
+    return r->tree.leaves[i];
+}
+
+size_t fl_pq_reader_parent(const fl_pq_reader_t *r, size_t element) {
+    assert(element < r->tree.n_elements);
+    return r->tree.parent[element] > 0 ? (size_t)r->tree.parent[element] : 0;
+}
+
+int fl_pq_reader_element_of(const fl_pq_reader_t *r, int32_t field_id) {
+    for (size_t e = 1; field_id >= 0 && e < r->meta.n_schema; e++) {
+        const fl_pq_schema_element_t *s = &r->meta.schema[e];
+        if (s->has_field_id && s->field_id == field_id) return (int)e;
+    }
+    return -1;
+}
+
+void fl_pq_reader_element_columns(const fl_pq_reader_t *r, size_t e, size_t *first, size_t *n) {
+    assert(e < r->tree.n_elements);
+    *first = r->tree.first_leaf[e];
+    *n = r->tree.n_leaves[e];
 }
 
 int fl_pq_reader_column_of(const fl_pq_reader_t *r, int32_t field_id) {
@@ -140,6 +178,7 @@ int fl_pq_reader_column_of(const fl_pq_reader_t *r, int32_t field_id) {
 void fl_pq_reader_destroy(fl_pq_reader_t *r) {
     if (!r) return;
     fl_pq_file_meta_free(&r->meta);
+    fl_pq_schema_tree_free(&r->tree);
     fl_buf_free(&r->owned);
     fl_free(r);
 }
@@ -149,6 +188,8 @@ void fl_pq_values_free(fl_pq_values_t *v) {
     fl_free(v->values);
     fl_free(v->offsets);
     fl_free(v->bytes);
+    fl_free(v->def);
+    fl_free(v->rep);
     memset(v, 0, sizeof(*v));
 }
 
@@ -158,7 +199,11 @@ typedef struct pq_read {
     const fl_pq_schema_element_t *col;
     int32_t codec;
     fl_pq_values_t *out;
-    size_t got; /* rows filled */
+    size_t entries; /* level entries of the chunk (its num_values) */
+    size_t got; /* entries filled */
+    int max_def, max_rep;
+    uint8_t rep_def[FL_PQ_LEVEL_MAX + 1]; /* [r]: def level of the r-th repeated ancestor */
+    uint8_t *def, *rep; /* per entry; rep NULL when max_rep == 0 */
     fl_buf_t bytes; /* BYTE_ARRAY values */
     fl_buf_t page; /* the inflated body */
     fl_buf_t dict_page; /* kept while the chunk's data pages refer to it */
@@ -168,6 +213,27 @@ typedef struct pq_read {
     bool has_dict;
     uint32_t *scratch; /* levels or indices of a page */
 } pq_read_t;
+
+/* A level block of a v1 data page at p[*pos]: u32-LE length, then n
+ * levels as RLE at the width of max, each checked against max. */
+static int page_levels(pq_read_t *rd, const uint8_t *p, size_t len, size_t *pos, int32_t encoding,
+                       int max, uint8_t *out, size_t n, fl_error_t *err) {
+    if (encoding != FL_PQ_ENC_RLE) return unsupported(err, "level encoding", encoding);
+    if (len - *pos < 4) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: levels truncated");
+    const uint8_t *q = p + *pos;
+    uint32_t l = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+    if (l > len - *pos - 4) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: levels of %u bytes", l);
+    if (fl_rle_decode(q + 4, l, fl_rle_bit_width((uint32_t)max), rd->scratch, n, NULL, err))
+        return FLUSS_ERR__CORRUPT;
+    for (size_t i = 0; i < n; i++) {
+        if (rd->scratch[i] > (uint32_t)max)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: level %u over its max %d",
+                              rd->scratch[i], max);
+        out[i] = (uint8_t)rd->scratch[i];
+    }
+    *pos += 4 + (size_t)l;
+    return 0;
+}
 
 /* A GZIP page (RFC 1952: what parquet-mr's GzipCodec writes) into d,
  * exactly ulen bytes. */
@@ -346,28 +412,40 @@ static int dict_values(pq_read_t *rd, const uint8_t *p, size_t len, const uint8_
 static int data_page(pq_read_t *rd, const fl_pq_page_header_t *h, fl_error_t *err) {
     fl_pq_values_t *o = rd->out;
     if (!h->has_data) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: data page without header");
-    if (h->data_num_values < 0 || (size_t)h->data_num_values > o->rows - rd->got)
-        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: page of %d values past the chunk's rows",
-                          h->data_num_values);
+    if (h->data_num_values < 0 || (size_t)h->data_num_values > rd->entries - rd->got)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT,
+                          "parquet: page of %d values past the chunk's %zu", h->data_num_values,
+                          rd->entries);
     size_t n = (size_t)h->data_num_values;
     const uint8_t *p = rd->page.data;
     size_t len = rd->page.len, pos = 0;
-    uint8_t *valid = o->valid + rd->got;
+    uint8_t *valid = o->valid + rd->got, *def = rd->def + rd->got;
     size_t present = n;
-    if (rd->col->repetition == FL_PQ_OPTIONAL) {
-        if (h->def_encoding != FL_PQ_ENC_RLE) return unsupported(err, "level encoding", h->def_encoding);
-        if (len < 4) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: levels truncated");
-        uint32_t l = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        if (l > len - 4) return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: levels of %u bytes", l);
-        if (fl_rle_decode(p + 4, l, 1, rd->scratch, n, NULL, err)) return FLUSS_ERR__CORRUPT;
+    if (rd->max_rep > 0) {
+        uint8_t *rep = rd->rep + rd->got;
+        if (page_levels(rd, p, len, &pos, h->rep_encoding, rd->max_rep, rep, n, err))
+            return err ? err->code : FLUSS_ERR__CORRUPT;
+        if (n && rd->got == 0 && rep[0] != 0)
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk starts inside a row");
+    }
+    if (rd->max_def > 0) {
+        if (page_levels(rd, p, len, &pos, h->def_encoding, rd->max_def, def, n, err))
+            return err ? err->code : FLUSS_ERR__CORRUPT;
         present = 0;
         for (size_t i = 0; i < n; i++) {
-            valid[i] = (uint8_t)rd->scratch[i];
+            valid[i] = def[i] == rd->max_def;
             present += valid[i];
         }
-        pos = 4 + (size_t)l;
     } else {
         memset(valid, 1, n);
+        memset(def, 0, n);
+    }
+    /* a continued list (rep r > 0) needs its r-th repeated field present */
+    for (size_t i = 0; rd->max_rep > 0 && i < n; i++) {
+        uint8_t r = rd->rep[rd->got + i];
+        if (r > 0 && def[i] < rd->rep_def[r])
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: rep %u with def %u below %u", r,
+                              def[i], rd->rep_def[r]);
     }
     int rc;
     if (h->data_encoding == FL_PQ_ENC_PLAIN)
@@ -385,10 +463,10 @@ static int data_page(pq_read_t *rd, const fl_pq_page_header_t *h, fl_error_t *er
 static int read_pages(const fl_pq_reader_t *r, pq_read_t *rd, size_t start, size_t end,
                       fl_error_t *err) {
     size_t pos = start;
-    while (rd->got < rd->out->rows) {
+    while (rd->got < rd->entries) {
         if (pos >= end)
-            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk ends after %zu of %zu rows",
-                              rd->got, rd->out->rows);
+            return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk ends after %zu of %zu values",
+                              rd->got, rd->entries);
         fl_pq_page_header_t h;
         size_t used;
         if (fl_pq_page_header_decode(r->file + pos, end - pos, &h, &used, err)) {
@@ -418,9 +496,9 @@ static int read_pages(const fl_pq_reader_t *r, pq_read_t *rd, size_t start, size
     return 0;
 }
 
+/* A slot per level entry (a row of a flat column). */
 static int alloc_values(fl_pq_values_t *o, size_t rows, fl_error_t *err) {
     size_t w = o->width;
-    o->rows = rows;
     o->valid = fl_try_malloc(rows ? rows : 1);
     if (w) {
         o->values = fl_try_malloc(rows ? rows * w : 1);
@@ -430,7 +508,18 @@ static int alloc_values(fl_pq_values_t *o, size_t rows, fl_error_t *err) {
         if (o->offsets) o->offsets[0] = 0;
     }
     if (!o->valid || (w && !o->values) || (!w && !o->offsets))
-        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: column of %zu rows", rows);
+        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: column of %zu values", rows);
+    return 0;
+}
+
+/* The chunk's rows (entries at rep 0) against the row group's. */
+static int check_rows(const pq_read_t *rd, size_t rows, fl_error_t *err) {
+    if (rd->max_rep == 0) return 0; /* an entry per row: the counts were checked at open */
+    size_t got = 0;
+    for (size_t i = 0; i < rd->entries; i++) got += rd->rep[i] == 0;
+    if (got != rows)
+        return fl_err_set(err, FLUSS_ERR__CORRUPT, "parquet: chunk of %zu rows in a group of %zu",
+                          got, rows);
     return 0;
 }
 
@@ -438,7 +527,7 @@ int fl_pq_reader_read_column(const fl_pq_reader_t *r, size_t row_group, size_t c
                              fl_pq_values_t *out, fl_error_t *err) {
     memset(out, 0, sizeof(*out));
     const fl_pq_file_meta_t *m = &r->meta;
-    if (row_group >= m->n_row_groups || column >= m->n_schema - 1)
+    if (row_group >= m->n_row_groups || column >= r->tree.n_columns)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: no column %zu in row group %zu",
                           column, row_group);
     const fl_pq_row_group_t *g = &m->row_groups[row_group];
@@ -454,26 +543,48 @@ int fl_pq_reader_read_column(const fl_pq_reader_t *r, size_t row_group, size_t c
                           (long long)start, (long long)cm->total_compressed_size, r->len);
     pq_read_t rd;
     memset(&rd, 0, sizeof(rd));
-    rd.col = &m->schema[column + 1];
+    size_t leaf = r->tree.leaves[column];
+    rd.col = &m->schema[leaf];
     rd.codec = cm->codec;
     rd.out = out;
+    rd.max_def = r->tree.def[leaf];
+    rd.max_rep = r->tree.rep[leaf];
+    for (int32_t a = (int32_t)leaf; a > 0; a = r->tree.parent[a])
+        if (m->schema[a].repetition == FL_PQ_REPEATED) rd.rep_def[r->tree.rep[a]] = r->tree.def[a];
     out->type = rd.col->type;
     out->width = out->type == FL_PQ_FLBA ? (size_t)rd.col->type_length
                                          : fl_pq_fixed_width(out->type);
+    out->max_def = rd.max_def;
+    out->max_rep = rd.max_rep;
     size_t rows = (size_t)g->num_rows;
-    int rc = alloc_values(out, rows, err);
+    rd.entries = (size_t)cm->num_values; /* checked at open: rows, or up to the levels bound */
+    out->rows = rows;
+    out->levels = rd.entries;
+    size_t n = rd.entries;
+    int rc = alloc_values(out, n, err);
     if (!rc) {
-        rd.scratch = fl_try_malloc(rows ? rows * sizeof(uint32_t) : 1);
-        if (!rd.scratch) rc = fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: %zu rows", rows);
+        rd.scratch = fl_try_malloc(n ? n * sizeof(uint32_t) : 1);
+        rd.def = fl_try_malloc(n ? n : 1);
+        rd.rep = rd.max_rep > 0 ? fl_try_malloc(n ? n : 1) : NULL;
+        if (!rd.scratch || !rd.def || (rd.max_rep > 0 && !rd.rep))
+            rc = fl_err_set(err, FLUSS_ERR__NO_MEMORY, "parquet: %zu values", n);
     }
     if (!rc)
         rc = read_pages(r, &rd, (size_t)start, (size_t)start + (size_t)cm->total_compressed_size,
                         err);
+    if (!rc) rc = check_rows(&rd, rows, err);
     if (!rc && out->type == FL_PQ_BYTE_ARRAY) {
-        close_rows(&rd, rows);
+        close_rows(&rd, n);
         out->bytes = rd.bytes.data ? rd.bytes.data : fl_malloc(1);
         rd.bytes.data = NULL;
     }
+    if (!rc && (rd.max_rep > 0 || rd.max_def > 1)) { /* levels go out with the values */
+        out->def = rd.def;
+        out->rep = rd.rep;
+        rd.def = rd.rep = NULL;
+    }
+    fl_free(rd.def);
+    fl_free(rd.rep);
     fl_buf_free(&rd.bytes);
     fl_buf_free(&rd.page);
     fl_buf_free(&rd.dict_page);

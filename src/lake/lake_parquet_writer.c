@@ -1,9 +1,12 @@
 /*
  * lake_parquet_writer.c — the Parquet writer (lake_parquet_writer.h has
- * the file layout). Appends buffer each column of the open row group as
- * definition levels (a byte per row) and PLAIN values (a byte per
- * BOOLEAN); a row group goes out column chunk by column chunk: decide
- * dictionary or PLAIN for the chunk, cut pages by rows and value bytes,
+ * the file layout). Open turns the schema tree into the footer's schema
+ * list once (lake_parquet_meta.h's tree gives each leaf its levels and
+ * path). Appends buffer each column of the open row group as definition
+ * and repetition levels (a byte per level entry; a flat column's entry is
+ * a row) and PLAIN values of the entries at max_def (a byte per BOOLEAN);
+ * a row group goes out column chunk by column chunk: decide dictionary or
+ * PLAIN for the chunk, cut pages at row starts by rows and value bytes,
  * compress each page body, write header and body. The footer collects
  * every chunk's metadata. Statistics are kept while appending.
  */
@@ -36,9 +39,13 @@
 #define PQ_VALUE_BYTES_MAX (64u << 20)
 
 typedef struct pq_column {
-    fl_pq_column_spec_t spec; /* name owned */
-    fl_buf_t defs; /* 1 byte per row of the open group: 1 = present */
-    fl_buf_t vals; /* PLAIN values of the present rows (BOOLEAN: a byte each) */
+    fl_pq_column_spec_t spec; /* name: the schema element's */
+    size_t element; /* its schema element */
+    int max_def, max_rep;
+    uint8_t rep_def[FL_PQ_LEVEL_MAX + 1]; /* [r]: def level of the r-th repeated ancestor */
+    fl_buf_t defs; /* a def level per entry of the open group (max_def: present) */
+    fl_buf_t reps; /* a rep level per entry; empty when max_rep == 0 */
+    fl_buf_t vals; /* PLAIN values of the present entries (BOOLEAN: a byte each) */
     size_t nonnull;
     int64_t nulls;
     bool has_minmax;
@@ -47,7 +54,10 @@ typedef struct pq_column {
 
 struct fl_pq_writer {
     fl_pq_writer_options_t opts;
-    pq_column_t *cols;
+    fl_pq_schema_element_t *schema; /* the footer's, names owned; [0] the root */
+    size_t n_schema;
+    fl_pq_schema_tree_t tree;
+    pq_column_t *cols; /* one per leaf */
     size_t n_cols;
     int fd; /* -1: in memory */
     fl_buf_t mem;
@@ -121,12 +131,120 @@ static int emit(fl_pq_writer_t *w, const void *p, size_t n, fl_error_t *err) {
     return 0;
 }
 
-int fl_pq_writer_open(const char *path, const fl_pq_column_spec_t *cols, size_t n_cols,
-                      const fl_pq_writer_options_t *opts, fl_pq_writer_t **out, fl_error_t *err) {
+/* The schema list of nodes (root first): names copied, converted and
+ * logical types of groups and leaves. INVALID_ARG for a node outside the
+ * subset or a tree whose counts do not add up. */
+static int schema_of_nodes(fl_pq_writer_t *w, const fl_pq_node_t *nodes, size_t n, bool flat,
+                           fl_error_t *err) {
+    if (n == 0) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: no columns");
+    if (n > INT32_MAX - 1) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: %zu nodes", n);
+    /* the root's children: the subtrees at depth 0 */
+    int64_t left[FL_PQ_LEVEL_MAX + 1];
+    size_t depth = 0, top = 0;
+    for (size_t i = 0; i < n; i++) {
+        const fl_pq_node_t *d = &nodes[i];
+        while (depth && left[depth - 1] == 0) depth--;
+        if (depth == 0)
+            top++;
+        else
+            left[depth - 1]--;
+        if (!d->name || !*d->name)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: unnamed node %zu", i);
+        if (d->repetition < FL_PQ_REQUIRED || d->repetition > FL_PQ_REPEATED || d->n_children < 0)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "parquet: node %s: repetition %d, %d children", d->name,
+                              d->repetition, d->n_children);
+        if (d->n_children > 0) {
+            if (d->group < FL_PQ_GROUP_PLAIN || d->group > FL_PQ_GROUP_MAP)
+                return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: group %s: annotation %d",
+                                  d->name, d->group);
+            if (depth == FL_PQ_LEVEL_MAX)
+                return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: group %s too deep",
+                                  d->name);
+            left[depth++] = d->n_children;
+        }
+    }
+    while (depth && left[depth - 1] == 0) depth--;
+    if (depth)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: children past the end of the nodes");
+    w->n_schema = n + 1;
+    w->schema = fl_calloc(n + 1, sizeof(*w->schema));
+    fl_pq_schema_element_t *s = w->schema;
+    s[0].name = fl_strdup("schema");
+    s[0].type = -1;
+    s[0].repetition = -1;
+    s[0].converted_type = -1;
+    s[0].num_children = (int32_t)top;
+    for (size_t i = 0; i < n; i++) {
+        const fl_pq_node_t *d = &nodes[i];
+        fl_pq_schema_element_t *e = &s[i + 1];
+        e->name = fl_strdup(d->name);
+        e->repetition = d->repetition;
+        e->has_field_id = flat || d->field_id >= 0;
+        e->field_id = d->field_id;
+        e->converted_type = -1;
+        if (d->n_children > 0) {
+            e->type = -1;
+            e->num_children = d->n_children;
+            if (d->group == FL_PQ_GROUP_LIST) {
+                e->converted_type = FL_PQ_CT_LIST;
+                e->logical.kind = FL_PQ_LT_LIST;
+            } else if (d->group == FL_PQ_GROUP_MAP) {
+                e->converted_type = FL_PQ_CT_MAP;
+                e->logical.kind = FL_PQ_LT_MAP;
+            }
+            continue;
+        }
+        fl_pq_column_spec_t c = {d->name, d->field_id, d->type, d->repetition != FL_PQ_REQUIRED,
+                                 d->logical, d->type_length};
+        if (check_spec(&c, err)) return FLUSS_ERR__INVALID_ARG;
+        e->type = c.type;
+        e->type_length = c.type == FL_PQ_FLBA ? c.type_length : 0;
+        e->logical = c.logical;
+        switch (c.logical.kind) {
+        case FL_PQ_LT_STRING: e->converted_type = FL_PQ_CT_UTF8; break;
+        case FL_PQ_LT_DATE: e->converted_type = FL_PQ_CT_DATE; break;
+        case FL_PQ_LT_TIME: e->converted_type = FL_PQ_CT_TIME_MICROS; break;
+        /* also for local timestamps (LogicalTypes.md: legacy annotation) */
+        case FL_PQ_LT_TIMESTAMP: e->converted_type = FL_PQ_CT_TIMESTAMP_MICROS; break;
+        case FL_PQ_LT_DECIMAL:
+            e->converted_type = FL_PQ_CT_DECIMAL;
+            e->scale = c.logical.scale;
+            e->precision = c.logical.precision;
+            break;
+        default: break;
+        }
+    }
+    if (fl_pq_schema_tree_build(s, n + 1, &w->tree, err))
+        return err ? (err->code = FLUSS_ERR__INVALID_ARG) : FLUSS_ERR__INVALID_ARG;
+    return 0;
+}
+
+/* The columns of the tree's leaves: spec, levels, and the def level of
+ * each repeated ancestor (what a rep level r > 0 needs its def to reach). */
+static void columns_of_tree(fl_pq_writer_t *w) {
+    const fl_pq_schema_tree_t *t = &w->tree;
+    w->n_cols = t->n_columns;
+    w->cols = fl_calloc(w->n_cols, sizeof(*w->cols));
+    for (size_t k = 0; k < w->n_cols; k++) {
+        pq_column_t *c = &w->cols[k];
+        size_t e = t->leaves[k];
+        const fl_pq_schema_element_t *el = &w->schema[e];
+        c->element = e;
+        c->spec = (fl_pq_column_spec_t){el->name, el->field_id, el->type,
+                                        el->repetition != FL_PQ_REQUIRED, el->logical,
+                                        el->type_length};
+        c->max_def = t->def[e];
+        c->max_rep = t->rep[e];
+        for (int32_t a = (int32_t)e; a > 0; a = t->parent[a])
+            if (w->schema[a].repetition == FL_PQ_REPEATED) c->rep_def[t->rep[a]] = t->def[a];
+    }
+}
+
+static int writer_open(const char *path, const fl_pq_node_t *nodes, size_t n_nodes, bool flat,
+                       const fl_pq_writer_options_t *opts, fl_pq_writer_t **out,
+                       fl_error_t *err) {
     *out = NULL;
-    if (n_cols == 0) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: no columns");
-    for (size_t i = 0; i < n_cols; i++)
-        if (check_spec(&cols[i], err)) return err ? err->code : FLUSS_ERR__INVALID_ARG;
     if (opts->codec != FL_PQ_CODEC_UNCOMPRESSED && opts->codec != FL_PQ_CODEC_ZSTD &&
         opts->codec != FL_PQ_CODEC_SNAPPY && opts->codec != FL_PQ_CODEC_GZIP)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: codec %d not built", opts->codec);
@@ -135,12 +253,11 @@ int fl_pq_writer_open(const char *path, const fl_pq_column_spec_t *cols, size_t 
     fl_pq_writer_t *w = fl_calloc(1, sizeof(*w));
     w->opts = *opts;
     w->fd = -1;
-    w->cols = fl_calloc(n_cols, sizeof(*w->cols));
-    w->n_cols = n_cols;
-    for (size_t i = 0; i < n_cols; i++) {
-        w->cols[i].spec = cols[i];
-        w->cols[i].spec.name = fl_strdup(cols[i].name);
+    if (schema_of_nodes(w, nodes, n_nodes, flat, err)) {
+        fl_pq_writer_destroy(w);
+        return FLUSS_ERR__INVALID_ARG;
     }
+    columns_of_tree(w);
     if (path) {
         w->fd = fl_vfs_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (w->fd < 0) {
@@ -155,6 +272,37 @@ int fl_pq_writer_open(const char *path, const fl_pq_column_spec_t *cols, size_t 
     }
     *out = w;
     return 0;
+}
+
+int fl_pq_writer_open_tree(const char *path, const fl_pq_node_t *nodes, size_t n_nodes,
+                           const fl_pq_writer_options_t *opts, fl_pq_writer_t **out,
+                           fl_error_t *err) {
+    return writer_open(path, nodes, n_nodes, false, opts, out, err);
+}
+
+/* The flat schema: each spec a leaf of the root, its field id written
+ * whatever its value (as before trees). */
+int fl_pq_writer_open(const char *path, const fl_pq_column_spec_t *cols, size_t n_cols,
+                      const fl_pq_writer_options_t *opts, fl_pq_writer_t **out, fl_error_t *err) {
+    *out = NULL;
+    if (n_cols == 0) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: no columns");
+    for (size_t i = 0; i < n_cols; i++)
+        if (check_spec(&cols[i], err)) return err ? err->code : FLUSS_ERR__INVALID_ARG;
+    fl_pq_node_t *nodes = fl_calloc(n_cols, sizeof(*nodes));
+    for (size_t i = 0; i < n_cols; i++)
+        nodes[i] = (fl_pq_node_t){cols[i].name, cols[i].field_id,
+                                  cols[i].optional ? FL_PQ_OPTIONAL : FL_PQ_REQUIRED, 0,
+                                  FL_PQ_GROUP_PLAIN, cols[i].type, cols[i].logical,
+                                  cols[i].type_length};
+    int rc = writer_open(path, nodes, n_cols, true, opts, out, err);
+    fl_free(nodes);
+    return rc;
+}
+
+void fl_pq_writer_levels(const fl_pq_writer_t *w, size_t column, int *max_def, int *max_rep) {
+    assert(column < w->n_cols);
+    *max_def = w->cols[column].max_def;
+    *max_rep = w->cols[column].max_rep;
 }
 
 /* ---- statistics ---- */
@@ -260,20 +408,70 @@ static void stats_zero_signs(pq_column_t *c) {
 
 /* ---- append ---- */
 
+static int check_value_len(const pq_column_t *c, const fl_pq_column_data_t *d, size_t i,
+                           fl_error_t *err) {
+    if (c->spec.type == FL_PQ_BYTE_ARRAY &&
+        ((const fl_pq_bytes_t *)d->values)[i].len > PQ_VALUE_BYTES_MAX)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: value of %u bytes in column %s",
+                          ((const fl_pq_bytes_t *)d->values)[i].len, c->spec.name);
+    return 0;
+}
+
+/* A column given as levels: each level in range, rows where rep is 0,
+ * a continued list (rep r > 0) only below a present r-th repeated field. */
+static int check_levels(const pq_column_t *c, const fl_pq_column_data_t *d, size_t rows,
+                        fl_error_t *err) {
+    size_t n = d->levels, seen = 0;
+    if (n > FL_PQ_CHUNK_LEVELS_MAX / 2)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: column %s: %zu levels",
+                          c->spec.name, n);
+    if (c->max_rep > 0 && !d->rep)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "parquet: column %s: no repetition levels (max %d)", c->spec.name,
+                          c->max_rep);
+    for (size_t i = 0; i < n; i++) {
+        int def = d->def[i], rep = d->rep ? d->rep[i] : 0;
+        if (def > c->max_def || rep > c->max_rep)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "parquet: column %s: levels def %d rep %d at %zu past %d/%d",
+                              c->spec.name, def, rep, i, c->max_def, c->max_rep);
+        if (rep == 0) {
+            seen++;
+        } else if (i == 0) {
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "parquet: column %s: the batch starts inside a row (rep %d)",
+                              c->spec.name, rep);
+        } else if (def < c->rep_def[rep]) {
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "parquet: column %s: rep %d with def %d below %d at %zu",
+                              c->spec.name, rep, def, c->rep_def[rep], i);
+        }
+        if (def == c->max_def && check_value_len(c, d, i, err)) return FLUSS_ERR__INVALID_ARG;
+    }
+    if (seen != rows)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "parquet: column %s: %zu rows, not %zu",
+                          c->spec.name, seen, rows);
+    return 0;
+}
+
 static int check_append(const fl_pq_writer_t *w, const fl_pq_column_data_t *cols, size_t rows,
                         fl_error_t *err) {
     for (size_t k = 0; k < w->n_cols; k++) {
         const pq_column_t *c = &w->cols[k];
+        if (cols[k].def) {
+            if (check_levels(c, &cols[k], rows, err)) return FLUSS_ERR__INVALID_ARG;
+            continue;
+        }
+        if (c->max_rep > 0 || c->max_def > 1)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "parquet: column %s takes levels (max def %d, rep %d)",
+                              c->spec.name, c->max_def, c->max_rep);
         for (size_t i = 0; i < rows; i++) {
             bool present = !cols[k].valid || cols[k].valid[i];
-            if (!present && !c->spec.optional)
+            if (!present && c->max_def == 0)
                 return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
                                   "parquet: null in required column %s (row %zu)", c->spec.name, i);
-            if (present && c->spec.type == FL_PQ_BYTE_ARRAY &&
-                ((const fl_pq_bytes_t *)cols[k].values)[i].len > PQ_VALUE_BYTES_MAX)
-                return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                                  "parquet: value of %u bytes in column %s",
-                                  ((const fl_pq_bytes_t *)cols[k].values)[i].len, c->spec.name);
+            if (present && check_value_len(c, &cols[k], i, err)) return FLUSS_ERR__INVALID_ARG;
         }
     }
     return 0;
@@ -334,25 +532,39 @@ static void stats_add_fixed(pq_column_t *c, const uint8_t *p, size_t n, size_t w
     if (hi != lo) stats_add(c, p + hi * width, width);
 }
 
-/* Levels, PLAIN values and statistics of rows values: one reservation per
- * buffer and the statistics' two extremes per append (an append is a
- * whole log batch for the tiering writer's column path). */
+/* Levels, PLAIN values and statistics of a column's entries (rows of a
+ * flat column given by valid): one reservation per buffer and the
+ * statistics' two extremes per append (an append is a whole log batch for
+ * the tiering writer's column path). */
 static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t rows) {
     size_t width = value_width(&c->spec), present = 0;
-    uint8_t *defs = fl_buf_reserve(&c->defs, rows ? rows : 1);
-    for (size_t i = 0; i < rows; i++) present += defs[i] = !d->valid || d->valid[i];
-    c->defs.len += rows;
+    size_t n = d->def ? d->levels : rows;
+    const uint8_t md = (uint8_t)c->max_def;
+    uint8_t *defs = fl_buf_reserve(&c->defs, n ? n : 1);
+    if (d->def) {
+        if (n) memcpy(defs, d->def, n);
+        for (size_t i = 0; i < n; i++) present += defs[i] == md;
+    } else {
+        for (size_t i = 0; i < n; i++) present += (defs[i] = !d->valid || d->valid[i] ? md : 0) == md;
+    }
+    c->defs.len += n;
+    if (c->max_rep > 0) {
+        uint8_t *reps = fl_buf_reserve(&c->reps, n ? n : 1);
+        if (n) memcpy(reps, d->rep, n);
+        c->reps.len += n;
+    }
     c->nonnull += present;
-    c->nulls += (int64_t)(rows - present);
+    c->nulls += (int64_t)(n - present);
+    rows = n; /* from here on a slot per entry */
     if (c->spec.type == FL_PQ_BYTE_ARRAY) {
         const fl_pq_bytes_t *b = d->values;
         size_t total = 0;
         for (size_t i = 0; i < rows; i++)
-            if (defs[i]) total += 4 + (size_t)b[i].len;
+            if (defs[i] == md) total += 4 + (size_t)b[i].len;
         uint8_t *out = fl_buf_reserve(&c->vals, total ? total : 1);
         const fl_pq_bytes_t *lo = NULL, *hi = NULL;
         for (size_t i = 0; i < rows; i++) {
-            if (!defs[i]) continue;
+            if (defs[i] != md) continue;
             const fl_pq_bytes_t *v = &b[i];
             uint32_t len = v->len;
             out[0] = (uint8_t)len, out[1] = (uint8_t)(len >> 8), out[2] = (uint8_t)(len >> 16),
@@ -378,12 +590,12 @@ static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t r
     const uint8_t *in = d->values;
     if (c->spec.type == FL_PQ_BOOLEAN) {
         for (size_t i = 0; i < rows; i++)
-            if (defs[i]) *out++ = in[i] ? 1 : 0;
+            if (defs[i] == md) *out++ = in[i] ? 1 : 0;
     } else if (present == rows) {
         memcpy(out, in, rows * width);
     } else {
         for (size_t i = 0; i < rows; i++)
-            if (defs[i]) memcpy(out, in + i * width, width), out += width;
+            if (defs[i] == md) memcpy(out, in + i * width, width), out += width;
     }
     c->vals.len += present * width;
     stats_add_fixed(c, c->vals.data + at, present, width);
@@ -391,7 +603,16 @@ static void append_column(pq_column_t *c, const fl_pq_column_data_t *d, size_t r
 
 static size_t group_bytes(const fl_pq_writer_t *w) {
     size_t n = 0;
-    for (size_t k = 0; k < w->n_cols; k++) n += w->cols[k].vals.len + w->cols[k].defs.len;
+    for (size_t k = 0; k < w->n_cols; k++)
+        n += w->cols[k].vals.len + w->cols[k].defs.len + w->cols[k].reps.len;
+    return n;
+}
+
+/* The most level entries a column of the open group holds. */
+static size_t group_levels(const fl_pq_writer_t *w) {
+    size_t n = 0;
+    for (size_t k = 0; k < w->n_cols; k++)
+        if (w->cols[k].defs.len > n) n = w->cols[k].defs.len;
     return n;
 }
 
@@ -403,7 +624,8 @@ int fl_pq_writer_append(fl_pq_writer_t *w, const fl_pq_column_data_t *cols, size
     if (check_append(w, cols, rows, err)) return FLUSS_ERR__INVALID_ARG;
     for (size_t k = 0; k < w->n_cols; k++) append_column(&w->cols[k], &cols[k], rows);
     w->group_rows += rows;
-    if (group_bytes(w) >= w->opts.row_group_bytes_max || w->group_rows >= FL_PQ_GROUP_ROWS_MAX / 2)
+    if (group_bytes(w) >= w->opts.row_group_bytes_max || w->group_rows >= FL_PQ_GROUP_ROWS_MAX / 2 ||
+        group_levels(w) >= FL_PQ_CHUNK_LEVELS_MAX / 2)
         return fl_pq_writer_flush_row_group(w, err);
     return 0;
 }
@@ -606,24 +828,28 @@ static int write_dictionary_page(fl_pq_writer_t *w, pq_chunk_t *ch, fl_error_t *
     return write_page(w, ch, &h, &w->page, err);
 }
 
-/* Rows [r0, r1) holding present values [v0, v1). */
+/* u32-LE length, then levels lv[0, n) as RLE at the width of max. */
+static void put_levels(fl_buf_t *b, const uint8_t *lv, size_t n, int max) {
+    uint32_t *tmp = fl_malloc((n + 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < n; i++) tmp[i] = lv[i];
+    size_t at = b->len;
+    fl_buf_reserve(b, 4);
+    b->len += 4;
+    fl_rle_encode(b, tmp, n, fl_rle_bit_width((uint32_t)max));
+    uint32_t len = (uint32_t)(b->len - at - 4);
+    uint8_t le[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
+    memcpy(b->data + at, le, 4);
+    fl_free(tmp);
+}
+
+/* Level entries [r0, r1) (whole rows) holding present values [v0, v1). */
 static int write_data_page(fl_pq_writer_t *w, pq_chunk_t *ch, size_t r0, size_t r1, size_t v0,
                            size_t v1, fl_error_t *err) {
     pq_column_t *c = ch->c;
     fl_buf_t *b = &w->page;
     fl_buf_reset(b);
-    if (c->spec.optional) {
-        uint32_t *lv = fl_malloc((r1 - r0 + 1) * sizeof(uint32_t));
-        for (size_t r = r0; r < r1; r++) lv[r - r0] = c->defs.data[r];
-        size_t at = b->len;
-        fl_buf_reserve(b, 4);
-        b->len += 4;
-        fl_rle_encode(b, lv, r1 - r0, 1);
-        uint32_t n = (uint32_t)(b->len - at - 4);
-        uint8_t le[4] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24)};
-        memcpy(b->data + at, le, 4);
-        fl_free(lv);
-    }
+    if (c->max_rep > 0) put_levels(b, c->reps.data + r0, r1 - r0, c->max_rep);
+    if (c->max_def > 0) put_levels(b, c->defs.data + r0, r1 - r0, c->max_def);
     int32_t encoding;
     if (ch->idx) {
         encoding = FL_PQ_ENC_RLE_DICTIONARY;
@@ -674,14 +900,19 @@ static void chunk_offsets(pq_chunk_t *ch) {
     assert(at == c->vals.len);
 }
 
-static void chunk_meta_finish(pq_chunk_t *ch) {
+static void chunk_meta_finish(const fl_pq_writer_t *w, pq_chunk_t *ch) {
     pq_column_t *c = ch->c;
     fl_pq_column_meta_t *m = ch->meta;
     m->type = c->spec.type;
     m->encodings = fl_malloc(3 * sizeof(int32_t)); /* filled once the pages are out */
-    m->path = fl_malloc(sizeof(char *));
-    m->path[0] = fl_strdup(c->spec.name);
-    m->n_path = 1;
+    /* the names from below the root down to the leaf */
+    const fl_pq_schema_tree_t *t = &w->tree;
+    size_t depth = 0;
+    for (int32_t a = (int32_t)c->element; a > 0; a = t->parent[a]) depth++;
+    m->path = fl_malloc(depth * sizeof(char *));
+    m->n_path = depth;
+    for (int32_t a = (int32_t)c->element; a > 0; a = t->parent[a])
+        m->path[--depth] = fl_strdup(w->schema[a].name);
     m->codec = 0;
     m->num_values = (int64_t)c->defs.len;
     m->has_stats = true;
@@ -709,18 +940,23 @@ static int write_chunk(fl_pq_writer_t *w, pq_column_t *c, fl_pq_column_chunk_t *
     cc->file_offset = ch.start;
     chunk_offsets(&ch);
     build_dictionary(&ch, w->opts.dictionary_bytes_max);
-    chunk_meta_finish(&ch); /* type, path, stats; the pages add their sizes */
+    chunk_meta_finish(w, &ch); /* type, path, stats; the pages add their sizes */
     cc->meta.codec = w->opts.codec;
     int rc = 0;
     if (ch.idx) rc = write_dictionary_page(w, &ch, err);
-    size_t rows = c->defs.len, r = 0, v = 0;
-    assert(rows > 0); /* empty groups are not written */
-    while (!rc && r < rows) {
-        size_t r1 = r, v1 = v;
-        while (r1 < rows && r1 - r < w->opts.page_rows_max &&
+    /* pages of whole rows: a row is its entries up to the next rep 0 */
+    size_t entries = c->defs.len, r = 0, v = 0;
+    const uint8_t *defs = c->defs.data, *reps = c->max_rep > 0 ? c->reps.data : NULL;
+    assert(entries > 0); /* empty groups are not written */
+    while (!rc && r < entries) {
+        size_t r1 = r, v1 = v, page_rows = 0;
+        while (r1 < entries && page_rows < w->opts.page_rows_max &&
                (v1 == v || ch.off[v1] - ch.off[v] < w->opts.page_bytes_max)) {
-            if (c->defs.data[r1]) v1++;
-            r1++;
+            do {
+                if (defs[r1] == c->max_def) v1++;
+                r1++;
+            } while (r1 < entries && reps && reps[r1] != 0);
+            page_rows++;
         }
         rc = write_data_page(w, &ch, r, r1, v, v1, err);
         r = r1;
@@ -742,6 +978,7 @@ static int write_chunk(fl_pq_writer_t *w, pq_column_t *c, fl_pq_column_chunk_t *
 
 static void column_reset(pq_column_t *c) {
     fl_buf_reset(&c->defs);
+    fl_buf_reset(&c->reps);
     fl_buf_reset(&c->vals);
     c->nonnull = 0;
     c->nulls = 0;
@@ -776,48 +1013,13 @@ int fl_pq_writer_flush_row_group(fl_pq_writer_t *w, fl_error_t *err) {
     return 0;
 }
 
-static void schema_of(const fl_pq_writer_t *w, fl_pq_schema_element_t *s) {
-    memset(s, 0, (w->n_cols + 1) * sizeof(*s));
-    s[0].name = (char *)"schema";
-    s[0].type = -1;
-    s[0].repetition = -1;
-    s[0].converted_type = -1;
-    s[0].num_children = (int32_t)w->n_cols;
-    for (size_t k = 0; k < w->n_cols; k++) {
-        const fl_pq_column_spec_t *c = &w->cols[k].spec;
-        fl_pq_schema_element_t *e = &s[k + 1];
-        e->name = (char *)c->name;
-        e->type = c->type;
-        e->type_length = c->type == FL_PQ_FLBA ? c->type_length : 0;
-        e->repetition = c->optional ? FL_PQ_OPTIONAL : FL_PQ_REQUIRED;
-        e->has_field_id = true;
-        e->field_id = c->field_id;
-        e->logical = c->logical;
-        switch (c->logical.kind) {
-        case FL_PQ_LT_STRING: e->converted_type = FL_PQ_CT_UTF8; break;
-        case FL_PQ_LT_DATE: e->converted_type = FL_PQ_CT_DATE; break;
-        case FL_PQ_LT_TIME: e->converted_type = FL_PQ_CT_TIME_MICROS; break;
-        /* also for local timestamps (LogicalTypes.md: legacy annotation) */
-        case FL_PQ_LT_TIMESTAMP: e->converted_type = FL_PQ_CT_TIMESTAMP_MICROS; break;
-        case FL_PQ_LT_DECIMAL:
-            e->converted_type = FL_PQ_CT_DECIMAL;
-            e->scale = c->logical.scale;
-            e->precision = c->logical.precision;
-            break;
-        default: e->converted_type = -1;
-        }
-    }
-}
-
 int fl_pq_writer_finish(fl_pq_writer_t *w, fl_error_t *err) {
     if (fl_pq_writer_flush_row_group(w, err)) return err ? err->code : FLUSS_ERR__IO;
-    fl_pq_schema_element_t *schema = fl_malloc((w->n_cols + 1) * sizeof(*schema));
-    schema_of(w, schema);
     fl_pq_file_meta_t m;
     memset(&m, 0, sizeof(m));
     m.version = 2;
-    m.schema = schema;
-    m.n_schema = w->n_cols + 1;
+    m.schema = w->schema;
+    m.n_schema = w->n_schema;
     m.num_rows = w->total_rows;
     m.row_groups = w->groups;
     m.n_row_groups = w->n_groups;
@@ -825,7 +1027,6 @@ int fl_pq_writer_finish(fl_pq_writer_t *w, fl_error_t *err) {
     m.n_column_orders = w->n_cols;
     fl_buf_reset(&w->scratch);
     fl_pq_file_meta_encode(&w->scratch, &m);
-    fl_free(schema);
     uint32_t n = (uint32_t)w->scratch.len;
     uint8_t tail[8] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24),
                        'P', 'A', 'R', '1'};
@@ -862,13 +1063,16 @@ void fl_pq_writer_destroy(fl_pq_writer_t *w) {
     if (w->fd >= 0) fl_vfs_close(w->fd);
     for (size_t k = 0; k < w->n_cols; k++) {
         pq_column_t *c = &w->cols[k];
-        fl_free((char *)c->spec.name);
         fl_buf_free(&c->defs);
+        fl_buf_free(&c->reps);
         fl_buf_free(&c->vals);
         fl_buf_free(&c->min);
         fl_buf_free(&c->max);
     }
     fl_free(w->cols);
+    for (size_t i = 0; w->schema && i < w->n_schema; i++) fl_free(w->schema[i].name);
+    fl_free(w->schema);
+    fl_pq_schema_tree_free(&w->tree);
     for (size_t i = 0; i < w->n_groups; i++) {
         fl_pq_row_group_t *g = &w->groups[i];
         for (size_t k = 0; k < g->n_columns; k++) {

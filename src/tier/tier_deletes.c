@@ -51,7 +51,7 @@ int fl_tier_deletes_write(const char *path, const fl_pk_delete_t *dels, size_t n
                                        (uint32_t)strlen(dels[at + i].path)};
             pos[i] = dels[at + i].pos;
         }
-        fl_pq_column_data_t data[2] = {{NULL, paths}, {NULL, pos}};
+        fl_pq_column_data_t data[2] = {{.values = paths}, {.values = pos}};
         rc = fl_pq_writer_append(w, data, k, err);
     }
     fl_free(paths);

@@ -18,6 +18,17 @@
  *       (no snapshot), v2, v3. Prints what it wrote as one JSON object:
  *       table uuid, location, the snapshots (ids, parents, sequence
  *       numbers, manifest lists, summaries, data files, rows).
+ *   lake_iceberg_table_sample write-nested DIR
+ *       creates the Iceberg table of a Fluss log table with nested columns
+ *       as fl_lake_table_create makes it (coordinator_lake_table.h; these
+ *       ids are that function's, asserted in test_coordinator_lake_table):
+ *       a INT, b ARRAY<ROW<x INT, y STRING NOT NULL>> (comment "rows"),
+ *       c MAP<STRING, INT NOT NULL> — a=1, b=2, c=3, __bucket=4,
+ *       __offset=5, __timestamp=6, b.element=7, x=8, y=9, c.key=10,
+ *       c.value=11 — as v1 (no snapshot); then v2, ALTER's ADD COLUMN
+ *       d MAP<STRING, ARRAY<ROW<p INT NOT NULL>>> (fl_ice_meta_with_schema):
+ *       d=12, key=13, value=14, element=15, p=16, before __bucket. Prints
+ *       {"location": ...}.
  *   lake_iceberg_table_sample --decode FILE
  *       prints what fl_ice_meta_decode reads from a metadata file, encoded
  *       again by fl_ice_meta_encode, with the partition value types
@@ -46,13 +57,13 @@
 enum { C_ID, C_NAME, C_TS, C_AMOUNT, C_BUCKET, C_OFFSET, C_TIMESTAMP, NCOL };
 
 static const fl_ice_field_t FIELDS[NCOL] = {
-    {1, "id", true, "int", NULL},
-    {2, "name", false, "string", "a customer"},
-    {3, "ts", false, "timestamptz", NULL},
-    {4, "amount", false, "decimal(10,2)", NULL},
-    {5, "__bucket", true, "int", NULL},
-    {6, "__offset", true, "long", NULL},
-    {7, "__timestamp", true, "timestamptz", NULL},
+    {1, "id", true, "int", NULL, NULL},
+    {2, "name", false, "string", "a customer", NULL},
+    {3, "ts", false, "timestamptz", NULL, NULL},
+    {4, "amount", false, "decimal(10,2)", NULL, NULL},
+    {5, "__bucket", true, "int", NULL, NULL},
+    {6, "__offset", true, "long", NULL, NULL},
+    {7, "__timestamp", true, "timestamptz", NULL, NULL},
 };
 static const int32_t IDENT[] = {1};
 static const fl_ice_schema_t SCHEMA = {0, FIELDS, NCOL, IDENT, 1};
@@ -127,9 +138,10 @@ static int append_rows(fl_pq_writer_t *w, const round_t *r, fl_error_t *err) {
         amount[i] = r->amount[i] == NUL ? 0 : r->amount[i];
     }
     fl_pq_column_data_t cols[NCOL] = {
-        {NULL, r->id},          {valid[C_NAME], name},   {valid[C_TS], ts},
-        {valid[C_AMOUNT], amount}, {NULL, bucket},       {NULL, offset},
-        {NULL, r->timestamp},
+        {NULL, r->id, NULL, NULL, 0},          {valid[C_NAME], name, NULL, NULL, 0},
+        {valid[C_TS], ts, NULL, NULL, 0},      {valid[C_AMOUNT], amount, NULL, NULL, 0},
+        {NULL, bucket, NULL, NULL, 0},         {NULL, offset, NULL, NULL, 0},
+        {NULL, r->timestamp, NULL, NULL, 0},
     };
     return fl_pq_writer_append(w, cols, r->n, err);
 }
@@ -410,6 +422,88 @@ static int write_table(const char *dir) {
     return 0;
 }
 
+/* ---- a table with nested columns ---- */
+
+static const fl_ice_field_t NX[] = {
+    {8, "x", false, "int", NULL, NULL},
+    {9, "y", true, "string", NULL, NULL},
+};
+static const fl_ice_nested_t NX_ROW = {FL_ICE_STRUCT, NX, 2, NULL, NULL, NULL};
+static const fl_ice_field_t NB_ELEMENT = {7, "element", false, NULL, NULL, &NX_ROW};
+static const fl_ice_nested_t NB_LIST = {FL_ICE_LIST, NULL, 0, &NB_ELEMENT, NULL, NULL};
+static const fl_ice_field_t NC_KEY = {10, "key", true, "string", NULL, NULL};
+static const fl_ice_field_t NC_VALUE = {11, "value", true, "int", NULL, NULL};
+static const fl_ice_nested_t NC_MAP = {FL_ICE_MAP, NULL, 0, NULL, &NC_KEY, &NC_VALUE};
+static const fl_ice_field_t ND_P[] = {{16, "p", true, "int", NULL, NULL}};
+static const fl_ice_nested_t ND_ROW = {FL_ICE_STRUCT, ND_P, 1, NULL, NULL, NULL};
+static const fl_ice_field_t ND_ELEMENT = {15, "element", false, NULL, NULL, &ND_ROW};
+static const fl_ice_nested_t ND_LIST = {FL_ICE_LIST, NULL, 0, &ND_ELEMENT, NULL, NULL};
+static const fl_ice_field_t ND_KEY = {13, "key", true, "string", NULL, NULL};
+static const fl_ice_field_t ND_VALUE = {14, "value", false, NULL, NULL, &ND_LIST};
+static const fl_ice_nested_t ND_MAP = {FL_ICE_MAP, NULL, 0, NULL, &ND_KEY, &ND_VALUE};
+static const fl_ice_field_t NESTED0[] = {
+    {1, "a", false, "int", NULL, NULL},
+    {2, "b", false, NULL, "rows", &NB_LIST},
+    {3, "c", false, NULL, NULL, &NC_MAP},
+    {4, "__bucket", true, "int", NULL, NULL},
+    {5, "__offset", true, "long", NULL, NULL},
+    {6, "__timestamp", true, "timestamptz", NULL, NULL},
+};
+static const fl_ice_field_t NESTED1[] = {
+    {1, "a", false, "int", NULL, NULL},
+    {2, "b", false, NULL, "rows", &NB_LIST},
+    {3, "c", false, NULL, NULL, &NC_MAP},
+    {12, "d", false, NULL, NULL, &ND_MAP},
+    {4, "__bucket", true, "int", NULL, NULL},
+    {5, "__offset", true, "long", NULL, NULL},
+    {6, "__timestamp", true, "timestamptz", NULL, NULL},
+};
+static const fl_ice_schema_t NESTED_SCHEMA0 = {0, NESTED0, 6, NULL, 0};
+static const fl_ice_schema_t NESTED_SCHEMA1 = {FL_ICE_NO_SCHEMA, NESTED1, 7, NULL, 0};
+static const fl_ice_partition_field_t NESTED_SPEC_FIELDS[] = {
+    {"__bucket", 4, 1000, FL_ICE_IDENTITY, 0, FL_ICE_INT},
+};
+static const fl_ice_partition_spec_t NESTED_SPEC = {0, NESTED_SPEC_FIELDS, 1};
+static const fl_ice_sort_field_t NESTED_SORT_FIELDS[] = {{5, false, false}};
+static const fl_ice_sort_order_t NESTED_SORT = {1, NESTED_SORT_FIELDS, 1};
+
+static int write_nested(const char *dir) {
+    fl_error_t err = {0};
+    if (dir[0] != '/') {
+        fprintf(stderr, "lake_iceberg_table_sample: DIR must be absolute\n");
+        return 1;
+    }
+    char location[PATH_MAX + 16];
+    snprintf(location, sizeof(location), "file://%s", dir);
+    fl_ice_table_meta_t m = {
+        .location = location, .last_updated_ms = fl_time_wall_ms(), .last_column_id = 11,
+        .schemas = &NESTED_SCHEMA0, .n_schemas = 1, .current_schema_id = 0,
+        .specs = &NESTED_SPEC, .n_specs = 1, .default_spec_id = 0, .last_partition_id = 1000,
+        .sort_orders = &NESTED_SORT, .n_sort_orders = 1, .default_sort_order_id = 1,
+        .properties = PROPS, .n_properties = sizeof(PROPS) / sizeof(PROPS[0]),
+        .current_snapshot_id = FL_ICE_NONE,
+    };
+    fl_uuid_random(m.table_uuid);
+    if (fl_ice_table_create(dir, &m, &err)) return fail(&err);
+    fl_ice_table_head_t h;
+    fl_ice_table_head_init(&h);
+    fl_ice_meta_read_t next;
+    fl_ice_meta_read_init(&next);
+    int rc = fl_ice_table_load(dir, &h, &err);
+    if (!rc)
+        rc = fl_ice_meta_with_schema(&h.meta.meta, h.metadata_location, &NESTED_SCHEMA1, &next,
+                                     &err);
+    if (!rc) rc = fl_ice_table_commit(dir, h.version, &next.meta, &err);
+    fl_ice_meta_read_reset(&next);
+    fl_ice_table_head_reset(&h);
+    if (rc) return fail(&err);
+    json_t *out = json_pack("{s:s}", "location", location);
+    json_dumpf(out, stdout, JSON_COMPACT);
+    putchar('\n');
+    json_decref(out);
+    return 0;
+}
+
 /* The metadata as we read it: encoded again, plus the partition value
  * types our decoder gave each spec field. */
 static int print_meta(const fl_ice_table_meta_t *m, json_t *extra) {
@@ -463,8 +557,10 @@ static int load_table(const char *dir) {
 
 int main(int argc, char **argv) {
     if (argc == 3 && !strcmp(argv[1], "write")) return write_table(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "write-nested")) return write_nested(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "--decode")) return decode_file(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "load")) return load_table(argv[2]);
-    fprintf(stderr, "usage: lake_iceberg_table_sample write DIR | --decode FILE | load DIR\n");
+    fprintf(stderr, "usage: lake_iceberg_table_sample write DIR | write-nested DIR | --decode FILE "
+                    "| load DIR\n");
     return 2;
 }

@@ -15,6 +15,14 @@ prints what it wrote.
 - pyiceberg writes tables (SqlCatalog on SQLite: create, append, add a
   column, append; a partitioned, sorted one) and `--decode` reads every
   metadata file: the values it prints equal the file's.
+- Nested columns (`write-nested DIR`: the table fl_lake_table_create makes
+  for `a INT, b ARRAY<ROW<x INT, y STRING NOT NULL>>, c MAP<STRING, INT NOT
+  NULL>`, then ALTER's ADD COLUMN d MAP<STRING, ARRAY<ROW<p INT NOT
+  NULL>>>): pyiceberg loads both versions and sees the list, struct and map
+  types with our ids and requiredness, and its Arrow schema; pyiceberg
+  creating the same schema (its fresh ids, the order Java's
+  TypeUtil.assignFreshIds numbers in) and adding the same column give the
+  same ids as ours; and our decoder reads pyiceberg's nested tables.
 
 Environment: LAKE_ICEBERG_TABLE_SAMPLE = path of the helper (default build/).
 """
@@ -222,7 +230,18 @@ def test_our_loader(table):
 
 
 def normal_type(t):
-    return t.replace(" ", "") if isinstance(t, str) else t
+    """A type as we write it: decimals without spaces, at every depth."""
+    if isinstance(t, str):
+        return t.replace(" ", "")
+    if isinstance(t, dict):
+        return {k: normal_type(v) if k in ("element", "key", "value") else
+                [normal_field(f) for f in v] if k == "fields" else v for k, v in t.items()}
+    return t
+
+
+def normal_field(f):
+    return {k: normal_type(v) if k == "type" else v for k, v in f.items()
+            if k not in ("initial-default", "write-default") and not (k == "doc" and v is None)}
 
 
 def assert_same_metadata(ours, theirs):
@@ -328,3 +347,111 @@ def test_we_decode_a_partitioned_sorted_pyiceberg_table(catalog):
     assert got["metadata"]["sort-orders"][0]["fields"][1]["direction"] == "desc"
     for theirs, got in decode_all(os.path.join(wh, "db", "regions", "metadata")):
         assert got["partition_value_types"] == [["string"]]
+
+
+# ---- nested columns ----
+
+
+def ids_by_path(schema):
+    """{column path: (field id, required)} of a pyiceberg schema, at every depth."""
+    out = {}
+    for fid in schema._lazy_id_to_field:  # every id, nested ones included
+        out[schema.find_column_name(fid)] = (fid, schema.find_field(fid).required)
+    return out
+
+
+OUR_NESTED_IDS = {
+    "a": (1, False), "b": (2, False), "b.element": (7, False), "b.element.x": (8, False),
+    "b.element.y": (9, True), "c": (3, False), "c.key": (10, True), "c.value": (11, True),
+    "__bucket": (4, True), "__offset": (5, True), "__timestamp": (6, True)}
+OUR_ADDED_IDS = {
+    "d": (12, False), "d.key": (13, True), "d.value": (14, False),
+    "d.value.element": (15, False), "d.value.element.p": (16, True)}
+
+
+@pytest.fixture(scope="module")
+def nested_table(tmp_path_factory):
+    d = os.path.realpath(str(tmp_path_factory.mktemp("iceberg_nested")))
+    run_sample("write-nested", d)
+    return d
+
+
+def test_pyiceberg_reads_our_nested_schema(nested_table):
+    from pyiceberg.types import IntegerType, ListType, MapType, StringType, StructType
+    tbl = StaticTable.from_metadata(nested_table)
+    s = tbl.schema()
+    assert [f.name for f in s.fields] == ["a", "b", "c", "d", "__bucket", "__offset",
+                                          "__timestamp"]
+    assert ids_by_path(s) == {**OUR_NESTED_IDS, **OUR_ADDED_IDS}
+    b = s.find_field("b")
+    assert isinstance(b.field_type, ListType) and b.doc == "rows"
+    assert b.field_type.element_id == 7 and not b.field_type.element_required
+    elem = b.field_type.element_type
+    assert isinstance(elem, StructType) and [f.name for f in elem.fields] == ["x", "y"]
+    assert elem.fields[0].field_type == IntegerType() and elem.fields[1].field_type == StringType()
+    c = s.find_field("c").field_type
+    assert isinstance(c, MapType) and (c.key_id, c.value_id) == (10, 11) and c.value_required
+    d = s.find_field("d").field_type
+    assert isinstance(d, MapType) and not d.value_required
+    assert isinstance(d.value_type, ListType) and d.value_type.element_id == 15
+    assert tbl.metadata.last_column_id == 16
+    # the first version, as create made it
+    first = StaticTable.from_metadata(os.path.join(nested_table, "metadata", "v1.metadata.json"))
+    assert first.metadata.last_column_id == 11
+    assert ids_by_path(first.schema()) == OUR_NESTED_IDS
+    assert [sc.schema_id for sc in tbl.schemas().values()] == [0, 1]
+
+
+def test_pyiceberg_arrow_schema_of_our_nested_table(nested_table):
+    t = StaticTable.from_metadata(nested_table).scan().to_arrow()  # no snapshot: no rows
+    assert t.num_rows == 0
+    b = t.schema.field("b").type
+    assert pa.types.is_list(b) or pa.types.is_large_list(b)
+    assert [f.name for f in b.value_type] == ["x", "y"]
+    assert b.value_type.field("x").nullable and not b.value_type.field("y").nullable
+    c = t.schema.field("c").type
+    assert pa.types.is_map(c) and c.item_type == pa.int32()
+    assert not c.item_field.nullable  # value-required
+    d = t.schema.field("d").type
+    assert pa.types.is_map(d) and d.item_field.nullable
+
+
+def test_pyiceberg_numbers_nested_ids_as_we_do(catalog, nested_table):
+    """pyiceberg's create renumbers a schema as Java's catalogs do
+    (assignFreshIds: a struct's fields first, then their insides; a list's
+    element; a map's key and value, then their insides), and its add_column
+    numbers the added type after last-column-id the same way: our ids."""
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import (IntegerType, ListType, LongType, MapType, NestedField,
+                                 StringType, StructType, TimestamptzType)
+    # ids as Fluss's converter might hand them over: anything unique
+    schema = Schema(
+        NestedField(91, "a", IntegerType()),
+        NestedField(92, "b", ListType(93, StructType(
+            NestedField(94, "x", IntegerType()),
+            NestedField(95, "y", StringType(), required=True)), element_required=False),
+            doc="rows"),
+        NestedField(96, "c", MapType(97, StringType(), 98, IntegerType(), value_required=True)),
+        NestedField(99, "__bucket", IntegerType(), required=True),
+        NestedField(100, "__offset", LongType(), required=True),
+        NestedField(101, "__timestamp", TimestamptzType(), required=True))
+    tbl = catalog.create_table("db.nested", schema=schema)
+    assert ids_by_path(tbl.schema()) == OUR_NESTED_IDS
+    assert tbl.metadata.last_column_id == 11
+    with tbl.update_schema() as u:
+        u.add_column("d", MapType(1, StringType(), 2, ListType(3, StructType(
+            NestedField(4, "p", IntegerType(), required=True)), element_required=False),
+            value_required=False))
+        u.move_before("d", "__bucket")
+    assert ids_by_path(tbl.schema()) == {**OUR_NESTED_IDS, **OUR_ADDED_IDS}
+    assert [f.name for f in tbl.schema().fields] == \
+        [f.name for f in StaticTable.from_metadata(nested_table).schema().fields]
+    # and our decoder reads what pyiceberg wrote, nested types whole
+    decoded = decode_all(os.path.dirname(tbl.metadata_location[len("file://"):]))
+    assert len(decoded) == 2  # create, add column
+    last = decoded[-1][1]["metadata"]
+    assert last["last-column-id"] == 16
+    dcol = last["schemas"][1]["fields"][3]
+    assert dcol["name"] == "d" and dcol["type"]["type"] == "map"
+    assert dcol["type"]["value"]["element"]["fields"][0] == \
+        {"id": 16, "name": "p", "required": True, "type": "int"}

@@ -10,7 +10,12 @@
  * FLUSS_ERR__CONFLICT and leave no tmp); a failure injected at every
  * file-system call of a commit (nothing or everything visible, never a
  * tmp left); decode refusals naming the key; every truncation of a valid
- * file refused; encode refusals.
+ * file refused; encode refusals. Nested columns: a schema with a list of
+ * structs and a map round trip (Appendix C's keys, the tree read back
+ * whole), a Java-style file with nested types decoded, the walk, lookups
+ * and limits (depth, total fields), ADD COLUMN of nested types and the
+ * evolution rules inside them, refusals of malformed nested JSON naming
+ * the key path.
  */
 #define _GNU_SOURCE /* nftw (test_tmpdir.h) */
 #include <dirent.h>
@@ -45,23 +50,23 @@
 /* ---- a full metadata ---- */
 
 static const fl_ice_field_t FIELDS0[] = {
-    {1, "id", true, "int", NULL},
-    {2, "name", false, "string", "the customer's name"},
-    {3, "ts", false, "timestamptz", NULL},
-    {4, "amount", false, "decimal(10,2)", NULL},
-    {5, "__bucket", true, "int", NULL},
-    {6, "__offset", true, "long", NULL},
-    {7, "__timestamp", true, "timestamptz", NULL},
+    {1, "id", true, "int", NULL, NULL},
+    {2, "name", false, "string", "the customer's name", NULL},
+    {3, "ts", false, "timestamptz", NULL, NULL},
+    {4, "amount", false, "decimal(10,2)", NULL, NULL},
+    {5, "__bucket", true, "int", NULL, NULL},
+    {6, "__offset", true, "long", NULL, NULL},
+    {7, "__timestamp", true, "timestamptz", NULL, NULL},
 };
 static const fl_ice_field_t FIELDS1[] = {
-    {1, "id", true, "int", NULL},
-    {2, "name", false, "string", "the customer's name"},
-    {3, "ts", false, "timestamptz", NULL},
-    {4, "amount", false, "decimal(10,2)", NULL},
-    {8, "tag", false, "fixed[16]", NULL},
-    {5, "__bucket", true, "int", NULL},
-    {6, "__offset", true, "long", NULL},
-    {7, "__timestamp", true, "timestamptz", NULL},
+    {1, "id", true, "int", NULL, NULL},
+    {2, "name", false, "string", "the customer's name", NULL},
+    {3, "ts", false, "timestamptz", NULL, NULL},
+    {4, "amount", false, "decimal(10,2)", NULL, NULL},
+    {8, "tag", false, "fixed[16]", NULL, NULL},
+    {5, "__bucket", true, "int", NULL, NULL},
+    {6, "__offset", true, "long", NULL, NULL},
+    {7, "__timestamp", true, "timestamptz", NULL, NULL},
 };
 static const int32_t IDENT[] = {1};
 static const fl_ice_schema_t SCHEMAS[] = {
@@ -136,7 +141,51 @@ static fl_ice_table_meta_t new_meta(const char *location) {
     return m;
 }
 
+/* ---- a nested schema ----
+ *
+ * DESIGN.md's example as the Hadoop catalog creates it: a INT NOT NULL,
+ * b ARRAY<ROW<x INT, y STRING NOT NULL>> (a comment "rows"),
+ * c MAP<STRING, INT NOT NULL>, then the system columns. */
+
+static const fl_ice_field_t NX_FIELDS[] = {
+    {8, "x", false, "int", NULL, NULL},
+    {9, "y", true, "string", "why", NULL},
+};
+static const fl_ice_nested_t NX_ROW = {FL_ICE_STRUCT, NX_FIELDS, 2, NULL, NULL, NULL};
+static const fl_ice_field_t NB_ELEMENT = {7, "element", false, NULL, NULL, &NX_ROW};
+static const fl_ice_nested_t NB_LIST = {FL_ICE_LIST, NULL, 0, &NB_ELEMENT, NULL, NULL};
+static const fl_ice_field_t NC_KEY = {10, "key", true, "string", NULL, NULL};
+static const fl_ice_field_t NC_VALUE = {11, "value", true, "int", NULL, NULL};
+static const fl_ice_nested_t NC_MAP = {FL_ICE_MAP, NULL, 0, NULL, &NC_KEY, &NC_VALUE};
+static const fl_ice_field_t NFIELDS[] = {
+    {1, "a", true, "int", NULL, NULL},
+    {2, "b", false, NULL, "rows", &NB_LIST},
+    {3, "c", false, NULL, NULL, &NC_MAP},
+    {4, "__bucket", true, "int", NULL, NULL},
+    {5, "__offset", true, "long", NULL, NULL},
+    {6, "__timestamp", true, "timestamptz", NULL, NULL},
+};
+static const fl_ice_schema_t NSCHEMA = {0, NFIELDS, 6, IDENT, 1};
+static const fl_ice_partition_field_t NSPEC_FIELDS[] = {
+    {"__bucket", 4, 1000, FL_ICE_IDENTITY, 0, FL_ICE_INT},
+};
+static const fl_ice_partition_spec_t NSPEC = {0, NSPEC_FIELDS, 1};
+static const fl_ice_sort_field_t NSORT_FIELDS[] = {{5, false, false}};
+static const fl_ice_sort_order_t NSORT = {1, NSORT_FIELDS, 1};
+
+static fl_ice_table_meta_t nested_meta(void) {
+    fl_ice_table_meta_t m = new_meta("file:///wh/nested");
+    m.last_column_id = 11;
+    m.schemas = &NSCHEMA;
+    m.specs = &NSPEC;
+    m.sort_orders = &NSORT;
+    m.n_sort_orders = 1;
+    return m;
+}
+
 /* ---- comparing ---- */
+
+static void assert_field_equal(const fl_ice_field_t *a, const fl_ice_field_t *b);
 
 static void assert_str_eq(const char *a, const char *b) {
     if (!a || !b)
@@ -153,16 +202,31 @@ static void assert_props_equal(const fl_ice_prop_t *a, size_t na, const fl_ice_p
     }
 }
 
+/* The whole tree: ids, names, requiredness, types, docs, at every depth. */
+static void assert_field_equal(const fl_ice_field_t *a, const fl_ice_field_t *b) {
+    assert_int_equal(a->id, b->id);
+    assert_str_eq(a->name, b->name);
+    assert_int_equal(a->required, b->required);
+    assert_str_eq(a->type, b->type);
+    assert_str_eq(a->doc, b->doc);
+    assert_int_equal(a->nested == NULL, b->nested == NULL);
+    if (!a->nested) return;
+    const fl_ice_nested_t *x = a->nested, *y = b->nested;
+    assert_int_equal(x->kind, y->kind);
+    assert_int_equal(x->n_fields, y->n_fields);
+    for (size_t i = 0; i < x->n_fields; i++) assert_field_equal(&x->fields[i], &y->fields[i]);
+    const fl_ice_field_t *const xs[] = {x->element, x->key, x->value};
+    const fl_ice_field_t *const ys[] = {y->element, y->key, y->value};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(xs[i] == NULL, ys[i] == NULL);
+        if (xs[i]) assert_field_equal(xs[i], ys[i]);
+    }
+}
+
 static void assert_schema_equal(const fl_ice_schema_t *a, const fl_ice_schema_t *b) {
     assert_int_equal(a->schema_id, b->schema_id);
     assert_int_equal(a->n_fields, b->n_fields);
-    for (size_t i = 0; i < a->n_fields; i++) {
-        assert_int_equal(a->fields[i].id, b->fields[i].id);
-        assert_str_eq(a->fields[i].name, b->fields[i].name);
-        assert_int_equal(a->fields[i].required, b->fields[i].required);
-        assert_str_eq(a->fields[i].type, b->fields[i].type);
-        assert_str_eq(a->fields[i].doc, b->fields[i].doc);
-    }
+    for (size_t i = 0; i < a->n_fields; i++) assert_field_equal(&a->fields[i], &b->fields[i]);
     assert_int_equal(a->n_identifier_ids, b->n_identifier_ids);
     for (size_t i = 0; i < a->n_identifier_ids; i++)
         assert_int_equal(a->identifier_ids[i], b->identifier_ids[i]);
@@ -1106,10 +1170,51 @@ static void m_required_str(json_t *j) {
     json_object_set_new(json_array_get(json_object_get(at(j, "schemas", 0), "fields"), 0),
                         "required", json_string("yes"));
 }
-static void m_nested(json_t *j) {
-    json_t *t = json_pack("{s:s, s:i, s:b, s:s}", "type", "list", "element-id", 9,
-                          "element-required", 0, "element", "int");
+/* Schema 0's column 1 ("name", id 2; last-column-id 8) of type t. */
+static void set_type0(json_t *j, json_t *t) {
     json_object_set_new(json_array_get(json_object_get(at(j, "schemas", 0), "fields"), 1), "type", t);
+}
+static json_t *list_of(int id, json_t *element) {
+    return json_pack("{s:s, s:i, s:o, s:b}", "type", "list", "element-id", id, "element", element,
+                     "element-required", 0);
+}
+static void m_nested_id_big(json_t *j) { set_type0(j, list_of(9, json_string("int"))); }
+static void m_nested_id_dup(json_t *j) { set_type0(j, list_of(1, json_string("int"))); }
+static void m_nested_no_id(json_t *j) {
+    set_type0(j, json_pack("{s:s, s:s, s:b}", "type", "list", "element", "int", "element-required", 0));
+}
+static void m_nested_no_required(json_t *j) {
+    set_type0(j, json_pack("{s:s, s:i, s:s}", "type", "list", "element-id", 8, "element", "int"));
+}
+static void m_nested_kind(json_t *j) { set_type0(j, json_pack("{s:s}", "type", "union")); }
+static void m_nested_no_kind(json_t *j) { set_type0(j, json_pack("{s:[]}", "fields")); }
+static void m_nested_element_int(json_t *j) { set_type0(j, list_of(8, json_integer(5))); }
+static void m_nested_element_v3(json_t *j) { set_type0(j, list_of(8, json_string("timestamp_ns"))); }
+static void m_nested_fields_obj(json_t *j) {
+    set_type0(j, json_pack("{s:s, s:{}}", "type", "struct", "fields"));
+}
+static void m_nested_no_name(json_t *j) {
+    set_type0(j, json_pack("{s:s, s:[{s:i, s:b, s:s}]}", "type", "struct", "fields", "id", 8,
+                           "required", 0, "type", "int"));
+}
+static void m_nested_names_twice(json_t *j) {
+    json_object_set_new(j, "last-column-id", json_integer(10));
+    set_type0(j, list_of(8, json_pack("{s:s, s:[{s:i, s:s, s:b, s:s}, {s:i, s:s, s:b, s:s}]}",
+                                      "type", "struct", "fields", "id", 9, "name", "x",
+                                      "required", 0, "type", "int", "id", 10, "name", "x",
+                                      "required", 0, "type", "long")));
+}
+static void m_nested_map_no_value_id(json_t *j) {
+    set_type0(j, json_pack("{s:s, s:i, s:s, s:s, s:b}", "type", "map", "key-id", 8, "key",
+                           "string", "value", "int", "value-required", 0));
+}
+static void m_nested_ident(json_t *j) { /* the identifier column "id" a struct */
+    json_object_set_new(json_array_get(json_object_get(at(j, "schemas", 0), "fields"), 0), "type",
+                        json_pack("{s:s, s:[]}", "type", "struct", "fields"));
+}
+static void m_nested_partition(json_t *j) { /* spec 1's identity(name) over a struct */
+    json_object_set_new(json_array_get(json_object_get(at(j, "schemas", 1), "fields"), 1), "type",
+                        json_pack("{s:s, s:[]}", "type", "struct", "fields"));
 }
 static void m_v3_type(json_t *j) {
     json_object_set_new(json_array_get(json_object_get(at(j, "schemas", 1), "fields"), 2), "type",
@@ -1223,7 +1328,20 @@ static const struct refusal {
     {"schemas obj", m_schemas_obj, FLUSS_ERR__CORRUPT, "schemas is not an array"},
     {"column id big", m_column_id_big, FLUSS_ERR__CORRUPT, "last-column-id 1099511627776 out of range"},
     {"required str", m_required_str, FLUSS_ERR__CORRUPT, "schemas[0].fields[0].required is not a boolean"},
-    {"nested", m_nested, FLUSS_ERR__INVALID_ARG, "schemas[0].fields[1].type: nested type \"list\""},
+    {"nested id big", m_nested_id_big, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.element.id 9 above last-column-id 8"},
+    {"nested id dup", m_nested_id_dup, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.element repeats the id 1"},
+    {"nested no id", m_nested_no_id, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.element-id missing"},
+    {"nested no required", m_nested_no_required, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.element-required missing"},
+    {"nested kind", m_nested_kind, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.type is not struct, list or map"},
+    {"nested no kind", m_nested_no_kind, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.type missing"},
+    {"nested element int", m_nested_element_int, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.element is not a string or an object"},
+    {"nested element v3", m_nested_element_v3, FLUSS_ERR__INVALID_ARG, "schemas[0].fields[1].type.element \"timestamp_ns\" not supported"},
+    {"nested fields obj", m_nested_fields_obj, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.fields is not an array"},
+    {"nested no name", m_nested_no_name, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.fields[0].name missing"},
+    {"nested names twice", m_nested_names_twice, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.element.type.fields[1] repeats the name \"x\""},
+    {"map no value id", m_nested_map_no_value_id, FLUSS_ERR__CORRUPT, "schemas[0].fields[1].type.value-id missing"},
+    {"nested ident", m_nested_ident, FLUSS_ERR__CORRUPT, "schemas[0].identifier-field-ids: id is nested"},
+    {"nested partition", m_nested_partition, FLUSS_ERR__CORRUPT, "partition-specs[1].fields[1].source-id names a nested column"},
     {"v3 type", m_v3_type, FLUSS_ERR__INVALID_ARG, "schemas[1].fields[2].type \"timestamp_ns\" not supported"},
     {"decimal 39", m_bad_decimal, FLUSS_ERR__INVALID_ARG, "\"decimal(39,2)\" not supported"},
     {"day", m_day, FLUSS_ERR__INVALID_ARG, "partition-specs[1].fields[1].transform \"day\" not supported"},
@@ -1414,6 +1532,472 @@ static void test_schema_json(void **state) {
     fl_buf_free(&out);
 }
 
+
+/* ---- nested columns ---- */
+
+static int collect_id(const fl_ice_field_t *f, int depth, void *ctx) {
+    int32_t *ids = ctx; /* ids[0]: count, then (id, depth) pairs */
+    ids[1 + 2 * ids[0]] = f->id;
+    ids[2 + 2 * ids[0]] = depth;
+    ids[0]++;
+    return 0;
+}
+
+static void test_nested_round_trip(void **state) {
+    (void)state;
+    fl_ice_table_meta_t m = nested_meta();
+    fl_buf_t a, b;
+    encode_ok(&m, &a);
+    fl_ice_meta_read_t r;
+    fl_ice_meta_read_init(&r);
+    fl_error_t err = {0};
+    if (fl_ice_meta_decode(a.data, a.len, &r, &err)) fail_msg("decode: %s", err.msg);
+    assert_meta_equal(&m, &r.meta); /* every tree read back whole */
+    encode_ok(&r.meta, &b);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+
+    /* Appendix C's keys, as readers look for them */
+    json_t *j = json_loadb((const char *)a.data, a.len, 0, NULL);
+    json_t *fields = json_object_get(json_array_get(json_object_get(j, "schemas"), 0), "fields");
+    json_t *bt = json_object_get(json_array_get(fields, 1), "type");
+    assert_string_equal(json_string_value(json_object_get(bt, "type")), "list");
+    assert_int_equal(json_integer_value(json_object_get(bt, "element-id")), 7);
+    assert_true(json_is_false(json_object_get(bt, "element-required")));
+    json_t *et = json_object_get(bt, "element");
+    assert_string_equal(json_string_value(json_object_get(et, "type")), "struct");
+    json_t *y = json_array_get(json_object_get(et, "fields"), 1);
+    assert_int_equal(json_integer_value(json_object_get(y, "id")), 9);
+    assert_true(json_is_true(json_object_get(y, "required")));
+    assert_string_equal(json_string_value(json_object_get(y, "doc")), "why");
+    json_t *ct = json_object_get(json_array_get(fields, 2), "type");
+    assert_string_equal(json_string_value(json_object_get(ct, "type")), "map");
+    assert_int_equal(json_integer_value(json_object_get(ct, "key-id")), 10);
+    assert_string_equal(json_string_value(json_object_get(ct, "key")), "string");
+    assert_int_equal(json_integer_value(json_object_get(ct, "value-id")), 11);
+    assert_string_equal(json_string_value(json_object_get(ct, "value")), "int");
+    assert_true(json_is_true(json_object_get(ct, "value-required")));
+    assert_null(json_object_get(ct, "key-required")); /* keys are always required */
+    json_decref(j);
+
+    /* lookups and the walk over what was read */
+    const fl_ice_schema_t *sc = &r.meta.schemas[0];
+    assert_null(fl_ice_schema_field(sc, 9)); /* top level only */
+    assert_string_equal(fl_ice_schema_find(sc, 9)->name, "y");
+    assert_string_equal(fl_ice_schema_find(sc, 10)->name, "key");
+    assert_string_equal(fl_ice_schema_find(sc, 6)->name, "__timestamp");
+    assert_null(fl_ice_schema_find(sc, 12));
+    assert_int_equal(fl_ice_field_max_id(&sc->fields[1]), 9);
+    assert_int_equal(fl_ice_field_max_id(&sc->fields[2]), 11);
+    assert_int_equal(fl_ice_field_max_id(&sc->fields[0]), 1);
+    int32_t ids[1 + 2 * 8] = {0};
+    fl_ice_field_walk(&sc->fields[1], collect_id, ids);
+    int32_t want_b[] = {4, 2, 0, 7, 1, 8, 2, 9, 2};
+    assert_memory_equal(ids, want_b, sizeof(want_b));
+    memset(ids, 0, sizeof(ids));
+    fl_ice_field_walk(&sc->fields[2], collect_id, ids);
+    int32_t want_c[] = {3, 3, 0, 10, 1, 11, 1};
+    assert_memory_equal(ids, want_c, sizeof(want_c));
+    assert_true(fl_ice_field_same(&sc->fields[1], &NFIELDS[1]));
+    assert_false(fl_ice_field_same(&sc->fields[1], &NFIELDS[2]));
+    fl_ice_field_t y2 = NX_FIELDS[1];
+    y2.required = false;
+    fl_ice_field_t xs[2] = {NX_FIELDS[0], y2};
+    fl_ice_nested_t row = NX_ROW;
+    row.fields = xs;
+    fl_ice_field_t el = NB_ELEMENT;
+    el.nested = &row;
+    fl_ice_nested_t list = NB_LIST;
+    list.element = &el;
+    fl_ice_field_t b2 = NFIELDS[1];
+    b2.nested = &list;
+    assert_false(fl_ice_field_same(&b2, &NFIELDS[1])); /* y's requiredness, two levels down */
+    y2.required = true;
+    y2.doc = NULL;
+    xs[1] = y2;
+    assert_true(fl_ice_field_same(&b2, &NFIELDS[1])); /* docs aside */
+
+    /* a manifest's "schema" header */
+    fl_buf_t sj;
+    fl_buf_init(&sj);
+    assert_int_equal(fl_ice_schema_encode(&NSCHEMA, &sj, &err), 0);
+    assert_non_null(strstr((const char *)sj.data, "\"element-id\":7"));
+    fl_buf_free(&sj);
+    fl_buf_free(&a);
+    fl_buf_free(&b);
+    fl_ice_meta_read_reset(&r);
+}
+
+/* A new table for `a INT, b ARRAY<ROW<x INT, y STRING>>, c MAP<STRING,
+ * INT>` in Java's style (SchemaParser's key order, a null doc, keys we do
+ * not keep on nested fields), as the reference's Hadoop catalog writes it. */
+static const char JAVA_NESTED[] =
+    "{\"format-version\":2,\"table-uuid\":\"0b6ad1a1-6c1e-4a48-9a51-2f4d1f0e7c11\","
+    "\"location\":\"file:/wh/db/t\",\"last-sequence-number\":0,\"last-updated-ms\":7,"
+    "\"last-column-id\":11,\"current-schema-id\":0,\"schemas\":[{\"type\":\"struct\","
+    "\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"a\",\"required\":false,\"type\":\"int\"},"
+    "{\"id\":2,\"name\":\"b\",\"required\":false,\"type\":{\"type\":\"list\",\"element-id\":7,"
+    "\"element\":{\"type\":\"struct\",\"fields\":[{\"id\":8,\"name\":\"x\",\"required\":false,"
+    "\"type\":\"int\",\"doc\":null,\"initial-default\":null},{\"id\":9,\"name\":\"y\","
+    "\"required\":false,\"type\":\"string\",\"doc\":\"a y\"}]},\"element-required\":false}},"
+    "{\"id\":3,\"name\":\"c\",\"required\":false,\"type\":{\"type\":\"map\",\"key-id\":10,"
+    "\"key\":\"string\",\"value-id\":11,\"value\":\"int\",\"value-required\":false}},"
+    "{\"id\":4,\"name\":\"__bucket\",\"required\":true,\"type\":\"int\"},{\"id\":5,\"name\":"
+    "\"__offset\",\"required\":true,\"type\":\"long\"},{\"id\":6,\"name\":\"__timestamp\","
+    "\"required\":true,\"type\":\"timestamptz\"}]}],\"default-spec-id\":0,\"partition-specs\":"
+    "[{\"spec-id\":0,\"fields\":[{\"name\":\"__bucket\",\"transform\":\"identity\","
+    "\"source-id\":4,\"field-id\":1000}]}],\"last-partition-id\":1000,"
+    "\"default-sort-order-id\":1,\"sort-orders\":[{\"order-id\":1,\"fields\":[{\"transform\":"
+    "\"identity\",\"source-id\":5,\"direction\":\"asc\",\"null-order\":\"nulls-first\"}]}],"
+    "\"properties\":{\"write.parquet.compression-codec\":\"zstd\"},\"current-snapshot-id\":-1,"
+    "\"refs\":{},\"snapshots\":[],\"statistics\":[],\"partition-statistics\":[],"
+    "\"snapshot-log\":[],\"metadata-log\":[]}";
+
+static void test_nested_foreign(void **state) {
+    (void)state;
+    fl_ice_meta_read_t r;
+    fl_ice_meta_read_init(&r);
+    fl_error_t err = {0};
+    if (fl_ice_meta_decode((const uint8_t *)JAVA_NESTED, strlen(JAVA_NESTED), &r, &err))
+        fail_msg("java nested: %s", err.msg);
+    const fl_ice_schema_t *sc = &r.meta.schemas[0];
+    assert_int_equal(r.meta.last_column_id, 11);
+    assert_int_equal(sc->n_fields, 6);
+    const fl_ice_field_t *b = &sc->fields[1], *c = &sc->fields[2];
+    assert_null(b->type);
+    assert_int_equal(b->nested->kind, FL_ICE_LIST);
+    const fl_ice_field_t *e = b->nested->element;
+    assert_int_equal(e->id, 7);
+    assert_string_equal(e->name, "element");
+    assert_false(e->required);
+    assert_int_equal(e->nested->kind, FL_ICE_STRUCT);
+    assert_int_equal(e->nested->n_fields, 2);
+    assert_int_equal(e->nested->fields[0].id, 8);
+    assert_string_equal(e->nested->fields[0].name, "x");
+    assert_string_equal(e->nested->fields[0].type, "int");
+    assert_null(e->nested->fields[0].doc);
+    assert_int_equal(e->nested->fields[1].id, 9);
+    assert_string_equal(e->nested->fields[1].doc, "a y");
+    assert_int_equal(c->nested->kind, FL_ICE_MAP);
+    assert_int_equal(c->nested->key->id, 10);
+    assert_true(c->nested->key->required);
+    assert_string_equal(c->nested->key->type, "string");
+    assert_int_equal(c->nested->value->id, 11);
+    assert_false(c->nested->value->required);
+    assert_null(c->nested->element);
+    /* and what we write of it reads back the same */
+    fl_buf_t a;
+    encode_ok(&r.meta, &a);
+    fl_ice_meta_read_t again;
+    fl_ice_meta_read_init(&again);
+    if (fl_ice_meta_decode(a.data, a.len, &again, &err)) fail_msg("again: %s", err.msg);
+    assert_meta_equal(&r.meta, &again.meta);
+    fl_buf_free(&a);
+    fl_ice_meta_read_reset(&again);
+    fl_ice_meta_read_reset(&r);
+}
+
+/* A column of `levels` lists nested in each other around an int (ids
+ * from 1: the column, then each element), in a table whose last-column-id
+ * covers them. */
+static char *deep_lists_json(int levels) {
+    fl_ice_table_meta_t m = nested_meta();
+    fl_buf_t a;
+    encode_ok(&m, &a);
+    json_t *j = json_loadb((const char *)a.data, a.len, 0, NULL);
+    fl_buf_free(&a);
+    json_t *t = json_string("int");
+    for (int i = levels; i >= 1; i--)
+        t = json_pack("{s:s, s:i, s:o, s:b}", "type", "list", "element-id", 100 + i, "element", t,
+                      "element-required", 0);
+    json_t *col = json_pack("{s:i, s:s, s:b, s:o}", "id", 100, "name", "deep", "required", 0,
+                            "type", t);
+    json_array_append_new(json_object_get(json_array_get(json_object_get(j, "schemas"), 0),
+                                          "fields"),
+                          col);
+    json_object_set_new(j, "last-column-id", json_integer(100 + levels));
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    return s;
+}
+
+static void test_nested_limits(void **state) {
+    (void)state;
+    fl_ice_meta_read_t r;
+    fl_ice_meta_read_init(&r);
+    fl_error_t err = {0};
+    char *ok = deep_lists_json(FL_ICE_TYPE_DEPTH_MAX), *deep = deep_lists_json(FL_ICE_TYPE_DEPTH_MAX + 1);
+    if (fl_ice_meta_decode((const uint8_t *)ok, strlen(ok), &r, &err))
+        fail_msg("%d levels: %s", FL_ICE_TYPE_DEPTH_MAX, err.msg);
+    const fl_ice_field_t *f = &r.meta.schemas[0].fields[6];
+    int levels = 0;
+    for (; f->nested; f = f->nested->element) levels++;
+    assert_int_equal(levels, FL_ICE_TYPE_DEPTH_MAX);
+    assert_string_equal(f->type, "int");
+    assert_int_equal(f->id, 100 + FL_ICE_TYPE_DEPTH_MAX);
+    fl_buf_t out;
+    encode_ok(&r.meta, &out); /* the encoder takes what the decoder gave */
+    fl_buf_free(&out);
+    assert_error(fl_ice_meta_decode((const uint8_t *)deep, strlen(deep), &r, &err), err,
+                 FLUSS_ERR__CORRUPT, "nests deeper than 32");
+    free(ok);
+    free(deep);
+
+    /* the fields of a schema at every depth together: bounded */
+    fl_ice_table_meta_t m = nested_meta();
+    fl_buf_t a;
+    encode_ok(&m, &a);
+    json_t *j = json_loadb((const char *)a.data, a.len, 0, NULL);
+    fl_buf_free(&a);
+    json_t *outer = json_array();
+    int32_t id = 100;
+    for (int i = 0; i < 4096; i++) {
+        json_t *inner = json_array();
+        for (int k = 0; k < 15; k++) {
+            char name[8];
+            snprintf(name, sizeof(name), "f%d", k);
+            json_array_append_new(inner, json_pack("{s:i,s:s,s:b,s:s}", "id", id++, "name", name,
+                                                   "required", 0, "type", "int"));
+        }
+        char name[8];
+        snprintf(name, sizeof(name), "s%d", i);
+        json_array_append_new(outer, json_pack("{s:i,s:s,s:b,s:{s:s,s:o}}", "id", id++, "name",
+                                               name, "required", 0, "type", "type", "struct",
+                                               "fields", inner));
+    }
+    json_array_append_new(json_object_get(json_array_get(json_object_get(j, "schemas"), 0), "fields"),
+                          json_pack("{s:i,s:s,s:b,s:{s:s,s:o}}", "id", id, "name", "wide",
+                                    "required", 0, "type", "type", "struct", "fields", outer));
+    json_object_set_new(j, "last-column-id", json_integer(id));
+    char *wide = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    assert_error(fl_ice_meta_decode((const uint8_t *)wide, strlen(wide), &r, &err), err,
+                 FLUSS_ERR__CORRUPT, "more than 65536 fields at all depths in the schema");
+    free(wide);
+    fl_ice_meta_read_reset(&r);
+}
+
+/* ADD COLUMN d MAP<STRING, ARRAY<ROW<p INT>>> to the nested table whose
+ * ids 12 and 13 were used by columns since dropped: d = 14, its key 15,
+ * value 16, the value's element 17, p 18. */
+static const fl_ice_field_t ND_P[] = {{18, "p", false, "int", NULL, NULL}};
+static const fl_ice_nested_t ND_ROW = {FL_ICE_STRUCT, ND_P, 1, NULL, NULL, NULL};
+static const fl_ice_field_t ND_ELEMENT = {17, "element", false, NULL, NULL, &ND_ROW};
+static const fl_ice_nested_t ND_LIST = {FL_ICE_LIST, NULL, 0, &ND_ELEMENT, NULL, NULL};
+static const fl_ice_field_t ND_KEY = {15, "key", true, "string", NULL, NULL};
+static const fl_ice_field_t ND_VALUE = {16, "value", false, NULL, NULL, &ND_LIST};
+static const fl_ice_nested_t ND_MAP = {FL_ICE_MAP, NULL, 0, NULL, &ND_KEY, &ND_VALUE};
+
+static void test_nested_with_schema(void **state) {
+    (void)state;
+    fl_ice_table_meta_t base = nested_meta();
+    base.last_column_id = 13;
+    fl_ice_field_t f[7];
+    memcpy(f, NFIELDS, 3 * sizeof(*f));
+    f[3] = (fl_ice_field_t){14, "d", false, NULL, NULL, &ND_MAP};
+    memcpy(f + 4, NFIELDS + 3, 3 * sizeof(*f));
+    fl_ice_schema_t s = {FL_ICE_NO_SCHEMA, f, 7, IDENT, 1};
+    fl_ice_meta_read_t out;
+    fl_ice_meta_read_init(&out);
+    fl_error_t err = {0};
+    if (fl_ice_meta_with_schema(&base, NULL, &s, &out, &err)) fail_msg("add d: %s", err.msg);
+    assert_int_equal(out.meta.last_column_id, 18); /* the nested ids counted */
+    assert_int_equal(out.meta.current_schema_id, 1);
+    assert_field_equal(&out.meta.schemas[1].fields[3], &f[3]);
+    assert_field_equal(&out.meta.schemas[0].fields[1], &NFIELDS[1]); /* a deep copy of the base */
+    fl_buf_t a;
+    encode_ok(&out.meta, &a);
+    fl_ice_meta_read_t back;
+    fl_ice_meta_read_init(&back);
+    if (fl_ice_meta_decode(a.data, a.len, &back, &err)) fail_msg("decode: %s", err.msg);
+    assert_meta_equal(&out.meta, &back.meta);
+    fl_buf_free(&a);
+    fl_ice_meta_read_reset(&back);
+
+    /* an id inside the new column used before */
+    fl_ice_field_t p = ND_P[0];
+    p.id = 12;
+    fl_ice_nested_t row = ND_ROW;
+    row.fields = &p;
+    fl_ice_field_t el = ND_ELEMENT;
+    el.nested = &row;
+    fl_ice_nested_t list = ND_LIST;
+    list.element = &el;
+    fl_ice_field_t val = ND_VALUE;
+    val.nested = &list;
+    fl_ice_nested_t map = ND_MAP;
+    map.value = &val;
+    f[3].nested = &map;
+    assert_error(fl_ice_meta_with_schema(&base, NULL, &s, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "field p (id 12): id 12 was used before");
+    p.id = 18;
+    p.required = true; /* inside a new column: taken, as Iceberg's addColumn */
+    if (fl_ice_meta_with_schema(&base, NULL, &s, &out, &err)) fail_msg("required p: %s", err.msg);
+    f[3].nested = &ND_MAP;
+
+    /* the kept column b: its element id, kind, and the struct inside */
+    fl_ice_field_t xs[3] = {NX_FIELDS[0], NX_FIELDS[1], {19, "z", false, "long", NULL, NULL}};
+    fl_ice_nested_t brow = NX_ROW;
+    brow.fields = xs;
+    fl_ice_field_t bel = NB_ELEMENT;
+    bel.nested = &brow;
+    fl_ice_nested_t blist = NB_LIST;
+    blist.element = &bel;
+    f[1].nested = &blist;
+    brow.n_fields = 3; /* a new optional field z in b's struct, x widened */
+    xs[0].type = "long";
+    if (fl_ice_meta_with_schema(&base, NULL, &s, &out, &err)) fail_msg("evolve b: %s", err.msg);
+    assert_int_equal(out.meta.last_column_id, 19);
+    assert_int_equal(fl_ice_schema_find(&out.meta.schemas[1], 19)->id, 19);
+    xs[2].required = true;
+    assert_error(fl_ice_meta_with_schema(&base, NULL, &s, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "new field z (id 19) is required");
+    xs[2].required = false;
+    xs[0].type = "string";
+    assert_error(fl_ice_meta_with_schema(&base, NULL, &s, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "field x (id 8): int cannot become string");
+    xs[0].type = "int";
+    bel.required = true;
+    assert_error(fl_ice_meta_with_schema(&base, NULL, &s, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "field element (id 7): optional cannot become required");
+    bel.required = false;
+    bel.id = 20;
+    assert_error(fl_ice_meta_with_schema(&base, NULL, &s, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "column b: the element id 7 cannot become 20");
+    bel.id = 7;
+    f[1].nested = &NC_MAP; /* b a map now, with c's ids: refused before the ids clash */
+    f[2] = (fl_ice_field_t){3, "c", false, "string", NULL, NULL};
+    assert_error(fl_ice_meta_with_schema(&base, NULL, &s, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "column b: list cannot become map");
+    fl_ice_meta_read_reset(&out);
+}
+
+static void test_nested_encode_refusals(void **state) {
+    (void)state;
+    fl_buf_t out;
+    fl_buf_init(&out);
+    fl_error_t err = {0};
+    fl_ice_table_meta_t m = nested_meta();
+    fl_ice_field_t f[6];
+    memcpy(f, NFIELDS, sizeof(f));
+    fl_ice_schema_t sc = {0, f, 6, IDENT, 1};
+    m.schemas = &sc;
+
+    fl_ice_field_t key = NC_KEY;
+    fl_ice_nested_t map = NC_MAP;
+    map.key = &key;
+    f[2].nested = &map;
+    key.required = false;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[2].type.key is optional (a map's key is required)");
+    key.required = true;
+    key.name = "k";
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[2].type.key is named \"k\"");
+    key.name = "key";
+    key.type = "decimal(1,2)";
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[2].type.key.type \"decimal(1,2)\" not a v2 primitive type");
+    key.type = "string";
+    map.element = &NB_ELEMENT;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[2].type: a map has a key and a value and nothing else");
+    map.element = NULL;
+    map.value = NULL;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "a map has a key and a value");
+    map.value = &NC_VALUE;
+    map.kind = (fl_ice_nested_kind_t)9;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[2].type kind 9 not struct, list or map");
+    map.kind = FL_ICE_MAP;
+    f[2].type = "int";
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[2] has a type \"int\" and a nested type");
+    f[2].type = NULL;
+
+    /* ids: unique at every depth, none above last-column-id */
+    fl_ice_field_t xs[2] = {NX_FIELDS[0], NX_FIELDS[1]};
+    fl_ice_nested_t row = NX_ROW;
+    row.fields = xs;
+    fl_ice_field_t el = NB_ELEMENT;
+    el.nested = &row;
+    fl_ice_nested_t list = NB_LIST;
+    list.element = &el;
+    f[1].nested = &list;
+    xs[1].id = 1;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[1].type.element.type.fields[1] repeats the id 1");
+    xs[1].id = 12;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[1].type.element.type.fields[1].id 12 above last-column-id 11");
+    xs[1].id = 9;
+    xs[1].name = "x";
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[1].type.element.type.fields[1] repeats the name \"x\"");
+    xs[1].name = "y";
+    el.doc = "no";
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[1].type.element is named \"element\" or has a doc");
+    el.doc = NULL;
+    list.key = &NC_KEY;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "a list has an element and nothing else");
+    list.key = NULL;
+    row.element = &NB_ELEMENT;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].fields[1].type.element.type: a struct has fields and nothing else");
+    row.element = NULL;
+    assert_int_equal(fl_ice_meta_encode(&m, &out, &err), 0);
+    out.len = 0;
+
+    /* keys of a row, partition and sort sources: top-level primitives */
+    int32_t ident = 2;
+    sc.identifier_ids = &ident;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].identifier-field-ids: b is nested");
+    ident = 8;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "schemas[0].identifier-field-ids: 8 names no column");
+    sc.identifier_ids = IDENT;
+    fl_ice_sort_field_t sf = {3, false, false};
+    fl_ice_sort_order_t so = {1, &sf, 1};
+    m.sort_orders = &so;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "sort-orders[0].fields[0].source-id 3 names no primitive top-level column");
+    m.sort_orders = &NSORT;
+    fl_ice_partition_field_t pf = {"c", 3, 1000, FL_ICE_IDENTITY, 0, FL_ICE_STRING};
+    fl_ice_partition_spec_t sp = {0, &pf, 1};
+    m.specs = &sp;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "partition-specs[0].fields[0].source-id 3 names no primitive top-level column");
+    m.specs = &NSPEC;
+
+    /* depth: 33 lists around an int */
+    enum { LEVELS = FL_ICE_TYPE_DEPTH_MAX + 1 };
+    fl_ice_field_t chain[LEVELS + 1];
+    fl_ice_nested_t lists[LEVELS];
+    for (int i = 0; i <= LEVELS; i++)
+        chain[i] = (fl_ice_field_t){100 + i, i ? "element" : "deep", false, i == LEVELS ? "int" : NULL,
+                                    NULL, i == LEVELS ? NULL : &lists[i]};
+    for (int i = 0; i < LEVELS; i++)
+        lists[i] = (fl_ice_nested_t){FL_ICE_LIST, NULL, 0, &chain[i + 1], NULL, NULL};
+    fl_ice_field_t g[7];
+    memcpy(g, NFIELDS, sizeof(NFIELDS));
+    g[6] = chain[0];
+    fl_ice_schema_t deep = {0, g, 7, IDENT, 1};
+    m.schemas = &deep;
+    m.last_column_id = 100 + LEVELS;
+    assert_error(fl_ice_meta_encode(&m, &out, &err), err, FLUSS_ERR__INVALID_ARG,
+                 "nests deeper than 32");
+    lists[LEVELS - 1].element = &(fl_ice_field_t){100 + LEVELS, "element", false, "int", NULL, NULL};
+    chain[LEVELS - 1].nested = NULL; /* 32 levels: taken */
+    chain[LEVELS - 1].type = "int";
+    assert_int_equal(fl_ice_meta_encode(&m, &out, &err), 0);
+    assert_int_equal(fl_ice_field_max_id(&g[6]), 100 + LEVELS - 1);
+    fl_buf_free(&out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
@@ -1434,6 +2018,11 @@ int main(void) {
         cmocka_unit_test(test_truncations_and_flips),
         cmocka_unit_test(test_encode_refusals),
         cmocka_unit_test(test_schema_json),
+        cmocka_unit_test(test_nested_round_trip),
+        cmocka_unit_test(test_nested_foreign),
+        cmocka_unit_test(test_nested_limits),
+        cmocka_unit_test(test_nested_with_schema),
+        cmocka_unit_test(test_nested_encode_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

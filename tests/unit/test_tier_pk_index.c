@@ -319,9 +319,12 @@ static void test_row_key_equals_file_key(void **state) {
     uint8_t valid = 1;
     uint64_t offs_c[2] = {0, 3}, offs_b[2] = {0, 4};
     int32_t a = -7;
-    fl_pq_values_t vc = {FL_PQ_BYTE_ARRAY, 1, &valid, NULL, offs_c, (uint8_t *)"key", 0};
-    fl_pq_values_t va = {FL_PQ_INT32, 1, &valid, &a, NULL, NULL, 4};
-    fl_pq_values_t vb = {FL_PQ_BYTE_ARRAY, 1, &valid, NULL, offs_b, (uint8_t *)"\x01\x02\0\0", 0};
+    fl_pq_values_t vc = {.type = FL_PQ_BYTE_ARRAY, .rows = 1, .valid = &valid, .offsets = offs_c,
+                         .bytes = (uint8_t *)"key"};
+    fl_pq_values_t va = {.type = FL_PQ_INT32, .rows = 1, .valid = &valid, .values = &a,
+                         .width = 4};
+    fl_pq_values_t vb = {.type = FL_PQ_BYTE_ARRAY, .rows = 1, .valid = &valid, .offsets = offs_b,
+                         .bytes = (uint8_t *)"\x01\x02\0\0"};
     assert_int_equal(fl_tier_pk_key_append(&vc, 0, &k2, &err), 0);
     assert_int_equal(fl_tier_pk_key_append(&va, 0, &k2, &err), 0);
     assert_int_equal(fl_tier_pk_key_append(&vb, 0, &k2, &err), 0);
@@ -411,7 +414,7 @@ static void write_keys(const char *path, int32_t k0, int32_t step, size_t n, boo
     fl_pq_writer_t *w;
     fl_error_t err;
     if (fl_pq_writer_open(path, cols, with_name ? 2 : 1, &o, &w, &err)) fail_msg("%s", err.msg);
-    fl_pq_column_data_t cd[2] = {{NULL, ids}, {NULL, names}};
+    fl_pq_column_data_t cd[2] = {{.values = ids}, {.values = names}};
     assert_int_equal(fl_pq_writer_append(w, cd, n, &err), 0);
     assert_int_equal(fl_pq_writer_finish(w, &err), 0);
     fl_pq_writer_destroy(w);
