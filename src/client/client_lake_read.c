@@ -33,6 +33,7 @@
 #include "common_alloc.h"
 #include "lake_iceberg_table.h"
 #include "lake_parquet_reader.h"
+#include "tier_assemble.h"
 #include "tier_convert.h"
 #include "tier_deletes.h"
 #include "tier_eq_deletes.h"
@@ -69,6 +70,10 @@ struct fluss_lake_scanner {
     size_t group, group_rows, group_next;
     int32_t *col_of;      /* per schema position: the Parquet column, -1 none */
     fl_pq_values_t *vals; /* per schema position, of the open row group */
+    /* ARRAY, MAP, ROW columns: their leaves in the file ([col_of, col_of +
+     * leaves_of)) and the row group's column assembled (tier_assemble.h) */
+    size_t *leaves_of;
+    fl_arrow_array_t *nested;
     fl_pq_values_t sys[3]; /* __bucket, __offset, __timestamp */
     int64_t partition_id;
     int32_t bucket;
@@ -283,6 +288,8 @@ static fluss_lake_scanner_t *fl_scanner_alloc(fluss_table_t *t, const int32_t *p
     s->field_of = fl_calloc(cols ? cols : 1, sizeof(int32_t));
     s->col_of = fl_calloc(cols ? cols : 1, sizeof(int32_t));
     s->vals = fl_calloc(cols ? cols : 1, sizeof(fl_pq_values_t));
+    s->leaves_of = fl_calloc(cols ? cols : 1, sizeof(size_t));
+    s->nested = fl_calloc(cols ? cols : 1, sizeof(fl_arrow_array_t));
     for (size_t i = 0; i < s->present_count; i++)
         s->present[i] = projection ? projection[i] : (int32_t)i;
     return s;
@@ -350,7 +357,10 @@ int fluss_lake_scanner_set_filter(fluss_lake_scanner_t *s, const char *expr, flu
 size_t fluss_lake_scanner_file_count(const fluss_lake_scanner_t *s) { return s->file_count; }
 
 static void fl_group_free(fluss_lake_scanner_t *s) {
-    for (size_t c = 0; c < s->t->desc.schema.column_count; c++) fl_pq_values_free(&s->vals[c]);
+    for (size_t c = 0; c < s->t->desc.schema.column_count; c++) {
+        fl_pq_values_free(&s->vals[c]);
+        fl_arrow_array_free(&s->nested[c]);
+    }
     for (size_t k = 0; k < 3; k++) fl_pq_values_free(&s->sys[k]);
 }
 
@@ -360,12 +370,50 @@ static void fl_file_close(fluss_lake_scanner_t *s) {
     s->pq = NULL;
 }
 
+static bool fl_is_nested(const fl_datatype_t *t) {
+    return t->root == FL_TYPE_ARRAY || t->root == FL_TYPE_MAP || t->root == FL_TYPE_ROW;
+}
+
+/* Points a's types (and its children's) at t's, a type of the same shape. */
+static void fl_arrow_retype(fl_arrow_array_t *a, const fl_datatype_t *t) {
+    a->type = t;
+    switch (a->kind) {
+    case FL_TYPE_ARRAY: fl_arrow_retype(&a->children[0], t->element); break;
+    case FL_TYPE_MAP:
+        fl_arrow_retype(&a->children[0].children[0], t->key);
+        fl_arrow_retype(&a->children[0].children[1], t->value);
+        break;
+    case FL_TYPE_ROW:
+        for (size_t f = 0; f < t->field_count && f < a->child_count; f++)
+            fl_arrow_retype(&a->children[f], t->fields[f].type);
+        break;
+    default: break;
+    }
+}
+
 static int fl_file_open(fluss_lake_scanner_t *s, const fl_lake_file_t *f, fl_error_t *err) {
     int rc = s->image ? fl_pq_reader_open(s->image, s->image_len, &s->pq, err)
                       : fl_pq_reader_open_file(f->path, FL_LAKE_FILE_BYTES_MAX, &s->pq, err);
     if (rc) return rc;
-    for (size_t c = 0; c < s->t->desc.schema.column_count; c++)
-        s->col_of[c] = fl_pq_reader_column_of(s->pq, s->field_of[c]);
+    for (size_t c = 0; c < s->t->desc.schema.column_count; c++) {
+        const fl_datatype_t *t = s->t->desc.schema.columns[c].type;
+        s->leaves_of[c] = 0;
+        if (!fl_is_nested(t)) {
+            s->col_of[c] = fl_pq_reader_column_of(s->pq, s->field_of[c]);
+            continue;
+        }
+        /* a group: its leaves, as many as the type's layout has */
+        int e = s->field_of[c] >= 0 ? fl_pq_reader_element_of(s->pq, s->field_of[c]) : -1;
+        s->col_of[c] = -1;
+        if (e < 0) continue;
+        size_t first, n;
+        fl_pq_reader_element_columns(s->pq, (size_t)e, &first, &n);
+        if (n != fl_tier_assemble_leaves(t))
+            return fl_err_set(err, FL_CORRUPT, "lake column %s has %zu leaves, its type %zu",
+                              s->t->desc.schema.columns[c].name, n, fl_tier_assemble_leaves(t));
+        s->col_of[c] = (int32_t)first;
+        s->leaves_of[c] = n;
+    }
     s->group = 0;
     s->group_rows = s->group_next = 0;
     s->group_row0 = 0;
@@ -373,6 +421,21 @@ static int fl_file_open(fluss_lake_scanner_t *s, const fl_lake_file_t *f, fl_err
     s->partition_id = f->partition_id;
     s->bucket = f->bucket;
     return 0;
+}
+
+/* Column c's leaves in row group s->group, assembled into s->nested[c]. */
+static int fl_nested_read(fluss_lake_scanner_t *s, size_t c, fl_error_t *err) {
+    const fl_column_t *col = &s->t->desc.schema.columns[c];
+    size_t n = s->leaves_of[c];
+    size_t rows = (size_t)fl_pq_reader_meta(s->pq)->row_groups[s->group].num_rows;
+    fl_pq_values_t *leaves = fl_calloc(n, sizeof(*leaves));
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = fl_pq_reader_read_column(s->pq, s->group, (size_t)s->col_of[c] + i, &leaves[i], err);
+    if (!rc) rc = fl_tier_assemble(col->type, col->name, leaves, rows, &s->nested[c], err);
+    for (size_t i = 0; i < n; i++) fl_pq_values_free(&leaves[i]);
+    fl_free(leaves);
+    return rc;
 }
 
 /* Reads row group s->group of the open file. */
@@ -393,6 +456,10 @@ static int fl_group_read(fluss_lake_scanner_t *s, fl_error_t *err) {
     s->group_rows = (size_t)meta->row_groups[s->group].num_rows;
     for (size_t c = 0; !rc && c < s->t->desc.schema.column_count; c++) {
         if (s->col_of[c] < 0) continue;
+        if (s->leaves_of[c]) {
+            rc = fl_nested_read(s, c, err);
+            continue;
+        }
         rc = fl_pq_reader_read_column(s->pq, s->group, (size_t)s->col_of[c], &s->vals[c], err);
         if (!rc && s->vals[c].rows != s->group_rows)
             rc = fl_err_set(err, FL_CORRUPT, "lake file's row group has columns of unequal length");
@@ -416,6 +483,16 @@ static int fl_group_read(fluss_lake_scanner_t *s, fl_error_t *err) {
     return rc;
 }
 
+/* Rows [from, to) of an assembled nested column, as an array of type t. */
+static void fl_nested_take(const fl_arrow_array_t *src, const fl_datatype_t *t, size_t from,
+                           size_t to, fl_arrow_array_t *out) {
+    int64_t *idx = fl_calloc(to - from + 1, sizeof(int64_t));
+    for (size_t i = from; i < to; i++) idx[i - from] = (int64_t)i;
+    fl_arrow_take(src, idx, to - from, out);
+    fl_free(idx);
+    fl_arrow_retype(out, t);
+}
+
 /* Rows [from, to) of the open row group as one decoded batch (NULL when
  * the filter kept none): each column converted at once into the Arrow
  * column a fetched batch would have decoded to (fl_tier_arrow_column). */
@@ -428,7 +505,9 @@ static int fl_chunk_batch(fluss_lake_scanner_t *s, size_t from, size_t to,
     int rc = 0;
     for (size_t c = 0; c < n && !rc; c++) {
         types[c] = fl_datatype_clone(sc->columns[c].type);
-        if (s->col_of[c] >= 0)
+        if (s->col_of[c] >= 0 && s->leaves_of[c])
+            fl_nested_take(&s->nested[c], types[c], from, to, &cols[c]);
+        else if (s->col_of[c] >= 0)
             rc = fl_tier_arrow_column(types[c], sc->columns[c].name, &s->vals[c], from, to,
                                       &cols[c], err);
         else if (!types[c]->nullable)
@@ -528,5 +607,7 @@ void fluss_lake_scanner_destroy(fluss_lake_scanner_t *s) {
     fl_free(s->field_of);
     fl_free(s->col_of);
     fl_free(s->vals);
+    fl_free(s->leaves_of);
+    fl_free(s->nested);
     fl_free(s);
 }

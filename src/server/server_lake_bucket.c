@@ -289,10 +289,12 @@ static int fl_lake_writer_options(const Fluss__TierLakeBucketRequest *req,
     if (!s)
         return fl_err_set(err, FLUSS_ERR_SCHEMA_NOT_EXIST, "table %s.%s has no schema %d",
                           t->database, t->name, t->schema_id);
-    if (req->n_field_ids != s->column_count + FL_TIER_SYSTEM_COLUMNS)
+    if (req->n_field_ids != fl_tier_field_id_count(s))
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                          "%zu lake field ids for a table of %zu columns (schema %d)",
-                          req->n_field_ids, s->column_count, t->schema_id);
+                          "%zu lake field ids for a table of %zu columns whose types have %zu "
+                          "(schema %d)",
+                          req->n_field_ids, s->column_count, fl_tier_field_id_count(s),
+                          t->schema_id);
     int format = fl_log_format_from_name(t->log_format);
     if (format < 0)
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "unknown log format %s",
@@ -306,6 +308,7 @@ static int fl_lake_writer_options(const Fluss__TierLakeBucketRequest *req,
     o->schema_ctx = (void *)t;
     o->field_ids = req->field_ids;
     o->log_format = (fl_log_format_t)format;
+    if (t->kv) o->kv_format = t->kv->kv_format;
     o->codec = fl_lake_codec(req);
     o->target_file_bytes = req->has_target_file_bytes && req->target_file_bytes > 0
                                ? (uint64_t)req->target_file_bytes
@@ -355,7 +358,7 @@ static int fl_lake_pk_sync(const Fluss__TierLakeBucketRequest *req, const fl_sch
     int32_t *keys = fl_calloc(s->primary_key.count + 1, sizeof(int32_t));
     for (size_t k = 0; k < s->primary_key.count; k++) {
         int col = fl_schema_column_index(s, s->primary_key.items[k]);
-        keys[k] = col >= 0 ? req->field_ids[col] : -1;
+        keys[k] = col >= 0 ? req->field_ids[fl_tier_field_id_index(s, (size_t)col)] : -1;
     }
     fl_tier_pk_bucket_t b = {
         .table_dir = req->table_dir,

@@ -29,9 +29,9 @@
 #include "server_lake_expire.h"
 #include "server_lake_gc.h"
 #include "server_push.h"
+#include "tier_writer.h"
 
 #define FL_TIER_TICK_MS 500
-#define FL_TIER_TARGET_FILE_BYTES (512ll << 20)
 
 /* A table's next round begins table.datalake.freshness after base_ms:
  * when its last round began, or when the service first saw it (as Fluss
@@ -143,28 +143,47 @@ static bool fl_tier_round_of(const fl_ms_table_t *t, fl_tier_round_t *r, int64_t
     return true;
 }
 
-/* The lake field ids of the table's columns, then of the system ones. */
+/* The lake field ids of the table's columns (every node of a nested
+ * column's type, tier_writer.h), then of the system ones. */
 static int32_t *fl_tier_field_ids(const fl_tier_round_t *r, const fl_ice_table_head_t *h,
                                   size_t *n, fl_error_t *err) {
     const fl_ice_table_meta_t *m = &h->meta.meta;
     const fl_ice_schema_t *s = fl_ice_meta_schema(m, m->current_schema_id);
     const fl_schema_t *fs = &r->desc.schema;
     static const char *const sys[] = {"__bucket", "__offset", "__timestamp"};
-    *n = fs->column_count + 3;
-    int32_t *ids = fl_calloc(*n, sizeof(*ids));
-    for (size_t i = 0; i < *n; i++) {
+    size_t cap = fl_tier_field_id_count(fs), at = 0;
+    int32_t *ids = fl_calloc(cap, sizeof(*ids));
+    for (size_t i = 0; i < fs->column_count + 3; i++) {
         const char *name = i < fs->column_count ? fs->columns[i].name : sys[i - fs->column_count];
-        ids[i] = -1;
-        for (size_t k = 0; s && k < s->n_fields && ids[i] < 0; k++)
-            if (strcmp(s->fields[k].name, name) == 0) ids[i] = s->fields[k].id;
-        if (ids[i] < 0) {
+        const fl_ice_field_t *f = NULL;
+        for (size_t k = 0; s && k < s->n_fields && !f; k++)
+            if (strcmp(s->fields[k].name, name) == 0) f = &s->fields[k];
+        if (!f) {
             fl_err_set(err, FLUSS_ERR__STATE,
                        "column '%s' of %s.%s is not in its lake table's schema", name, r->db,
                        r->name);
             fl_free(ids);
             return NULL;
         }
+        if (i >= fs->column_count || !f->nested) {
+            ids[at++] = f->id;
+            continue;
+        }
+        size_t got = 0;
+        if (fl_lake_column_ids(fs->columns[i].type, f, ids + at, cap - at, &got, err)) {
+            fl_err_prefix(err, "%s.%s: ", r->db, r->name);
+            fl_free(ids);
+            return NULL;
+        }
+        at += got;
     }
+    if (at != cap) {
+        fl_err_set(err, FLUSS_ERR__STATE, "%s.%s: %zu lake field ids for %zu nodes", r->db,
+                   r->name, at, cap);
+        fl_free(ids);
+        return NULL;
+    }
+    *n = at;
     return ids;
 }
 

@@ -316,7 +316,7 @@ int fl_tier_arrow_column(const fl_datatype_t *t, const char *name, const fl_pq_v
         }
     } else {
         size_t w = t->root == FL_TYPE_DECIMAL ? 16 : fl_arrow_value_width(t);
-        uint8_t *p = fl_buf_reserve(&out->values, n * w);
+        uint8_t *p = fl_buf_reserve(&out->values, n * w + 1); /* n may be 0 */
         memset(p, 0, n * w);
         for (size_t i = 0; i < n; i++)
             if (v->valid[from + i] && !fixed_value(t, v, from + i, p + i * w, w)) goto range;

@@ -25,8 +25,8 @@
  * Iceberg's writers choose it: 9 for P 19..21, 16 for P 36..38.)
  *
  * Nullable columns are OPTIONAL, NOT NULL ones REQUIRED. Refused with
- * FLUSS_ERR__INVALID_ARG: ARRAY, MAP and ROW (lake tables refuse nested
- * columns). Iceberg v2 has no nanosecond timestamps: TIMESTAMP(7..9) loses its
+ * FLUSS_ERR__INVALID_ARG: ARRAY, MAP and ROW (not one column: their
+ * leaves are, tier_nested.h). Iceberg v2 has no nanosecond timestamps: TIMESTAMP(7..9) loses its
  * sub-microsecond digits, rounded toward minus infinity so that a value
  * before 1970 does not move up across a microsecond. A BINARY(n) value
  * has n bytes in Fluss, but an IndexedRow pads it with zeros its decoder

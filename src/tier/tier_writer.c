@@ -24,6 +24,7 @@
 #include "tier_columns.h"
 #include "tier_convert.h"
 #include "tier_metrics.h"
+#include "tier_nested.h"
 #include "types_schema_map.h"
 
 #define TW_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
@@ -40,17 +41,29 @@ typedef struct tier_schema {
     bool current; /* the current schema: no map needed */
 } tier_schema_t;
 
+/* A Parquet leaf column of the files. */
 typedef struct tier_column {
-    fl_pq_column_spec_t spec;  /* the name borrowed from the schema or SYSTEM_NAMES */
-    const fl_datatype_t *type; /* user columns; NULL for system columns */
+    fl_pq_column_spec_t spec;  /* the name borrowed from the schema, SYSTEM_NAMES or a nested */
+    const fl_datatype_t *type; /* primitive user columns; NULL for system and nested leaves */
     fl_tier_metrics_t metrics; /* of the open file */
+    bool bounds;               /* Iceberg keeps its bounds: no list or map above it */
+    bool nested;               /* a leaf of a nested column (its tier_top's shredder fills it) */
 } tier_column_t;
+
+/* A user column: its first leaf, and for ARRAY, MAP and ROW its shredder. */
+typedef struct tier_top {
+    size_t leaf;
+    fl_tier_nested_t *nested;
+} tier_top_t;
 
 struct fl_tier_writer {
     fl_tier_writer_options_t o; /* dir and prefix point at our copies */
-    size_t n_user, n_cols;
+    size_t n_user, n_cols; /* user columns; leaves (user, then system) */
+    tier_top_t *tops;
     tier_column_t *cols;
     fl_pq_column_spec_t *specs;
+    fl_pq_node_t *nodes; /* the files' schema tree */
+    size_t n_nodes;
     tier_schema_t *schemas;
     size_t n_schemas;
     /* one row at a time: decoded cells, then a Parquet value per column */
@@ -61,6 +74,12 @@ struct fl_tier_writer {
     /* one batch at a time (the column path): a buffer and data per column */
     fl_tier_column_buf_t *bufs;
     fl_pq_column_data_t *batch;
+    /* the row path's current ARROW batch, for nested columns (whose cells
+     * the row decoder leaves NULL): its columns, schema and row */
+    const fl_batch_rows_t *cur_it;
+    const tier_schema_t *cur_s;
+    int64_t cur_i;
+    fl_row_format_t cur_fmt; /* else: the format of nested values in cells */
     /* the open file */
     fl_pq_writer_t *pq;
     char *path;
@@ -109,13 +128,16 @@ static int compare_ids(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Iceberg field ids are positive and name one column each. */
+/* Iceberg field ids are positive and name one field each. */
 static int check_field_ids(const fl_tier_writer_t *w, fl_error_t *err) {
-    int32_t *ids = fl_malloc(w->n_cols * sizeof(*ids));
-    for (size_t k = 0; k < w->n_cols; k++) ids[k] = w->specs[k].field_id;
-    qsort(ids, w->n_cols, sizeof(*ids), compare_ids);
+    int32_t *ids = fl_malloc(w->n_nodes * sizeof(*ids));
+    size_t n = 0;
+    for (size_t k = 0; k < w->n_nodes; k++)
+        if (w->nodes[k].field_id != -1 || w->nodes[k].n_children == 0)
+            ids[n++] = w->nodes[k].field_id;
+    qsort(ids, n, sizeof(*ids), compare_ids);
     int rc = 0;
-    for (size_t k = 0; k < w->n_cols && !rc; k++)
+    for (size_t k = 0; k < n && !rc; k++)
         if (ids[k] <= 0 || (k && ids[k] == ids[k - 1]))
             rc = fl_err_set(err, FLUSS_ERR__INVALID_ARG, "tier: field id %d is %s", ids[k],
                             ids[k] <= 0 ? "not positive" : "given twice");
@@ -123,32 +145,122 @@ static int check_field_ids(const fl_tier_writer_t *w, fl_error_t *err) {
     return rc;
 }
 
+size_t fl_tier_field_id_count(const fl_schema_t *s) {
+    return fl_tier_field_id_index(s, s->column_count) + FL_TIER_SYSTEM_COLUMNS;
+}
+
+size_t fl_tier_field_id_index(const fl_schema_t *s, size_t col) {
+    size_t n = 0;
+    for (size_t k = 0; k < col && k < s->column_count; k++)
+        n += fl_tier_nested_ids(s->columns[k].type);
+    return n;
+}
+
+static bool is_nested_type(const fl_datatype_t *t) {
+    return t->root == FL_TYPE_ARRAY || t->root == FL_TYPE_MAP || t->root == FL_TYPE_ROW;
+}
+
+/* Parquet leaves and nodes of a column of type t (depth-bounded: a
+ * deeper type is refused by fl_tier_nested_open; count it as one). */
+static void shape_of(const fl_datatype_t *t, int depth, size_t *leaves, size_t *nodes) {
+    (*nodes)++;
+    if (depth > FL_TYPE_DEPTH_MAX) {
+        (*leaves)++;
+        return;
+    }
+    switch (t->root) {
+    case FL_TYPE_ARRAY:
+        (*nodes)++; /* "list" */
+        shape_of(t->element, depth + 1, leaves, nodes);
+        return;
+    case FL_TYPE_MAP:
+        (*nodes)++; /* "key_value" */
+        shape_of(t->key, depth + 1, leaves, nodes);
+        shape_of(t->value, depth + 1, leaves, nodes);
+        return;
+    case FL_TYPE_ROW:
+        for (size_t i = 0; i < t->field_count; i++)
+            shape_of(t->fields[i].type, depth + 1, leaves, nodes);
+        if (t->field_count == 0) (*leaves)++;
+        return;
+    default: (*leaves)++; return;
+    }
+}
+
+static void leaf_node(fl_tier_writer_t *w, const fl_pq_column_spec_t *spec) {
+    fl_pq_node_t *p = &w->nodes[w->n_nodes++];
+    memset(p, 0, sizeof(*p));
+    p->name = spec->name;
+    p->field_id = spec->field_id;
+    p->repetition = spec->optional ? FL_PQ_OPTIONAL : FL_PQ_REQUIRED;
+    p->type = spec->type;
+    p->logical = spec->logical;
+    p->type_length = spec->type_length;
+}
+
+/* A user column of nested type: its shredder's leaves and nodes. */
+static int nested_init(fl_tier_writer_t *w, size_t k, const int32_t *ids, size_t *leaf,
+                       fl_error_t *err) {
+    const fl_column_t *col = &w->o.schema->columns[k];
+    tier_top_t *top = &w->tops[k];
+    if (!ids)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "tier: nested column %s needs the lake table's field ids", col->name);
+    int rc = fl_tier_nested_open(col->name, col->type, ids, &top->nested, err);
+    if (rc) return rc;
+    size_t n_nodes, leaves = fl_tier_nested_leaves(top->nested);
+    const fl_pq_node_t *nodes = fl_tier_nested_nodes(top->nested, &n_nodes);
+    memcpy(&w->nodes[w->n_nodes], nodes, n_nodes * sizeof(*nodes));
+    w->n_nodes += n_nodes;
+    for (size_t i = 0; i < leaves; i++) {
+        tier_column_t *c = &w->cols[*leaf + i];
+        c->spec = *fl_tier_nested_leaf(top->nested, i, &c->bounds);
+        c->nested = true;
+    }
+    *leaf += leaves;
+    return 0;
+}
+
 static int columns_init(fl_tier_writer_t *w, fl_error_t *err) {
     const fl_schema_t *s = w->o.schema;
+    const int32_t *ids = w->o.field_ids;
+    size_t leaf = 0, at = 0;
+    int rc;
+    for (size_t k = 0; k < w->n_user; k++) {
+        const fl_column_t *col = &s->columns[k];
+        for (size_t i = 0; i < FL_TIER_SYSTEM_COLUMNS; i++)
+            if (strcmp(col->name, SYSTEM_NAMES[i]) == 0)
+                return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                                  "tier: column %s has the name of a system column", col->name);
+        w->tops[k].leaf = leaf;
+        if (is_nested_type(col->type)) {
+            if ((rc = nested_init(w, k, ids ? ids + at : NULL, &leaf, err))) return rc;
+        } else {
+            tier_column_t *c = &w->cols[leaf++];
+            c->type = col->type;
+            c->bounds = true;
+            int32_t id = ids ? ids[at] : (int32_t)k + 1;
+            if ((rc = fl_tier_column_spec(col->name, col->type, id, &c->spec, err))) return rc;
+            leaf_node(w, &c->spec);
+        }
+        at += fl_tier_nested_ids(col->type);
+    }
+    for (size_t i = 0; i < FL_TIER_SYSTEM_COLUMNS; i++) {
+        tier_column_t *c = &w->cols[leaf++];
+        fl_datatype_t *t = fl_datatype_new(i == 0   ? FL_TYPE_INTEGER
+                                           : i == 1 ? FL_TYPE_BIGINT
+                                                    : FL_TYPE_TIMESTAMP_LTZ);
+        t->nullable = false;
+        t->precision = 6;
+        int32_t id = ids ? ids[at + i] : (int32_t)(w->n_user + i) + 1;
+        rc = fl_tier_column_spec(SYSTEM_NAMES[i], t, id, &c->spec, err);
+        fl_datatype_destroy(t);
+        if (rc) return rc;
+        c->bounds = true;
+        leaf_node(w, &c->spec);
+    }
     for (size_t k = 0; k < w->n_cols; k++) {
         tier_column_t *c = &w->cols[k];
-        int32_t id = w->o.field_ids ? w->o.field_ids[k] : (int32_t)k + 1;
-        int rc;
-        if (k < w->n_user) {
-            const fl_column_t *col = &s->columns[k];
-            for (size_t i = 0; i < FL_TIER_SYSTEM_COLUMNS; i++)
-                if (strcmp(col->name, SYSTEM_NAMES[i]) == 0)
-                    return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                                      "tier: column %s has the name of a system column",
-                                      col->name);
-            c->type = col->type;
-            rc = fl_tier_column_spec(col->name, col->type, id, &c->spec, err);
-        } else {
-            size_t i = k - w->n_user;
-            fl_datatype_t *t = fl_datatype_new(i == 0   ? FL_TYPE_INTEGER
-                                               : i == 1 ? FL_TYPE_BIGINT
-                                                        : FL_TYPE_TIMESTAMP_LTZ);
-            t->nullable = false;
-            t->precision = 6;
-            rc = fl_tier_column_spec(SYSTEM_NAMES[i], t, id, &c->spec, err);
-            fl_datatype_destroy(t);
-        }
-        if (rc) return rc;
         w->specs[k] = c->spec;
         fl_tier_metrics_init(&c->metrics, &c->spec);
         w->data[k].valid = &w->valid[k];
@@ -168,7 +280,11 @@ int fl_tier_writer_open(const fl_tier_writer_options_t *o, fl_tier_writer_t **ou
     w->o.prefix = o->prefix && *o->prefix ? fl_strdup(o->prefix) : NULL;
     if (!w->o.target_file_bytes) w->o.target_file_bytes = FL_TIER_TARGET_FILE_BYTES;
     w->n_user = o->schema->column_count;
-    w->n_cols = w->n_user + FL_TIER_SYSTEM_COLUMNS;
+    size_t leaves = 0, nodes = FL_TIER_SYSTEM_COLUMNS;
+    for (size_t k = 0; k < w->n_user; k++) shape_of(o->schema->columns[k].type, 0, &leaves, &nodes);
+    w->n_cols = leaves + FL_TIER_SYSTEM_COLUMNS;
+    w->tops = fl_calloc(w->n_user, sizeof(*w->tops));
+    w->nodes = fl_calloc(nodes, sizeof(*w->nodes));
     w->cols = fl_calloc(w->n_cols, sizeof(*w->cols));
     w->specs = fl_calloc(w->n_cols, sizeof(*w->specs));
     w->vals = fl_calloc(w->n_cols, sizeof(*w->vals));
@@ -258,7 +374,7 @@ static int file_open(fl_tier_writer_t *w, fl_error_t *err) {
     w->path = file_name(w);
     fl_strlist_add(&w->created, w->path); /* before the create: abort removes it either way */
     w->seq++;
-    int rc = fl_pq_writer_open(w->path, w->specs, w->n_cols, &po, &w->pq, err);
+    int rc = fl_pq_writer_open_tree(w->path, w->nodes, w->n_nodes, &po, &w->pq, err);
     if (rc) return rc;
     for (size_t k = 0; k < w->n_cols; k++) fl_tier_metrics_reset(&w->cols[k].metrics);
     w->file_rows = 0;
@@ -295,8 +411,8 @@ static void describe_columns(fl_tier_writer_t *w, fl_ice_data_file_t *f,
         st[k].null_count = m->nulls;
         int64_t nans = fl_tier_metrics_nans(m);
         st[k].nan_count = nans < 0 ? FL_ICE_NONE : nans;
-        st[k].lower = bound_of(w, m, false);
-        st[k].upper = bound_of(w, m, true);
+        st[k].lower = w->cols[k].bounds ? bound_of(w, m, false) : (fl_avro_bytes_t){NULL, 0};
+        st[k].upper = w->cols[k].bounds ? bound_of(w, m, true) : (fl_avro_bytes_t){NULL, 0};
     }
     qsort(st, w->n_cols, sizeof(*st), compare_stats); /* the manifest wants ascending ids */
     f->columns = st;
@@ -370,32 +486,68 @@ static int decide(fl_tier_writer_t *w, int64_t offset, fl_change_type_t ct,
                       (long long)offset, change_name(ct));
 }
 
+/* Row cur_i of the current batch's nested column k (an ARROW batch),
+ * or the value its cell holds (a row format), shredded into its leaves. */
+static int nested_row(fl_tier_writer_t *w, size_t k, fl_error_t *err) {
+    const tier_top_t *top = &w->tops[k];
+    fl_tier_nested_reset(top->nested);
+    int rc;
+    if (w->cur_it) {
+        int32_t src = w->cur_s->current ? (int32_t)k : w->cur_s->map.source[k];
+        const fl_arrow_array_t *a = src >= 0 ? &w->cur_it->cols[src] : NULL;
+        rc = fl_tier_nested_add_arrow(top->nested, a, w->cur_i, err);
+    } else {
+        const fl_cell_t *c = &w->row.cells[k];
+        rc = fl_tier_nested_add_encoded(top->nested, w->cur_fmt,
+                                        c->is_null ? NULL : fl_row_cell_bytes(&w->row, c),
+                                        c->len, err);
+    }
+    if (!rc) fl_tier_nested_columns(top->nested, &w->data[top->leaf]);
+    return rc;
+}
+
 /* The Parquet values of the row: the user columns' cells, then the
  * system columns. */
 static int convert_row(fl_tier_writer_t *w, int64_t offset, int64_t ts_us, fl_error_t *err) {
     /* first everything that grows the arena, then the pointers into it */
     for (size_t k = 0; k < w->n_user; k++)
-        fl_tier_pad_binary(&w->row, k, w->cols[k].type, &w->scratch);
+        if (!w->tops[k].nested)
+            fl_tier_pad_binary(&w->row, k, w->cols[w->tops[k].leaf].type, &w->scratch);
     for (size_t k = 0; k < w->n_user; k++) {
         const fl_cell_t *c = &w->row.cells[k];
-        const tier_column_t *col = &w->cols[k];
-        w->valid[k] = !c->is_null;
+        size_t l = w->tops[k].leaf;
+        const tier_column_t *col = &w->cols[l];
+        if (w->tops[k].nested) {
+            if (nested_row(w, k, err)) {
+                fl_err_prefix(err, "the record at offset %lld: ", (long long)offset);
+                return TW_CORRUPT;
+            }
+            continue;
+        }
+        w->valid[l] = !c->is_null;
         if (c->is_null && !col->spec.optional)
             return fl_err_set(err, TW_CORRUPT, "the record at offset %lld has a NULL in NOT NULL "
                                                "column %s",
                               (long long)offset, col->spec.name);
-        if (!c->is_null && fl_tier_value_of(col->type, &w->row, c, &w->vals[k], err)) {
+        if (!c->is_null && fl_tier_value_of(col->type, &w->row, c, &w->vals[l], err)) {
             fl_err_prefix(err, "the record at offset %lld, column %s: ", (long long)offset,
                           col->spec.name);
             return TW_CORRUPT;
         }
     }
-    size_t n = w->n_user;
+    size_t n = w->n_cols - FL_TIER_SYSTEM_COLUMNS;
     w->vals[n].i32 = w->o.bucket;
     w->vals[n + 1].i64 = offset;
     w->vals[n + 2].i64 = ts_us;
     memset(w->valid + n, 1, FL_TIER_SYSTEM_COLUMNS);
     return 0;
+}
+
+/* Counts a nested column's leaves into their metrics. */
+static void nested_count(fl_tier_writer_t *w, size_t k) {
+    const tier_top_t *top = &w->tops[k];
+    for (size_t i = 0; i < fl_tier_nested_leaves(top->nested); i++)
+        fl_tier_nested_count(top->nested, i, &w->cols[top->leaf + i].metrics);
 }
 
 static int write_record(fl_tier_writer_t *w, int64_t offset, fl_change_type_t ct, int64_t ts_us,
@@ -407,7 +559,10 @@ static int write_record(fl_tier_writer_t *w, int64_t offset, fl_change_type_t ct
     if ((rc = convert_row(w, offset, ts_us, err))) return rc;
     if ((rc = fl_pq_writer_append(w->pq, w->data, 1, err))) return rc;
     for (size_t k = 0; k < w->n_cols; k++)
-        fl_tier_metrics_add(&w->cols[k].metrics, w->valid[k] ? &w->vals[k] : NULL);
+        if (!w->cols[k].nested)
+            fl_tier_metrics_add(&w->cols[k].metrics, w->valid[k] ? &w->vals[k] : NULL);
+    for (size_t k = 0; k < w->n_user; k++)
+        if (w->tops[k].nested) nested_count(w, k);
     if (w->file_rows++ == 0) w->file_first = offset;
     w->file_last = offset;
     w->result.record_count++;
@@ -420,6 +575,7 @@ static int write_rows(fl_tier_writer_t *w, const fl_batch_view_t *b, tier_schema
     fl_batch_rows_t it;
     if ((rc = fl_batch_rows_open(&it, b, w->o.log_format, s->types, s->schema->column_count, err)))
         return rc;
+    w->cur_fmt = w->o.log_format == FL_LOG_FORMAT_INDEXED ? FL_ROW_INDEXED : FL_ROW_COMPACTED;
     for (;;) {
         fl_change_type_t ct;
         fl_batch_rows_next_t next = fl_batch_rows_next(&it, &ct, &w->row, err);
@@ -429,7 +585,12 @@ static int write_rows(fl_tier_writer_t *w, const fl_batch_view_t *b, tier_schema
             break;
         }
         if (!s->current) fl_schema_map_row(&s->map, &w->row);
-        if ((rc = write_record(w, b->base_offset + it.index - 1, ct, ts_us, err))) break;
+        w->cur_it = w->o.log_format == FL_LOG_FORMAT_ARROW ? &it : NULL;
+        w->cur_s = s;
+        w->cur_i = it.index - 1;
+        rc = write_record(w, b->base_offset + it.index - 1, ct, ts_us, err);
+        w->cur_it = NULL;
+        if (rc) break;
     }
     fl_batch_rows_close(&it);
     return rc;
@@ -455,7 +616,8 @@ static bool columns_fit(const fl_tier_writer_t *w, const fl_batch_rows_t *it,
             if (it->change_types[i] > FL_CHANGE_INSERT) return false;
     for (size_t k = 0; k < w->n_user && !s->current; k++) {
         int32_t src = s->map.source[k];
-        if (src >= 0 && !fl_datatype_equal(s->types[src], w->cols[k].type)) return false;
+        if (src >= 0 && !fl_datatype_equal(s->types[src], w->o.schema->columns[k].type))
+            return false;
     }
     return true;
 }
@@ -470,16 +632,25 @@ static tier_columns_outcome_t write_columns(fl_tier_writer_t *w, const fl_batch_
     if (!columns_fit(w, it, s)) return TIER_COLUMNS_ROW_PATH;
     if (!w->pq && file_open(w, err)) return TIER_COLUMNS_ERROR;
     for (size_t k = 0; k < w->n_user; k++) {
-        tier_column_t *c = &w->cols[k];
+        const tier_top_t *top = &w->tops[k];
+        tier_column_t *c = &w->cols[top->leaf];
         int32_t src = s->current ? (int32_t)k : s->map.source[k];
         const fl_arrow_array_t *a = src >= 0 ? &it->cols[src] : NULL;
-        if (fl_tier_column_convert(a, c->type, &c->spec, rows, &c->metrics, &w->bufs[k],
-                                   &w->batch[k]) != FL_TIER_COLUMN_DONE)
+        if (top->nested) {
+            fl_tier_nested_reset(top->nested);
+            for (int64_t i = 0; i < rows; i++)
+                if (fl_tier_nested_add_arrow(top->nested, a, i, NULL)) return TIER_COLUMNS_REFUSED;
+            fl_tier_nested_columns(top->nested, &w->batch[top->leaf]);
+            nested_count(w, k);
+            continue;
+        }
+        if (fl_tier_column_convert(a, c->type, &c->spec, rows, &c->metrics, &w->bufs[top->leaf],
+                                   &w->batch[top->leaf]) != FL_TIER_COLUMN_DONE)
             return TIER_COLUMNS_REFUSED;
     }
     const int64_t first[FL_TIER_SYSTEM_COLUMNS] = {w->o.bucket, b->base_offset, ts_us};
     for (size_t i = 0; i < FL_TIER_SYSTEM_COLUMNS; i++) {
-        size_t k = w->n_user + i;
+        size_t k = w->n_cols - FL_TIER_SYSTEM_COLUMNS + i;
         fl_tier_column_sequence(first[i], i == 1, &w->cols[k].spec, rows, &w->cols[k].metrics,
                                 &w->bufs[k], &w->batch[k]);
     }
@@ -576,6 +747,8 @@ int fl_tier_writer_add_row(fl_tier_writer_t *w, int64_t offset, int64_t ts_ms,
     /* the row stands in for the writer's own while it is written */
     fl_row_t own = w->row;
     w->row = *row;
+    w->cur_it = NULL;
+    w->cur_fmt = w->o.kv_format;
     int rc = write_record(w, offset, ct, ts_ms * 1000, err);
     *row = w->row; /* padding may have grown its arena */
     w->row = own;
@@ -616,6 +789,10 @@ void fl_tier_writer_close(fl_tier_writer_t *w) {
         fl_schema_map_free(&w->schemas[i].map);
     }
     fl_free(w->schemas);
+    if (w->tops)
+        for (size_t k = 0; k < w->n_user; k++) fl_tier_nested_destroy(w->tops[k].nested);
+    fl_free(w->tops);
+    fl_free(w->nodes);
     fl_free(w->cols);
     fl_free(w->specs);
     fl_free(w->vals);

@@ -17,7 +17,11 @@
  *
  * After ADD COLUMN the lake table's ids are not positional (the new
  * column gets last-column-id + 1, after the system columns): the caller
- * then passes the ids its Iceberg schema gives (field_ids).
+ * then passes the ids its Iceberg schema gives (field_ids). An ARRAY, MAP
+ * or ROW column is a list, map or struct of several Parquet leaves
+ * (tier_nested.h), its values shredded into levels; its ids are never
+ * positional (Iceberg numbers a nested column's inside after the system
+ * columns), so a schema with one needs field_ids.
  *
  * Batches: whole stored batches (magic 0, 1 or 2, record_batch.h) of the
  * table's log format; their CRC is checked again (the bytes come back from
@@ -72,6 +76,7 @@
 #include "record_batch.h"
 #include "record_validate.h"
 #include "types_row.h"
+#include "types_row_format.h"
 #include "types_schema.h"
 
 /* Iceberg's write.target-file-size-bytes default. */
@@ -113,10 +118,15 @@ typedef struct fl_tier_writer_options {
     int16_t schema_id;
     fl_tier_schema_fn schema_of; /* older schemas; NULL: only schema_id */
     void *schema_ctx;
-    /* N + 3 Iceberg field ids (the schema's columns, then __bucket,
-     * __offset, __timestamp); NULL: 1 .. N + 3. Copied. */
+    /* fl_tier_field_id_count(schema) Iceberg field ids: each column's
+     * (for an ARRAY, MAP or ROW column, every node of its type in
+     * tier_nested.h's pre-order), then __bucket, __offset, __timestamp;
+     * NULL: 1 .. N + 3 (a schema without nested columns). Copied. */
     const int32_t *field_ids;
     fl_log_format_t log_format;
+    /* the format of nested values in rows given to fl_tier_writer_add_row
+     * (the table's kv format) */
+    fl_row_format_t kv_format;
     int32_t codec;              /* FL_PQ_CODEC_ZSTD, _SNAPPY, _GZIP or _UNCOMPRESSED */
     uint64_t target_file_bytes; /* 0: FL_TIER_TARGET_FILE_BYTES */
     size_t row_group_bytes;     /* 0: the Parquet writer's 64 MiB */
@@ -154,6 +164,11 @@ typedef struct fl_tier_writer_result {
 } fl_tier_writer_result_t;
 
 typedef struct fl_tier_writer fl_tier_writer_t;
+
+/* The field ids a schema's files need (options' field_ids), and where
+ * column col's first one is among them. */
+size_t fl_tier_field_id_count(const fl_schema_t *s);
+size_t fl_tier_field_id_index(const fl_schema_t *s, size_t col);
 
 /* Checks the options and the schema (every column of a type tier_convert
  * maps, no column named like a system column, field ids positive and
