@@ -1,9 +1,10 @@
 /*
  * test_tier_nested.c — nested columns through the lake tier and back:
  * rows with ARRAY, MAP and ROW values (NULL, empty, NULL elements, NULL
- * fields, lists of rows of lists) in ARROW, COMPACTED and INDEXED batches
- * are tiered (tier_writer.h with tier_nested.h's shredding), the Parquet
- * file read back with our reader, each nested column assembled
+ * fields, lists of rows of lists) in ARROW, COMPACTED and INDEXED batches,
+ * and rows one at a time as a PK bucket's KV image gives them (either kv
+ * format), are tiered (tier_writer.h with tier_nested.h's shredding), the
+ * Parquet file read back with our reader, each nested column assembled
  * (tier_assemble.h) and compared value for value with the ARROW batch's
  * own decoding; the levels' shape in the file (max levels, the layout's
  * node names and ids), the manifest metrics (no bounds inside lists and
@@ -327,7 +328,10 @@ static void read_back(const fl_tier_writer_result_t *res, const fl_schema_t *s,
     }
 }
 
-static void round_trip(const char *dir, fl_log_format_t fmt, bool row_path) {
+/* fmt's batches, or (add_rows) rows one at a time as a PK bucket's KV
+ * image gives them, nested values in the kv format (kv_fmt). */
+static void round_trip_as(const char *dir, fl_log_format_t fmt, bool row_path, bool add_rows,
+                          fl_row_format_t kv_fmt) {
     fl_schema_t s;
     schema_of(&s);
     int32_t ids[64];
@@ -342,12 +346,24 @@ static void round_trip(const char *dir, fl_log_format_t fmt, bool row_path) {
     o.log_format = fmt;
     o.row_path = row_path;
     o.row_group_bytes = 4096; /* several row groups */
+    o.kv_format = kv_fmt;
     fl_tier_writer_t *w;
     fl_error_t err;
     if (fl_tier_writer_open(&o, &w, &err)) fail_msg("%s", err.msg);
     fl_buf_t batches;
     fl_buf_init(&batches);
-    for (int r = 0; r < ROWS; r += 50) build_batch(&batches, fmt, &s, r, 50, r);
+    if (add_rows) {
+        fl_row_t row;
+        fl_row_init(&row, NCOL);
+        for (int r = 0; r < ROWS; r++) {
+            sample_row(r, kv_fmt, &s, &row);
+            if (fl_tier_writer_add_row(w, r, 1700000000000, FL_CHANGE_INSERT, &row, &err))
+                fail_msg("%s", err.msg);
+        }
+        fl_row_free(&row);
+    } else {
+        for (int r = 0; r < ROWS; r += 50) build_batch(&batches, fmt, &s, r, 50, r);
+    }
     size_t pos = 0;
     while (pos < batches.len) {
         size_t start = pos;
@@ -391,7 +407,17 @@ static void round_trip(const char *dir, fl_log_format_t fmt, bool row_path) {
     fl_schema_free(&s);
 }
 
+static void round_trip(const char *dir, fl_log_format_t fmt, bool row_path) {
+    round_trip_as(dir, fmt, row_path, false, FL_ROW_COMPACTED);
+}
+
 static void test_arrow_columns(void **state) { round_trip(*state, FL_LOG_FORMAT_ARROW, false); }
+static void test_image_rows_compacted(void **state) {
+    round_trip_as(*state, FL_LOG_FORMAT_ARROW, false, true, FL_ROW_COMPACTED);
+}
+static void test_image_rows_indexed(void **state) {
+    round_trip_as(*state, FL_LOG_FORMAT_ARROW, false, true, FL_ROW_INDEXED);
+}
 static void test_arrow_rows(void **state) { round_trip(*state, FL_LOG_FORMAT_ARROW, true); }
 static void test_compacted(void **state) { round_trip(*state, FL_LOG_FORMAT_COMPACTED, false); }
 static void test_indexed(void **state) { round_trip(*state, FL_LOG_FORMAT_INDEXED, false); }
@@ -532,6 +558,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_arrow_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compacted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_indexed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_image_rows_compacted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_image_rows_indexed, setup, teardown),
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_assemble_refusals),
