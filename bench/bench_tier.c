@@ -10,7 +10,7 @@
  * BENCH_TIER_KEEP=1 in the environment leaves the files.
  *
  *   bench_tier --mode col|row|write [--rows N] [--batch B] [--arrow-codec zstd|none]
- *              [--bytes BYTES] [--rounds R] [--label L]
+ *              [--bytes BYTES] [--rounds R] [--label L] [--schema flat|nested]
  *              [--parquet-codec zstd|none] --dir DIR
  *
  * col: the writer as built (ARROW batches column by column); row: the same
@@ -28,6 +28,16 @@
  *   qty INT = i % 10 + 1, NULL when i % 10 == 3;
  *   note STRING = "note %02d item %05d" (i % 50, i * 31 % 100000), NULL when i % 5 == 1;
  *   score DOUBLE = (i % 1000) * 0.001, NULL when i % 7 == 2.
+ *
+ * --schema nested (bench/run_tier_nested.sh: nested columns, Iceberg list,
+ * map and struct columns with repetition and definition levels):
+ *   id BIGINT NOT NULL = i;
+ *   tags ARRAY<STRING> = i % 4 elements "tag-%02d" ((i * 7 + k) % 50), NULL when i % 13 == 5;
+ *   attrs MAP<STRING, INT> = i % 3 entries "k<k>" -> (i + k) % 1000 (NULL when
+ *     (i + k) % 11 == 0), NULL when i % 17 == 3;
+ *   pos ROW<x INT, label STRING> = (i % 1000, "p%05d" (i % 100000), label NULL when
+ *     i % 5 == 0), NULL when i % 19 == 7;
+ *   scores ARRAY<DOUBLE> = i % 5 elements (i % 1000) * 0.01 + k.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -44,6 +54,8 @@
 #include "record_builder.h"
 #include "tier_writer.h"
 #include "types_row.h"
+#include "types_row_format.h"
+#include "types_row_nested.h"
 #include "types_schema.h"
 
 #define BT_COLS 8
@@ -54,6 +66,13 @@ static const char *const TYPES[BT_COLS] = {"BIGINT NOT NULL", "INT",    "STRING"
                                            "DOUBLE",          "TIMESTAMP_LTZ(3)", "INT",
                                            "STRING",          "DOUBLE"};
 
+#define BT_NESTED_COLS 5
+static const char *const NESTED_NAMES[BT_NESTED_COLS] = {"id", "tags", "attrs", "pos", "scores"};
+static const char *const NESTED_TYPES[BT_NESTED_COLS] = {
+    "BIGINT NOT NULL", "ARRAY<STRING>", "MAP<STRING, INT>", "ROW<x INT, label STRING>",
+    "ARRAY<DOUBLE>"};
+static bool g_nested;
+
 static void die(const char *what, const fl_error_t *err) {
     fprintf(stderr, "bench_tier: %s: %s\n", what, err ? err->msg : "");
     exit(1);
@@ -61,14 +80,75 @@ static void die(const char *what, const fl_error_t *err) {
 
 static void schema_make(fl_schema_t *s) {
     memset(s, 0, sizeof(*s));
-    for (size_t k = 0; k < BT_COLS; k++) {
-        const char *p = TYPES[k];
+    size_t n = g_nested ? BT_NESTED_COLS : BT_COLS;
+    for (size_t k = 0; k < n; k++) {
+        const char *p = g_nested ? NESTED_TYPES[k] : TYPES[k];
         fl_datatype_t *t;
         fl_error_t err;
-        if (fl_datatype_parse(&p, &t, &err)) die(TYPES[k], &err);
-        fl_schema_add_column(s, NAMES[k], t, NULL);
+        if (fl_datatype_parse(&p, &t, &err)) die(p, &err);
+        fl_schema_add_column(s, g_nested ? NESTED_NAMES[k] : NAMES[k], t, NULL);
     }
     fl_schema_assign_ids(s);
+}
+
+/* The nested row i (the header's formulas), values encoded COMPACTED. */
+static void nested_row_make(const fl_schema_t *s, int64_t i, fl_row_t *row, fl_row_t *a,
+                            fl_row_t *b, fl_buf_t *enc) {
+    char txt[32];
+    fl_row_reset(row, BT_NESTED_COLS);
+    row->cells[0].is_null = false;
+    row->cells[0].i = i;
+    if (i % 13 != 5) {
+        int n = (int)(i % 4);
+        fl_row_reset(a, 4);
+        for (int k = 0; k < n; k++) {
+            int len = snprintf(txt, sizeof(txt), "tag-%02d", (int)((i * 7 + k) % 50));
+            fl_row_set_bytes(a, (size_t)k, txt, (size_t)len);
+        }
+        fl_buf_reset(enc);
+        fl_nested_array_encode(a, (size_t)n, s->columns[1].type->element, enc);
+        fl_row_set_bytes(row, 1, enc->data ? enc->data : (const uint8_t *)"", enc->len);
+    }
+    if (i % 17 != 3) {
+        int n = (int)(i % 3);
+        fl_row_reset(a, 3);
+        fl_row_reset(b, 3);
+        for (int k = 0; k < n; k++) {
+            int len = snprintf(txt, sizeof(txt), "k%d", k);
+            fl_row_set_bytes(a, (size_t)k, txt, (size_t)len);
+            if ((i + k) % 11 != 0) {
+                b->cells[k].is_null = false;
+                b->cells[k].i = (i + k) % 1000;
+            }
+        }
+        fl_buf_reset(enc);
+        fl_nested_map_encode(a, b, (size_t)n, s->columns[2].type, enc);
+        fl_row_set_bytes(row, 2, enc->data ? enc->data : (const uint8_t *)"", enc->len);
+    }
+    if (i % 19 != 7) {
+        const fl_datatype_t *pt = s->columns[3].type;
+        const fl_datatype_t *ft[2] = {pt->fields[0].type, pt->fields[1].type};
+        fl_row_reset(a, 2);
+        a->cells[0].is_null = false;
+        a->cells[0].i = i % 1000;
+        if (i % 5 != 0) {
+            int len = snprintf(txt, sizeof(txt), "p%05d", (int)(i % 100000));
+            fl_row_set_bytes(a, 1, txt, (size_t)len);
+        }
+        fl_buf_reset(enc);
+        fl_error_t err;
+        if (fl_row_encode(FL_ROW_COMPACTED, a, ft, 2, enc, &err)) die("encode", &err);
+        fl_row_set_bytes(row, 3, enc->data, enc->len);
+    }
+    int n = (int)(i % 5);
+    fl_row_reset(a, 5);
+    for (int k = 0; k < n; k++) {
+        a->cells[k].is_null = false;
+        a->cells[k].d = (double)(i % 1000) * 0.01 + k;
+    }
+    fl_buf_reset(enc);
+    fl_nested_array_encode(a, (size_t)n, s->columns[4].type->element, enc);
+    fl_row_set_bytes(row, 4, enc->data ? enc->data : (const uint8_t *)"", enc->len);
 }
 
 static void row_make(int64_t i, fl_row_t *row) {
@@ -99,15 +179,21 @@ static void row_make(int64_t i, fl_row_t *row) {
 /* rows rows as ARROW log batches of `batch` rows, one after the other. */
 static void batches_make(const fl_schema_t *s, int64_t rows, int batch, fl_arrow_codec_t codec,
                          fl_buf_t *out) {
-    fl_row_t row;
+    fl_row_t row, ra, rb;
     fl_row_init(&row, BT_COLS);
+    fl_row_init(&ra, 1);
+    fl_row_init(&rb, 1);
+    fl_buf_t enc;
+    fl_buf_init(&enc);
     fl_record_builder_options_t o = {.schema_id = 1, .codec = codec, .zstd_level = 3};
     for (int64_t r0 = 0; r0 < rows; r0 += batch) {
         fl_record_builder_t b;
         fl_record_builder_init(&b, s, &o);
+        if (g_nested) fl_record_builder_set_nested(&b, FL_ROW_COMPACTED);
         int64_t n = rows - r0 < batch ? rows - r0 : batch;
         for (int64_t i = r0; i < r0 + n; i++) {
-            row_make(i, &row);
+            if (g_nested) nested_row_make(s, i, &row, &ra, &rb, &enc);
+            else row_make(i, &row);
             fl_record_builder_append(&b, &row);
         }
         size_t at = out->len;
@@ -118,6 +204,9 @@ static void batches_make(const fl_schema_t *s, int64_t rows, int batch, fl_arrow
         fl_batch_set_commit_timestamp(out->data + at, 1700000000000LL + r0);
     }
     fl_row_free(&row);
+    fl_row_free(&ra);
+    fl_row_free(&rb);
+    fl_buf_free(&enc);
 }
 
 static double now_s(void) {
@@ -149,6 +238,12 @@ static uint64_t tier(const fl_schema_t *s, const fl_buf_t *buf, const char *dir,
     o.schema_ctx = (void *)s;
     o.row_path = row_path;
     o.codec = pq_codec;
+    /* a lake table's ids: nested columns need them (1.. in the type's pre-order here) */
+    int32_t ids[64];
+    size_t n_ids = fl_tier_field_id_count(s);
+    if (n_ids > 64) die("too many field ids", NULL);
+    for (size_t k = 0; k < n_ids; k++) ids[k] = (int32_t)k + 1;
+    o.field_ids = ids;
     fl_tier_writer_t *w;
     fl_error_t err;
     if (fl_tier_writer_open(&o, &w, &err)) die("open", &err);
@@ -201,6 +296,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--dir")) dir = argv[i + 1];
         else if (!strcmp(argv[i], "--label")) label = argv[i + 1];
+        else if (!strcmp(argv[i], "--schema")) g_nested = !strcmp(argv[i + 1], "nested");
         else if (!strcmp(argv[i], "--parquet-codec"))
             pq_codec = !strcmp(argv[i + 1], "none") ? FL_PQ_CODEC_UNCOMPRESSED : FL_PQ_CODEC_ZSTD;
         else die(argv[i], NULL);
@@ -233,10 +329,10 @@ int main(int argc, char **argv) {
         double t1 = now_s(), c1 = cpu_s();
         if (keep) fl_tier_writer_close(w);
         else fl_tier_writer_abort(w);
-        printf("{\"mode\":\"%s\",\"arrow_codec\":\"%s\",\"rows\":%lld,\"batch\":%d,"
+        printf("{\"mode\":\"%s\",\"schema\":\"%s\",\"arrow_codec\":\"%s\",\"rows\":%lld,\"batch\":%d,"
                "\"in_bytes\":%zu,\"out_bytes\":%llu,\"files\":%zu,\"wall_s\":%.6f,"
                "\"cpu_s\":%.6f}\n",
-               label ? label : mode, codec_name, (long long)rows, batch, buf.len, (unsigned long long)out,
+               label ? label : mode, g_nested ? "nested" : "flat", codec_name, (long long)rows, batch, buf.len, (unsigned long long)out,
                n_files, t1 - t0, c1 - c0);
         fflush(stdout);
     }

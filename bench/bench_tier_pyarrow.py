@@ -8,6 +8,10 @@ and resource.getrusage(RUSAGE_SELF) user + system CPU. One JSON line per
 round, the fields bench_tier prints.
 
   bench_tier_pyarrow.py --rows N --batch B --dir DIR [--rounds R] [--in-bytes BYTES]
+                        [--schema flat|nested]
+
+--schema nested: bench_tier's nested rows (its header), as list, map and
+struct columns.
 """
 
 import argparse
@@ -48,6 +52,34 @@ def table(rows: int, batch: int) -> pa.Table:
     return pa.Table.from_arrays(list(cols.values()), schema=pa.schema(fields))
 
 
+def nested_table(rows: int, batch: int) -> pa.Table:
+    ids, tags, attrs, pos, scores = [], [], [], [], []
+    for i in range(rows):
+        ids.append(i)
+        tags.append(None if i % 13 == 5 else [f"tag-{(i * 7 + k) % 50:02d}" for k in range(i % 4)])
+        attrs.append(None if i % 17 == 3 else
+                     [(f"k{k}", None if (i + k) % 11 == 0 else (i + k) % 1000)
+                      for k in range(i % 3)])
+        pos.append(None if i % 19 == 7 else
+                   {"x": i % 1000, "label": None if i % 5 == 0 else f"p{i % 100000:05d}"})
+        scores.append([(i % 1000) * 0.01 + k for k in range(i % 5)])
+    i = np.arange(rows, dtype=np.int64)
+    cols = {
+        "id": pa.array(ids, pa.int64()),
+        "tags": pa.array(tags, pa.list_(pa.string())),
+        "attrs": pa.array(attrs, pa.map_(pa.string(), pa.int32())),
+        "pos": pa.array(pos, pa.struct([("x", pa.int32()), ("label", pa.string())])),
+        "scores": pa.array(scores, pa.list_(pa.float64())),
+        "__bucket": pa.array(np.zeros(rows, dtype=np.int32)),
+        "__offset": pa.array(i),
+        "__timestamp": pa.array((1_700_000_000_000 + (i // batch) * batch) * 1000,
+                                pa.timestamp("us", tz="UTC")),
+    }
+    fields = [pa.field(k, v.type, nullable=k not in ("id", "__bucket", "__offset", "__timestamp"))
+              for k, v in cols.items()]
+    return pa.Table.from_arrays(list(cols.values()), schema=pa.schema(fields))
+
+
 def cpu() -> float:
     u = resource.getrusage(resource.RUSAGE_SELF)
     return u.ru_utime + u.ru_stime
@@ -60,8 +92,9 @@ def main() -> None:
     ap.add_argument("--dir", required=True)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--in-bytes", type=int, default=0)
+    ap.add_argument("--schema", default="flat", choices=("flat", "nested"))
     a = ap.parse_args()
-    t = table(a.rows, a.batch)
+    t = (nested_table if a.schema == "nested" else table)(a.rows, a.batch)
     path = os.path.join(a.dir, "bench-pyarrow.parquet")
     for _ in range(a.rounds):
         c0, t0 = cpu(), time.monotonic()
@@ -69,7 +102,7 @@ def main() -> None:
         t1, c1 = time.monotonic(), cpu()
         out = os.path.getsize(path)
         os.unlink(path)
-        print(json.dumps({"mode": "pyarrow", "rows": a.rows, "batch": a.batch,
+        print(json.dumps({"mode": "pyarrow", "schema": a.schema, "rows": a.rows, "batch": a.batch,
                           "in_bytes": a.in_bytes, "out_bytes": out, "files": 1,
                           "wall_s": round(t1 - t0, 6), "cpu_s": round(c1 - c0, 6)}), flush=True)
 
