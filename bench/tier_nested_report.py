@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, "bench")
 from benchmarks_md import write_section  # noqa: E402
+from tier_report import pa_version  # noqa: E402
 
 
 def main() -> None:
@@ -83,14 +84,6 @@ gain is.
 """
     print(text)
     write_section("Lake tiering writer, nested columns", text)
-
-
-def pa_version() -> str:
-    try:
-        import pyarrow
-        return pyarrow.__version__
-    except ImportError:
-        return "?"
 
 
 if __name__ == "__main__":
