@@ -72,14 +72,18 @@ static int fl_arrow_check_offsets(const fl_arrow_array_t *a, int64_t limit, fl_e
     return 0;
 }
 
-static int fl_arrow_decode(fl_arrow_decoder_t *d, const fl_datatype_t *t, int kind, int depth,
-                           fl_arrow_array_t *a, fl_error_t *err) {
+void fl_arrow_array_init(fl_arrow_array_t *a, const fl_datatype_t *t, int kind) {
     memset(a, 0, sizeof(*a));
     a->kind = kind;
     a->type = kind == FL_ARROW_ARRAY_ENTRIES ? NULL : t;
     fl_buf_init(&a->validity);
     fl_buf_init(&a->values);
     fl_buf_init(&a->data);
+}
+
+static int fl_arrow_decode(fl_arrow_decoder_t *d, const fl_datatype_t *t, int kind, int depth,
+                           fl_arrow_array_t *a, fl_error_t *err) {
+    fl_arrow_array_init(a, t, kind);
     if (depth > FL_TYPE_DEPTH_MAX) return fl_err_set(err, FL_CORRUPT, "type too deep");
     if (d->next_node >= d->view->node_count)
         return fl_err_set(err, FL_CORRUPT, "arrow batch has too few nodes");

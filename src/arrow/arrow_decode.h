@@ -68,6 +68,9 @@ void fl_arrow_decoder_init(fl_arrow_decoder_t *d, const fl_arrow_batch_view_t *v
  * empty (freed). */
 int fl_arrow_decoder_next(fl_arrow_decoder_t *d, const fl_datatype_t *t, fl_arrow_array_t *out,
                           fl_error_t *err);
+/* An empty array of kind (t's root, or FL_ARROW_ARRAY_ENTRIES with no
+ * type) and type t: no length, buffers, or children yet. */
+void fl_arrow_array_init(fl_arrow_array_t *a, const fl_datatype_t *t, int kind);
 /* Frees an array and its children; it is empty afterwards. */
 void fl_arrow_array_free(fl_arrow_array_t *a);
 

@@ -34,6 +34,7 @@
 #include "lake_iceberg_table.h"
 #include "lake_parquet_reader.h"
 #include "tier_assemble.h"
+#include "tier_nested.h"
 #include "tier_convert.h"
 #include "tier_deletes.h"
 #include "tier_eq_deletes.h"
@@ -408,9 +409,11 @@ static int fl_file_open(fluss_lake_scanner_t *s, const fl_lake_file_t *f, fl_err
         if (e < 0) continue;
         size_t first, n;
         fl_pq_reader_element_columns(s->pq, (size_t)e, &first, &n);
-        if (n != fl_tier_assemble_leaves(t))
+        fl_tier_shape_t sh;
+        fl_tier_nested_shape(t, &sh);
+        if (n != sh.leaves)
             return fl_err_set(err, FL_CORRUPT, "lake column %s has %zu leaves, its type %zu",
-                              s->t->desc.schema.columns[c].name, n, fl_tier_assemble_leaves(t));
+                              s->t->desc.schema.columns[c].name, n, sh.leaves);
         s->col_of[c] = (int32_t)first;
         s->leaves_of[c] = n;
     }

@@ -97,13 +97,8 @@ void fl_arrow_take(const fl_arrow_array_t *src, const int64_t *idx, size_t n,
 }
 
 void fl_arrow_null_array(const fl_datatype_t *t, int kind, int64_t length, fl_arrow_array_t *out) {
-    memset(out, 0, sizeof(*out));
-    out->kind = kind;
-    out->type = kind == FL_ARROW_ARRAY_ENTRIES ? NULL : t;
+    fl_arrow_array_init(out, t, kind);
     out->length = length;
-    fl_buf_init(&out->validity);
-    fl_buf_init(&out->values);
-    fl_buf_init(&out->data);
     size_t bits = (size_t)(length + 7) / 8;
     if (kind != FL_ARROW_ARRAY_ENTRIES && length > 0) {
         memset(fl_buf_reserve(&out->validity, bits), 0, bits);

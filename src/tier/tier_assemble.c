@@ -15,6 +15,7 @@
 #include "common_alloc.h"
 #include "common_buf.h"
 #include "tier_convert.h"
+#include "tier_nested.h"
 
 #define TA_CORRUPT FLUSS_ERR_CORRUPT_RECORD_EXCEPTION
 #define TA_PARENT_NULL SIZE_MAX /* a slot under a NULL ROW */
@@ -48,35 +49,8 @@ typedef struct ta {
     fl_error_t *err;
 } ta_t;
 
-static size_t count_nodes(const fl_datatype_t *t, int depth, size_t *leaves) {
-    if (depth > FL_TYPE_DEPTH_MAX) return SIZE_MAX / 4;
-    size_t n = 1;
-    switch (t->root) {
-    case FL_TYPE_ARRAY: return n + count_nodes(t->element, depth + 1, leaves);
-    case FL_TYPE_MAP:
-        n += count_nodes(t->key, depth + 1, leaves);
-        return n + count_nodes(t->value, depth + 1, leaves);
-    case FL_TYPE_ROW:
-        for (size_t i = 0; i < t->field_count; i++)
-            n += count_nodes(t->fields[i].type, depth + 1, leaves);
-        return n;
-    default: (*leaves)++; return n;
-    }
-}
-
-size_t fl_tier_assemble_leaves(const fl_datatype_t *t) {
-    size_t leaves = 0;
-    count_nodes(t, 0, &leaves);
-    return leaves;
-}
-
 static void arr_init(fl_arrow_array_t *a, const fl_datatype_t *t, int kind, size_t children) {
-    memset(a, 0, sizeof(*a));
-    a->kind = kind;
-    a->type = kind == FL_ARROW_ARRAY_ENTRIES ? NULL : t;
-    fl_buf_init(&a->validity);
-    fl_buf_init(&a->values);
-    fl_buf_init(&a->data);
+    fl_arrow_array_init(a, t, kind);
     a->child_count = children;
     a->children = children ? fl_calloc(children, sizeof(*a->children)) : NULL;
     if (kind == FL_TYPE_ARRAY || kind == FL_TYPE_MAP) {
@@ -312,13 +286,14 @@ static int gather(ta_t *a, ta_leaf_t *l) {
 int fl_tier_assemble(const fl_datatype_t *t, const char *name, const fl_pq_values_t *leaves,
                      size_t rows, fl_arrow_array_t *out, fl_error_t *err) {
     memset(out, 0, sizeof(*out));
-    size_t n_leaves = 0, n_nodes = count_nodes(t, 0, &n_leaves);
-    if (n_nodes > (1u << 16))
+    fl_tier_shape_t sh;
+    fl_tier_nested_shape(t, &sh);
+    if (sh.depth > FL_TYPE_DEPTH_MAX || sh.nodes > (1u << 16))
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "lake column %s: its type nests too deep",
                           name);
     ta_t a = {.column = name, .err = err};
-    a.nodes = fl_calloc(n_nodes, sizeof(*a.nodes));
-    a.leaves = fl_calloc(n_leaves ? n_leaves : 1, sizeof(*a.leaves));
+    a.nodes = fl_calloc(sh.nodes, sizeof(*a.nodes));
+    a.leaves = fl_calloc(sh.leaves ? sh.leaves : 1, sizeof(*a.leaves));
     build(&a, t, name, false, 0, 0, out, leaves);
     int rc = 0;
     for (size_t i = 0; i < a.n_leaves && !rc; i++) {

@@ -29,12 +29,9 @@
 #include "lake_parquet_reader.h"
 #include "types_datatype.h"
 
-/* The leaves of nested type t, as tier_nested.h's Parquet layout has them. */
-size_t fl_tier_assemble_leaves(const fl_datatype_t *t);
-
 /* The column (name for messages) of nested type t (borrowed: it must
  * outlive *out) over the rows of one row group from its leaf columns
- * leaves[0 .. fl_tier_assemble_leaves(t)), in schema order. */
+ * leaves[0 .. fl_tier_nested_shape(t).leaves), in schema order. */
 int fl_tier_assemble(const fl_datatype_t *t, const char *name, const fl_pq_values_t *leaves,
                      size_t rows, fl_arrow_array_t *out, fl_error_t *err);
 

@@ -39,6 +39,12 @@ typedef struct tn_leaf {
     fl_buf_t out;      /* the writer's values, one slot per entry */
 } tn_leaf_t;
 
+/* Where each leaf stood before a row, so that a refused row leaves no
+ * entry behind. */
+typedef struct tn_mark {
+    size_t entries, data;
+} tn_mark_t;
+
 struct fl_tier_nested {
     char *name;
     tn_node_t *nodes;
@@ -47,6 +53,7 @@ struct fl_tier_nested {
     size_t n_pq;
     tn_leaf_t *leaves;
     size_t n_leaves;
+    tn_mark_t *marks; /* one per leaf */
     fl_row_t rows[FL_TYPE_DEPTH_MAX + 2]; /* a decoded level of an encoded value each */
     fl_row_t cell;                        /* one Arrow leaf slot as a cell */
     fl_buf_t scratch;
@@ -56,38 +63,35 @@ static bool is_nested(const fl_datatype_t *t) {
     return t->root == FL_TYPE_ARRAY || t->root == FL_TYPE_MAP || t->root == FL_TYPE_ROW;
 }
 
-size_t fl_tier_nested_ids(const fl_datatype_t *t) {
+static void shape_add(const fl_datatype_t *t, int depth, fl_tier_shape_t *s) {
+    s->nodes++;
+    if (depth > s->depth) s->depth = depth;
     switch (t->root) {
-    case FL_TYPE_ARRAY: return 1 + fl_tier_nested_ids(t->element);
-    case FL_TYPE_MAP: return 1 + fl_tier_nested_ids(t->key) + fl_tier_nested_ids(t->value);
-    case FL_TYPE_ROW: {
-        size_t n = 1;
-        for (size_t i = 0; i < t->field_count; i++) n += fl_tier_nested_ids(t->fields[i].type);
-        return n;
-    }
-    default: return 1;
+    case FL_TYPE_ARRAY:
+        s->repeated++;
+        shape_add(t->element, depth + 1, s);
+        return;
+    case FL_TYPE_MAP:
+        s->repeated++;
+        shape_add(t->key, depth + 1, s);
+        shape_add(t->value, depth + 1, s);
+        return;
+    case FL_TYPE_ROW:
+        for (size_t i = 0; i < t->field_count; i++) shape_add(t->fields[i].type, depth + 1, s);
+        return;
+    default: s->leaves++; return;
     }
 }
 
-/* Nodes of t's tree (depth-bounded) and how many are lists or maps. */
-static bool count_tree(const fl_datatype_t *t, int depth, size_t *nodes, size_t *repeated,
-                       size_t *leaves) {
-    if (depth > FL_TYPE_DEPTH_MAX) return false;
-    (*nodes)++;
-    switch (t->root) {
-    case FL_TYPE_ARRAY:
-        (*repeated)++;
-        return count_tree(t->element, depth + 1, nodes, repeated, leaves);
-    case FL_TYPE_MAP:
-        (*repeated)++;
-        return count_tree(t->key, depth + 1, nodes, repeated, leaves) &&
-               count_tree(t->value, depth + 1, nodes, repeated, leaves);
-    case FL_TYPE_ROW:
-        for (size_t i = 0; i < t->field_count; i++)
-            if (!count_tree(t->fields[i].type, depth + 1, nodes, repeated, leaves)) return false;
-        return true;
-    default: (*leaves)++; return true;
-    }
+void fl_tier_nested_shape(const fl_datatype_t *t, fl_tier_shape_t *out) {
+    memset(out, 0, sizeof(*out));
+    shape_add(t, 0, out);
+}
+
+size_t fl_tier_nested_ids(const fl_datatype_t *t) {
+    fl_tier_shape_t s;
+    fl_tier_nested_shape(t, &s);
+    return s.nodes;
 }
 
 typedef struct tn_build {
@@ -181,17 +185,19 @@ static int build(tn_build_t *b, const fl_datatype_t *t, const char *name, int de
 int fl_tier_nested_open(const char *name, const fl_datatype_t *t, const int32_t *ids,
                         fl_tier_nested_t **out, fl_error_t *err) {
     *out = NULL;
-    size_t nodes = 0, repeated = 0, leaves = 0;
+    fl_tier_shape_t sh;
     if (!is_nested(t))
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "column %s: not a nested type", name);
-    if (!count_tree(t, 0, &nodes, &repeated, &leaves) || nodes + repeated > 1 << 16)
+    fl_tier_nested_shape(t, &sh);
+    if (sh.depth > FL_TYPE_DEPTH_MAX || sh.nodes + sh.repeated > 1 << 16)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "column %s: its type nests too deep",
                           name);
     fl_tier_nested_t *n = fl_calloc(1, sizeof(*n));
     n->name = fl_strdup(name);
-    n->nodes = fl_calloc(nodes, sizeof(*n->nodes));
-    n->pq = fl_calloc(nodes + repeated, sizeof(*n->pq));
-    n->leaves = fl_calloc(leaves ? leaves : 1, sizeof(*n->leaves));
+    n->nodes = fl_calloc(sh.nodes, sizeof(*n->nodes));
+    n->pq = fl_calloc(sh.nodes + sh.repeated, sizeof(*n->pq));
+    n->leaves = fl_calloc(sh.leaves ? sh.leaves : 1, sizeof(*n->leaves));
+    n->marks = fl_calloc(sh.leaves ? sh.leaves : 1, sizeof(*n->marks));
     for (size_t i = 0; i < sizeof(n->rows) / sizeof(n->rows[0]); i++) fl_row_init(&n->rows[i], 1);
     fl_row_init(&n->cell, 1);
     fl_buf_init(&n->scratch);
@@ -223,6 +229,7 @@ void fl_tier_nested_destroy(fl_tier_nested_t *n) {
     fl_free(n->nodes);
     fl_free(n->pq);
     fl_free(n->leaves);
+    fl_free(n->marks);
     fl_free(n->name);
     fl_free(n);
 }
@@ -407,20 +414,15 @@ static int shred_encoded(fl_tier_nested_t *n, size_t ni, fl_row_format_t fmt, co
 
 /* A failed row leaves no entry behind: the leaves go back to where the
  * row began. */
-typedef struct tn_mark {
-    size_t entries, data;
-} tn_mark_t;
-
-static tn_mark_t *marks(fl_tier_nested_t *n) {
-    tn_mark_t *m = fl_malloc((n->n_leaves ? n->n_leaves : 1) * sizeof(*m));
+static void mark(fl_tier_nested_t *n) {
     for (size_t i = 0; i < n->n_leaves; i++) {
-        m[i].entries = n->leaves[i].def.len;
-        m[i].data = n->leaves[i].data.len;
+        n->marks[i].entries = n->leaves[i].def.len;
+        n->marks[i].data = n->leaves[i].data.len;
     }
-    return m;
 }
 
-static void rewind_to(fl_tier_nested_t *n, const tn_mark_t *m) {
+static void rewind_to_mark(fl_tier_nested_t *n) {
+    const tn_mark_t *m = n->marks;
     for (size_t i = 0; i < n->n_leaves; i++) {
         tn_leaf_t *l = &n->leaves[i];
         l->def.len = l->rep.len = m[i].entries;
@@ -432,19 +434,17 @@ static void rewind_to(fl_tier_nested_t *n, const tn_mark_t *m) {
 
 int fl_tier_nested_add_arrow(fl_tier_nested_t *n, const fl_arrow_array_t *a, int64_t i,
                              fl_error_t *err) {
-    tn_mark_t *m = marks(n);
+    mark(n);
     int rc = shred_arrow(n, 0, a, i, 0, 0, err);
-    if (rc) rewind_to(n, m);
-    fl_free(m);
+    if (rc) rewind_to_mark(n);
     return rc;
 }
 
 int fl_tier_nested_add_encoded(fl_tier_nested_t *n, fl_row_format_t fmt, const uint8_t *p,
                                size_t len, fl_error_t *err) {
-    tn_mark_t *m = marks(n);
+    mark(n);
     int rc = shred_encoded(n, 0, fmt, p, len, 0, 0, 0, err);
-    if (rc) rewind_to(n, m);
-    fl_free(m);
+    if (rc) rewind_to_mark(n);
     return rc;
 }
 

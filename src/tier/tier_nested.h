@@ -50,7 +50,17 @@
 
 typedef struct fl_tier_nested fl_tier_nested_t;
 
-/* Nodes of t's tree in the id pre-order: 1 for a primitive type. */
+/* The shape of type t's tree: its nodes (the ids it takes, 1 for a
+ * primitive type), its lists and maps (each adds a repeated Parquet group
+ * to the nodes), its leaves (the Parquet columns), and how deep it nests
+ * (0: primitive). */
+typedef struct fl_tier_shape {
+    size_t nodes, repeated, leaves;
+    int depth;
+} fl_tier_shape_t;
+void fl_tier_nested_shape(const fl_datatype_t *t, fl_tier_shape_t *out);
+
+/* Nodes of t's tree in the id pre-order (fl_tier_nested_shape's nodes). */
 size_t fl_tier_nested_ids(const fl_datatype_t *t);
 
 /* The column name of nested type t (ARRAY, MAP or ROW) with ids[0 ..

@@ -160,33 +160,6 @@ static bool is_nested_type(const fl_datatype_t *t) {
     return t->root == FL_TYPE_ARRAY || t->root == FL_TYPE_MAP || t->root == FL_TYPE_ROW;
 }
 
-/* Parquet leaves and nodes of a column of type t (depth-bounded: a
- * deeper type is refused by fl_tier_nested_open; count it as one). */
-static void shape_of(const fl_datatype_t *t, int depth, size_t *leaves, size_t *nodes) {
-    (*nodes)++;
-    if (depth > FL_TYPE_DEPTH_MAX) {
-        (*leaves)++;
-        return;
-    }
-    switch (t->root) {
-    case FL_TYPE_ARRAY:
-        (*nodes)++; /* "list" */
-        shape_of(t->element, depth + 1, leaves, nodes);
-        return;
-    case FL_TYPE_MAP:
-        (*nodes)++; /* "key_value" */
-        shape_of(t->key, depth + 1, leaves, nodes);
-        shape_of(t->value, depth + 1, leaves, nodes);
-        return;
-    case FL_TYPE_ROW:
-        for (size_t i = 0; i < t->field_count; i++)
-            shape_of(t->fields[i].type, depth + 1, leaves, nodes);
-        if (t->field_count == 0) (*leaves)++;
-        return;
-    default: (*leaves)++; return;
-    }
-}
-
 static void leaf_node(fl_tier_writer_t *w, const fl_pq_column_spec_t *spec) {
     fl_pq_node_t *p = &w->nodes[w->n_nodes++];
     memset(p, 0, sizeof(*p));
@@ -280,8 +253,14 @@ int fl_tier_writer_open(const fl_tier_writer_options_t *o, fl_tier_writer_t **ou
     w->o.prefix = o->prefix && *o->prefix ? fl_strdup(o->prefix) : NULL;
     if (!w->o.target_file_bytes) w->o.target_file_bytes = FL_TIER_TARGET_FILE_BYTES;
     w->n_user = o->schema->column_count;
+    /* the files' leaves and schema nodes (a list or a map adds its repeated group) */
     size_t leaves = 0, nodes = FL_TIER_SYSTEM_COLUMNS;
-    for (size_t k = 0; k < w->n_user; k++) shape_of(o->schema->columns[k].type, 0, &leaves, &nodes);
+    for (size_t k = 0; k < w->n_user; k++) {
+        fl_tier_shape_t sh;
+        fl_tier_nested_shape(o->schema->columns[k].type, &sh);
+        leaves += sh.leaves;
+        nodes += sh.nodes + sh.repeated;
+    }
     w->n_cols = leaves + FL_TIER_SYSTEM_COLUMNS;
     w->tops = fl_calloc(w->n_user, sizeof(*w->tops));
     w->nodes = fl_calloc(nodes, sizeof(*w->nodes));

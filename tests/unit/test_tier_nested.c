@@ -309,7 +309,9 @@ static void read_back(const fl_tier_writer_result_t *res, const fl_schema_t *s,
                 assert_true(e > 0);
                 size_t first, n;
                 fl_pq_reader_element_columns(r, (size_t)e, &first, &n);
-                assert_int_equal(n, fl_tier_assemble_leaves(t));
+                fl_tier_shape_t sh;
+                fl_tier_nested_shape(t, &sh);
+                assert_int_equal(n, sh.leaves);
                 fl_pq_values_t *leaves = calloc(n, sizeof(*leaves));
                 for (size_t i = 0; i < n; i++)
                     assert_int_equal(fl_pq_reader_read_column(r, g, first + i, &leaves[i], &err),
@@ -430,6 +432,12 @@ static void test_layout(void **state) {
     fl_error_t err;
     assert_int_equal(fl_datatype_parse(&p, &t, &err), 0);
     assert_int_equal(fl_tier_nested_ids(t), 6);
+    fl_tier_shape_t sh;
+    fl_tier_nested_shape(t, &sh);
+    assert_int_equal(sh.nodes, 6);
+    assert_int_equal(sh.repeated, 2);
+    assert_int_equal(sh.leaves, 3);
+    assert_int_equal(sh.depth, 3);
     const int32_t ids[6] = {4, 10, 11, 12, 13, 14};
     fl_tier_nested_t *n;
     assert_int_equal(fl_tier_nested_open("m", t, ids, &n, &err), 0);
