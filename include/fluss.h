@@ -35,6 +35,22 @@ typedef struct fluss_client fluss_client_t;
  * call (0 = 30 s). */
 int fluss_client_new(const char *bootstrap, int timeout_ms, fluss_client_t **out,
                      fluss_error_t *err);
+
+/* Settings of fluss_client_open (zero-initialise, then set what you need),
+ * as the Java client's keys name them. */
+typedef struct fluss_client_opts {
+    int timeout_ms;                /* every call (0 = 30 s) */
+    /* client.security.protocol: NULL or "PLAINTEXT", or "SASL" */
+    const char *security_protocol;
+    const char *sasl_mechanism;    /* client.security.sasl.mechanism: NULL = PLAIN */
+    const char *sasl_username;     /* client.security.sasl.username */
+    const char *sasl_password;     /* client.security.sasl.password */
+} fluss_client_opts_t;
+
+/* As fluss_client_new, with opts (NULL: the defaults); every connection
+ * the client and its tables open authenticates as opts says. */
+int fluss_client_open(const char *bootstrap, const fluss_client_opts_t *opts,
+                      fluss_client_t **out, fluss_error_t *err);
 void fluss_client_destroy(fluss_client_t *client);
 
 /* A NULL-terminated array of strings; free with fluss_strings_free. */

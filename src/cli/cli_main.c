@@ -21,7 +21,7 @@ static const char *g_bootstrap = NULL;
 
 static void usage_main(FILE *f) {
     fprintf(f,
-            "usage: fluss [--bootstrap-server HOST:PORT] COMMAND ...\n"
+            "usage: fluss [--bootstrap-server HOST:PORT] [--sasl-username NAME] COMMAND ...\n"
             "\n"
             "Commands:\n"
             "  db create NAME [--comment TEXT] [--property K=V]... [--if-not-exists]\n"
@@ -47,6 +47,9 @@ static void usage_main(FILE *f) {
             "  lake status DB.TABLE                  lake tier DB.TABLE --now\n"
             "\n"
             "The bootstrap server defaults to $FLUSS_BOOTSTRAP or 127.0.0.1:9123.\n"
+            "On a SASL listener: --sasl-username NAME (or $FLUSS_SASL_USERNAME) and the\n"
+            "password in $FLUSS_SASL_PASSWORD (never on the command line); mechanism\n"
+            "PLAIN.\n"
             "Run 'fluss db --help' or 'fluss table create --help' for details.\n");
 }
 
@@ -98,11 +101,7 @@ static int bad_usage(const char *msg, void (*usage)(FILE *)) {
 
 static fluss_client_t *connect_or_die(int *rc) {
     fluss_client_t *c = NULL;
-    fluss_error_t err;
-    const char *b = g_bootstrap ? g_bootstrap : getenv("FLUSS_BOOTSTRAP");
-    if (!b || !*b) b = "127.0.0.1:9123";
-    if (fluss_client_new(b, 30000, &c, &err) != 0) {
-        fprintf(stderr, "fluss: cannot connect to %s: %s\n", b, err.message);
+    if (fl_cli_connect(g_bootstrap, &c) != 0) {
         *rc = 1;
         return NULL;
     }
@@ -335,6 +334,8 @@ int main(int argc, char **argv) {
             g_bootstrap = argv[++i];
         } else if (strncmp(argv[i], "--bootstrap-server=", 19) == 0) {
             g_bootstrap = argv[i] + 19;
+        } else if (strcmp(argv[i], "--sasl-username") == 0 && i + 1 < argc) {
+            setenv("FLUSS_SASL_USERNAME", argv[++i], 1);
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage_main(stdout);
             return 0;

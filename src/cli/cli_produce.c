@@ -67,7 +67,18 @@ int fl_cli_connect(const char *bootstrap, fluss_client_t **client) {
     const char *b = bootstrap ? bootstrap : getenv("FLUSS_BOOTSTRAP");
     if (!b || !*b) b = "127.0.0.1:9123";
     fluss_error_t err;
-    if (fluss_client_new(b, 30000, client, &err) != 0) {
+    /* SASL/PLAIN when a user is named (the password only from the
+     * environment, never argv) */
+    const char *user = getenv("FLUSS_SASL_USERNAME");
+    fluss_client_opts_t o = {.timeout_ms = 30000};
+    if (user && *user) {
+        o.security_protocol = "SASL";
+        o.sasl_mechanism = getenv("FLUSS_SASL_MECHANISM");
+        o.sasl_username = user;
+        o.sasl_password = getenv("FLUSS_SASL_PASSWORD");
+        if (!o.sasl_password) o.sasl_password = "";
+    }
+    if (fluss_client_open(b, &o, client, &err) != 0) {
         fprintf(stderr, "fluss: cannot connect to %s: %s\n", b, err.message);
         return 1;
     }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client_conn.h"
 #include "common_alloc.h"
@@ -42,14 +43,50 @@ static char **fl_strings_new(size_t n) { return fl_calloc(n + 1, sizeof(char *))
 
 int fluss_client_new(const char *bootstrap, int timeout_ms, fluss_client_t **out,
                      fluss_error_t *e) {
+    fluss_client_opts_t o = {.timeout_ms = timeout_ms};
+    return fluss_client_open(bootstrap, &o, out, e);
+}
+
+/* opts' security settings as a connection's. */
+static int fl_client_auth_from(const fluss_client_opts_t *o, fl_client_auth_t *a,
+                               fl_error_t *err) {
+    memset(a, 0, sizeof(*a));
+    if (!o || !o->security_protocol || !*o->security_protocol ||
+        strcasecmp(o->security_protocol, "PLAINTEXT") == 0)
+        return 0;
+    if (strcasecmp(o->security_protocol, "SASL") != 0)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "client.security.protocol '%s' is not supported (PLAINTEXT, SASL)",
+                          o->security_protocol);
+    const char *mech = o->sasl_mechanism && *o->sasl_mechanism ? o->sasl_mechanism : "PLAIN";
+    if (!o->sasl_username || !o->sasl_password)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "SASL needs client.security.sasl.username and .password");
+    if (strlen(mech) >= sizeof(a->mechanism) || strlen(o->sasl_username) >= sizeof(a->username) ||
+        strlen(o->sasl_password) >= sizeof(a->password))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "SASL mechanism, username or password too long (255 bytes at most)");
+    snprintf(a->mechanism, sizeof(a->mechanism), "%s", mech);
+    snprintf(a->username, sizeof(a->username), "%s", o->sasl_username);
+    snprintf(a->password, sizeof(a->password), "%s", o->sasl_password);
+    return 0;
+}
+
+int fluss_client_open(const char *bootstrap, const fluss_client_opts_t *opts,
+                      fluss_client_t **out, fluss_error_t *e) {
     fl_error_t err;
     fl_err_clear(&err);
+    int timeout_ms = opts ? opts->timeout_ms : 0;
+    fl_client_auth_t auth;
+    int rc = fl_client_auth_from(opts, &auth, &err);
+    if (rc) return fl_fail(e, &err, rc);
     char host[256];
     int port;
-    int rc = fl_client_parse_hostport(bootstrap, host, sizeof(host), &port, &err);
+    rc = fl_client_parse_hostport(bootstrap, host, sizeof(host), &port, &err);
     if (rc) return fl_fail(e, &err, rc);
     fl_client_conn_t boot;
-    if ((rc = fl_client_conn_open(&boot, host, port, timeout_ms, &err))) return fl_fail(e, &err, rc);
+    if ((rc = fl_client_conn_open(&boot, host, port, timeout_ms, &auth, &err)))
+        return fl_fail(e, &err, rc);
     Fluss__MetadataRequest mreq = FLUSS__METADATA_REQUEST__INIT;
     ProtobufCMessage *resp = NULL;
     rc = fl_client_conn_call(&boot, FL_API_GET_METADATA, &mreq.base,
@@ -63,7 +100,7 @@ int fluss_client_new(const char *bootstrap, int timeout_ms, fluss_client_t **out
     c->timeout_ms = timeout_ms;
     if (md->coordinator_server && boot.server_type != 1) {
         rc = fl_client_conn_open(&c->coord, md->coordinator_server->host,
-                                 md->coordinator_server->port, timeout_ms, &err);
+                                 md->coordinator_server->port, timeout_ms, &auth, &err);
         fl_client_conn_close(&boot);
     } else if (!md->coordinator_server) {
         rc = fl_err_set(&err, FLUSS_ERR__STATE, "the cluster has no coordinator");

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -52,8 +53,33 @@ static int fl_wait(int fd, short events, int64_t deadline, fl_error_t *err) {
     }
 }
 
+/* SASL/PLAIN's one message (RFC 4616): no authzid, user, password. */
+static int fl_client_authenticate(fl_client_conn_t *c, const fl_client_auth_t *a,
+                                  fl_error_t *err) {
+    if (strcasecmp(a->mechanism, "PLAIN") != 0)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "SASL mechanism '%s' is not supported by this client (PLAIN)",
+                          a->mechanism);
+    size_t nu = strlen(a->username), np = strlen(a->password);
+    uint8_t msg[2 + sizeof(a->username) + sizeof(a->password)];
+    msg[0] = 0;
+    memcpy(msg + 1, a->username, nu);
+    msg[1 + nu] = 0;
+    memcpy(msg + 2 + nu, a->password, np);
+    Fluss__AuthenticateRequest req = FLUSS__AUTHENTICATE_REQUEST__INIT;
+    req.protocol = "PLAIN";
+    req.token.data = msg;
+    req.token.len = 2 + nu + np;
+    ProtobufCMessage *resp = NULL;
+    int rc = fl_client_conn_call(c, FL_API_AUTHENTICATE, &req.base,
+                                 &fluss__authenticate_response__descriptor, &resp, err);
+    memset(msg, 0, sizeof(msg));
+    if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+    return rc;
+}
+
 int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int timeout_ms,
-                        fl_error_t *err) {
+                        const fl_client_auth_t *auth, fl_error_t *err) {
     memset(c, 0, sizeof(*c));
     c->fd = -1;
     c->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
@@ -94,6 +120,13 @@ int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int tim
     Fluss__ApiVersionsResponse *av = (Fluss__ApiVersionsResponse *)resp;
     c->server_type = av->has_server_type ? av->server_type : 0;
     protobuf_c_message_free_unpacked(resp, NULL);
+    if (auth && auth->mechanism[0]) {
+        c->auth = *auth;
+        if ((rc = fl_client_authenticate(c, auth, err))) {
+            fl_client_conn_close(c);
+            return rc;
+        }
+    }
     return 0;
 }
 

@@ -11,15 +11,26 @@
 
 #include "common_error.h"
 
+/* How a connection authenticates (client.security.protocol SASL): an
+ * empty mechanism is PLAINTEXT. */
+typedef struct fl_client_auth {
+    char mechanism[32];
+    char username[256];
+    char password[256];
+} fl_client_auth_t;
+
 typedef struct fl_client_conn {
     int fd;
+    fl_client_auth_t auth; /* what it authenticated with, for sibling connections */
     int32_t next_request_id;
     int timeout_ms;
     int server_type; /* 1 coordinator, 2 tablet server, 0 unknown */
 } fl_client_conn_t;
 
+/* Connects, says API_VERSIONS and, with auth (NULL or an empty mechanism:
+ * none), authenticates (AUTHENTICATE, SASL/PLAIN). */
 int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int timeout_ms,
-                        fl_error_t *err);
+                        const fl_client_auth_t *auth, fl_error_t *err);
 void fl_client_conn_close(fl_client_conn_t *c);
 /* Sends req as api_key v0 and decodes the answer with resp_desc into
  * *resp (free with protobuf_c_message_free_unpacked). An ERROR_RESPONSE

@@ -227,6 +227,7 @@ int fluss_table_open(fluss_client_t *client, const char *database, const char *t
         return fl_client_error_out(e, &err);
     }
     t->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
+    t->auth = coord->auth;
     if ((rc = fl_table_load_metadata(t, coord, &err))) {
         fluss_table_close(t);
         return fl_client_error_out(e, &err);
@@ -264,13 +265,14 @@ int fl_table_connect_node(const fluss_table_t *t, int node, fl_client_conn_t *co
                           fl_error_t *err) {
     if (node < 0 || (size_t)node >= t->node_count)
         return fl_err_set(err, FLUSS_ERR_LEADER_NOT_AVAILABLE_EXCEPTION, "no such tablet server");
-    return fl_client_conn_open(conn, t->nodes[node].host, t->nodes[node].port, t->timeout_ms, err);
+    return fl_client_conn_open(conn, t->nodes[node].host, t->nodes[node].port, t->timeout_ms, &t->auth, err);
 }
 
 int fl_table_connect_coordinator(const fluss_table_t *t, fl_client_conn_t *conn, fl_error_t *err) {
     if (t->coordinator.port <= 0)
         return fl_err_set(err, FLUSS_ERR__STATE, "the cluster named no coordinator");
-    return fl_client_conn_open(conn, t->coordinator.host, t->coordinator.port, t->timeout_ms, err);
+    return fl_client_conn_open(conn, t->coordinator.host, t->coordinator.port, t->timeout_ms, &t->auth,
+                               err);
 }
 
 int32_t fl_table_node_index(const fluss_table_t *t, int32_t node_id) {

@@ -48,6 +48,7 @@ struct fluss_table {
     int32_t *part_cols;        /* column indexes of the partition keys, in key order */
     size_t part_count;         /* 0: not partitioned */
     int timeout_ms;
+    fl_client_auth_t auth;     /* how its connections authenticate (the client's) */
     bool arrow_format;         /* table.log.format is ARROW */
     fl_arrow_codec_t codec;    /* table.log.arrow.compression.type */
     int zstd_level;

@@ -33,6 +33,8 @@ typedef struct fl_rpc_listener {
     void *ctx;
     bool open;
     bool accepting; /* the loop accepts (uv_listen), not only the backlog */
+    bool gated;     /* new connections start behind gate */
+    fl_rpc_gate_t gate;
 } fl_rpc_listener_t;
 
 struct fl_rpc_conn {
@@ -51,6 +53,15 @@ struct fl_rpc_conn {
     atomic_int refs;    /* the open handle + deferred responses */
     int64_t last_active_ms;
     atomic_uint flags;  /* fl_rpc_conn_set_flags */
+    /* behind its listener's gate until fl_rpc_conn_admit: the gate's frame
+     * limit, closed at deadline_ms (monotonic) */
+    bool gated;
+    size_t frame_max;
+    int64_t deadline_ms;
+    int64_t hold_until_ms; /* fl_rpc_conn_hold: nothing written before */
+    bool close_after_write; /* FL_RPC_CLOSE_AFTER_REPLY */
+    void *attachment;
+    void (*attachment_free)(void *);
     /* a local connection (fl_rpc_local_open): no socket, tcp unused */
     bool local;
     fl_rpc_local_deliver_fn deliver;
@@ -65,6 +76,8 @@ struct fl_rpc_shard {
     fl_rpc_conn_t *conns;
     atomic_size_t conn_count;
     uv_timer_t idle_timer;
+    uv_timer_t hold_timer; /* releases held answers (fl_rpc_conn_hold) */
+    int64_t hold_due_ms;   /* when hold_timer fires, 0 if it is not armed */
     bool timer_started;
     bool closing;
     size_t pending_closes; /* handles of this shard still closing */
@@ -175,6 +188,7 @@ void fl_rpc_out_flatten(fl_rpc_out_t *o) {
 
 static void fl_rpc_conn_free(fl_rpc_conn_t *c) {
     if (c->release) c->release(c->local_arg);
+    if (c->attachment_free) c->attachment_free(c->attachment);
     fl_buf_free(&c->in);
     fl_rpc_out_free(&c->out);
     fl_rpc_out_free(&c->writing);
@@ -282,7 +296,7 @@ static void fl_rpc_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
     (void)suggested;
     fl_rpc_conn_t *c = h->data;
     size_t want = FL_RPC_READ_CHUNK;
-    size_t frame_max = c->shard->srv->limits.frame_max;
+    size_t frame_max = c->frame_max;
     if (c->in.len >= FL_FRAME_LEN_BYTES) {
         uint32_t n = fl_get_be32(c->in.data);
         size_t total = (size_t)n + FL_FRAME_LEN_BYTES;
@@ -301,7 +315,8 @@ static void fl_rpc_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
 static void fl_rpc_update_reading(fl_rpc_conn_t *c) {
     if (c->local || atomic_load(&c->closing)) return;
-    bool want = fl_rpc_out_len(&c->out) + c->in_flight <= c->shard->srv->limits.out_pending_max;
+    bool want = fl_rpc_out_len(&c->out) + c->in_flight <= c->shard->srv->limits.out_pending_max &&
+                !c->hold_until_ms && !c->close_after_write;
     if (want && !c->reading) {
         if (uv_read_start((uv_stream_t *)&c->tcp, fl_rpc_alloc, fl_rpc_on_read) == 0)
             c->reading = true;
@@ -326,7 +341,12 @@ static void fl_rpc_on_write(uv_write_t *req, int status) {
 }
 
 static void fl_rpc_conn_flush(fl_rpc_conn_t *c) {
-    if (atomic_load(&c->closing) || c->in_flight || fl_rpc_out_len(&c->out) == 0) return;
+    if (atomic_load(&c->closing) || c->in_flight) return;
+    if (c->hold_until_ms) return; /* fl_rpc_on_hold_timer writes it */
+    if (fl_rpc_out_len(&c->out) == 0) {
+        if (c->close_after_write) fl_rpc_conn_close(c);
+        return;
+    }
     if (c->local) {
         fl_rpc_out_flatten(&c->out);
         c->deliver(c->local_arg, c->out.buf.data, c->out.buf.len);
@@ -368,10 +388,11 @@ static void fl_rpc_process(fl_rpc_conn_t *c) {
     while (!atomic_load(&c->closing)) {
         size_t frame_bytes = 0;
         enum fl_frame_status st =
-            fl_frame_peek(c->in.data + pos, c->in.len - pos, srv->limits.frame_max, &frame_bytes);
+            fl_frame_peek(c->in.data + pos, c->in.len - pos, c->frame_max, &frame_bytes);
         if (st == FL_FRAME_NEED_MORE) break;
         if (st != FL_FRAME_OK) {
-            FL_WARN("rpc: closing connection: frame length over %zu bytes", srv->limits.frame_max);
+            FL_WARN("rpc: closing connection: frame length over %zu bytes%s", c->frame_max,
+                    c->gated ? " before authentication" : "");
             fl_rpc_conn_close(c);
             return;
         }
@@ -382,11 +403,20 @@ static void fl_rpc_process(fl_rpc_conn_t *c) {
             fl_rpc_conn_close(c);
             return;
         }
-        if (srv->handler(c->listener->ctx, c, &req, &c->out) != 0) {
+        int hrc = srv->handler(c->listener->ctx, c, &req, &c->out);
+        if (hrc == FL_RPC_CLOSE_AFTER_REPLY) {
+            /* the answer goes out, nothing after it is read */
+            c->close_after_write = true;
+            pos = c->in.len;
+            break;
+        }
+        if (hrc != 0) {
             fl_rpc_conn_close(c);
             return;
         }
         pos += frame_bytes;
+        /* an answer held back (fl_rpc_conn_hold): what follows waits */
+        if (c->hold_until_ms) break;
     }
     fl_buf_consume(&c->in, pos);
 }
@@ -429,6 +459,12 @@ static fl_rpc_conn_t *fl_rpc_conn_new(fl_rpc_shard_t *sh, fl_rpc_listener_t *l) 
     fl_rpc_out_init(&c->writing);
     c->shard = sh;
     c->listener = l;
+    c->frame_max = sh->srv->limits.frame_max;
+    if (l->gated) {
+        c->gated = true;
+        if (l->gate.frame_max < c->frame_max) c->frame_max = l->gate.frame_max;
+        if (l->gate.deadline_ms > 0) c->deadline_ms = fl_time_mono_ms() + l->gate.deadline_ms;
+    }
     atomic_init(&c->refs, 1);
     uv_tcp_init(fl_rpc_loop_uv(sh->loop), &c->tcp);
     c->tcp.data = c;
@@ -505,7 +541,11 @@ static void fl_rpc_on_idle_scan(uv_timer_t *t) {
     for (fl_rpc_conn_t *c = sh->conns, *next; c; c = next) {
         next = c->next;
         if (c->local) continue; /* a role's channel to another, not a client */
-        if (now - c->last_active_ms > sh->srv->limits.idle_timeout_ms && c->in_flight == 0) {
+        if (c->gated && c->deadline_ms && now >= c->deadline_ms) {
+            FL_INFO("rpc: closing a connection that did not authenticate in time");
+            fl_rpc_conn_close(c);
+        } else if (now - c->last_active_ms > sh->srv->limits.idle_timeout_ms &&
+                   c->in_flight == 0) {
             FL_DEBUG("rpc: closing idle connection");
             fl_rpc_conn_close(c);
         }
@@ -519,6 +559,9 @@ static void fl_rpc_shard_start(void *arg) {
     sh->idle_timer.data = sh;
     uv_timer_start(&sh->idle_timer, fl_rpc_on_idle_scan, FL_RPC_IDLE_SCAN_MS, FL_RPC_IDLE_SCAN_MS);
     uv_unref((uv_handle_t *)&sh->idle_timer);
+    uv_timer_init(fl_rpc_loop_uv(sh->loop), &sh->hold_timer);
+    sh->hold_timer.data = sh;
+    uv_unref((uv_handle_t *)&sh->hold_timer);
     sh->timer_started = true;
 }
 
@@ -671,6 +714,9 @@ static void fl_rpc_shard_close(void *arg) {
         sh->pending_closes++;
         sh->idle_timer.data = sh;
         uv_close((uv_handle_t *)&sh->idle_timer, fl_rpc_on_aux_closed);
+        sh->pending_closes++;
+        sh->hold_timer.data = sh;
+        uv_close((uv_handle_t *)&sh->hold_timer, fl_rpc_on_aux_closed);
     }
     while (sh->conns) fl_rpc_conn_close(sh->conns);
     sh->pending_closes--;
@@ -733,6 +779,7 @@ fl_rpc_conn_t *fl_rpc_local_open(fl_rpc_server_t *srv, void *listener_ctx,
     c->local_listener.srv = srv;
     c->local_listener.ctx = listener_ctx;
     c->listener = &c->local_listener;
+    c->frame_max = srv->limits.frame_max;
     atomic_init(&c->refs, 2); /* open + the caller's */
     fl_rpc_loop_post(c->shard->loop, fl_rpc_local_adopt, c);
     return c;
@@ -774,3 +821,76 @@ size_t fl_rpc_server_connection_count(const fl_rpc_server_t *srv) {
         n += atomic_load(&((fl_rpc_server_t *)srv)->shards[i].conn_count);
     return n;
 }
+
+/* ---- the gate before authentication, held answers ---- */
+
+int fl_rpc_server_gate(fl_rpc_server_t *srv, void *listener_ctx, const fl_rpc_gate_t *gate) {
+    int n = 0;
+    for (size_t i = 0; i < srv->listener_count; i++) {
+        fl_rpc_listener_t *l = srv->listeners[i];
+        if (l->ctx != listener_ctx) continue;
+        l->gate = *gate;
+        l->gated = true;
+        n++;
+    }
+    return n;
+}
+
+void fl_rpc_conn_admit(fl_rpc_conn_t *c) {
+    c->gated = false;
+    c->deadline_ms = 0;
+    c->frame_max = c->shard->srv->limits.frame_max;
+}
+
+bool fl_rpc_conn_gated(const fl_rpc_conn_t *c) { return c->gated; }
+
+static void fl_rpc_on_hold_timer(uv_timer_t *t) {
+    fl_rpc_shard_t *sh = t->data;
+    sh->hold_due_ms = 0;
+    int64_t now = fl_time_mono_ms(), next = 0;
+    for (fl_rpc_conn_t *c = sh->conns, *nx; c; c = nx) {
+        nx = c->next;
+        if (!c->hold_until_ms) continue;
+        if (c->hold_until_ms > now) {
+            if (!next || c->hold_until_ms < next) next = c->hold_until_ms;
+            continue;
+        }
+        c->hold_until_ms = 0;
+        fl_rpc_conn_ref(c);
+        fl_rpc_conn_flush(c);
+        fl_rpc_update_reading(c);
+        /* requests that came in behind the held answer */
+        if (!atomic_load(&c->closing) && c->in.len && !c->close_after_write) {
+            fl_rpc_process(c);
+            if (!atomic_load(&c->closing)) {
+                fl_rpc_conn_flush(c);
+                fl_rpc_update_reading(c);
+            }
+        }
+        nx = c->next; /* c may have left the list; its successor did not change */
+        fl_rpc_conn_unref(c);
+    }
+    if (next) {
+        sh->hold_due_ms = next;
+        uv_timer_start(&sh->hold_timer, fl_rpc_on_hold_timer, (uint64_t)(next - now), 0);
+    }
+}
+
+void fl_rpc_conn_hold(fl_rpc_conn_t *c, int64_t delay_ms) {
+    fl_rpc_shard_t *sh = c->shard;
+    if (c->local || delay_ms <= 0 || sh->closing || !sh->timer_started) return;
+    int64_t now = fl_time_mono_ms();
+    c->hold_until_ms = now + delay_ms;
+    if (!sh->hold_due_ms || c->hold_until_ms < sh->hold_due_ms) {
+        sh->hold_due_ms = c->hold_until_ms;
+        uv_timer_start(&sh->hold_timer, fl_rpc_on_hold_timer, (uint64_t)delay_ms, 0);
+    }
+}
+
+void fl_rpc_conn_attach(fl_rpc_conn_t *c, void *data, void (*free_fn)(void *)) {
+    if (c->attachment_free) c->attachment_free(c->attachment);
+    c->attachment = data;
+    c->attachment_free = free_fn;
+}
+
+void *fl_rpc_conn_attachment(const fl_rpc_conn_t *c) { return c->attachment; }

@@ -72,6 +72,10 @@ void fl_rpc_out_flatten(fl_rpc_out_t *o);
 typedef int (*fl_rpc_handler_fn)(void *listener_ctx, fl_rpc_conn_t *conn,
                                  const fl_frame_request_t *req, fl_rpc_out_t *out);
 
+/* A handler's answer to say: send what out holds, then close the
+ * connection (nothing after this request is read). */
+#define FL_RPC_CLOSE_AFTER_REPLY 2
+
 typedef struct fl_rpc_limits {
     size_t frame_max;         /* netty.server.max-request-size */
     size_t out_pending_max;   /* stop reading above this many unsent bytes */
@@ -143,5 +147,30 @@ fl_rpc_loop_t *fl_rpc_conn_loop(const fl_rpc_conn_t *conn);
  * the server layer defines, 0 for a new connection; any thread. */
 void fl_rpc_conn_set_flags(fl_rpc_conn_t *conn, uint32_t flags);
 uint32_t fl_rpc_conn_flags(const fl_rpc_conn_t *conn);
+
+/* Connections that must prove who they are first (a SASL listener): until
+ * the server layer admits one (fl_rpc_conn_admit), its frames are at most
+ * frame_max bytes (a longer length closes it before anything is
+ * allocated for the frame) and it is closed deadline_ms (0: never) after
+ * it was accepted. Applies to connections the listener whose context is
+ * listener_ctx accepts from now on; returns how many listeners matched. */
+typedef struct fl_rpc_gate {
+    size_t frame_max;
+    int64_t deadline_ms;
+} fl_rpc_gate_t;
+int fl_rpc_server_gate(fl_rpc_server_t *srv, void *listener_ctx, const fl_rpc_gate_t *gate);
+/* Lifts the gate (the server's frame limit, no deadline); on the
+ * connection's loop, e.g. from its handler. */
+void fl_rpc_conn_admit(fl_rpc_conn_t *conn);
+bool fl_rpc_conn_gated(const fl_rpc_conn_t *conn);
+/* Holds back what the connection's handlers answered so far, and reads
+ * nothing more, for delay_ms (a failed authentication's answer: a timer,
+ * the loop goes on). From its handler, on its loop; local connections are
+ * never held. */
+void fl_rpc_conn_hold(fl_rpc_conn_t *conn, int64_t delay_ms);
+/* What the server layer keeps per connection (its session): freed with
+ * free_fn when the connection is freed; set on its loop. */
+void fl_rpc_conn_attach(fl_rpc_conn_t *conn, void *data, void (*free_fn)(void *));
+void *fl_rpc_conn_attachment(const fl_rpc_conn_t *conn);
 
 #endif

@@ -5,6 +5,7 @@
  * sweep.
  */
 #include "server_coordinator.h"
+#include "server_security.h"
 
 #include "coordinator_election.h"
 #include "coordinator_lake_tiering.h"
@@ -73,8 +74,10 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     cs->rpc = fl_rpc_server_new(&cs->loop, 1, &cfg->limits, fl_server_handle);
     cs->workers = fl_workq_new(1, "cs-work");
     cs->push = fl_push_new(&cs->self, cfg->coordinator_epoch, &cs->cfg.defaults.lake);
-    cs->role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self, false};
-    cs->internal_role = (fl_server_role_t){FL_ROLE_CS, cs, NULL, &cs->self, true};
+    cs->role = (fl_server_role_t){.role = FL_ROLE_CS, .cs = cs, .ts = NULL, .self = &cs->self,
+                                     .security = cs->cfg.client_security};
+    cs->internal_role = (fl_server_role_t){.role = FL_ROLE_CS, .cs = cs, .ts = NULL,
+                                              .self = &cs->self, .internal = true};
     cs->internal_workers = fl_workq_new(1, "cs-internal");
     *out = cs;
     return 0;
@@ -288,6 +291,7 @@ int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
         rc = fl_rpc_server_bind(cs->rpc, cs->cfg.internal_host, cs->cfg.internal_port,
                                 &cs->internal_role, NULL, err);
     if (rc) return rc;
+    fl_listener_security_gate(cs->cfg.client_security, cs->rpc, &cs->role);
     if (cs->self.port == 0) {
         cs->self.port = port;
         fl_push_set_coordinator(cs->push, &cs->self);

@@ -49,6 +49,9 @@ typedef struct fl_coordinator_config {
     char internal_host[FL_SERVER_HOST_MAX];
     int internal_port;
     bool client_listener_internal; /* one listener for both (internal.listener.name names it) */
+    /* how the client listener authenticates (server_security.h; NULL:
+     * PLAINTEXT); not owned */
+    const struct fl_listener_security *client_security;
     fl_table_defaults_t defaults;
     size_t tablet_count;           /* tablet servers the catalog assigns buckets to */
     int32_t tablet_ids[FL_CATALOG_TABLET_SERVERS_MAX];

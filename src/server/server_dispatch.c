@@ -21,6 +21,7 @@
 #include "server_filter.h"
 #include "server_metadata_cache.h"
 #include "server_node.h"
+#include "server_security.h"
 #include "server_tablet.h"
 
 /* How an API runs: with the coordinator's catalog lock held (it reads or
@@ -52,6 +53,8 @@ static FL_API_HANDLER(fl_api_versions);
  * proto_api.h. */
 static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_API_VERSIONS, FL_ROLE_CS | FL_ROLE_TS, &fluss__api_versions_request__descriptor, fl_api_versions, 0},
+    /* answered by fl_server_handle itself (server_security.h) */
+    {FL_API_AUTHENTICATE, FL_ROLE_CS | FL_ROLE_TS, &fluss__authenticate_request__descriptor, NULL, 0},
     {FL_API_CREATE_DATABASE, FL_ROLE_CS, &fluss__create_database_request__descriptor, fl_api_create_database, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_DROP_DATABASE, FL_ROLE_CS, &fluss__drop_database_request__descriptor, fl_api_drop_database, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_LIST_DATABASES, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_databases_request__descriptor, fl_api_list_databases, FL_API_CATALOG | FL_API_FORWARD},
@@ -303,10 +306,30 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         fl_server_reply_error(out, req->request_id, FLUSS_ERR_UNSUPPORTED_VERSION, msg);
         return 0;
     }
+    /* a SASL listener: nothing but API_VERSIONS and AUTHENTICATE before the
+     * connection authenticated; ours closes it after refusing anything else */
+    const char *principal = NULL;
+    if (role->security && conn) {
+        principal = fl_sasl_principal(conn);
+        if (!principal && e->key != FL_API_API_VERSIONS && e->key != FL_API_AUTHENTICATE) {
+            FL_DEBUG("rpc: %s before authentication: refused, closing", info->name);
+            fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION,
+                                  "The connection has not completed authentication yet. This "
+                                  "may be caused by a missing or incorrect configuration of "
+                                  "'client.security.protocol' on the client side.");
+            return FL_RPC_CLOSE_AFTER_REPLY;
+        }
+    }
     if (req->api_version < info->min_version || req->api_version > info->max_version) {
         snprintf(msg, sizeof(msg), "Unsupported version %d of API %s (supported %d..%d)",
                  req->api_version, info->name, info->min_version, info->max_version);
         fl_server_reply_error(out, req->request_id, FLUSS_ERR_UNSUPPORTED_VERSION, msg);
+        return 0;
+    }
+    if (e->key == FL_API_AUTHENTICATE) {
+        if (conn) fl_security_authenticate(role->security, conn, req, out);
+        else fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION,
+                                   "AUTHENTICATE needs a connection");
         return 0;
     }
     /* GET_METADATA: from the tablet server's own cache when it holds
@@ -354,6 +377,7 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         .api_key = req->api_key,
         .api_version = req->api_version,
         .received_ms = fl_time_mono_ms(),
+        .principal = principal,
         .role = role,
         .cs = role->cs,
         .ts = role->ts,

@@ -23,6 +23,7 @@
 #include "server_config.h"
 #include "server_disk.h"
 #include "server_local.h"
+#include "server_security.h"
 #include "server_node.h"
 #include "server_tablet.h"
 
@@ -195,6 +196,21 @@ static int fl_cluster_process(bool coordinator, const fl_config_t *cfg,
                               sizeof(listeners), err);
     if (rc) return rc;
     bool shared = strcmp(client.name, internal.name) == 0;
+    /* SASL between the servers themselves is not built: the internal
+     * listener stays PLAINTEXT (on loopback or a private network) */
+    fl_sec_protocol_t internal_proto;
+    rc = fl_security_protocol_of(cfg, internal.name, &internal_proto, err);
+    if (rc) return rc;
+    if (internal_proto != FL_SEC_PLAINTEXT)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "security.protocol.map: the internal listener %s must be PLAINTEXT "
+                          "(servers do not authenticate to each other yet); give clients a "
+                          "listener of their own", internal.name);
+    static fl_listener_security_t *security;
+    rc = fl_listener_security_load(cfg, client.name, &security, err);
+    if (rc) return rc;
+    if (coordinator) ccfg->client_security = security;
+    else tcfg->client_security = security;
     if (coordinator) {
         static char meta_dir[4096];
         snprintf(meta_dir, sizeof(meta_dir), "%.4000s/coordinator", data_dir);
@@ -546,6 +562,14 @@ int main(int argc, char **argv) {
         tcfg.disk_check_interval_ms = disk_check_ms;
         tcfgs[i] = tcfg;
     }
+    /* client listeners that authenticate (security.protocol.map) */
+    static fl_listener_security_t *cs_security, *ts_security;
+    if (mode == FL_MODE_LOCAL &&
+        (fl_listener_security_load(&cfg, cs_bind.name, &cs_security, &err) ||
+         fl_listener_security_load(&cfg, ts_bind.name, &ts_security, &err)))
+        goto fatal;
+    ccfg.client_security = cs_security;
+    for (long i = 0; i < tablet_servers; i++) tcfgs[i].client_security = ts_security;
     if (mode != FL_MODE_LOCAL) {
         int rc = fl_cluster_process(mode == FL_MODE_COORDINATOR, &cfg, &ccfg, &tcfgs[0], data_dir,
                                     &sigs, &err);
@@ -573,6 +597,8 @@ int main(int argc, char **argv) {
     FL_INFO("received %s, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
     /* stop accepting and answer parked requests first, then close */
     fl_local_cluster_destroy(&lc);
+    fl_listener_security_free(cs_security);
+    fl_listener_security_free(ts_security);
     fl_config_free(&cfg);
     fl_test_io_faults_end(io_faults);
     FL_INFO("stopped");

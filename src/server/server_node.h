@@ -58,6 +58,9 @@ typedef struct fl_server_role {
     /* the internal listener (or the in-process connection between the
      * roles): inter-server APIs are served here and nowhere else */
     bool internal;
+    /* how its connections authenticate (server_security.h); NULL for
+     * PLAINTEXT */
+    const struct fl_listener_security *security;
 } fl_server_role_t;
 
 typedef struct fl_req_ctx {
@@ -66,7 +69,7 @@ typedef struct fl_req_ctx {
     int16_t api_key;
     int16_t api_version;
     int64_t received_ms;    /* monotonic */
-    const char *principal;  /* NULL until authentication exists */
+    const char *principal;  /* the SASL user, NULL on a PLAINTEXT listener */
     const fl_server_role_t *role;
     fl_coordinator_server_t *cs;
     fl_tablet_server_t *ts;

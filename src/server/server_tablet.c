@@ -8,6 +8,7 @@
  * (the periodic work).
  */
 #include "server_tablet.h"
+#include "server_security.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -252,8 +253,10 @@ int fl_tablet_server_new(const fl_tablet_config_t *cfg, fl_tablet_server_t **out
     snprintf(name, sizeof(name), "ts%d-cli", cfg->id);
     ts->client_loop = fl_rpc_loop_new(name);
     ts->rpc = fl_rpc_server_new(ts->loops, ts->loop_count, &cfg->limits, fl_server_handle);
-    ts->role = (fl_server_role_t){FL_ROLE_TS, NULL, ts, &ts->self, false};
-    ts->internal_role = (fl_server_role_t){FL_ROLE_TS, NULL, ts, &ts->self, true};
+    ts->role = (fl_server_role_t){.role = FL_ROLE_TS, .cs = NULL, .ts = ts, .self = &ts->self,
+                                     .security = ts->cfg.client_security};
+    ts->internal_role = (fl_server_role_t){.role = FL_ROLE_TS, .cs = NULL, .ts = ts,
+                                              .self = &ts->self, .internal = true};
     snprintf(name, sizeof(name), "ts%d-ctl", cfg->id);
     ts->control = fl_workq_new(1, name);
     ts->fetchers = fl_fetchers_new(ts);
@@ -277,6 +280,7 @@ int fl_tablet_server_start(fl_tablet_server_t *ts, fl_error_t *err) {
                                 ts->cfg.client_listener_internal ? &ts->internal_role : &ts->role,
                                 &port, err);
     if (rc) return rc;
+    fl_listener_security_gate(ts->cfg.client_security, ts->rpc, &ts->role);
     if (ts->self.port == 0) ts->self.port = port;
     if (ts->cfg.internal_host[0]) {
         rc = fl_rpc_server_listen(ts->rpc, ts->cfg.internal_host, ts->cfg.internal_port,

@@ -46,6 +46,9 @@ typedef struct fl_tablet_config {
     char internal_host[FL_SERVER_HOST_MAX];
     int internal_port;
     bool client_listener_internal; /* one listener for both (internal.listener.name names it) */
+    /* how the client listener authenticates (server_security.h; NULL:
+     * PLAINTEXT); not owned */
+    const struct fl_listener_security *client_security;
     char internal_listener_name[64]; /* internal.listener.name: where peers are reached */
     int64_t replica_max_lag_ms;    /* log.replica.max-lag-time (30 s) */
     int32_t replica_min_isr;       /* log.replica.min-in-sync-replicas-number (1) */

@@ -1,0 +1,251 @@
+/*
+ * server_security.c — listener security from the configuration, SASL
+ * sessions and the AUTHENTICATE exchange (server_security.h).
+ */
+#include "server_security.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common_alloc.h"
+#include "common_log.h"
+#include "proto_api.h"
+#include "server_node.h"
+
+#define FL_SASL_AUTH_TIMEOUT_MS_DEFAULT (10 * 1000)
+#define FL_SASL_FAILURE_DELAY_MS_DEFAULT 200
+#define FL_SASL_PREAUTH_FRAME_DEFAULT (64 * 1024)
+
+/* Trims spaces around [p, p + n) in place of a copy into out[cap]. */
+static void fl_sec_trimmed(const char *p, size_t n, char *out, size_t cap) {
+    while (n && isspace((unsigned char)*p)) p++, n--;
+    while (n && isspace((unsigned char)p[n - 1])) n--;
+    if (n >= cap) n = cap - 1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+int fl_security_protocol_of(const fl_config_t *cfg, const char *listener, fl_sec_protocol_t *out,
+                            fl_error_t *err) {
+    *out = FL_SEC_PLAINTEXT;
+    const char *map = fl_config_string(cfg, "security.protocol.map", "");
+    for (const char *p = map; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char item[256];
+        fl_sec_trimmed(p, n, item, sizeof(item));
+        p += n + (end ? 1 : 0);
+        if (!item[0]) continue;
+        char *colon = strchr(item, ':');
+        if (!colon)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "security.protocol.map: '%s' is not LISTENER:PROTOCOL", item);
+        *colon = '\0';
+        char name[64], proto[64];
+        fl_sec_trimmed(item, strlen(item), name, sizeof(name));
+        fl_sec_trimmed(colon + 1, strlen(colon + 1), proto, sizeof(proto));
+        fl_sec_protocol_t pr;
+        if (strcasecmp(proto, "PLAINTEXT") == 0) pr = FL_SEC_PLAINTEXT;
+        else if (strcasecmp(proto, "SASL") == 0) pr = FL_SEC_SASL;
+        else
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "security.protocol.map: no authentication protocol '%s' "
+                              "(PLAINTEXT, SASL)", proto);
+        if (strcmp(name, listener) == 0) *out = pr;
+    }
+    return 0;
+}
+
+static int fl_sec_mechanisms(const fl_config_t *cfg, fl_listener_security_t *s, fl_error_t *err) {
+    const char *list = fl_config_string(cfg, "security.sasl.enabled.mechanisms", "PLAIN");
+    for (const char *p = list; *p;) {
+        const char *end = p + strcspn(p, ",;");
+        char m[32];
+        fl_sec_trimmed(p, (size_t)(end - p), m, sizeof(m));
+        p = *end ? end + 1 : end;
+        if (!m[0]) continue;
+        for (char *c = m; *c; c++) *c = (char)toupper((unsigned char)*c);
+        if (strcmp(m, "PLAIN") != 0)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "security.sasl.enabled.mechanisms: mechanism '%s' is not "
+                              "supported (PLAIN)", m);
+        bool dup = false;
+        for (size_t i = 0; i < s->mechanism_count; i++) dup |= strcmp(s->mechanisms[i], m) == 0;
+        if (dup) continue;
+        if (s->mechanism_count == FL_SASL_MECHANISMS_MAX)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "security.sasl.enabled.mechanisms: too many mechanisms");
+        snprintf(s->mechanisms[s->mechanism_count++], sizeof(s->mechanisms[0]), "%s", m);
+    }
+    if (!s->mechanism_count)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "No SASL mechanisms are enabled");
+    return 0;
+}
+
+static int fl_sec_plain_users(const fl_config_t *cfg, fl_listener_security_t *s, fl_error_t *err) {
+    char key[256], lower[64];
+    size_t i = 0;
+    for (; s->listener[i] && i + 1 < sizeof(lower); i++)
+        lower[i] = (char)tolower((unsigned char)s->listener[i]);
+    lower[i] = '\0';
+    snprintf(key, sizeof(key), "security.sasl.listener.name.%s.plain.jaas.config", lower);
+    const char *text = fl_config_string(cfg, key, NULL);
+    if (!text || !*text) {
+        snprintf(key, sizeof(key), "security.sasl.plain.jaas.config");
+        text = fl_config_string(cfg, key, NULL);
+    }
+    if (!text || !*text)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "listener %s authenticates with SASL/PLAIN but has no users: set "
+                          "security.sasl.plain.jaas.config or "
+                          "security.sasl.listener.name.%s.plain.jaas.config",
+                          s->listener, lower);
+    fl_jaas_entry_t e;
+    fl_error_t perr;
+    fl_err_clear(&perr);
+    int rc = fl_jaas_parse(text, &e, &perr);
+    if (!rc) s->plain_users = fl_plain_users_from_jaas(&e);
+    fl_jaas_entry_free(&e);
+    if (rc) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "%s: %s", key, perr.msg);
+    if (!fl_plain_users_count(s->plain_users))
+        FL_WARN("security: %s lists no user_<name> option: no client can authenticate on "
+                "listener %s", key, s->listener);
+    return 0;
+}
+
+int fl_listener_security_load(const fl_config_t *cfg, const char *listener,
+                              fl_listener_security_t **out, fl_error_t *err) {
+    *out = NULL;
+    fl_sec_protocol_t proto;
+    int rc = fl_security_protocol_of(cfg, listener, &proto, err);
+    if (rc || proto == FL_SEC_PLAINTEXT) return rc;
+    fl_listener_security_t *s = fl_calloc(1, sizeof(*s));
+    snprintf(s->listener, sizeof(s->listener), "%s", listener);
+    s->protocol = proto;
+    int64_t frame;
+    if ((rc = fl_sec_mechanisms(cfg, s, err)) || (rc = fl_sec_plain_users(cfg, s, err)) ||
+        (rc = fl_config_duration_ms(cfg, "security.sasl.authentication.timeout",
+                                    FL_SASL_AUTH_TIMEOUT_MS_DEFAULT, &s->auth_timeout_ms, err)) ||
+        (rc = fl_config_duration_ms(cfg, "security.sasl.failure.delay",
+                                    FL_SASL_FAILURE_DELAY_MS_DEFAULT, &s->failure_delay_ms, err)) ||
+        (rc = fl_config_bytes(cfg, "security.sasl.max-request-size",
+                              FL_SASL_PREAUTH_FRAME_DEFAULT, &frame, err))) {
+        fl_listener_security_free(s);
+        return rc;
+    }
+    if (frame < 1024) {
+        fl_listener_security_free(s);
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "security.sasl.max-request-size must be at least 1 kb");
+    }
+    s->preauth_frame_max = (size_t)frame;
+    FL_INFO("security: listener %s authenticates with SASL (%s), %zu PLAIN user(s)", listener,
+            s->mechanisms[0], fl_plain_users_count(s->plain_users));
+    *out = s;
+    return 0;
+}
+
+void fl_listener_security_free(fl_listener_security_t *s) {
+    if (!s) return;
+    fl_plain_users_free(s->plain_users);
+    fl_free(s);
+}
+
+void fl_listener_security_gate(const fl_listener_security_t *sec, fl_rpc_server_t *srv,
+                               void *listener_ctx) {
+    if (!sec) return;
+    fl_rpc_gate_t g = {.frame_max = sec->preauth_frame_max, .deadline_ms = sec->auth_timeout_ms};
+    fl_rpc_server_gate(srv, listener_ctx, &g);
+}
+
+/* ---- sessions ---- */
+
+fl_sasl_session_t *fl_sasl_session_of(fl_rpc_conn_t *conn) {
+    fl_sasl_session_t *s = fl_rpc_conn_attachment(conn);
+    if (!s) {
+        s = fl_calloc(1, sizeof(*s));
+        fl_rpc_conn_attach(conn, s, fl_free);
+    }
+    return s;
+}
+
+const char *fl_sasl_principal(const fl_rpc_conn_t *conn) {
+    const fl_sasl_session_t *s = conn ? fl_rpc_conn_attachment(conn) : NULL;
+    return s && s->authenticated ? s->principal : NULL;
+}
+
+/* ---- AUTHENTICATE ---- */
+
+static void fl_sec_mechanism_list(const fl_listener_security_t *sec, char *out, size_t cap) {
+    size_t n = (size_t)snprintf(out, cap, "[");
+    for (size_t i = 0; i < sec->mechanism_count && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", sec->mechanisms[i]);
+    if (n < cap) snprintf(out + n, cap - n, "]");
+}
+
+void fl_security_authenticate(const fl_listener_security_t *sec, fl_rpc_conn_t *conn,
+                              const fl_frame_request_t *req, fl_buf_t *out) {
+    Fluss__AuthenticateRequest *ar =
+        fluss__authenticate_request__unpack(NULL, req->body_len, req->body);
+    char msg[FL_ERROR_MSG_MAX];
+    if (!ar) {
+        snprintf(msg, sizeof(msg), "Failed to decode the AUTHENTICATE request body (%zu bytes)",
+                 req->body_len);
+        fl_server_reply_error(out, req->request_id, FLUSS_ERR_CORRUPT_MESSAGE, msg);
+        return;
+    }
+    const char *proto = ar->protocol ? ar->protocol : "";
+    Fluss__AuthenticateResponse resp = FLUSS__AUTHENTICATE_RESPONSE__INIT;
+    if (!sec) {
+        /* PLAINTEXT: complete from the start; only its own name matches */
+        if (strcasecmp(proto, "PLAINTEXT") == 0) {
+            fl_server_reply(out, req->request_id, &resp.base);
+        } else {
+            snprintf(msg, sizeof(msg),
+                     "Authenticate protocol not match: protocol of server is 'PLAINTEXT' while "
+                     "protocol of client is '%.200s'", proto);
+            fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION, msg);
+        }
+        fluss__authenticate_request__free_unpacked(ar, NULL);
+        return;
+    }
+    bool enabled = false;
+    for (size_t i = 0; i < sec->mechanism_count; i++)
+        enabled |= strcasecmp(sec->mechanisms[i], proto) == 0;
+    if (!enabled) {
+        char list[160];
+        fl_sec_mechanism_list(sec, list, sizeof(list));
+        snprintf(msg, sizeof(msg), "SASL server enables %s while protocol of client is '%.200s'",
+                 list, proto);
+        fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION, msg);
+        fluss__authenticate_request__free_unpacked(ar, NULL);
+        return;
+    }
+    fl_sasl_session_t *s = fl_sasl_session_of(conn);
+    if (s->authenticated) {
+        /* as 0.9.1: a finished exchange answers again with no challenge */
+        fl_server_reply(out, req->request_id, &resp.base);
+        fluss__authenticate_request__free_unpacked(ar, NULL);
+        return;
+    }
+    fl_error_t err;
+    fl_err_clear(&err);
+    char user[FL_PRINCIPAL_MAX];
+    int rc = fl_plain_authenticate(sec->plain_users, ar->token.data, ar->token.len, user,
+                                   sizeof(user), &err);
+    fluss__authenticate_request__free_unpacked(ar, NULL);
+    if (rc) {
+        FL_INFO("security: a SASL/PLAIN authentication on listener %s failed", sec->listener);
+        fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION, err.msg);
+        fl_rpc_conn_hold(conn, sec->failure_delay_ms);
+        return;
+    }
+    snprintf(s->mechanism, sizeof(s->mechanism), "PLAIN");
+    snprintf(s->principal, sizeof(s->principal), "%s", user);
+    s->authenticated = true;
+    fl_rpc_conn_admit(conn);
+    FL_DEBUG("security: User:%s authenticated on listener %s", user, sec->listener);
+    fl_server_reply(out, req->request_id, &resp.base);
+}
