@@ -56,6 +56,50 @@ void fluss_client_destroy(fluss_client_t *client);
 /* A NULL-terminated array of strings; free with fluss_strings_free. */
 void fluss_strings_free(char **strings);
 
+/* ---- ACLs (authorizer.enabled; Fluss 0.9.1's model) ---- */
+
+/* Codes as Fluss numbers them. */
+enum {
+    FLUSS_ACL_RESOURCE_ANY = 1, FLUSS_ACL_RESOURCE_CLUSTER = 2,
+    FLUSS_ACL_RESOURCE_DATABASE = 3, FLUSS_ACL_RESOURCE_TABLE = 4
+};
+enum {
+    FLUSS_ACL_OP_ANY = 1, FLUSS_ACL_OP_ALL = 2, FLUSS_ACL_OP_READ = 3, FLUSS_ACL_OP_WRITE = 4,
+    FLUSS_ACL_OP_CREATE = 5, FLUSS_ACL_OP_DROP = 6, FLUSS_ACL_OP_ALTER = 7,
+    FLUSS_ACL_OP_DESCRIBE = 8
+};
+enum { FLUSS_ACL_PERMISSION_ANY = 1, FLUSS_ACL_PERMISSION_ALLOW = 2 };
+
+/* One ACL (resource, principal, host, operation, permission), or a filter
+ * of them: a NULL name, principal or host (and the ANY codes) match
+ * anything. Resources: the cluster ("fluss-cluster"), a database ("db"), a
+ * table ("db.t"), or "*" for every one of its type. Principals: type
+ * "User" and a name, or "*"/"*" for everyone. */
+typedef struct fluss_acl {
+    int resource_type;
+    char *resource_name;
+    char *principal_type;
+    char *principal_name;
+    char *host;
+    int operation;
+    int permission;
+} fluss_acl_t;
+
+/* Adds acls (CREATE_ACLS); needs ALTER on each resource (a table's: on its
+ * database). */
+int fluss_acl_create(fluss_client_t *c, const fluss_acl_t *acls, size_t n, fluss_error_t *err);
+/* The ACLs filter matches that the caller may see (LIST_ACLS). */
+int fluss_acl_list(fluss_client_t *c, const fluss_acl_t *filter, fluss_acl_t **out, size_t *n,
+                   fluss_error_t *err);
+/* Removes the ACLs filter matches (DROP_ACLS); *out what went. */
+int fluss_acl_drop(fluss_client_t *c, const fluss_acl_t *filter, fluss_acl_t **out, size_t *n,
+                   fluss_error_t *err);
+void fluss_acls_free(fluss_acl_t *acls, size_t n);
+/* "READ" ... and back; 0 when unknown. */
+const char *fluss_acl_operation_name(int op);
+int fluss_acl_operation_parse(const char *name);
+const char *fluss_acl_resource_type_name(int type);
+
 /* ---- databases ---- */
 
 typedef struct fluss_database_info {

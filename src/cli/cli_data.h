@@ -79,6 +79,8 @@ int fl_cli_fail(const fluss_error_t *err);
 /* cli_partition.c: `fluss partition add|drop|list` and `fluss table alter` */
 int fl_cli_partition(const char *bootstrap, int argc, char **argv);
 int fl_cli_table_alter(const char *bootstrap, int argc, char **argv);
+/* cli_acl.c: `fluss acl add|list|drop` */
+int fl_cli_acl(const char *bootstrap, int argc, char **argv);
 /* cli_lake.c: `fluss lake status|tier` */
 int fl_cli_lake(const char *bootstrap, int argc, char **argv);
 

@@ -45,6 +45,7 @@ static void usage_main(FILE *f) {
             "  delete DB.TABLE [KEY...]\n"
             "  lookup DB.TABLE [--format table|json] [KEY...]\n"
             "  lake status DB.TABLE                  lake tier DB.TABLE --now\n"
+            "  acl add|list|drop [--principal User:N] [--operation OP] [--resource R]\n"
             "\n"
             "The bootstrap server defaults to $FLUSS_BOOTSTRAP or 127.0.0.1:9123.\n"
             "On a SASL listener: --sasl-username NAME (or $FLUSS_SASL_USERNAME) and the\n"
@@ -351,6 +352,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "table") == 0) return cmd_table(argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "partition") == 0)
         return fl_cli_partition(g_bootstrap, argc - i - 1, argv + i + 1);
+    if (strcmp(argv[i], "acl") == 0) return fl_cli_acl(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "lake") == 0) return fl_cli_lake(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "produce") == 0) return fl_cli_produce(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "scan") == 0) return fl_cli_scan(g_bootstrap, argc - i - 1, argv + i + 1);

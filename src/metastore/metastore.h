@@ -82,6 +82,14 @@ enum fl_ms_counter {
     FL_MS_COUNTER_COUNT
 };
 
+/* One resource's ACLs: the document the authorizer encodes (opaque here),
+ * kept per resource like Fluss's /fluss-acls/<TYPE>/<name>. */
+typedef struct fl_ms_acl_node {
+    int32_t resource_type; /* 2 CLUSTER, 3 DATABASE, 4 TABLE (Fluss's codes) */
+    char *resource_name;
+    char *json;            /* the reference's document, as written */
+} fl_ms_acl_node_t;
+
 typedef struct fl_metastore fl_metastore_t;
 
 struct fl_metastore_ops {
@@ -126,6 +134,14 @@ struct fl_metastore_ops {
      * bucket. One durable write. */
     int (*bucket_leader_set)(fl_metastore_t *ms, int64_t table_id, int64_t partition_id,
                              int32_t bucket, const fl_ms_bucket_t *b, fl_error_t *err);
+    /* ACLs: one document per resource (Fluss's /fluss-acls/<TYPE>/<name>),
+     * ordered by type, then name (strcmp). */
+    size_t (*acl_count)(fl_metastore_t *ms);
+    const fl_ms_acl_node_t *(*acl_at)(fl_metastore_t *ms, size_t i);
+    /* Replaces resource (type, name)'s document; json NULL deletes it (no
+     * error if it is not there). One durable write. */
+    int (*acl_put)(fl_metastore_t *ms, int32_t type, const char *name, const char *json,
+                   fl_error_t *err);
 };
 
 struct fl_metastore {

@@ -10,12 +10,16 @@
  *    "databases":[{"name","json","created","modified"}...],
  *    "tables":[{"database","name","id","schema_id","table_json","schemas":[..],
  *               "created","modified","buckets":[{"leader","epoch","replicas":[..]}],
- *               "autoinc_next" (only when not 0)}]}
+ *               "autoinc_next" (only when not 0)}],
+ *    "acls":[{"type","name","json"}] (only when there are ACLs)}
  *   followed by "\ncrc32c <8 hex digits of the CRC-32C of the document>\n".
  *
  * A file whose checksum is missing or does not match is refused with a
  * clear error (version 1 files, from before the checksum, have none and
- * are read as they are). A
+ * are read as they are). "acls" holds one entry per resource with ACLs
+ * (Fluss's /fluss-acls/<TYPE>/<name>: type is the ResourceType code, json
+ * the authorizer's document, kept as text), ordered by type, then name;
+ * a file without it has none. A
  * failed write latches the store: memory is reloaded from the file and
  * every later mutation fails with STORAGE_EXCEPTION (no retry of a failed
  * fsync). Thread rule: one thread, see metastore.h.
@@ -50,13 +54,23 @@ typedef struct fl_ms_embedded {
     fl_ms_database_t *dbs;
     size_t table_count, table_cap;
     fl_ms_table_t *tables;
+    size_t acl_count, acl_cap;
+    fl_ms_acl_node_t *acls; /* ordered by (resource_type, resource_name) */
 } fl_ms_embedded_t;
+
+static void fl_mse_acl_clear(fl_ms_acl_node_t *a) {
+    fl_free(a->resource_name);
+    fl_free(a->json);
+    memset(a, 0, sizeof(*a));
+}
 
 static void fl_mse_clear_state(fl_ms_embedded_t *m) {
     for (size_t i = 0; i < m->db_count; i++) fl_ms_database_clear(&m->dbs[i]);
     for (size_t i = 0; i < m->table_count; i++) fl_ms_table_clear(&m->tables[i]);
+    for (size_t i = 0; i < m->acl_count; i++) fl_mse_acl_clear(&m->acls[i]);
     m->db_count = 0;
     m->table_count = 0;
+    m->acl_count = 0;
     memset(m->counters, 0, sizeof(m->counters));
 }
 
@@ -131,6 +145,15 @@ static json_t *fl_mse_to_json(const fl_ms_embedded_t *m) {
                                 "autoinc_next", json_integer(t->autoinc_next));
     }
     json_object_set_new(root, "tables", tables);
+    if (m->acl_count) { /* absent when empty: files from before ACLs stay as they were */
+        json_t *acls = json_array();
+        for (size_t i = 0; i < m->acl_count; i++)
+            json_array_append_new(acls, json_pack("{s:i,s:s,s:s}", "type",
+                                                  m->acls[i].resource_type, "name",
+                                                  m->acls[i].resource_name, "json",
+                                                  m->acls[i].json));
+        json_object_set_new(root, "acls", acls);
+    }
     return root;
 }
 
@@ -233,6 +256,51 @@ static int fl_mse_load_table(fl_ms_embedded_t *m, const json_t *tj, fl_ms_table_
     return fl_mse_load_partitions(m, json_object_get(tj, "partitions"), t, err);
 }
 
+static bool fl_mse_acl_type_ok(int64_t type) {
+    return type >= 2 && type <= 4; /* CLUSTER, DATABASE, TABLE */
+}
+
+static int fl_mse_acl_cmp(const void *a, const void *b) {
+    const fl_ms_acl_node_t *x = a, *y = b;
+    if (x->resource_type != y->resource_type) return x->resource_type < y->resource_type ? -1 : 1;
+    return strcmp(x->resource_name, y->resource_name);
+}
+
+/* The "acls" array (absent in files from before ACLs). */
+static int fl_mse_load_acls(fl_ms_embedded_t *m, const json_t *arr, fl_error_t *err) {
+    if (!arr) return 0;
+    if (!json_is_array(arr)) return fl_mse_bad(err, m->path, "acls is not an array");
+    m->acl_cap = json_array_size(arr);
+    fl_free(m->acls);
+    m->acls = fl_calloc(m->acl_cap ? m->acl_cap : 1, sizeof(*m->acls));
+    for (size_t i = 0; i < m->acl_cap; i++) {
+        const json_t *aj = json_array_get(arr, i);
+        const json_t *type = json_object_get(aj, "type");
+        const char *name = json_string_value(json_object_get(aj, "name"));
+        const char *doc = json_string_value(json_object_get(aj, "json"));
+        char what[96];
+        if (!json_is_integer(type) || !fl_mse_acl_type_ok(json_integer_value(type)) || !name ||
+            !name[0] || !doc) {
+            snprintf(what, sizeof(what), "acl entry %zu: needs type 2..4, a name and json", i);
+            return fl_mse_bad(err, m->path, what);
+        }
+        m->acls[i].resource_type = (int32_t)json_integer_value(type);
+        m->acls[i].resource_name = fl_strdup(name);
+        m->acls[i].json = fl_strdup(doc);
+        m->acl_count = i + 1;
+    }
+    /* we write them in order; a hand-edited file may not be */
+    qsort(m->acls, m->acl_count, sizeof(*m->acls), fl_mse_acl_cmp);
+    for (size_t i = 1; i < m->acl_count; i++) {
+        if (fl_mse_acl_cmp(&m->acls[i - 1], &m->acls[i]) != 0) continue;
+        char what[160];
+        snprintf(what, sizeof(what), "two acl entries for resource %d/%.100s",
+                 m->acls[i].resource_type, m->acls[i].resource_name);
+        return fl_mse_bad(err, m->path, what);
+    }
+    return 0;
+}
+
 static int fl_mse_load(fl_ms_embedded_t *m, fl_error_t *err) {
     fl_buf_t buf;
     fl_buf_init(&buf);
@@ -310,6 +378,7 @@ static int fl_mse_load(fl_ms_embedded_t *m, fl_error_t *err) {
         m->table_count = i + 1;
         if ((rc = fl_mse_load_table(m, json_array_get(tables, i), &m->tables[i], err))) goto done;
     }
+    rc = fl_mse_load_acls(m, json_object_get(root, "acls"), err);
 done:
     json_decref(root);
     if (rc) fl_mse_clear_state(m);
@@ -358,6 +427,7 @@ static void fl_mse_close(fl_metastore_t *ms) {
     fl_mse_clear_state(m);
     fl_free(m->dbs);
     fl_free(m->tables);
+    fl_free(m->acls);
     fl_free(m->path);
     fl_free(m);
 }
@@ -586,6 +656,58 @@ static int fl_mse_bucket_leader_set(fl_metastore_t *ms, int64_t table_id, int64_
     return fl_mse_persist(m, err);
 }
 
+static size_t fl_mse_acl_count(fl_metastore_t *ms) { return FL_MSE(ms)->acl_count; }
+
+static const fl_ms_acl_node_t *fl_mse_acl_at(fl_metastore_t *ms, size_t i) {
+    return i < FL_MSE(ms)->acl_count ? &FL_MSE(ms)->acls[i] : NULL;
+}
+
+/* Text the file can hold: jansson refuses strings that are not UTF-8, and
+ * a record it refused would silently be missing from the file. */
+static bool fl_mse_utf8(const char *s) {
+    json_t *j = json_string(s);
+    json_decref(j);
+    return j != NULL;
+}
+
+static int fl_mse_acl_put(fl_metastore_t *ms, int32_t type, const char *name, const char *json,
+                          fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    if (!fl_mse_acl_type_ok(type))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "ACL resource type %d is not 2..4",
+                          (int)type);
+    if (!name || !name[0] || !fl_mse_utf8(name) || (json && !fl_mse_utf8(json)))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "ACL resource name or document is empty or not UTF-8");
+    fl_ms_acl_node_t key = {.resource_type = type, .resource_name = (char *)name};
+    size_t at = 0;
+    while (at < m->acl_count && fl_mse_acl_cmp(&m->acls[at], &key) < 0) at++;
+    bool found = at < m->acl_count && fl_mse_acl_cmp(&m->acls[at], &key) == 0;
+    if (!json && !found) return 0; /* nothing to delete: no write */
+    if (!json) {
+        fl_mse_acl_clear(&m->acls[at]);
+        memmove(&m->acls[at], &m->acls[at + 1], (m->acl_count - at - 1) * sizeof(*m->acls));
+        m->acl_count--;
+    } else if (found) {
+        fl_free(m->acls[at].json);
+        m->acls[at].json = fl_strdup(json);
+    } else {
+        if (m->acl_count == m->acl_cap) {
+            m->acl_cap = m->acl_cap ? m->acl_cap * 2 : 8;
+            m->acls = fl_realloc(m->acls, m->acl_cap * sizeof(*m->acls));
+        }
+        memmove(&m->acls[at + 1], &m->acls[at], (m->acl_count - at) * sizeof(*m->acls));
+        m->acls[at] = (fl_ms_acl_node_t){.resource_type = type,
+                                         .resource_name = fl_strdup(name),
+                                         .json = fl_strdup(json)};
+        m->acl_count++;
+    }
+    /* a failed write reloads the last durable state (and latches) */
+    return fl_mse_persist(m, err);
+}
+
 static const struct fl_metastore_ops fl_mse_ops = {
     .close = fl_mse_close,
     .db_count = fl_mse_db_count,
@@ -606,6 +728,9 @@ static const struct fl_metastore_ops fl_mse_ops = {
     .reserve_ids = fl_mse_reserve_ids,
     .reserve_table_ids = fl_mse_reserve_table_ids,
     .bucket_leader_set = fl_mse_bucket_leader_set,
+    .acl_count = fl_mse_acl_count,
+    .acl_at = fl_mse_acl_at,
+    .acl_put = fl_mse_acl_put,
 };
 
 int fl_metastore_embedded_open(const char *dir, fl_metastore_t **out, fl_error_t *err) {

@@ -2,7 +2,8 @@
  * metastore_zk.c — the ZooKeeper backend of metastore.h: databases,
  * tables with their schemas, partitions, bucket assignments and the id
  * counters in Apache Fluss's znodes (layout and payloads in
- * metastore_zk_codec.h), behind the interface the embedded backend has.
+ * metastore_zk_codec.h), behind the interface the embedded backend has;
+ * the ACLs in metastore_zk_acl.c.
  *
  * The cache: the whole metadata in memory, in the shapes of metastore.h,
  * loaded at open and on becoming active (metastore_zk_election.c), then
@@ -296,7 +297,8 @@ int fl_msz_reload(fl_ms_zk_t *m, fl_error_t *err) {
     fl_buf_init(&buf);
     fl_ms_database_t *dbs = NULL;
     fl_ms_table_t *tables = NULL;
-    size_t db_count = 0, table_count = 0, table_cap = 0;
+    fl_ms_acl_node_t *acls = NULL;
+    size_t db_count = 0, table_count = 0, table_cap = 0, acl_count = 0;
     char *path = fl_zk_path(m->conn, FL_ZK_DATABASES);
     struct String_vector kids;
     int rc = fl_zk_children(m->conn, path, &kids, NULL, err);
@@ -309,6 +311,7 @@ int fl_msz_reload(fl_ms_zk_t *m, fl_error_t *err) {
                             err);
     }
     deallocate_String_vector(&kids);
+    if (!rc) rc = fl_msz_acls_load(m, &acls, &acl_count, err);
 done:
     fl_buf_free(&buf);
     if (rc) {
@@ -323,6 +326,9 @@ done:
     m->tables = tables;
     m->table_count = table_count;
     m->table_cap = table_cap;
+    fl_msz_acls_free(m->acls, m->acl_count);
+    m->acls = acls;
+    m->acl_count = m->acl_cap = acl_count;
     m->reload_needed = false;
     return 0;
 }
@@ -410,6 +416,7 @@ static void fl_msz_add_buckets(fl_ms_zk_t *m, fl_zk_txn_t *t, int64_t table_id,
 static void fl_msz_close(fl_metastore_t *ms) {
     fl_ms_zk_t *m = FL_MSZ(ms);
     fl_msz_clear_arrays(m->dbs, m->db_count, m->tables, m->table_count);
+    fl_msz_acls_free(m->acls, m->acl_count);
     fl_zk_conn_close(m->conn);
     fl_free(m);
 }
@@ -838,6 +845,9 @@ static const struct fl_metastore_ops fl_msz_ops = {
     .reserve_ids = fl_msz_reserve_ids,
     .reserve_table_ids = fl_msz_reserve_table_ids,
     .bucket_leader_set = fl_metastore_zk_bucket_leader_set,
+    .acl_count = fl_msz_acl_count,
+    .acl_at = fl_msz_acl_at,
+    .acl_put = fl_msz_acl_put,
 };
 
 int fl_metastore_zk_open(const char *connect_string, const char *root, int session_timeout_ms,

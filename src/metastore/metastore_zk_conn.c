@@ -263,6 +263,12 @@ void fl_zk_txn_create(fl_zk_txn_t *t, char *path, char *data, size_t len) {
                        NULL, 0);
 }
 
+void fl_zk_txn_create_sequential(fl_zk_txn_t *t, char *path, char *data, size_t len) {
+    zoo_op_t *op = fl_zk_txn_add(t, path, data, NULL);
+    zoo_create_op_init(op, path, data, data ? (int)len : -1, &ZOO_OPEN_ACL_UNSAFE,
+                       ZOO_PERSISTENT_SEQUENTIAL, NULL, 0);
+}
+
 void fl_zk_txn_delete(fl_zk_txn_t *t, char *path, int version) {
     zoo_delete_op_init(fl_zk_txn_add(t, path, NULL, NULL), path, version);
 }

@@ -24,6 +24,9 @@
 #define FL_ZK_SERVER_IDS "/tabletservers/ids"
 #define FL_ZK_TABLE_IDS "/tabletservers/tables"
 #define FL_ZK_PARTITION_IDS "/tabletservers/partitions"
+#define FL_ZK_ACLS "/fluss-acls"
+#define FL_ZK_ACL_CHANGES "/fluss-acl-changes"
+#define FL_ZK_ACL_CHANGE_PREFIX FL_ZK_ACL_CHANGES "/acl_changes_"
 /* The epoch znode holds INITIAL - 1 until a first coordinator becomes
  * active (Fluss main's CoordinatorContext.INITIAL_COORDINATOR_EPOCH = 0). */
 #define FL_ZK_EPOCH_INITIAL 0
@@ -71,6 +74,8 @@ void fl_zk_txn_init(fl_zk_txn_t *t);
 void fl_zk_txn_free(fl_zk_txn_t *t);
 /* Each takes ownership of path and data (fl_malloc'd or malloc'd). */
 void fl_zk_txn_create(fl_zk_txn_t *t, char *path, char *data, size_t len);
+/* A PERSISTENT_SEQUENTIAL create: ZooKeeper appends a 10-digit sequence. */
+void fl_zk_txn_create_sequential(fl_zk_txn_t *t, char *path, char *data, size_t len);
 void fl_zk_txn_delete(fl_zk_txn_t *t, char *path, int version);
 void fl_zk_txn_set(fl_zk_txn_t *t, char *path, char *data, size_t len, int version);
 void fl_zk_txn_check(fl_zk_txn_t *t, char *path, int version);
@@ -95,6 +100,8 @@ typedef struct fl_ms_zk {
     fl_ms_database_t *dbs;
     size_t table_count, table_cap;
     fl_ms_table_t *tables;
+    size_t acl_count, acl_cap; /* metastore_zk_acl.c */
+    fl_ms_acl_node_t *acls;    /* ordered by (resource_type, resource_name) */
 } fl_ms_zk_t;
 
 #define FL_MSZ(ms) ((fl_ms_zk_t *)(ms))
@@ -111,5 +118,15 @@ int fl_msz_reload(fl_ms_zk_t *m, fl_error_t *err);
 #define FL_ZK_TXN_OP_FAILED 1
 int fl_msz_commit(fl_ms_zk_t *m, fl_zk_txn_t *t, int *zrc, size_t *failed, fl_error_t *err);
 fl_ms_table_t *fl_msz_table_mut(fl_ms_zk_t *m, int64_t id);
+
+/* ---- ACLs (metastore_zk_acl.c) ---- */
+/* Reads every /fluss-acls/<TYPE>/<name> (all or nothing); free with
+ * fl_msz_acls_free. */
+int fl_msz_acls_load(fl_ms_zk_t *m, fl_ms_acl_node_t **out, size_t *count, fl_error_t *err);
+void fl_msz_acls_free(fl_ms_acl_node_t *acls, size_t count);
+size_t fl_msz_acl_count(fl_metastore_t *ms);
+const fl_ms_acl_node_t *fl_msz_acl_at(fl_metastore_t *ms, size_t i);
+int fl_msz_acl_put(fl_metastore_t *ms, int32_t type, const char *name, const char *json,
+                   fl_error_t *err);
 
 #endif

@@ -88,7 +88,9 @@
     X(LIST_LEASED_KV_SNAPSHOTS, 1901, 0, 0, FL_ROLE_CS)                   \
     X(LIST_LEADER_EPOCHS, 1902, 0, 0, FL_ROLE_TS)                         \
     X(TIER_LAKE_BUCKET, 1903, 0, 0, FL_ROLE_TS)                           \
-    X(LAKE_TIER_NOW, 1904, 0, 0, FL_ROLE_CS)
+    X(LAKE_TIER_NOW, 1904, 0, 0, FL_ROLE_CS)                              \
+    X(NOTIFY_ACLS, 1905, 0, 0, FL_ROLE_TS)                                \
+    X(FORWARDED, 1906, 0, 0, FL_ROLE_CS)
 
 enum fl_api_key {
 #define FL_API_ENUM_(name, key, lo, hi, roles) FL_API_##name = (key),

@@ -62,6 +62,7 @@ struct fl_rpc_conn {
     bool close_after_write; /* FL_RPC_CLOSE_AFTER_REPLY */
     void *attachment;
     void (*attachment_free)(void *);
+    char peer_ip[64]; /* the peer's address as text, "" for local ones */
     /* a local connection (fl_rpc_local_open): no socket, tcp unused */
     bool local;
     fl_rpc_local_deliver_fn deliver;
@@ -445,6 +446,14 @@ static void fl_rpc_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 /* Registers an accepted (or opened) handle with its shard. */
 static void fl_rpc_shard_adopt(fl_rpc_shard_t *sh, fl_rpc_conn_t *c) {
     uv_tcp_nodelay(&c->tcp, 1);
+    struct sockaddr_storage peer;
+    int plen = sizeof(peer);
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer, &plen) == 0) {
+        if (peer.ss_family == AF_INET6)
+            uv_ip6_name((struct sockaddr_in6 *)&peer, c->peer_ip, sizeof(c->peer_ip));
+        else
+            uv_ip4_name((struct sockaddr_in *)&peer, c->peer_ip, sizeof(c->peer_ip));
+    }
     c->next = sh->conns;
     if (sh->conns) sh->conns->prev = c;
     sh->conns = c;
@@ -894,3 +903,5 @@ void fl_rpc_conn_attach(fl_rpc_conn_t *c, void *data, void (*free_fn)(void *)) {
 }
 
 void *fl_rpc_conn_attachment(const fl_rpc_conn_t *c) { return c->attachment; }
+
+const char *fl_rpc_conn_peer_ip(const fl_rpc_conn_t *c) { return c->peer_ip; }

@@ -172,5 +172,8 @@ void fl_rpc_conn_hold(fl_rpc_conn_t *conn, int64_t delay_ms);
  * free_fn when the connection is freed; set on its loop. */
 void fl_rpc_conn_attach(fl_rpc_conn_t *conn, void *data, void (*free_fn)(void *));
 void *fl_rpc_conn_attachment(const fl_rpc_conn_t *conn);
+/* The peer's IP address as text ("127.0.0.1", "::1"); "" for a local
+ * connection. Fixed at accept. */
+const char *fl_rpc_conn_peer_ip(const fl_rpc_conn_t *conn);
 
 #endif

@@ -13,6 +13,7 @@
 #include "coordinator_lake.h"
 #include "server_coordinator.h"
 #include "server_lake_tier.h"
+#include "server_authz.h"
 #include "server_node.h"
 
 #define FL_CATALOG(ctx) (&(ctx)->cs->catalog)
@@ -32,7 +33,10 @@ static int fl_require_path(const Fluss__PbTablePath *p, fl_error_t *err) {
 FL_API_HANDLER(fl_api_create_database) {
     int32_t rid = ctx->request_id;
     const Fluss__CreateDatabaseRequest *req = (const Fluss__CreateDatabaseRequest *)m;
-    int rc = fl_catalog_create_database(FL_CATALOG(ctx), req->database_name,
+    int rc = fl_authz_require(FL_AUTHZ(ctx), ctx, FL_ACL_OP_CREATE, FL_ACL_RES_CLUSTER,
+                              FL_ACL_CLUSTER_NAME, err);
+    if (rc) return rc;
+    rc = fl_catalog_create_database(FL_CATALOG(ctx), req->database_name,
                                         req->has_database_json ? req->database_json.data : NULL,
                                         req->has_database_json ? req->database_json.len : 0,
                                         req->ignore_if_exists, err);
@@ -63,6 +67,9 @@ typedef struct fl_dropped {
 FL_API_HANDLER(fl_api_drop_database) {
     int32_t rid = ctx->request_id;
     const Fluss__DropDatabaseRequest *req = (const Fluss__DropDatabaseRequest *)m;
+    if (fl_authz_require(FL_AUTHZ(ctx), ctx, FL_ACL_OP_DROP, FL_ACL_RES_DATABASE,
+                         req->database_name, err))
+        return err->code;
     fl_metastore_t *ms = FL_MS(ctx);
     fl_dropped_t dropped = {0};
     size_t n = ms->ops->table_count(ms);
@@ -99,27 +106,35 @@ FL_API_HANDLER(fl_api_list_databases) {
     Fluss__PbDatabaseSummary *sums = fl_calloc(n ? n : 1, sizeof(*sums));
     Fluss__PbDatabaseSummary **sum_ptrs = fl_calloc(n ? n : 1, sizeof(*sum_ptrs));
     bool summary = req->has_include_summary && req->include_summary;
+    fl_authz_view_t *view = fl_authz_acquire(FL_AUTHZ(ctx));
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const fl_ms_database_t *db = ms->ops->db_at(ms, i);
+        /* only the databases the caller may DESCRIBE, silently */
+        if (!fl_authz_allowed_in(FL_AUTHZ(ctx), view, ctx, FL_ACL_OP_DESCRIBE,
+                                 FL_ACL_RES_DATABASE, db->name))
+            continue;
         if (summary) {
             Fluss__PbDatabaseSummary s = FLUSS__PB_DATABASE_SUMMARY__INIT;
             s.database_name = db->name;
             s.created_time = db->created_ms;
             s.table_count = (int32_t)fl_catalog_table_count(FL_CATALOG(ctx), db->name);
-            sums[i] = s;
-            sum_ptrs[i] = &sums[i];
+            sums[k] = s;
+            sum_ptrs[k] = &sums[k];
         } else {
-            names[i] = db->name;
+            names[k] = db->name;
         }
+        k++;
     }
     if (summary) {
-        resp.n_database_summary = n;
+        resp.n_database_summary = k;
         resp.database_summary = sum_ptrs;
     } else {
-        resp.n_database_name = n;
+        resp.n_database_name = k;
         resp.database_name = names;
     }
     fl_server_reply(out, rid, &resp.base);
+    fl_authz_release(view);
     fl_free(names);
     fl_free(sums);
     fl_free(sum_ptrs);
@@ -139,6 +154,9 @@ FL_API_HANDLER(fl_api_database_exists) {
 FL_API_HANDLER(fl_api_get_database_info) {
     int32_t rid = ctx->request_id;
     const Fluss__GetDatabaseInfoRequest *req = (const Fluss__GetDatabaseInfoRequest *)m;
+    if (fl_authz_require(FL_AUTHZ(ctx), ctx, FL_ACL_OP_DESCRIBE, FL_ACL_RES_DATABASE,
+                         req->database_name, err))
+        return err->code;
     const fl_ms_database_t *db = FL_MS(ctx)->ops->db_get(FL_MS(ctx), req->database_name);
     if (!db)
         return fl_err_set(err, FLUSS_ERR_DATABASE_NOT_EXIST, "Database '%s' does not exist.",
@@ -157,6 +175,9 @@ FL_API_HANDLER(fl_api_create_table) {
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
     const char *db = req->table_path->database_name, *name = req->table_path->table_name;
+    if ((rc = fl_authz_require(FL_AUTHZ(ctx), ctx, FL_ACL_OP_CREATE, FL_ACL_RES_DATABASE, db,
+                               err)))
+        return rc;
     bool existed = FL_MS(ctx)->ops->table_get(FL_MS(ctx), db, name) != NULL;
     rc = fl_catalog_create_table(FL_CATALOG(ctx), db, name, req->table_json.data,
                                  req->table_json.len, req->ignore_if_exists, err);
@@ -176,6 +197,10 @@ FL_API_HANDLER(fl_api_drop_table) {
     const Fluss__DropTableRequest *req = (const Fluss__DropTableRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
+    if ((rc = fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_DROP,
+                                     req->table_path->database_name,
+                                     req->table_path->table_name, err)))
+        return rc;
     const fl_ms_table_t *t = FL_MS(ctx)->ops->table_get(FL_MS(ctx), req->table_path->database_name,
                                                          req->table_path->table_name);
     int64_t table_id = t ? t->table_id : -1;
@@ -195,6 +220,10 @@ FL_API_HANDLER(fl_api_get_table_info) {
     const Fluss__GetTableInfoRequest *req = (const Fluss__GetTableInfoRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
+    if ((rc = fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_DESCRIBE,
+                                     req->table_path->database_name,
+                                     req->table_path->table_name, err)))
+        return rc;
     const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(ctx), req->table_path->database_name,
                                                   req->table_path->table_name, err);
     if (!t) return err->code;
@@ -221,7 +250,10 @@ FL_API_HANDLER(fl_api_list_tables) {
     char **names = fl_calloc(total ? total : 1, sizeof(char *));
     for (size_t i = 0; i < total; i++) {
         const fl_ms_table_t *t = ms->ops->table_at(ms, i);
-        if (strcmp(t->database, req->database_name) == 0) names[n++] = t->name;
+        /* only the tables the caller may DESCRIBE, silently */
+        if (strcmp(t->database, req->database_name) == 0 &&
+            fl_authz_allowed_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_DESCRIBE, t->database, t->name))
+            names[n++] = t->name;
     }
     Fluss__ListTablesResponse resp = FLUSS__LIST_TABLES_RESPONSE__INIT;
     resp.n_table_name = n;
@@ -248,6 +280,10 @@ FL_API_HANDLER(fl_api_get_table_schema) {
     const Fluss__GetTableSchemaRequest *req = (const Fluss__GetTableSchemaRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
+    if ((rc = fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_DESCRIBE,
+                                     req->table_path->database_name,
+                                     req->table_path->table_name, err)))
+        return rc;
     const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(ctx), req->table_path->database_name,
                                                   req->table_path->table_name, err);
     if (!t) return err->code;
@@ -281,6 +317,10 @@ FL_API_HANDLER(fl_api_create_partition) {
     const Fluss__CreatePartitionRequest *req = (const Fluss__CreatePartitionRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
+    if ((rc = fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_WRITE,
+                                     req->table_path->database_name,
+                                     req->table_path->table_name, err)))
+        return rc;
     const char **keys, **values;
     size_t n = fl_spec_arrays(req->partition_spec, &keys, &values);
     /* field 3 is named ignore_if_not_exists but means "ignore if it exists" */
@@ -417,6 +457,10 @@ FL_API_HANDLER(fl_api_drop_partition) {
     const Fluss__DropPartitionRequest *req = (const Fluss__DropPartitionRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
+    if ((rc = fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_WRITE,
+                                     req->table_path->database_name,
+                                     req->table_path->table_name, err)))
+        return rc;
     const char *db = req->table_path->database_name, *name = req->table_path->table_name;
     const fl_ms_table_t *t = FL_MS(ctx)->ops->table_get(FL_MS(ctx), db, name);
     const char **keys, **values;
@@ -453,6 +497,10 @@ FL_API_HANDLER(fl_api_list_partition_infos) {
     const Fluss__ListPartitionInfosRequest *req = (const Fluss__ListPartitionInfosRequest *)m;
     int rc = fl_require_path(req->table_path, err);
     if (rc) return rc;
+    if ((rc = fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_DESCRIBE,
+                                     req->table_path->database_name,
+                                     req->table_path->table_name, err)))
+        return rc;
     const fl_ms_table_t *t = fl_catalog_get_table(FL_CATALOG(ctx), req->table_path->database_name,
                                                   req->table_path->table_name, err);
     if (!t) return err->code;

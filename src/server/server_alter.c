@@ -9,6 +9,7 @@
  */
 #include "common_alloc.h"
 #include "coordinator_alter.h"
+#include "server_authz.h"
 #include "server_coordinator.h"
 #include "server_node.h"
 
@@ -26,6 +27,9 @@ FL_API_HANDLER(fl_api_alter_table) {
     const Fluss__AlterTableRequest *req = (const Fluss__AlterTableRequest *)m;
     if (!req->table_path || !req->table_path->database_name || !req->table_path->table_name)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "the request has no table path");
+    if (fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_ALTER,
+                               req->table_path->database_name, req->table_path->table_name, err))
+        return err->code;
     size_t nc = req->n_config_changes, na = req->n_add_columns, nd = req->n_drop_columns,
            nr = req->n_rename_columns, nm = req->n_modify_columns;
     fl_alter_config_t *configs = fl_calloc(nc ? nc : 1, sizeof(*configs));

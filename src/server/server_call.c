@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "proto_api.h"
 #include "proto_frame.h"
 
 typedef struct fl_call_wait {
@@ -122,7 +123,25 @@ static void fl_forward_on_reply(void *arg, const fl_rpc_reply_t *r) {
 }
 
 void fl_server_forward(fl_rpc_client_t *c, fl_req_ctx_t *d, const uint8_t *body, size_t len) {
-    fl_rpc_client_send(c, d->api_key, d->api_version, body, len, fl_forward_on_reply, d);
+    if (d->who.trusted) {
+        fl_rpc_client_send(c, d->api_key, d->api_version, body, len, fl_forward_on_reply, d);
+        return;
+    }
+    /* a client's: passed on with who sent it (FORWARDED), so the
+     * coordinator authorizes it as that client */
+    Fluss__ForwardedRequest fr = FLUSS__FORWARDED_REQUEST__INIT;
+    fr.api_key = d->api_key;
+    fr.api_version = d->api_version;
+    fr.request.data = (uint8_t *)body;
+    fr.request.len = len;
+    fr.principal_type = d->who.type;
+    fr.principal_name = d->who.name;
+    fr.host = d->who.host;
+    size_t n = protobuf_c_message_get_packed_size(&fr.base);
+    uint8_t *buf = fl_malloc(n ? n : 1);
+    protobuf_c_message_pack(&fr.base, buf);
+    fl_rpc_client_send(c, FL_API_FORWARDED, 0, buf, n, fl_forward_on_reply, d);
+    fl_free(buf);
 }
 
 void fl_server_forward_wait(fl_rpc_client_t *c, const fl_frame_request_t *req, fl_buf_t *out) {

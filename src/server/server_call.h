@@ -52,6 +52,8 @@ void fl_server_call_all(fl_server_call_t *calls, size_t n);
  * d's api key and version, and answers d with what comes back: the
  * response or error frame as it is, NETWORK_EXCEPTION when none came.
  * Takes d (freed once answered). */
+/* A client's request (d->who not trusted) goes as FORWARDED, with who
+ * sent it; a server's own as it came. */
 void fl_server_forward(fl_rpc_client_t *c, fl_req_ctx_t *d, const uint8_t *body, size_t len);
 
 /* The same for a request read with no connection (fuzzing, replays):

@@ -39,6 +39,7 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
     if (!rc)
         rc = fl_catalog_init(&cs->catalog, cs->ms, &cfg->defaults, cfg->tablet_ids,
                              cfg->tablet_count, err);
+    if (!rc) rc = fl_coordinator_acls_load(cs, err);
     if (!rc && !cs->cfg.remote_dir[0])
         snprintf(cs->cfg.remote_dir, sizeof(cs->cfg.remote_dir), "%.4000s/../remote", cfg->meta_dir);
     if (!rc) {
@@ -187,6 +188,7 @@ void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpo
     fl_coordinator_elect(cs, client_ep->id, FL_ELECT_UP, NULL, NULL);
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
         fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), client_ep->id);
+    fl_coordinator_acls_push(cs, client_ep->id);
     pthread_mutex_unlock(&cs->lock);
     fl_push_flush(cs->push);
     FL_INFO("coordinator: tablet server %d is up (%s:%d, internal %s:%d, rack %s)",
@@ -257,6 +259,7 @@ static void fl_resync_job(void *arg) {
         fl_push_resend_to(cs->push, ids[k]);
         for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
             fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), ids[k]);
+        fl_coordinator_acls_push(cs, ids[k]);
         pthread_mutex_unlock(&cs->lock);
     }
     if (n) fl_push_flush(cs->push);
@@ -304,6 +307,7 @@ int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
     pthread_mutex_lock(&cs->lock);
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
         fl_push_table(cs->push, cs->ms->ops->table_at(cs->ms, i));
+    fl_coordinator_acls_push(cs, -1);
     pthread_mutex_unlock(&cs->lock);
     fl_push_flush(cs->push);
     if ((rc = fl_rpc_server_accept(cs->rpc, err))) return rc;

@@ -52,6 +52,9 @@ typedef struct fl_coordinator_config {
     /* how the client listener authenticates (server_security.h; NULL:
      * PLAINTEXT); not owned */
     const struct fl_listener_security *client_security;
+    /* authorization (server_authz.h; NULL: authorizer.enabled is false);
+     * this role's own, not owned */
+    struct fl_authz *authz;
     fl_table_defaults_t defaults;
     size_t tablet_count;           /* tablet servers the catalog assigns buckets to */
     int32_t tablet_ids[FL_CATALOG_TABLET_SERVERS_MAX];

@@ -11,13 +11,15 @@
 #include "common_alloc.h"
 #include "common_time.h"
 #include "kv_lease.h"
+#include "server_authz.h"
 #include "server_coordinator.h"
 #include "server_node.h"
 
 FL_API_HANDLER(fl_api_init_writer) {
-    (void)m;
+    int rc = fl_cs_authorize_init_writer(ctx, (const Fluss__InitWriterRequest *)m, err);
+    if (rc) return rc;
     Fluss__InitWriterResponse resp = FLUSS__INIT_WRITER_RESPONSE__INIT;
-    int rc = fl_coordinator_server_writer_id(ctx->cs, &resp.writer_id, err);
+    rc = fl_coordinator_server_writer_id(ctx->cs, &resp.writer_id, err);
     if (rc) return rc;
     fl_server_reply(out, ctx->request_id, &resp.base);
     return 0;

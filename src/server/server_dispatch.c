@@ -108,6 +108,13 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_LAKE_TIERING_HEARTBEAT, FL_ROLE_CS, &fluss__lake_tiering_heartbeat_request__descriptor, fl_api_lake_tiering_heartbeat, FL_API_CATALOG},
     {FL_API_PREPARE_LAKE_TABLE_SNAPSHOT, FL_ROLE_CS, &fluss__prepare_lake_table_snapshot_request__descriptor, fl_api_prepare_lake_table_snapshot, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_COMMIT_LAKE_TABLE_SNAPSHOT, FL_ROLE_CS, &fluss__commit_lake_table_snapshot_request__descriptor, fl_api_commit_lake_table_snapshot, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_CREATE_ACLS, FL_ROLE_CS, &fluss__create_acls_request__descriptor, fl_api_create_acls, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_LIST_ACLS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_acls_request__descriptor, fl_api_list_acls, 0},
+    {FL_API_DROP_ACLS, FL_ROLE_CS, &fluss__drop_acls_request__descriptor, fl_api_drop_acls, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_NOTIFY_ACLS, FL_ROLE_TS, &fluss__notify_acls_request__descriptor, fl_api_notify_acls, FL_API_INTERNAL | FL_API_TS_CONTROL},
+    /* a tablet server's forward of a client's request: fl_server_handle
+     * unwraps it */
+    {FL_API_FORWARDED, FL_ROLE_CS, &fluss__forwarded_request__descriptor, NULL, FL_API_INTERNAL},
 };
 
 #define FL_API_ENTRY_COUNT (sizeof(fl_api_entries) / sizeof(fl_api_entries[0]))
@@ -291,10 +298,61 @@ static bool fl_tablet_metadata_from_cache(fl_tablet_server_t *ts, const fl_frame
     return hit;
 }
 
+/* Who sent a request that came on conn of role: a server (the internal
+ * side) or a client (its SASL user, or ANONYMOUS). */
+static void fl_req_who_of(const fl_server_role_t *role, fl_rpc_conn_t *conn, const char *principal,
+                          fl_req_who_t *who) {
+    memset(who, 0, sizeof(*who));
+    if (role->internal) {
+        who->trusted = true;
+        return;
+    }
+    snprintf(who->type, sizeof(who->type), "User");
+    snprintf(who->name, sizeof(who->name), "%s", principal ? principal : "ANONYMOUS");
+    if (conn) snprintf(who->host, sizeof(who->host), "%s", fl_rpc_conn_peer_ip(conn));
+}
+
+static int fl_server_handle_as(fl_server_role_t *role, fl_rpc_conn_t *conn,
+                               const fl_frame_request_t *req, fl_rpc_out_t *rout,
+                               const fl_req_who_t *as);
+
+/* FORWARDED: the request inside, answered as its client's. */
+static int fl_server_unwrap(fl_server_role_t *role, fl_rpc_conn_t *conn,
+                            const fl_frame_request_t *req, fl_rpc_out_t *rout) {
+    Fluss__ForwardedRequest *fr =
+        fluss__forwarded_request__unpack(NULL, req->body_len, req->body);
+    if (!fr || fr->api_key == FL_API_FORWARDED) {
+        fl_server_reply_error(&rout->buf, req->request_id, FLUSS_ERR_CORRUPT_MESSAGE,
+                              "Failed to decode the FORWARDED request body");
+        if (fr) fluss__forwarded_request__free_unpacked(fr, NULL);
+        return 0;
+    }
+    fl_req_who_t who = {.trusted = true};
+    if (fr->principal_name) {
+        who.trusted = false;
+        snprintf(who.type, sizeof(who.type), "%s", fr->principal_type ? fr->principal_type : "User");
+        snprintf(who.name, sizeof(who.name), "%s", fr->principal_name);
+        snprintf(who.host, sizeof(who.host), "%s", fr->host ? fr->host : "");
+    }
+    fl_frame_request_t inner = {.api_key = (int16_t)fr->api_key,
+                                .api_version = (int16_t)fr->api_version,
+                                .request_id = req->request_id,
+                                .body = fr->request.data,
+                                .body_len = fr->request.len};
+    int rc = fl_server_handle_as(role, conn, &inner, rout, &who);
+    fluss__forwarded_request__free_unpacked(fr, NULL);
+    return rc;
+}
+
 int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request_t *req,
                      fl_rpc_out_t *rout) {
+    return fl_server_handle_as(role_ctx, conn, req, rout, NULL);
+}
+
+static int fl_server_handle_as(fl_server_role_t *role, fl_rpc_conn_t *conn,
+                               const fl_frame_request_t *req, fl_rpc_out_t *rout,
+                               const fl_req_who_t *as) {
     fl_buf_t *out = &rout->buf;
-    fl_server_role_t *role = role_ctx;
     const fl_api_info_t *info = fl_api_info(req->api_key);
     const fl_api_entry_t *e = fl_api_entry(req->api_key);
     char msg[256];
@@ -326,6 +384,10 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         fl_server_reply_error(out, req->request_id, FLUSS_ERR_UNSUPPORTED_VERSION, msg);
         return 0;
     }
+    fl_req_who_t who;
+    if (as) who = *as;
+    else fl_req_who_of(role, conn, principal, &who);
+    if (e->key == FL_API_FORWARDED) return fl_server_unwrap(role, conn, req, rout);
     if (e->key == FL_API_AUTHENTICATE) {
         if (conn) fl_security_authenticate(role->security, conn, req, out);
         else fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION,
@@ -335,6 +397,7 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
     /* GET_METADATA: from the tablet server's own cache when it holds
      * everything asked for (else passed on, below) */
     if (e->key == FL_API_GET_METADATA && role->role == FL_ROLE_TS && role->ts &&
+        (who.trusted || !role->ts->cfg.authz) &&
         fl_tablet_metadata_from_cache(role->ts, req, out))
         return 0;
     /* what the coordinator answers: passed on, undecoded */
@@ -346,7 +409,8 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         } else if (conn) {
             fl_req_ctx_t ctx = {.conn = conn, .request_id = req->request_id,
                                 .api_key = req->api_key, .api_version = req->api_version,
-                                .received_ms = fl_time_mono_ms(), .role = role, .ts = role->ts};
+                                .received_ms = fl_time_mono_ms(), .who = who, .role = role,
+                                .ts = role->ts};
             fl_server_forward(cc, fl_req_defer(&ctx), req->body, req->body_len);
         } else {
             fl_server_forward_wait(cc, req, out);
@@ -377,7 +441,7 @@ int fl_server_handle(void *role_ctx, fl_rpc_conn_t *conn, const fl_frame_request
         .api_key = req->api_key,
         .api_version = req->api_version,
         .received_ms = fl_time_mono_ms(),
-        .principal = principal,
+        .who = who,
         .role = role,
         .cs = role->cs,
         .ts = role->ts,

@@ -19,6 +19,7 @@
 #include "common_time.h"
 #include "kv_lease.h"
 #include "kv_snapshot.h"
+#include "server_authz.h"
 #include "server_coordinator.h"
 #include "server_node.h"
 
@@ -58,6 +59,8 @@ FL_API_HANDLER(fl_api_get_latest_kv_snapshots) {
     if (!req->table_path || !req->table_path->database_name || !req->table_path->table_name)
         return fl_err_set(err, FLUSS_ERR_INVALID_TABLE_EXCEPTION, "A table path is required.");
     const char *db = req->table_path->database_name, *name = req->table_path->table_name;
+    if (fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_DESCRIBE, db, name, err))
+        return err->code;
     const fl_ms_table_t *t = fl_catalog_get_table(&ctx->cs->catalog, db, name, err);
     if (!t) return err->code;
     if (!fl_table_has_pk(t))
@@ -128,6 +131,8 @@ FL_API_HANDLER(fl_api_get_kv_snapshot_metadata) {
     const Fluss__GetKvSnapshotMetadataRequest *req =
         (const Fluss__GetKvSnapshotMetadataRequest *)m;
     fl_metastore_t *ms = ctx->cs->catalog.ms;
+    if (fl_cs_authorize_table_id(ctx, FL_ACL_OP_DESCRIBE, req->table_id, true, err))
+        return err->code;
     const fl_ms_table_t *t = ms->ops->table_by_id(ms, req->table_id);
     const fl_ms_partition_t *p = t && req->has_partition_id
                                      ? fl_partition_by_id(t, req->partition_id)
@@ -192,6 +197,10 @@ FL_API_HANDLER(fl_api_acquire_kv_snapshot_lease) {
     const Fluss__AcquireKvSnapshotLeaseRequest *req =
         (const Fluss__AcquireKvSnapshotLeaseRequest *)m;
     size_t total = 0, nt = req->n_snapshots_to_lease;
+    for (size_t i = 0; i < nt; i++)
+        if (fl_cs_authorize_table_id(ctx, FL_ACL_OP_READ, req->snapshots_to_lease[i]->table_id,
+                                     true, err))
+            return err->code;
     const fl_ms_table_t **tables = fl_calloc(nt ? nt : 1, sizeof(*tables));
     for (size_t i = 0; i < nt; i++) {
         tables[i] = fl_lease_table(ctx, req->snapshots_to_lease[i]->table_id, err);
@@ -263,6 +272,10 @@ FL_API_HANDLER(fl_api_release_kv_snapshot_lease) {
     const Fluss__ReleaseKvSnapshotLeaseRequest *req =
         (const Fluss__ReleaseKvSnapshotLeaseRequest *)m;
     size_t n = req->n_buckets_to_release;
+    for (size_t i = 0; i < n; i++)
+        if (fl_cs_authorize_table_id(ctx, FL_ACL_OP_READ, req->buckets_to_release[i]->table_id,
+                                     true, err))
+            return err->code;
     for (size_t i = 0; i < n; i++)
         if (!fl_lease_table(ctx, req->buckets_to_release[i]->table_id, err)) return err->code;
     fl_kv_lease_bucket_t *b = fl_calloc(n ? n : 1, sizeof(*b));

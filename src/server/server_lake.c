@@ -29,6 +29,7 @@
 
 #include "common_alloc.h"
 #include "coordinator_lake_table.h"
+#include "server_authz.h"
 #include "server_coordinator.h"
 #include "server_lake_commit.h"
 #include "server_lake_tier.h"
@@ -102,6 +103,9 @@ FL_API_HANDLER(fl_api_get_lake_snapshot) {
     const Fluss__PbTablePath *p = req->table_path;
     if (!p || !p->database_name || !p->table_name)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "the request has no table path");
+    if (fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_DESCRIBE, p->database_name,
+                               p->table_name, err))
+        return err->code;
     bool readable = req->has_readable && req->readable;
     if (readable && req->has_snapshot_id)
         return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR,
@@ -154,6 +158,10 @@ FL_API_HANDLER(fl_api_lake_tier_now) {
     const Fluss__PbTablePath *p = req->table_path;
     if (!p || !p->database_name || !p->table_name)
         return fl_err_set(err, FLUSS_ERR_CORRUPT_MESSAGE, "the request has no table path");
+    /* ours: a tiering round is a write of the table's lake copy */
+    if (fl_authz_require_table(FL_AUTHZ(ctx), ctx, FL_ACL_OP_WRITE, p->database_name,
+                               p->table_name, err))
+        return err->code;
     const fl_ms_table_t *t =
         fl_catalog_get_table(&ctx->cs->catalog, p->database_name, p->table_name, err);
     if (!t) return err->code;

@@ -33,6 +33,7 @@
 #include "record_project.h"
 #include "record_validate.h"
 #include "replica_replication.h"
+#include "server_authz.h"
 #include "server_ackwait.h"
 #include "record_stats_build.h"
 #include "server_filter.h"
@@ -195,8 +196,8 @@ static bool fl_sidecar_lookup(void *ctx, const fl_batch_view_t *b, fl_buf_t *out
  * returns the record bytes, or SIZE_MAX when a bucket failed or is
  * answered from remote storage (answered at once, never parked). With
  * watch set, records the buckets for parking. */
-static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogRequest *req,
-                             int32_t request_id, fl_buf_t *frame, fl_rpc_out_t *rout,
+static size_t fl_fetch_build(fl_tablet_server_t *ts, fl_req_ctx_t *ctx,
+                             const Fluss__FetchLogRequest *req, int32_t request_id, fl_buf_t *frame, fl_rpc_out_t *rout,
                              fl_fetch_watch_t *watch, bool to_v0, bool *progress) {
     bool failed = false;
     size_t nt = req->n_tables_req, total = 0;
@@ -222,6 +223,9 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
         t.table_id = tr->table_id;
         size_t nb = tr->n_buckets_req;
         fl_hosted_table_t *table = fl_tablet_catalog_table(ts->catalog, tr->table_id);
+        /* READ on the table, or every bucket of it answers the denial */
+        fl_error_t auth_err;
+        int auth_rc = fl_ts_authorize_bucket(ctx, FL_ACL_OP_READ, tr->table_id, &auth_err);
         fl_error_t proj_err;
         fl_err_clear(&proj_err);
         int proj_rc = tr->projection_pushdown_enabled ? fl_proj_prepare(table, tr, &proj_err) : 0;
@@ -249,8 +253,10 @@ static size_t fl_fetch_build(fl_tablet_server_t *ts, const Fluss__FetchLogReques
             fl_error_t err;
             fl_err_clear(&err);
             fl_replica_t *r = NULL;
-            int rc = fl_tablet_server_replica(ts, tr->table_id, table, br->has_partition_id,
-                                              br->partition_id, br->bucket_id, &r, &err);
+            int rc = auth_rc ? fl_err_set(&err, auth_rc, "%s", auth_err.msg)
+                             : fl_tablet_server_replica(ts, tr->table_id, table,
+                                                        br->has_partition_id, br->partition_id,
+                                                        br->bucket_id, &r, &err);
             if (!rc && proj_rc) rc = fl_err_set(&err, proj_rc, "%s", proj_err.msg);
             fl_buf_t *data = &datas[i][k];
             int64_t hw = 0, start = 0;
@@ -391,7 +397,8 @@ static void fl_fetch_answer_task(void *arg) {
     if (fl_rpc_conn_is_open(f->req->conn)) {
         fl_rpc_out_t o;
         fl_rpc_out_init(&o);
-        fl_fetch_build(f->ts, (const Fluss__FetchLogRequest *)f->req->body, f->req->request_id,
+        fl_fetch_build(f->ts, f->req, (const Fluss__FetchLogRequest *)f->req->body,
+                       f->req->request_id,
                        NULL, &o, NULL, fl_fetch_to_v0(f->req->conn), NULL);
         fl_rpc_conn_send_out(f->req->conn, &o); /* on its loop: no copy */
         fl_rpc_out_free(&o);
@@ -424,9 +431,16 @@ FL_API_HANDLER(fl_api_fetch_log) {
     const Fluss__FetchLogRequest *req = (const Fluss__FetchLogRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
     /* a follower's fetch (server_log_follower.c): only another tablet
-     * server, on the internal side; a client's follower id is ignored */
-    if (req->follower_server_id >= 0 && ctx->role->internal)
-        return fl_fetch_log_follower(ctx, req, out);
+     * server, on the internal side; on a client listener it is refused
+     * (clients send -1; 0.9.1 serves it as a follower's, which lets a
+     * client move the high watermark and read past it) */
+    if (req->follower_server_id >= 0) {
+        if (ctx->role->internal) return fl_fetch_log_follower(ctx, req, out);
+        fl_server_reply_error(out, rid, FLUSS_ERR_AUTHORIZATION_EXCEPTION,
+                              "A FETCH_LOG with a follower_server_id is an inter-server request: "
+                              "not served on a client listener.");
+        return 0;
+    }
     size_t min = req->has_min_bytes && req->min_bytes > 0 ? (size_t)req->min_bytes : 1;
     int32_t wait = req->has_max_wait_ms ? req->max_wait_ms : 0;
     if (wait > FL_FETCH_WAIT_MAX_MS) wait = FL_FETCH_WAIT_MAX_MS;
@@ -436,7 +450,7 @@ FL_API_HANDLER(fl_api_fetch_log) {
     size_t mark = out->len, mark_ext = spliced ? ctx->rout->ext_count : 0;
     fl_fetch_watch_t watch = {0};
     bool progress = false;
-    size_t got = fl_fetch_build(ts, req, rid, out, spliced ? ctx->rout : NULL,
+    size_t got = fl_fetch_build(ts, ctx, req, rid, out, spliced ? ctx->rout : NULL,
                                 may_park ? &watch : NULL, fl_fetch_to_v0(ctx->conn), &progress);
     /* a filtered_end_offset moves the reader on: answer it at once */
     if (got >= min || !may_park || progress) {
@@ -562,6 +576,8 @@ static void fl_produce_keep_stats(const fl_hosted_table_t *t, fl_replica_t *r,
 FL_API_HANDLER(fl_api_produce_log) {
     const Fluss__ProduceLogRequest *req = (const Fluss__ProduceLogRequest *)m;
     fl_tablet_server_t *ts = ctx->ts;
+    int arc = fl_ts_authorize_table_id(ctx, FL_ACL_OP_WRITE, req->table_id, err);
+    if (arc) return arc;
     if (req->acks != -1 && req->acks != 0 && req->acks != 1)
         return fl_err_set(err, FLUSS_ERR_INVALID_REQUIRED_ACKS, "Invalid required acks: %d",
                           req->acks);

@@ -23,6 +23,7 @@
 #include "server_config.h"
 #include "server_disk.h"
 #include "server_local.h"
+#include "server_authz.h"
 #include "server_security.h"
 #include "server_node.h"
 #include "server_tablet.h"
@@ -570,6 +571,12 @@ int main(int argc, char **argv) {
         goto fatal;
     ccfg.client_security = cs_security;
     for (long i = 0; i < tablet_servers; i++) tcfgs[i].client_security = ts_security;
+    /* authorization (authorizer.enabled): each role decides on its own */
+    static fl_authz_t *authz[1 + FL_TABLET_SERVERS_LOCAL_MAX];
+    for (long i = 0; i <= tablet_servers; i++)
+        if (fl_authz_new(&cfg, &authz[i], &err)) goto fatal;
+    ccfg.authz = authz[0];
+    for (long i = 0; i < tablet_servers; i++) tcfgs[i].authz = authz[1 + i];
     if (mode != FL_MODE_LOCAL) {
         int rc = fl_cluster_process(mode == FL_MODE_COORDINATOR, &cfg, &ccfg, &tcfgs[0], data_dir,
                                     &sigs, &err);
@@ -599,6 +606,7 @@ int main(int argc, char **argv) {
     fl_local_cluster_destroy(&lc);
     fl_listener_security_free(cs_security);
     fl_listener_security_free(ts_security);
+    for (long i = 0; i <= tablet_servers; i++) fl_authz_free(authz[i]);
     fl_config_free(&cfg);
     fl_test_io_faults_end(io_faults);
     FL_INFO("stopped");

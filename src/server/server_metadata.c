@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common_alloc.h"
+#include "server_authz.h"
 #include "server_coordinator.h"
 #include "server_node.h"
 #include "server_pb_metadata.h"
@@ -29,11 +30,17 @@ FL_API_HANDLER(fl_api_get_metadata) {
     int rc = 0;
 
     /* the partitions asked for, by path or by id */
-    size_t nq = req->n_partitions_path + req->n_partitions_id;
+    /* what the caller may not DESCRIBE is left out, silently */
+    fl_authz_t *az = FL_AUTHZ(ctx);
+    bool checked = az && !ctx->who.trusted;
+    size_t nq = req->n_partitions_path + req->n_partitions_id, q = 0;
     const fl_ms_table_t **ptables = fl_calloc(nq ? nq : 1, sizeof(*ptables));
     const fl_ms_partition_t **parts = fl_calloc(nq ? nq : 1, sizeof(*parts));
     for (size_t i = 0; i < req->n_partitions_path; i++) {
         const Fluss__PbPhysicalTablePath *p = req->partitions_path[i];
+        if (checked && !fl_authz_allowed_table(az, ctx, FL_ACL_OP_DESCRIBE, p->database_name,
+                                               p->table_name))
+            continue;
         const fl_ms_table_t *t = cat->ms->ops->table_get(cat->ms, p->database_name, p->table_name);
         const fl_ms_partition_t *part =
             t && p->partition_name ? fl_ms_table_partition(t, 0, p->partition_name) : NULL;
@@ -44,26 +51,35 @@ FL_API_HANDLER(fl_api_get_metadata) {
                               "Table partition '%s.%s(p=%s)' does not exist.", p->database_name,
                               p->table_name, p->partition_name ? p->partition_name : "");
         }
-        ptables[i] = t;
-        parts[i] = part;
+        ptables[q] = t;
+        parts[q++] = part;
     }
     for (size_t i = 0; i < req->n_partitions_id; i++) {
         const fl_ms_partition_t *part = NULL;
         const fl_ms_table_t *t = NULL;
         for (size_t k = 0; k < cat->ms->ops->table_count(cat->ms) && !part; k++) {
             t = cat->ms->ops->table_at(cat->ms, k);
+            if (checked &&
+                !fl_authz_allowed_table(az, ctx, FL_ACL_OP_DESCRIBE, t->database, t->name))
+                continue;
             part = fl_ms_table_partition(t, req->partitions_id[i], NULL);
         }
         if (!part) {
             fl_free(ptables);
             fl_free(parts);
+            if (checked)
+                return fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
+                                  "The partition id '%lld' does not exist or you don't have "
+                                  "permission to access it.",
+                                  (long long)req->partitions_id[i]);
             return fl_err_set(err, FLUSS_ERR_PARTITION_NOT_EXISTS,
                               "Partition with id %lld does not exist.",
                               (long long)req->partitions_id[i]);
         }
-        ptables[req->n_partitions_path + i] = t;
-        parts[req->n_partitions_path + i] = part;
+        ptables[q] = t;
+        parts[q++] = part;
     }
+    nq = q;
 
     Fluss__PbServerNode coord;
     fl_node_of(&cs->self, &coord);
@@ -83,8 +99,12 @@ FL_API_HANDLER(fl_api_get_metadata) {
     Fluss__PbBucketMetadata **bucket_blocks = fl_calloc(nt ? nt : 1, sizeof(*bucket_blocks));
     Fluss__PbBucketMetadata ***bucket_ptr_blocks = fl_calloc(nt ? nt : 1, sizeof(*bucket_ptr_blocks));
     char **shown = fl_calloc(nt ? nt : 1, sizeof(*shown)); /* lake tables' descriptors */
+    size_t shown_tables = 0;
     for (size_t i = 0; i < nt; i++) {
         const Fluss__PbTablePath *p = req->table_path[i];
+        if (checked && !fl_authz_allowed_table(az, ctx, FL_ACL_OP_DESCRIBE, p->database_name,
+                                               p->table_name))
+            continue;
         const fl_ms_table_t *t = fl_catalog_get_table(cat, p->database_name, p->table_name, err);
         if (!t) {
             rc = err->code;
@@ -97,7 +117,7 @@ FL_API_HANDLER(fl_api_get_metadata) {
             tms[i].table_json.len = strlen(shown[i]);
         }
         bucket_ptr_blocks[i] = tms[i].bucket_metadata;
-        tm_ptrs[i] = &tms[i];
+        tm_ptrs[shown_tables++] = &tms[i];
     }
     Fluss__PbPartitionMetadata *pms = fl_calloc(nq ? nq : 1, sizeof(*pms));
     Fluss__PbPartitionMetadata **pm_ptrs = fl_calloc(nq ? nq : 1, sizeof(*pm_ptrs));
@@ -114,7 +134,7 @@ FL_API_HANDLER(fl_api_get_metadata) {
     resp.coordinator_server = &coord;
     resp.n_tablet_servers = tablet_count;
     resp.tablet_servers = tablet_ptrs;
-    resp.n_table_metadata = nt;
+    resp.n_table_metadata = shown_tables;
     resp.table_metadata = tm_ptrs;
     fl_server_reply(out, rid, &resp.base);
     for (size_t i = 0; i < nq; i++) {

@@ -63,13 +63,21 @@ typedef struct fl_server_role {
     const struct fl_listener_security *security;
 } fl_server_role_t;
 
+/* Who sent a request (server_authz.h). */
+typedef struct fl_req_who {
+    bool trusted;     /* a server's own, on the internal side: never checked */
+    char type[32];    /* "User" */
+    char name[512];   /* the SASL user; ANONYMOUS on a PLAINTEXT listener */
+    char host[64];    /* the client's address */
+} fl_req_who_t;
+
 typedef struct fl_req_ctx {
     fl_rpc_conn_t *conn;
     int32_t request_id;
     int16_t api_key;
     int16_t api_version;
     int64_t received_ms;    /* monotonic */
-    const char *principal;  /* the SASL user, NULL on a PLAINTEXT listener */
+    fl_req_who_t who;
     const fl_server_role_t *role;
     fl_coordinator_server_t *cs;
     fl_tablet_server_t *ts;
@@ -180,6 +188,26 @@ FL_API_HANDLER(fl_api_prepare_lake_table_snapshot);
 FL_API_HANDLER(fl_api_commit_lake_table_snapshot);
 /* server_metadata.c: */
 FL_API_HANDLER(fl_api_get_metadata);
+/* server_acl.c: */
+FL_API_HANDLER(fl_api_create_acls);
+FL_API_HANDLER(fl_api_list_acls);
+FL_API_HANDLER(fl_api_drop_acls);
+FL_API_HANDLER(fl_api_notify_acls);
+/* The coordinator's ACLs: loaded from the metadata store at start, and
+ * pushed (NOTIFY_ACLS) to one tablet server (tablet_id >= 0) or all. Under
+ * the coordinator's lock. */
+int fl_coordinator_acls_load(fl_coordinator_server_t *cs, fl_error_t *err);
+void fl_coordinator_acls_push(fl_coordinator_server_t *cs, int32_t tablet_id);
+/* Checks by table id: the coordinator's (locked: the caller holds its
+ * lock) and a tablet server's (its catalog names the table); 21 when the
+ * table is unknown, 48 when denied. fl_ts_authorize_bucket's denial has
+ * 0.9.1's per-bucket words. */
+int fl_cs_authorize_table_id(fl_req_ctx_t *ctx, int32_t op, int64_t table_id, bool locked,
+                             fl_error_t *err);
+int fl_ts_authorize_table_id(fl_req_ctx_t *ctx, int32_t op, int64_t table_id, fl_error_t *err);
+int fl_ts_authorize_bucket(fl_req_ctx_t *ctx, int32_t op, int64_t table_id, fl_error_t *err);
+int fl_cs_authorize_init_writer(fl_req_ctx_t *ctx, const Fluss__InitWriterRequest *req,
+                                fl_error_t *err);
 /* server_tablet_control.c (the coordinator's messages to a tablet server): */
 FL_API_HANDLER(fl_api_update_metadata);
 FL_API_HANDLER(fl_api_notify_leader_and_isr);

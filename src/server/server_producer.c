@@ -16,6 +16,7 @@
 #include "common_alloc.h"
 #include "common_time.h"
 #include "coordinator_producer_offsets.h"
+#include "server_authz.h"
 #include "server_coordinator.h"
 #include "server_node.h"
 
@@ -54,7 +55,13 @@ FL_API_HANDLER(fl_api_register_producer_offsets) {
     fl_producer_bucket_offset_t *b = NULL;
     size_t n = 0;
     int rc = fl_register_buckets(req, &b, &n, err);
-    if (rc) return rc;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (i == 0 || b[i].table_id != b[i - 1].table_id)
+            rc = fl_cs_authorize_table_id(ctx, FL_ACL_OP_WRITE, b[i].table_id, false, err);
+    if (rc) {
+        fl_free(b);
+        return rc;
+    }
     int64_t ttl_ms = req->has_ttl_ms ? req->ttl_ms : ctx->cs->cfg.producer_offsets_ttl_ms;
     fl_producer_register_t result;
     rc = fl_producer_offsets_register(ctx->cs->producers, req->producer_id, b, n, ttl_ms,
@@ -125,6 +132,16 @@ FL_API_HANDLER(fl_api_get_producer_offsets) {
         fl_server_reply(out, ctx->request_id, &resp.base);
         return 0;
     }
+    /* only the tables the caller may READ, silently */
+    if (FL_AUTHZ(ctx) && !ctx->who.trusted) {
+        size_t k = 0;
+        for (size_t i = 0; i < e.n; i++) {
+            fl_error_t denied;
+            if (fl_cs_authorize_table_id(ctx, FL_ACL_OP_READ, e.b[i].table_id, false, &denied) == 0)
+                e.b[k++] = e.b[i];
+        }
+        e.n = k;
+    }
     fl_get_msgs_t g;
     fl_get_msgs_build(&e, &g);
     resp.producer_id = e.producer_id;
@@ -141,6 +158,18 @@ FL_API_HANDLER(fl_api_get_producer_offsets) {
 FL_API_HANDLER(fl_api_delete_producer_offsets) {
     const Fluss__DeleteProducerOffsetsRequest *req =
         (const Fluss__DeleteProducerOffsetsRequest *)m;
+    if (FL_AUTHZ(ctx) && !ctx->who.trusted) {
+        /* WRITE on every table the entry holds (none stored: no check) */
+        fl_producer_entry_t e;
+        bool found = false;
+        int rc = fl_producer_offsets_get(ctx->cs->producers, req->producer_id, fl_time_wall_ms(),
+                                         &e, &found, err);
+        if (rc) return rc;
+        for (size_t i = 0; found && i < e.n && !rc; i++)
+            rc = fl_cs_authorize_table_id(ctx, FL_ACL_OP_WRITE, e.b[i].table_id, false, err);
+        if (found) fl_producer_entry_free(&e);
+        if (rc) return rc;
+    }
     int rc = fl_producer_offsets_delete(ctx->cs->producers, req->producer_id, err);
     if (rc) return rc;
     Fluss__DeleteProducerOffsetsResponse resp = FLUSS__DELETE_PRODUCER_OFFSETS_RESPONSE__INIT;

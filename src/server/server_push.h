@@ -99,6 +99,9 @@ void fl_push_kv_snapshot_offset(fl_push_t *p, const fl_ms_bucket_t *b, int64_t t
 void fl_push_remote_log_offsets(fl_push_t *p, const fl_ms_bucket_t *b, int64_t table_id,
                                 int64_t partition_id, int32_t bucket, int64_t start,
                                 int64_t end);
+/* Queues NOTIFY_ACLS (m: every ACL of the cluster) to every registered
+ * tablet server, or to tablet_id only when it is >= 0. */
+void fl_push_acls(fl_push_t *p, const ProtobufCMessage *m, int32_t tablet_id);
 /* Queues the messages for a dropped table. */
 void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64_t table_id);
 /* Sends what is queued and waits for the answers (1 s at most). */

@@ -247,5 +247,9 @@ void fl_security_authenticate(const fl_listener_security_t *sec, fl_rpc_conn_t *
     s->authenticated = true;
     fl_rpc_conn_admit(conn);
     FL_DEBUG("security: User:%s authenticated on listener %s", user, sec->listener);
+    /* as 0.9.1: the exchange's last answer carries an empty challenge */
+    resp.has_challenge = 1;
+    resp.challenge.data = NULL;
+    resp.challenge.len = 0;
     fl_server_reply(out, req->request_id, &resp.base);
 }

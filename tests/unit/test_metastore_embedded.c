@@ -2,9 +2,12 @@
  * test_metastore_embedded.c — the embedded metadata store (metastore.h):
  * everything survives close/reopen, counters continue, a stray temp file is
  * ignored, a corrupt store file fails to open (never half-loaded), a
- * table's auto-increment counter goes on after a reopen, and a
+ * table's auto-increment counter goes on after a reopen, a
  * writer killed with SIGKILL in the middle of creating tables leaves a
- * store that opens with every acknowledged table in it.
+ * store that opens with every acknowledged table in it, and ACL documents
+ * (one per resource) are put, replaced, deleted and read back byte for
+ * byte after a reopen; a file from before ACLs loads, a malformed "acls"
+ * entry is refused, and a store latched by a failed write refuses them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +29,8 @@
 
 #include "test_tmpdir.h"
 
+#include "common_vfs.h"
+#include "common_vfs_fault.h"
 #include "metastore.h"
 
 
@@ -428,6 +433,167 @@ static void test_table_counter_persists(void **state) {
     ms->ops->close(ms);
 }
 
+/* ---- ACLs ---- */
+
+/* The reference's document (ResourceAclJsonSerde), as the authorizer writes it. */
+#define ACL_DOC(op)                                                                           \
+    "{\"version\":1,\"acls\":[{\"principal_type\":\"User\",\"principal_name\":\"guest\","  \
+    "\"permission_type\":\"ALLOW\",\"host\":\"*\",\"operation\":\"" op "\"}]}"
+
+static void check_acl(fl_metastore_t *ms, size_t i, int32_t type, const char *name,
+                      const char *json) {
+    const fl_ms_acl_node_t *a = ms->ops->acl_at(ms, i);
+    if (!a) fail_msg("acl %zu missing", i);
+    assert_int_equal(a->resource_type, type);
+    assert_string_equal(a->resource_name, name);
+    assert_string_equal(a->json, json);
+}
+
+static void test_acls_persist(void **state) {
+    const char *dir = *state;
+    fl_error_t err;
+    fl_metastore_t *ms = open_ok(dir);
+    assert_int_equal(ms->ops->acl_count(ms), 0);
+    assert_null(ms->ops->acl_at(ms, 0));
+    /* a document with what JSON escapes: quotes, a newline, non-ASCII */
+    const char *odd = "{\"version\":1,\"acls\":[],\"note\":\"line\nbreak \\\"q\\\" h\u00e9\"}";
+    assert_int_equal(ms->ops->acl_put(ms, 4, "db.t", ACL_DOC("READ"), &err), 0);
+    assert_int_equal(ms->ops->acl_put(ms, 2, "fluss-cluster", ACL_DOC("DESCRIBE"), &err), 0);
+    assert_int_equal(ms->ops->acl_put(ms, 3, "db", odd, &err), 0);
+    assert_int_equal(ms->ops->acl_put(ms, 4, "*", ACL_DOC("WRITE"), &err), 0);
+    assert_int_equal(ms->ops->acl_put(ms, 3, "gone", ACL_DOC("DROP"), &err), 0);
+    /* replaced, deleted, and a delete of nothing is no error and no write */
+    assert_int_equal(ms->ops->acl_put(ms, 4, "db.t", ACL_DOC("ALL"), &err), 0);
+    assert_int_equal(ms->ops->acl_put(ms, 3, "gone", NULL, &err), 0);
+    size_t before_len, after_len;
+    char *before = read_file(dir, "metadata.json", &before_len);
+    assert_int_equal(ms->ops->acl_put(ms, 3, "gone", NULL, &err), 0);
+    assert_int_equal(ms->ops->acl_put(ms, 4, "never", NULL, &err), 0);
+    char *after = read_file(dir, "metadata.json", &after_len);
+    assert_int_equal(before_len, after_len);
+    assert_memory_equal(before, after, before_len);
+    free(before);
+    free(after);
+    /* what has no place in the store */
+    assert_int_equal(ms->ops->acl_put(ms, 1, "x", ACL_DOC("READ"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(ms->ops->acl_put(ms, 5, "x", ACL_DOC("READ"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(ms->ops->acl_put(ms, 4, "", ACL_DOC("READ"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(ms->ops->acl_put(ms, 4, "bad\xff", ACL_DOC("READ"), &err),
+                     FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(ms->ops->acl_put(ms, 4, "x", "{\"bad\":\"\xc3\"}", &err),
+                     FLUSS_ERR__INVALID_ARG);
+
+    /* by type, then name */
+    assert_int_equal(ms->ops->acl_count(ms), 4);
+    check_acl(ms, 0, 2, "fluss-cluster", ACL_DOC("DESCRIBE"));
+    check_acl(ms, 1, 3, "db", odd);
+    check_acl(ms, 2, 4, "*", ACL_DOC("WRITE"));
+    check_acl(ms, 3, 4, "db.t", ACL_DOC("ALL"));
+    assert_null(ms->ops->acl_at(ms, 4));
+    ms->ops->close(ms);
+
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->acl_count(ms), 4);
+    check_acl(ms, 0, 2, "fluss-cluster", ACL_DOC("DESCRIBE"));
+    check_acl(ms, 1, 3, "db", odd);
+    check_acl(ms, 2, 4, "*", ACL_DOC("WRITE"));
+    check_acl(ms, 3, 4, "db.t", ACL_DOC("ALL"));
+    /* all deleted: the file has no "acls" any more */
+    for (size_t n = ms->ops->acl_count(ms); n > 0; n--) {
+        const fl_ms_acl_node_t *a = ms->ops->acl_at(ms, 0);
+        char name[64];
+        snprintf(name, sizeof(name), "%s", a->resource_name);
+        assert_int_equal(ms->ops->acl_put(ms, a->resource_type, name, NULL, &err), 0);
+    }
+    assert_int_equal(ms->ops->acl_count(ms), 0);
+    ms->ops->close(ms);
+    char *file = read_file(dir, "metadata.json", &after_len);
+    assert_null(strstr(file, "\"acls\":"));
+    free(file);
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->acl_count(ms), 0);
+    ms->ops->close(ms);
+}
+
+static void test_acls_old_and_malformed_files(void **state) {
+    const char *dir = *state;
+    /* a file from before ACLs */
+    const char *v1 = "{\"version\":1,\"counters\":[3,0,0],\"databases\":[],\"tables\":[]}";
+    write_file(dir, "metadata.json", v1, strlen(v1));
+    fl_metastore_t *ms = open_ok(dir);
+    assert_int_equal(ms->ops->acl_count(ms), 0);
+    ms->ops->close(ms);
+    /* one written by hand out of order still loads, in order */
+    const char *unordered = "{\"version\":1,\"counters\":[0,0,0],\"databases\":[],\"tables\":[],"
+                            "\"acls\":[{\"type\":4,\"name\":\"b\",\"json\":\"{}\"},"
+                            "{\"type\":2,\"name\":\"fluss-cluster\",\"json\":\"[]\"},"
+                            "{\"type\":4,\"name\":\"a\",\"json\":\"\"}]}";
+    write_file(dir, "metadata.json", unordered, strlen(unordered));
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->acl_count(ms), 3);
+    check_acl(ms, 0, 2, "fluss-cluster", "[]");
+    check_acl(ms, 1, 4, "a", "");
+    check_acl(ms, 2, 4, "b", "{}");
+    ms->ops->close(ms);
+
+    static const char *const bad[] = {
+        "\"acls\":{}",
+        "\"acls\":[1]",
+        "\"acls\":[{\"name\":\"a\",\"json\":\"{}\"}]",
+        "\"acls\":[{\"type\":\"TABLE\",\"name\":\"a\",\"json\":\"{}\"}]",
+        "\"acls\":[{\"type\":1,\"name\":\"a\",\"json\":\"{}\"}]",
+        "\"acls\":[{\"type\":5,\"name\":\"a\",\"json\":\"{}\"}]",
+        "\"acls\":[{\"type\":4,\"json\":\"{}\"}]",
+        "\"acls\":[{\"type\":4,\"name\":\"\",\"json\":\"{}\"}]",
+        "\"acls\":[{\"type\":4,\"name\":\"a\"}]",
+        "\"acls\":[{\"type\":4,\"name\":\"a\",\"json\":{}}]",
+        "\"acls\":[{\"type\":4,\"name\":\"a\",\"json\":\"{}\"},"
+        "{\"type\":4,\"name\":\"a\",\"json\":\"[]\"}]",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char doc[512];
+        int n = snprintf(doc, sizeof(doc),
+                         "{\"version\":1,\"counters\":[0,0,0],\"databases\":[],\"tables\":[],%s}",
+                         bad[i]);
+        expect_corrupt(dir, doc, (size_t)n);
+        fl_metastore_t *none = NULL;
+        fl_error_t err;
+        assert_int_equal(fl_metastore_embedded_open(dir, &none, &err), FLUSS_ERR__CORRUPT);
+        if (!strstr(err.msg, "acl")) fail_msg("%s: error does not name the acls: %s", bad[i], err.msg);
+    }
+}
+
+static void test_acl_put_latched(void **state) {
+    const char *dir = *state;
+    fl_error_t err;
+    fl_metastore_t *ms = open_ok(dir);
+    assert_int_equal(ms->ops->acl_put(ms, 4, "db.t", ACL_DOC("READ"), &err), 0);
+    /* the next write's fsync fails: the store latches */
+    char spec[4300];
+    snprintf(spec, sizeof(spec), "rate=1,ops=fsync,path=%s", dir);
+    fl_vfs_fault_config_t cfg;
+    if (fl_vfs_fault_parse(spec, &cfg, &err)) fail_msg("%s", err.msg);
+    fl_vfs_fault_t *vf = fl_vfs_fault_new(&cfg);
+    fl_vfs_install(fl_vfs_fault_ops(), vf);
+    assert_int_equal(ms->ops->acl_put(ms, 4, "db.t", ACL_DOC("WRITE"), &err),
+                     FLUSS_ERR_STORAGE_EXCEPTION);
+    fl_vfs_install(NULL, NULL);
+    fl_vfs_fault_free(vf);
+    /* the last durable state shows, and nothing more is written */
+    assert_int_equal(ms->ops->acl_count(ms), 1);
+    check_acl(ms, 0, 4, "db.t", ACL_DOC("READ"));
+    assert_int_equal(ms->ops->acl_put(ms, 2, "fluss-cluster", ACL_DOC("ALL"), &err),
+                     FLUSS_ERR_STORAGE_EXCEPTION);
+    assert_non_null(strstr(err.msg, "read-only"));
+    assert_int_equal(ms->ops->acl_put(ms, 4, "db.t", NULL, &err), FLUSS_ERR_STORAGE_EXCEPTION);
+    assert_int_equal(ms->ops->acl_count(ms), 1);
+    ms->ops->close(ms);
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->acl_count(ms), 1);
+    check_acl(ms, 0, 4, "db.t", ACL_DOC("READ"));
+    ms->ops->close(ms);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup, teardown),
@@ -436,6 +602,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_crash_in_the_middle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_partitions_persist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_counter_persists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_acls_persist, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_acls_old_and_malformed_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_acl_put_latched, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,10 @@
  * one goes; a tablet server's ephemeral registration vanishes with
  * its session and a new one gets a larger incarnation epoch; counters
  * never reissue after a reopen; LeaderAndIsr updates are conditional on
- * the znode version. Each test works under its own root prefix.
+ * the znode version; ACL documents live at Fluss's /fluss-acls/<TYPE>/<name>
+ * byte for byte, every change leaves a /fluss-acl-changes notification, a
+ * second store reads them back, and a fenced coordinator writes none.
+ * Each test works under its own root prefix.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -196,6 +199,11 @@ static char *dump(fl_metastore_t *ms) {
             dump_buckets(&out, pp->buckets, pp->bucket_count);
         }
     }
+    for (size_t i = 0; i < ms->ops->acl_count(ms); i++) {
+        const fl_ms_acl_node_t *a = ms->ops->acl_at(ms, i);
+        put(&out, "acl %d %s %s\n", a->resource_type, a->resource_name, a->json);
+    }
+    assert_null(ms->ops->acl_at(ms, ms->ops->acl_count(ms)));
     put(&out, "end\n");
     fl_buf_append(&out, "", 1);
     return (char *)out.data;
@@ -230,6 +238,44 @@ static void raw_get(const char *path, char *out, int *len) {
     }
     if (rc != ZOK) fail_msg("get %s: %s", path, zerror(rc));
     zookeeper_close(zh);
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(a, b); }
+
+/* The children of path, sorted, and how many; ZNONODE gives 0. */
+static int raw_children(const char *path, char names[][64], int max) {
+    zhandle_t *zh = zookeeper_init(g_connect, NULL, 6000, NULL, NULL, 0);
+    assert_non_null(zh);
+    struct String_vector kids = {0};
+    int rc;
+    for (int i = 0; i < 100; i++) {
+        rc = zoo_get_children(zh, path, 0, &kids);
+        if (rc != ZCONNECTIONLOSS && rc != ZINVALIDSTATE) break;
+        usleep(50000);
+    }
+    zookeeper_close(zh);
+    if (rc == ZNONODE) return 0;
+    if (rc != ZOK) fail_msg("list %s: %s", path, zerror(rc));
+    int n = kids.count;
+    assert_true(n <= max);
+    for (int i = 0; i < n; i++) snprintf(names[i], 64, "%s", kids.data[i]);
+    deallocate_String_vector(&kids);
+    qsort(names, (size_t)n, 64, name_cmp);
+    return n;
+}
+
+static int raw_create(const char *path, const char *data) {
+    zhandle_t *zh = zookeeper_init(g_connect, NULL, 6000, NULL, NULL, 0);
+    assert_non_null(zh);
+    int rc;
+    for (int i = 0; i < 100; i++) {
+        rc = zoo_create(zh, path, data, (int)strlen(data), &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
+                        NULL, 0);
+        if (rc != ZCONNECTIONLOSS && rc != ZINVALIDSTATE) break;
+        usleep(50000);
+    }
+    zookeeper_close(zh);
+    return rc;
 }
 
 static int raw_delete(const char *path) {
@@ -327,6 +373,23 @@ static void test_same_as_embedded(void **state) {
          z->ops->reserve_table_ids(z, 999, 5, &v2, &e2));
     same(e, z, "after counters");
 
+    /* ACLs */
+    const char *doc = "{\"version\":1,\"acls\":[{\"principal_type\":\"User\",\"principal_name\":"
+                      "\"guest\",\"permission_type\":\"ALLOW\",\"host\":\"*\",\"operation\":\"READ\"}]}";
+    BOTH(e->ops->acl_put(e, 4, "d1.a", doc, &e1), z->ops->acl_put(z, 4, "d1.a", doc, &e2));
+    BOTH(e->ops->acl_put(e, 2, "fluss-cluster", "{}", &e1),
+         z->ops->acl_put(z, 2, "fluss-cluster", "{}", &e2));
+    BOTH(e->ops->acl_put(e, 3, "d2", doc, &e1), z->ops->acl_put(z, 3, "d2", doc, &e2));
+    BOTH(e->ops->acl_put(e, 3, "*", doc, &e1), z->ops->acl_put(z, 3, "*", doc, &e2));
+    BOTH(e->ops->acl_put(e, 2, "fluss-cluster", doc, &e1),
+         z->ops->acl_put(z, 2, "fluss-cluster", doc, &e2));
+    BOTH(e->ops->acl_put(e, 3, "d2", NULL, &e1), z->ops->acl_put(z, 3, "d2", NULL, &e2));
+    BOTH(e->ops->acl_put(e, 3, "d2", NULL, &e1), z->ops->acl_put(z, 3, "d2", NULL, &e2));
+    BOTH(e->ops->acl_put(e, 1, "x", doc, &e1), z->ops->acl_put(z, 1, "x", doc, &e2));
+    BOTH(e->ops->acl_put(e, 4, "", doc, &e1), z->ops->acl_put(z, 4, "", doc, &e2));
+    assert_int_equal(z->ops->acl_count(z), 3);
+    same(e, z, "after acls");
+
     /* reopened, both read back the same */
     e->ops->close(e);
     z->ops->close(z);
@@ -377,6 +440,141 @@ static void test_same_as_embedded(void **state) {
     assert_int_equal(raw_delete("/same/tabletservers/partitions/42"), ZNONODE);
     e->ops->close(e);
     z->ops->close(z);
+}
+
+/* ---- ACLs ---- */
+
+#define ACL_DOC(op)                                                                           \
+    "{\"version\":1,\"acls\":[{\"principal_type\":\"User\",\"principal_name\":\"guest\","  \
+    "\"permission_type\":\"ALLOW\",\"host\":\"*\",\"operation\":\"" op "\"}]}"
+
+static void expect_raw(const char *path, const char *want) {
+    char buf[4096];
+    int len = sizeof(buf) - 1;
+    raw_get(path, buf, &len);
+    assert_true(len >= 0);
+    buf[len] = '\0';
+    assert_int_equal((size_t)len, strlen(want));
+    assert_string_equal(buf, want);
+}
+
+/* The notifications under /acl/fluss-acl-changes, in order, must say want[]. */
+static void expect_notes(const char *const *want, int n) {
+    char names[32][64];
+    int got = raw_children("/acl/fluss-acl-changes", names, 32);
+    assert_int_equal(got, n);
+    for (int i = 0; i < n; i++) {
+        /* acl_changes_ and ZooKeeper's 10-digit sequence */
+        assert_int_equal(strlen(names[i]), strlen("acl_changes_") + 10);
+        assert_memory_equal(names[i], "acl_changes_", strlen("acl_changes_"));
+        char path[128];
+        snprintf(path, sizeof(path), "/acl/fluss-acl-changes/%s", names[i]);
+        expect_raw(path, want[i]);
+    }
+}
+
+static void test_acls(void **state) {
+    (void)state;
+    fl_error_t err;
+    fl_metastore_t *a = zk_open_active("/acl", "a");
+    assert_int_equal(a->ops->acl_count(a), 0);
+    /* a document with what JSON escapes: quotes, a newline, non-ASCII */
+    const char *odd = "{\"version\":1,\"acls\":[],\"note\":\"line\nbreak \\\"q\\\" h\u00e9\"}";
+    assert_int_equal(a->ops->acl_put(a, 4, "db.t", ACL_DOC("READ"), &err), 0);
+    assert_int_equal(a->ops->acl_put(a, 2, "fluss-cluster", ACL_DOC("DESCRIBE"), &err), 0);
+    assert_int_equal(a->ops->acl_put(a, 3, "db", odd, &err), 0);
+    assert_int_equal(a->ops->acl_put(a, 4, "*", ACL_DOC("WRITE"), &err), 0);
+    assert_int_equal(a->ops->acl_put(a, 4, "db.t", ACL_DOC("ALL"), &err), 0); /* replaced */
+    assert_int_equal(a->ops->acl_put(a, 3, "gone", ACL_DOC("DROP"), &err), 0);
+    assert_int_equal(a->ops->acl_put(a, 3, "gone", NULL, &err), 0);
+    /* deleting nothing: no error, no write, no notification */
+    assert_int_equal(a->ops->acl_put(a, 3, "gone", NULL, &err), 0);
+    assert_int_equal(a->ops->acl_put(a, 4, "never", NULL, &err), 0);
+    /* what has no znode */
+    assert_int_equal(a->ops->acl_put(a, 4, "db/t", ACL_DOC("READ"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_non_null(strstr(err.msg, "'/'"));
+    assert_int_equal(a->ops->acl_put(a, 1, "x", ACL_DOC("READ"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(a->ops->acl_put(a, 4, "..", ACL_DOC("READ"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(a->ops->acl_put(a, 4, "", ACL_DOC("READ"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(a->ops->acl_count(a), 4);
+
+    /* at the reference's paths, the document's exact bytes */
+    expect_raw("/acl/fluss-acls/TABLE/db.t", ACL_DOC("ALL"));
+    expect_raw("/acl/fluss-acls/TABLE/*", ACL_DOC("WRITE"));
+    expect_raw("/acl/fluss-acls/CLUSTER/fluss-cluster", ACL_DOC("DESCRIBE"));
+    expect_raw("/acl/fluss-acls/DATABASE/db", odd);
+    assert_int_equal(raw_delete("/acl/fluss-acls/DATABASE/gone"), ZNONODE);
+    char names[8][64];
+    assert_int_equal(raw_children("/acl/fluss-acls/TABLE", names, 8), 2);
+    /* one notification per change, "<TYPE>:<name>" */
+    static const char *const notes[] = {"TABLE:db.t", "CLUSTER:fluss-cluster", "DATABASE:db",
+                                        "TABLE:*", "TABLE:db.t", "DATABASE:gone",
+                                        "DATABASE:gone"};
+    expect_notes(notes, 7);
+
+    /* a second store on the same ZooKeeper reads the same; as a standby it
+     * writes nothing */
+    fl_metastore_t *b = zk_open("/acl");
+    char *x = dump(a), *y = dump(b);
+    assert_string_equal(x, y);
+    free(y);
+    assert_int_equal(b->ops->acl_count(b), 4);
+    assert_int_equal(b->ops->acl_put(b, 4, "db.t", NULL, &err),
+                     FLUSS_ERR_NOT_COORDINATOR_LEADER_EXCEPTION);
+    const fl_ms_acl_node_t *n = b->ops->acl_at(b, 0);
+    assert_int_equal(n->resource_type, 2);
+    assert_string_equal(n->resource_name, "fluss-cluster");
+    n = b->ops->acl_at(b, 1);
+    assert_int_equal(n->resource_type, 3);
+    assert_string_equal(n->json, odd);
+    n = b->ops->acl_at(b, 3);
+    assert_string_equal(n->resource_name, "db.t");
+    assert_string_equal(n->json, ACL_DOC("ALL"));
+
+    /* a's seat goes to b: a's ACL writes are fenced, with no notification */
+    assert_int_equal(raw_delete("/acl/coordinators/active"), ZOK);
+    bool active = false;
+    assert_int_equal(fl_metastore_zk_elect(b, "b", "INTERNAL://127.0.0.1:9124", 5000, &active,
+                                           &err), 0);
+    assert_true(active);
+    assert_int_equal(a->ops->acl_put(a, 4, "db.t", ACL_DOC("READ"), &err),
+                     FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION);
+    expect_raw("/acl/fluss-acls/TABLE/db.t", ACL_DOC("ALL"));
+    expect_notes(notes, 7);
+    a->ops->close(a);
+
+    /* b deletes and replaces; a reopened store sees exactly that */
+    assert_int_equal(b->ops->acl_put(b, 4, "db.t", NULL, &err), 0);
+    assert_int_equal(b->ops->acl_put(b, 2, "fluss-cluster", ACL_DOC("ALTER"), &err), 0);
+    assert_int_equal(b->ops->acl_put(b, 4, "new_table", ACL_DOC("READ"), &err), 0);
+    static const char *const notes2[] = {"TABLE:db.t", "CLUSTER:fluss-cluster", "DATABASE:db",
+                                         "TABLE:*", "TABLE:db.t", "DATABASE:gone",
+                                         "DATABASE:gone", "TABLE:db.t", "CLUSTER:fluss-cluster",
+                                         "TABLE:new_table"};
+    expect_notes(notes2, 10);
+    assert_int_equal(raw_delete("/acl/fluss-acls/TABLE/db.t"), ZNONODE);
+    fl_metastore_t *c = zk_open("/acl");
+    free(x);
+    x = dump(b);
+    y = dump(c);
+    assert_string_equal(x, y);
+    assert_int_equal(c->ops->acl_count(c), 4);
+    assert_string_equal(c->ops->acl_at(c, 0)->json, ACL_DOC("ALTER"));
+    assert_string_equal(c->ops->acl_at(c, 3)->resource_name, "new_table");
+    free(x);
+    free(y);
+    c->ops->close(c);
+
+    /* another writer (a Fluss server on the same ZooKeeper) changed a node
+     * b never saw: b's writes go by what ZooKeeper holds, not its cache */
+    assert_int_equal(raw_create("/acl/fluss-acls/DATABASE/outside", "{}"), ZOK);
+    assert_int_equal(b->ops->acl_put(b, 3, "outside", ACL_DOC("READ"), &err), 0);
+    expect_raw("/acl/fluss-acls/DATABASE/outside", ACL_DOC("READ"));
+    assert_int_equal(b->ops->acl_count(b), 5);
+    assert_int_equal(raw_delete("/acl/fluss-acls/DATABASE/outside"), ZOK);
+    assert_int_equal(b->ops->acl_put(b, 3, "outside", NULL, &err), 0);
+    assert_int_equal(b->ops->acl_count(b), 4);
+    b->ops->close(b);
 }
 
 /* ---- fencing ---- */
@@ -667,6 +865,7 @@ int main(void) {
         cmocka_unit_test(test_registration_is_ephemeral),
         cmocka_unit_test(test_counters_never_reissue),
         cmocka_unit_test(test_leader_isr),
+        cmocka_unit_test(test_acls),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
