@@ -129,6 +129,90 @@ bool fl_acl_filter_matches(const fl_acl_filter_t *f, const fl_acl_binding_t *b) 
 }
 
 /* ------------------------------------------------------------------ */
+/* UTF-8: the stored document must be; protobuf-c does not check        */
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing past U+10FFFF — what jansson accepts), 0 if none. */
+static size_t fl_acl_utf8_len(const unsigned char *p) {
+    unsigned char c = p[0];
+    if (c < 0x80) return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else return 0;
+    if (p[1] < lo || p[1] > hi) return 0; /* also stops at the NUL */
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+    return n;
+}
+
+/* The bytes s takes once written as JSON's UTF-8 (fl_acl_utf8_clean). */
+static size_t fl_acl_utf8_clean_len(const char *s) {
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t k = fl_acl_utf8_len(p);
+        n += k ? k : 3;
+        p += k ? k : 1;
+    }
+    return n;
+}
+
+/* s with U+FFFD for each byte that starts no valid sequence */
+static char *fl_acl_utf8_clean(const char *s) {
+    char *out = fl_malloc(fl_acl_utf8_clean_len(s) + 1), *w = out;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t k = fl_acl_utf8_len(p);
+        if (k) {
+            memcpy(w, p, k);
+            w += k, p += k;
+        } else {
+            memcpy(w, "\xEF\xBF\xBD", 3);
+            w += 3, p++;
+        }
+    }
+    *w = '\0';
+    return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* what may enter a set                                                */
+
+static int fl_acl_check_string(const char *what, const char *v, fl_error_t *err) {
+    if (!v) return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "ACL binding has no %s", what);
+    size_t n = fl_acl_utf8_clean_len(v); /* as written to the document */
+    if (n > FL_ACL_STRING_MAX)
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "ACL binding's %s is %zu bytes, over %d",
+                          what, n, FL_ACL_STRING_MAX);
+    return 0;
+}
+
+int fl_acl_binding_check(const fl_acl_binding_t *b, fl_error_t *err) {
+    if (!fl_acl_resource_type_name(b->resource_type))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "Unknown resource type code %d",
+                          b->resource_type);
+    if (!fl_acl_operation_name(b->operation))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "Unknown operation type code: %d",
+                          b->operation);
+    if (!fl_acl_permission_name(b->permission))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "Unknown permission type: %d",
+                          b->permission);
+    int rc = fl_acl_check_string("resource name", b->resource_name, err);
+    if (!rc) rc = fl_acl_check_string("principal type", b->principal_type, err);
+    if (!rc) rc = fl_acl_check_string("principal name", b->principal_name, err);
+    if (!rc) rc = fl_acl_check_string("host", b->host, err);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* the set                                                             */
 
 typedef struct fl_acl_resource {
@@ -346,48 +430,6 @@ size_t fl_acl_set_resource_size(const fl_acl_set_t *s, int32_t type, const char 
 
 /* ------------------------------------------------------------------ */
 /* the ZooKeeper document of one resource                              */
-
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
- * surrogates, nothing past U+10FFFF — what jansson accepts), 0 if none. */
-static size_t fl_acl_utf8_len(const unsigned char *p) {
-    unsigned char c = p[0];
-    if (c < 0x80) return 1;
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else return 0;
-    if (p[1] < lo || p[1] > hi) return 0; /* also stops at the NUL */
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
-    return n;
-}
-
-/* s with U+FFFD for each byte that starts no valid sequence */
-static char *fl_acl_utf8_clean(const char *s) {
-    size_t n = strlen(s);
-    char *out = fl_malloc(3 * n + 1), *w = out;
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        size_t k = fl_acl_utf8_len(p);
-        if (k) {
-            memcpy(w, p, k);
-            w += k, p += k;
-        } else {
-            memcpy(w, "\xEF\xBF\xBD", 3);
-            w += 3, p++;
-        }
-    }
-    *w = '\0';
-    return out;
-}
 
 static json_t *fl_acl_json_string(const char *s) {
     json_t *j = json_string(s);
@@ -678,13 +720,42 @@ static bool fl_acl_entry_grants(const fl_acl_binding_t *b, const fl_acl_principa
     return fl_acl_op_implies(b->operation, op);
 }
 
+/* who asks, from where, for what */
+typedef struct fl_acl_query {
+    const fl_acl_principal_t *p;
+    const char *host;
+    int32_t op;
+} fl_acl_query_t;
+
 static bool fl_acl_resource_grants(const fl_acl_set_t *s, int32_t type, const char *name,
-                                   size_t len, const fl_acl_principal_t *p, const char *host,
-                                   int32_t op) {
+                                   size_t len, const fl_acl_query_t *q) {
     const fl_acl_resource_t *r = fl_acl_lookup(s, type, name, len);
     for (size_t i = 0; r && i < r->count; i++)
-        if (fl_acl_entry_grants(&r->bindings[i], p, host, op)) return true;
+        if (fl_acl_entry_grants(&r->bindings[i], q->p, q->host, q->op)) return true;
     return false;
+}
+
+/* RESOURCE_MAPPING: the resource and its parents */
+static bool fl_acl_literal_grants(const fl_acl_set_t *s, int32_t type, const char *name,
+                                  const fl_acl_query_t *q) {
+    static const size_t cluster_len = sizeof(FL_ACL_CLUSTER_NAME) - 1;
+    size_t len = strlen(name);
+    switch (type) {
+    case FL_ACL_RES_TABLE: {
+        const char *dot = memchr(name, '.', len);
+        size_t db_len = dot ? (size_t)(dot - name) : len;
+        return fl_acl_resource_grants(s, FL_ACL_RES_TABLE, name, len, q) ||
+               fl_acl_resource_grants(s, FL_ACL_RES_DATABASE, name, db_len, q) ||
+               fl_acl_resource_grants(s, FL_ACL_RES_CLUSTER, FL_ACL_CLUSTER_NAME, cluster_len, q);
+    }
+    case FL_ACL_RES_DATABASE:
+        return fl_acl_resource_grants(s, FL_ACL_RES_DATABASE, name, len, q) ||
+               fl_acl_resource_grants(s, FL_ACL_RES_CLUSTER, FL_ACL_CLUSTER_NAME, cluster_len, q);
+    case FL_ACL_RES_CLUSTER:
+        return fl_acl_resource_grants(s, FL_ACL_RES_CLUSTER, name, len, q);
+    default: /* ANY: no literal resources */
+        return false;
+    }
 }
 
 bool fl_acl_authorized(const fl_acl_set_t *s, const fl_acl_super_users_t *su,
@@ -692,28 +763,10 @@ bool fl_acl_authorized(const fl_acl_set_t *s, const fl_acl_super_users_t *su,
                        int32_t resource_type, const char *resource_name) {
     assert(p && p->type && p->name && resource_name);
     if (fl_acl_is_super_user(su, p)) return true;
-#define FL_ACL_GRANTS(t, n, l) fl_acl_resource_grants(s, (t), (n), (l), p, host, op)
-    static const size_t cluster_len = sizeof(FL_ACL_CLUSTER_NAME) - 1;
-    size_t len = strlen(resource_name);
+    fl_acl_query_t q = {.p = p, .host = host, .op = op};
     /* the same type's wildcard resource only: DATABASE "*" is no table's */
-    if (FL_ACL_GRANTS(resource_type, FL_ACL_WILDCARD, 1)) return true;
-    switch (resource_type) {
-    case FL_ACL_RES_TABLE: {
-        const char *dot = memchr(resource_name, '.', len);
-        size_t db_len = dot ? (size_t)(dot - resource_name) : len;
-        return FL_ACL_GRANTS(FL_ACL_RES_TABLE, resource_name, len) ||
-               FL_ACL_GRANTS(FL_ACL_RES_DATABASE, resource_name, db_len) ||
-               FL_ACL_GRANTS(FL_ACL_RES_CLUSTER, FL_ACL_CLUSTER_NAME, cluster_len);
-    }
-    case FL_ACL_RES_DATABASE:
-        return FL_ACL_GRANTS(FL_ACL_RES_DATABASE, resource_name, len) ||
-               FL_ACL_GRANTS(FL_ACL_RES_CLUSTER, FL_ACL_CLUSTER_NAME, cluster_len);
-    case FL_ACL_RES_CLUSTER:
-        return FL_ACL_GRANTS(FL_ACL_RES_CLUSTER, resource_name, len);
-    default: /* ANY: no literal resources */
-        return false;
-    }
-#undef FL_ACL_GRANTS
+    return fl_acl_resource_grants(s, resource_type, FL_ACL_WILDCARD, 1, &q) ||
+           fl_acl_literal_grants(s, resource_type, resource_name, &q);
 }
 
 void fl_acl_denial_message(char *buf, size_t cap, const fl_acl_principal_t *p, int32_t op,

@@ -89,6 +89,13 @@ void fl_acl_binding_copy(fl_acl_binding_t *dst, const fl_acl_binding_t *src);
 bool fl_acl_binding_equal(const fl_acl_binding_t *a, const fl_acl_binding_t *b);
 /* ResourceFilter.matches && AccessControlEntryFilter.matches. */
 bool fl_acl_filter_matches(const fl_acl_filter_t *f, const fl_acl_binding_t *b);
+/* Whether b may enter a set: known codes (the messages of 0.9.1's
+ * fromCode), every string set and at most FL_ACL_STRING_MAX bytes as
+ * written to the document (see fl_acl_resource_json on U+FFFD), so that
+ * its stored document loads again. FLUSS_ERR__INVALID_ARG if not.
+ * Names (even ""), hosts, resource type ANY, operation ANY and
+ * permission ANY are otherwise free, as in 0.9.1. */
+int fl_acl_binding_check(const fl_acl_binding_t *b, fl_error_t *err);
 
 /* Every ACL a server knows, indexed by resource (type, name) so a check
  * looks at a handful of resources, not every ACL. A resource exists while
@@ -98,10 +105,9 @@ typedef struct fl_acl_set fl_acl_set_t;
 fl_acl_set_t *fl_acl_set_new(void);
 void fl_acl_set_free(fl_acl_set_t *s);
 fl_acl_set_t *fl_acl_set_copy(const fl_acl_set_t *s);
-/* Adds a copy of b; idempotent: true if b was not there. b's strings must
- * be set and its operation and permission codes known (the wire layer
- * refuses unknown codes first, as fromCode does); its resource type is a
- * key like any other (the reference stores what it is given). */
+/* Adds a copy of b; idempotent: true if b was not there. b must pass
+ * fl_acl_binding_check (the caller's duty: wire bytes are checked, not
+ * asserted, before they get here). */
 bool fl_acl_set_add(fl_acl_set_t *s, const fl_acl_binding_t *b);
 /* Removes every binding f matches, appending copies of them to *removed
  * (fl_realloc'd array of *n_removed entries; caller clears and frees).

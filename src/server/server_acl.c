@@ -58,6 +58,12 @@ static int fl_acl_from_pb(const Fluss__PbAclInfo *pb, fl_acl_binding_t *b, fl_er
                             .host = pb->host,
                             .operation = pb->operation_type,
                             .permission = pb->permission_type};
+    /* optional strings absent, or too long to store: -1, as 0.9.1 fails
+     * such a request */
+    fl_error_t e;
+    fl_err_clear(&e);
+    if (fl_acl_binding_check(b, &e))
+        return fl_err_set(err, FLUSS_ERR_UNKNOWN_SERVER_ERROR, "%s", e.msg);
     return 0;
 }
 

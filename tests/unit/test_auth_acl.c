@@ -358,6 +358,61 @@ static void test_set_add_order_copy(void **state) {
     fl_acl_binding_clear(NULL);
 }
 
+static void expect_bad_binding(fl_acl_binding_t b, const char *words) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    assert_int_equal(fl_acl_binding_check(&b, &err), FLUSS_ERR__INVALID_ARG);
+    if (!strstr(err.msg, words)) fail_msg("error '%s' lacks '%s'", err.msg, words);
+}
+
+static void test_binding_check(void **state) {
+    (void)state;
+    fl_error_t err;
+    fl_acl_binding_t ok = bind(TB, "db.t", "User", "u", "*", FL_ACL_OP_READ, FL_ACL_PERM_ALLOW);
+    assert_int_equal(fl_acl_binding_check(&ok, &err), 0);
+    /* what 0.9.1 stores without a word: odd names, PERM_ANY, op ANY, type ANY */
+    fl_acl_binding_t odd = bind(FL_ACL_RES_ANY, "", "", "", "", FL_ACL_OP_ANY, FL_ACL_PERM_ANY);
+    assert_int_equal(fl_acl_binding_check(&odd, &err), 0);
+    fl_acl_binding_t b = ok;
+    b.resource_type = 0;
+    expect_bad_binding(b, "Unknown resource type code 0");
+    b = ok;
+    b.operation = 9;
+    expect_bad_binding(b, "Unknown operation type code: 9");
+    b = ok;
+    b.permission = 3;
+    expect_bad_binding(b, "Unknown permission type: 3");
+    b = ok;
+    b.host = NULL;
+    expect_bad_binding(b, "has no host");
+    b = ok;
+    b.principal_type = NULL;
+    expect_bad_binding(b, "has no principal type");
+    /* a string the stored document could not hold */
+    char *big = malloc(FL_ACL_STRING_MAX + 2);
+    memset(big, 'x', FL_ACL_STRING_MAX + 1);
+    big[FL_ACL_STRING_MAX + 1] = '\0';
+    b = ok;
+    b.principal_name = big;
+    expect_bad_binding(b, "principal name is 65537 bytes, over 65536");
+    /* counted as written: each byte that is not UTF-8 becomes U+FFFD's 3 */
+    memset(big, 0xff, 30000);
+    big[30000] = '\0';
+    expect_bad_binding(b, "principal name is 90000 bytes, over 65536");
+    memset(big, 'x', FL_ACL_STRING_MAX);
+    big[FL_ACL_STRING_MAX] = '\0';
+    assert_int_equal(fl_acl_binding_check(&b, &err), 0);
+    /* at the bound, the document round-trips */
+    fl_acl_set_t *s = fl_acl_set_new();
+    assert_true(fl_acl_set_add(s, &b));
+    char *text = fl_acl_resource_json(s, TB, "db.t");
+    assert_int_equal(fl_acl_set_load_resource(s, TB, "db.t", text, strlen(text), &err), 0);
+    assert_int_equal(fl_acl_set_count(s), 1);
+    fl_free(text);
+    fl_acl_set_free(s);
+    free(big);
+}
+
 /* the standard population for the filter tests: 8 bindings */
 static fl_acl_set_t *population(void) {
     fl_acl_set_t *s = fl_acl_set_new();
@@ -371,7 +426,8 @@ static fl_acl_set_t *population(void) {
         bind(TB, "*", "User", "b", "*", FL_ACL_OP_ALL, FL_ACL_PERM_ALLOW),
         bind(TB, "db", "User", "c", "*", FL_ACL_OP_DROP, FL_ACL_PERM_ALLOW),
     };
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) assert_true(fl_acl_set_add(s, &all[i]));
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        assert_true(fl_acl_set_add(s, &all[i]));
     return s;
 }
 
@@ -459,8 +515,9 @@ static void test_remove_bookkeeping(void **state) {
      * matches, a later one only what is left; results accumulate */
     assert_int_equal(fl_acl_set_remove(s, F(.resource_type = TB), &gone, &n_gone), 4);
     assert_int_equal(fl_acl_set_remove(s, F(.resource_type = TB), &gone, &n_gone), 0);
-    assert_int_equal(fl_acl_set_remove(s, F(.resource_type = FL_ACL_RES_ANY, .principal_type = "User",
-                                            .principal_name = "a"), &gone, &n_gone), 2);
+    const fl_acl_filter_t *user_a = F(.resource_type = FL_ACL_RES_ANY, .principal_type = "User",
+                                      .principal_name = "a");
+    assert_int_equal(fl_acl_set_remove(s, user_a, &gone, &n_gone), 2);
     assert_int_equal(n_gone, 6);
     /* the removed bindings come back whole, resource included */
     assert_int_equal(gone[0].resource_type, TB);
@@ -618,7 +675,8 @@ static void test_json_refusals(void **state) {
     BAD("{", "not JSON");
     BAD("{\"version\":1,\"acls\":[]} x", "not JSON");
     BAD("{\"version\":1,\"acls\":[]}{}", "not JSON");
-    expect_bad_json("{\"version\":1,\"acls\":[]}\0", sizeof("{\"version\":1,\"acls\":[]}"), "not JSON");
+    static const char nul_tail[] = "{\"version\":1,\"acls\":[]}\0";
+    expect_bad_json(nul_tail, sizeof(nul_tail) - 1, "not JSON");
     BAD("{\"version\":1,\"acls\":[\"\xff\"]}", "not JSON"); /* not UTF-8 */
     BAD(ENTRY("\"User\"", "\"a\\u0000b\"", "\"ALLOW\"", "\"*\"", "\"READ\""), "not JSON");
     /* the document's shape */
@@ -723,7 +781,8 @@ static void expect_denied(const itcase_t *t, int32_t op, int32_t type, const cha
     assert_string_equal(buf, msg);
 }
 
-#define DENIAL "Principal FlussPrincipal{name='guest', type='User'} have no authorization to operate "
+#define DENIAL \
+    "Principal FlussPrincipal{name='guest', type='User'} have no authorization to operate "
 #define PK "test_db_1.test_pk_table_1"
 
 static void test_itcase_databases_and_tables(void **state) {
@@ -897,6 +956,7 @@ int main(void) {
         cmocka_unit_test(test_principal_and_host),
         cmocka_unit_test(test_super_users),
         cmocka_unit_test(test_set_add_order_copy),
+        cmocka_unit_test(test_binding_check),
         cmocka_unit_test(test_remove_filters),
         cmocka_unit_test(test_remove_bookkeeping),
         cmocka_unit_test(test_denial_message),
