@@ -100,6 +100,25 @@ const char *fluss_acl_operation_name(int op);
 int fluss_acl_operation_parse(const char *name);
 const char *fluss_acl_resource_type_name(int type);
 
+/* ---- SCRAM users (ours; SASL mechanisms SCRAM-SHA-256/512) ---- */
+
+typedef struct fluss_scram_user {
+    char *user;
+    char *mechanism;   /* "SCRAM-SHA-256" or "SCRAM-SHA-512" */
+    int iterations;
+} fluss_scram_user_t;
+
+/* Sets user's credential for mechanism from password (the server salts
+ * and hashes it; iterations 0 = 4096, at least 4096). Needs ALTER on the
+ * cluster when authorization is on. */
+int fluss_scram_user_set(fluss_client_t *c, const char *user, const char *mechanism,
+                         const char *password, int iterations, fluss_error_t *err);
+int fluss_scram_user_delete(fluss_client_t *c, const char *user, const char *mechanism,
+                            fluss_error_t *err);
+int fluss_scram_user_list(fluss_client_t *c, fluss_scram_user_t **out, size_t *n,
+                          fluss_error_t *err);
+void fluss_scram_users_free(fluss_scram_user_t *users, size_t n);
+
 /* ---- databases ---- */
 
 typedef struct fluss_database_info {

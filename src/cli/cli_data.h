@@ -81,6 +81,8 @@ int fl_cli_partition(const char *bootstrap, int argc, char **argv);
 int fl_cli_table_alter(const char *bootstrap, int argc, char **argv);
 /* cli_acl.c: `fluss acl add|list|drop` */
 int fl_cli_acl(const char *bootstrap, int argc, char **argv);
+/* cli_user.c: `fluss user add|delete|list` (SCRAM users) */
+int fl_cli_user(const char *bootstrap, int argc, char **argv);
 /* cli_lake.c: `fluss lake status|tier` */
 int fl_cli_lake(const char *bootstrap, int argc, char **argv);
 

@@ -46,11 +46,12 @@ static void usage_main(FILE *f) {
             "  lookup DB.TABLE [--format table|json] [KEY...]\n"
             "  lake status DB.TABLE                  lake tier DB.TABLE --now\n"
             "  acl add|list|drop [--principal User:N] [--operation OP] [--resource R]\n"
+            "  user add|delete NAME [--mechanism SCRAM-SHA-256|SCRAM-SHA-512]   user list\n"
             "\n"
             "The bootstrap server defaults to $FLUSS_BOOTSTRAP or 127.0.0.1:9123.\n"
             "On a SASL listener: --sasl-username NAME (or $FLUSS_SASL_USERNAME) and the\n"
             "password in $FLUSS_SASL_PASSWORD (never on the command line); mechanism\n"
-            "PLAIN.\n"
+            "PLAIN, or $FLUSS_SASL_MECHANISM (SCRAM-SHA-256, SCRAM-SHA-512).\n"
             "Run 'fluss db --help' or 'fluss table create --help' for details.\n");
 }
 
@@ -353,6 +354,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "partition") == 0)
         return fl_cli_partition(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "acl") == 0) return fl_cli_acl(g_bootstrap, argc - i - 1, argv + i + 1);
+    if (strcmp(argv[i], "user") == 0) return fl_cli_user(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "lake") == 0) return fl_cli_lake(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "produce") == 0) return fl_cli_produce(g_bootstrap, argc - i - 1, argv + i + 1);
     if (strcmp(argv[i], "scan") == 0) return fl_cli_scan(g_bootstrap, argc - i - 1, argv + i + 1);

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "auth_scram.h"
 #include "common_alloc.h"
 #include "common_buf.h"
 #include "common_time.h"
@@ -53,12 +54,63 @@ static int fl_wait(int fd, short events, int64_t deadline, fl_error_t *err) {
     }
 }
 
-/* SASL/PLAIN's one message (RFC 4616): no authzid, user, password. */
+/* One AUTHENTICATE: token out, the server's challenge (if any) back
+ * (fl_malloc'd, NULL when none). */
+static int fl_client_auth_step(fl_client_conn_t *c, const char *mechanism, const uint8_t *token,
+                               size_t len, uint8_t **challenge, size_t *challenge_len,
+                               fl_error_t *err) {
+    Fluss__AuthenticateRequest req = FLUSS__AUTHENTICATE_REQUEST__INIT;
+    req.protocol = (char *)mechanism;
+    req.token.data = (uint8_t *)token;
+    req.token.len = len;
+    Fluss__AuthenticateResponse *resp = NULL;
+    int rc = fl_client_conn_call(c, FL_API_AUTHENTICATE, &req.base,
+                                 &fluss__authenticate_response__descriptor,
+                                 (ProtobufCMessage **)&resp, err);
+    *challenge = NULL;
+    *challenge_len = 0;
+    if (!rc && resp->has_challenge && resp->challenge.len) {
+        *challenge = fl_malloc(resp->challenge.len);
+        memcpy(*challenge, resp->challenge.data, resp->challenge.len);
+        *challenge_len = resp->challenge.len;
+    }
+    if (resp) protobuf_c_message_free_unpacked(&resp->base, NULL);
+    return rc;
+}
+
+/* SCRAM (ours): client-first, client-final, and the server's signature
+ * checked. */
+static int fl_client_scram(fl_client_conn_t *c, const fl_client_auth_t *a, int hash,
+                           fl_error_t *err) {
+    fl_scram_client_t *s = fl_scram_client_new(hash, a->username, a->password);
+    uint8_t *msg = NULL, *challenge = NULL;
+    size_t len = 0, clen = 0;
+    const char *mech = fl_scram_mechanism_name(hash);
+    int rc = fl_scram_client_first(s, &msg, &len, err);
+    if (!rc) rc = fl_client_auth_step(c, mech, msg, len, &challenge, &clen, err);
+    fl_free(msg);
+    msg = NULL;
+    if (!rc) rc = fl_scram_client_final(s, challenge, clen, &msg, &len, err);
+    fl_free(challenge);
+    challenge = NULL;
+    if (!rc) rc = fl_client_auth_step(c, mech, msg, len, &challenge, &clen, err);
+    if (!rc) rc = fl_scram_client_verify(s, challenge, clen, err);
+    fl_free(msg);
+    fl_free(challenge);
+    fl_scram_client_free(s);
+    return rc;
+}
+
+/* SASL/PLAIN's one message (RFC 4616): no authzid, user, password; or
+ * SCRAM. */
 static int fl_client_authenticate(fl_client_conn_t *c, const fl_client_auth_t *a,
                                   fl_error_t *err) {
+    int hash = fl_scram_mechanism(a->mechanism);
+    if (hash) return fl_client_scram(c, a, hash, err);
     if (strcasecmp(a->mechanism, "PLAIN") != 0)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                          "SASL mechanism '%s' is not supported by this client (PLAIN)",
+                          "SASL mechanism '%s' is not supported by this client (PLAIN, "
+                          "SCRAM-SHA-256, SCRAM-SHA-512)",
                           a->mechanism);
     size_t nu = strlen(a->username), np = strlen(a->password);
     uint8_t msg[2 + sizeof(a->username) + sizeof(a->password)];

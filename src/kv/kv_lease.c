@@ -255,6 +255,23 @@ int fl_kv_leases_drop(fl_kv_leases_t *l, const char *lease_id, fl_error_t *err) 
     return rc;
 }
 
+size_t fl_kv_leases_tables(fl_kv_leases_t *l, const char *lease_id, int64_t **table_ids) {
+    size_t n = 0;
+    *table_ids = NULL;
+    pthread_mutex_lock(&l->mu);
+    fl_lease_t *x = lease_id ? fl_lease_find(l, lease_id) : NULL;
+    if (x) {
+        *table_ids = fl_calloc(x->n ? x->n : 1, sizeof(**table_ids));
+        for (size_t k = 0; k < x->n; k++) {
+            bool seen = false;
+            for (size_t j = 0; j < n && !seen; j++) seen = (*table_ids)[j] == x->b[k].table_id;
+            if (!seen) (*table_ids)[n++] = x->b[k].table_id;
+        }
+    }
+    pthread_mutex_unlock(&l->mu);
+    return n;
+}
+
 bool fl_kv_leases_pinned(fl_kv_leases_t *l, int64_t table_id, int64_t partition_id,
                          int32_t bucket, int64_t snapshot_id, int64_t now_ms) {
     fl_kv_lease_bucket_t want = {table_id, partition_id, bucket, snapshot_id};

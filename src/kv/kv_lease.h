@@ -49,6 +49,9 @@ int fl_kv_leases_acquire(fl_kv_leases_t *l, const char *lease_id, int64_t durati
 int fl_kv_leases_release(fl_kv_leases_t *l, const char *lease_id, const fl_kv_lease_bucket_t *b,
                          size_t n, fl_error_t *err);
 int fl_kv_leases_drop(fl_kv_leases_t *l, const char *lease_id, fl_error_t *err);
+/* The distinct tables lease_id holds buckets of (fl_calloc'd into
+ * *table_ids; NULL and 0 when there is no such lease). */
+size_t fl_kv_leases_tables(fl_kv_leases_t *l, const char *lease_id, int64_t **table_ids);
 /* Whether an unexpired lease holds the snapshot. */
 bool fl_kv_leases_pinned(fl_kv_leases_t *l, int64_t table_id, int64_t partition_id,
                          int32_t bucket, int64_t snapshot_id, int64_t now_ms);

@@ -1,7 +1,8 @@
 /*
  * metastore.h — the cluster metadata store: databases, tables with their
  * schemas and bucket assignment, and the durable id counters (table ids,
- * partition ids, writer ids, each table's auto-increment values). One interface, several backends: the
+ * partition ids, writer ids, each table's auto-increment values), the
+ * ACLs and the SCRAM credentials. One interface, several backends: the
  * embedded one (metastore_embedded.c, local mode) and later ZooKeeper.
  * Nothing above this header knows which backend runs.
  *
@@ -13,6 +14,7 @@
 #ifndef FL_METASTORE_H
 #define FL_METASTORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -90,6 +92,23 @@ typedef struct fl_ms_acl_node {
     char *json;            /* the reference's document, as written */
 } fl_ms_acl_node_t;
 
+/* One user's SCRAM credential for one mechanism (fluss-c's own: Fluss has
+ * no SCRAM). The credential is the authenticator's text (salt, iteration
+ * count, stored and server keys; never a password), opaque here. */
+typedef struct fl_ms_scram_node {
+    char *user;       /* non-empty UTF-8, at most FL_MS_SCRAM_USER_MAX bytes */
+    char *mechanism;  /* FL_MS_SCRAM_SHA_256 or FL_MS_SCRAM_SHA_512 */
+    char *credential; /* at most FL_MS_SCRAM_CREDENTIAL_MAX bytes */
+} fl_ms_scram_node_t;
+
+#define FL_MS_SCRAM_SHA_256 "SCRAM-SHA-256"
+#define FL_MS_SCRAM_SHA_512 "SCRAM-SHA-512"
+/* Longest user name, in bytes (both backends refuse longer ones). */
+#define FL_MS_SCRAM_USER_MAX 512
+/* Largest credential text: a real one is a few hundred bytes; the limit
+ * keeps a ZooKeeper znode far under jute.maxbuffer. */
+#define FL_MS_SCRAM_CREDENTIAL_MAX (64u * 1024)
+
 typedef struct fl_metastore fl_metastore_t;
 
 struct fl_metastore_ops {
@@ -142,6 +161,15 @@ struct fl_metastore_ops {
      * error if it is not there). One durable write. */
     int (*acl_put)(fl_metastore_t *ms, int32_t type, const char *name, const char *json,
                    fl_error_t *err);
+    /* SCRAM credentials (fluss-c's own): one per user and mechanism,
+     * ordered by user, then mechanism (strcmp). */
+    size_t (*scram_count)(fl_metastore_t *ms);
+    const fl_ms_scram_node_t *(*scram_at)(fl_metastore_t *ms, size_t i);
+    /* Sets (user, mechanism)'s credential; credential NULL deletes it (no
+     * error if it is not there). One durable write. A user name or
+     * mechanism the store cannot hold is __INVALID_ARG. */
+    int (*scram_put)(fl_metastore_t *ms, const char *user, const char *mechanism,
+                     const char *credential, fl_error_t *err);
 };
 
 struct fl_metastore {
@@ -169,6 +197,19 @@ fl_ms_bucket_t *fl_ms_bucket_mut(fl_ms_table_t *t, int64_t partition_id, int32_t
 /* Copies b's leader, leader epoch and ISR into dst and bumps its
  * bucket_epoch. */
 void fl_ms_bucket_set_leader(fl_ms_bucket_t *dst, const fl_ms_bucket_t *b);
+
+/* SCRAM records, shared by the backends' caches. */
+bool fl_ms_scram_mechanism_ok(const char *mechanism);
+/* Orders (user, mechanism) against a node: by user, then mechanism. */
+int fl_ms_scram_cmp(const char *user, const char *mechanism, const fl_ms_scram_node_t *n);
+void fl_ms_scram_free(fl_ms_scram_node_t *nodes, size_t count);
+/* Sets (credential NULL: removes) (user, mechanism) in an array kept in
+ * that order; grows it as needed. */
+void fl_ms_scram_set(fl_ms_scram_node_t **nodes, size_t *count, size_t *cap, const char *user,
+                     const char *mechanism, const char *credential);
+/* Sorts an array in that order; false when two nodes share a user and
+ * mechanism (*dup is the first of them). */
+bool fl_ms_scram_sort(fl_ms_scram_node_t *nodes, size_t count, size_t *dup);
 
 /* A table's partition by id or by name, or NULL. */
 const fl_ms_partition_t *fl_ms_table_partition(const fl_ms_table_t *t, int64_t id,

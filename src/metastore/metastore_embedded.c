@@ -11,7 +11,8 @@
  *    "tables":[{"database","name","id","schema_id","table_json","schemas":[..],
  *               "created","modified","buckets":[{"leader","epoch","replicas":[..]}],
  *               "autoinc_next" (only when not 0)}],
- *    "acls":[{"type","name","json"}] (only when there are ACLs)}
+ *    "acls":[{"type","name","json"}] (only when there are ACLs),
+ *    "scram":[{"user","mechanism","credential"}] (only when there are any)}
  *   followed by "\ncrc32c <8 hex digits of the CRC-32C of the document>\n".
  *
  * A file whose checksum is missing or does not match is refused with a
@@ -19,7 +20,11 @@
  * are read as they are). "acls" holds one entry per resource with ACLs
  * (Fluss's /fluss-acls/<TYPE>/<name>: type is the ResourceType code, json
  * the authorizer's document, kept as text), ordered by type, then name;
- * a file without it has none. A
+ * a file without it has none. "scram" (fluss-c's own) holds one entry
+ * per SCRAM credential, ordered by user, then mechanism: user non-empty
+ * and at most FL_MS_SCRAM_USER_MAX bytes, mechanism SCRAM-SHA-256 or
+ * SCRAM-SHA-512, credential the authenticator's text; a malformed or
+ * repeated entry is refused at open, a file without it has none. A
  * failed write latches the store: memory is reloaded from the file and
  * every later mutation fails with STORAGE_EXCEPTION (no retry of a failed
  * fsync). Thread rule: one thread, see metastore.h.
@@ -56,6 +61,8 @@ typedef struct fl_ms_embedded {
     fl_ms_table_t *tables;
     size_t acl_count, acl_cap;
     fl_ms_acl_node_t *acls; /* ordered by (resource_type, resource_name) */
+    size_t scram_count, scram_cap;
+    fl_ms_scram_node_t *scrams; /* ordered by (user, mechanism) */
 } fl_ms_embedded_t;
 
 static void fl_mse_acl_clear(fl_ms_acl_node_t *a) {
@@ -68,9 +75,12 @@ static void fl_mse_clear_state(fl_ms_embedded_t *m) {
     for (size_t i = 0; i < m->db_count; i++) fl_ms_database_clear(&m->dbs[i]);
     for (size_t i = 0; i < m->table_count; i++) fl_ms_table_clear(&m->tables[i]);
     for (size_t i = 0; i < m->acl_count; i++) fl_mse_acl_clear(&m->acls[i]);
+    fl_ms_scram_free(m->scrams, m->scram_count);
+    m->scrams = NULL;
     m->db_count = 0;
     m->table_count = 0;
     m->acl_count = 0;
+    m->scram_count = m->scram_cap = 0;
     memset(m->counters, 0, sizeof(m->counters));
 }
 
@@ -153,6 +163,14 @@ static json_t *fl_mse_to_json(const fl_ms_embedded_t *m) {
                                                   m->acls[i].resource_name, "json",
                                                   m->acls[i].json));
         json_object_set_new(root, "acls", acls);
+    }
+    if (m->scram_count) { /* absent when empty, as "acls" */
+        json_t *scram = json_array();
+        for (size_t i = 0; i < m->scram_count; i++)
+            json_array_append_new(scram, json_pack("{s:s,s:s,s:s}", "user", m->scrams[i].user,
+                                                   "mechanism", m->scrams[i].mechanism,
+                                                   "credential", m->scrams[i].credential));
+        json_object_set_new(root, "scram", scram);
     }
     return root;
 }
@@ -301,6 +319,55 @@ static int fl_mse_load_acls(fl_ms_embedded_t *m, const json_t *arr, fl_error_t *
     return 0;
 }
 
+/* The "scram" array (absent in files from before it). jansson has
+ * already refused strings that are not UTF-8 or hold a NUL. */
+static int fl_mse_load_scram(fl_ms_embedded_t *m, const json_t *arr, fl_error_t *err) {
+    if (!arr) return 0;
+    if (!json_is_array(arr)) return fl_mse_bad(err, m->path, "scram is not an array");
+    size_t n = json_array_size(arr);
+    fl_ms_scram_node_t *nodes = fl_calloc(n ? n : 1, sizeof(*nodes));
+    size_t count = 0;
+    char what[256];
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const json_t *sj = json_array_get(arr, i);
+        const json_t *user = json_object_get(sj, "user");
+        const json_t *mech = json_object_get(sj, "mechanism");
+        const json_t *cred = json_object_get(sj, "credential");
+        if (!json_is_string(user) || json_string_length(user) == 0 ||
+            json_string_length(user) > FL_MS_SCRAM_USER_MAX || !json_is_string(mech) ||
+            !fl_ms_scram_mechanism_ok(json_string_value(mech)) || !json_is_string(cred) ||
+            json_string_length(cred) > FL_MS_SCRAM_CREDENTIAL_MAX) {
+            snprintf(what, sizeof(what),
+                     "scram entry %zu: needs a user of 1..%d bytes, mechanism %s or %s and a "
+                     "credential text of at most %u bytes",
+                     i, FL_MS_SCRAM_USER_MAX, FL_MS_SCRAM_SHA_256, FL_MS_SCRAM_SHA_512,
+                     FL_MS_SCRAM_CREDENTIAL_MAX);
+            rc = fl_mse_bad(err, m->path, what);
+            break;
+        }
+        nodes[count++] = (fl_ms_scram_node_t){.user = fl_strdup(json_string_value(user)),
+                                              .mechanism = fl_strdup(json_string_value(mech)),
+                                              .credential = fl_strdup(json_string_value(cred))};
+    }
+    size_t dup;
+    /* we write them in order; a hand-edited file may not be */
+    if (!rc && !fl_ms_scram_sort(nodes, count, &dup)) {
+        snprintf(what, sizeof(what), "two scram entries for user %.100s, %s", nodes[dup].user,
+                 nodes[dup].mechanism);
+        rc = fl_mse_bad(err, m->path, what);
+    }
+    if (rc) {
+        fl_ms_scram_free(nodes, count);
+        return rc;
+    }
+    fl_ms_scram_free(m->scrams, m->scram_count);
+    m->scrams = nodes;
+    m->scram_count = count;
+    m->scram_cap = n ? n : 1;
+    return 0;
+}
+
 static int fl_mse_load(fl_ms_embedded_t *m, fl_error_t *err) {
     fl_buf_t buf;
     fl_buf_init(&buf);
@@ -379,6 +446,7 @@ static int fl_mse_load(fl_ms_embedded_t *m, fl_error_t *err) {
         if ((rc = fl_mse_load_table(m, json_array_get(tables, i), &m->tables[i], err))) goto done;
     }
     rc = fl_mse_load_acls(m, json_object_get(root, "acls"), err);
+    if (!rc) rc = fl_mse_load_scram(m, json_object_get(root, "scram"), err);
 done:
     json_decref(root);
     if (rc) fl_mse_clear_state(m);
@@ -708,6 +776,39 @@ static int fl_mse_acl_put(fl_metastore_t *ms, int32_t type, const char *name, co
     return fl_mse_persist(m, err);
 }
 
+static size_t fl_mse_scram_count(fl_metastore_t *ms) { return FL_MSE(ms)->scram_count; }
+
+static const fl_ms_scram_node_t *fl_mse_scram_at(fl_metastore_t *ms, size_t i) {
+    return i < FL_MSE(ms)->scram_count ? &FL_MSE(ms)->scrams[i] : NULL;
+}
+
+static int fl_mse_scram_put(fl_metastore_t *ms, const char *user, const char *mechanism,
+                            const char *credential, fl_error_t *err) {
+    fl_ms_embedded_t *m = FL_MSE(ms);
+    int rc = fl_mse_check_writable(m, err);
+    if (rc) return rc;
+    if (!fl_ms_scram_mechanism_ok(mechanism))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "SCRAM mechanism \"%.64s\" is neither %s nor %s",
+                          mechanism ? mechanism : "", FL_MS_SCRAM_SHA_256, FL_MS_SCRAM_SHA_512);
+    if (!user || !user[0] || strlen(user) > FL_MS_SCRAM_USER_MAX || !fl_mse_utf8(user))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "SCRAM user name is empty, longer than %d bytes or not UTF-8",
+                          FL_MS_SCRAM_USER_MAX);
+    if (credential &&
+        (strlen(credential) > FL_MS_SCRAM_CREDENTIAL_MAX || !fl_mse_utf8(credential)))
+        return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                          "SCRAM credential of %s for %s is longer than %u bytes or not UTF-8",
+                          mechanism, user, FL_MS_SCRAM_CREDENTIAL_MAX);
+    size_t at = 0;
+    while (at < m->scram_count && fl_ms_scram_cmp(user, mechanism, &m->scrams[at]) > 0) at++;
+    bool found = at < m->scram_count && fl_ms_scram_cmp(user, mechanism, &m->scrams[at]) == 0;
+    if (!credential && !found) return 0; /* nothing to delete: no write */
+    fl_ms_scram_set(&m->scrams, &m->scram_count, &m->scram_cap, user, mechanism, credential);
+    /* a failed write reloads the last durable state (and latches) */
+    return fl_mse_persist(m, err);
+}
+
 static const struct fl_metastore_ops fl_mse_ops = {
     .close = fl_mse_close,
     .db_count = fl_mse_db_count,
@@ -731,6 +832,9 @@ static const struct fl_metastore_ops fl_mse_ops = {
     .acl_count = fl_mse_acl_count,
     .acl_at = fl_mse_acl_at,
     .acl_put = fl_mse_acl_put,
+    .scram_count = fl_mse_scram_count,
+    .scram_at = fl_mse_scram_at,
+    .scram_put = fl_mse_scram_put,
 };
 
 int fl_metastore_embedded_open(const char *dir, fl_metastore_t **out, fl_error_t *err) {

@@ -1,7 +1,9 @@
 /*
  * metastore_record.c — ownership helpers for metastore records, shared by
- * every backend.
+ * every backend, and the ordered SCRAM credential array both backends'
+ * caches keep.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common_alloc.h"
@@ -111,4 +113,71 @@ void fl_ms_bucket_set_leader(fl_ms_bucket_t *dst, const fl_ms_bucket_t *b) {
     memmove(dst->isr, isr, (size_t)n * sizeof(int32_t));
     dst->isr_count = n;
     dst->bucket_epoch++;
+}
+
+/* ---- SCRAM credentials ---- */
+
+bool fl_ms_scram_mechanism_ok(const char *mechanism) {
+    return mechanism && (strcmp(mechanism, FL_MS_SCRAM_SHA_256) == 0 ||
+                         strcmp(mechanism, FL_MS_SCRAM_SHA_512) == 0);
+}
+
+int fl_ms_scram_cmp(const char *user, const char *mechanism, const fl_ms_scram_node_t *n) {
+    int c = strcmp(user, n->user);
+    return c ? c : strcmp(mechanism, n->mechanism);
+}
+
+void fl_ms_scram_free(fl_ms_scram_node_t *nodes, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        fl_free(nodes[i].user);
+        fl_free(nodes[i].mechanism);
+        fl_free(nodes[i].credential);
+    }
+    fl_free(nodes);
+}
+
+void fl_ms_scram_set(fl_ms_scram_node_t **nodes, size_t *count, size_t *cap, const char *user,
+                     const char *mechanism, const char *credential) {
+    fl_ms_scram_node_t *a = *nodes;
+    size_t at = 0;
+    while (at < *count && fl_ms_scram_cmp(user, mechanism, &a[at]) > 0) at++;
+    bool found = at < *count && fl_ms_scram_cmp(user, mechanism, &a[at]) == 0;
+    if (!credential) {
+        if (!found) return;
+        fl_free(a[at].user);
+        fl_free(a[at].mechanism);
+        fl_free(a[at].credential);
+        memmove(&a[at], &a[at + 1], (*count - at - 1) * sizeof(*a));
+        (*count)--;
+        return;
+    }
+    if (found) {
+        fl_free(a[at].credential);
+        a[at].credential = fl_strdup(credential);
+        return;
+    }
+    if (*count == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        *nodes = a = fl_realloc(a, *cap * sizeof(*a));
+    }
+    memmove(&a[at + 1], &a[at], (*count - at) * sizeof(*a));
+    a[at] = (fl_ms_scram_node_t){.user = fl_strdup(user),
+                                 .mechanism = fl_strdup(mechanism),
+                                 .credential = fl_strdup(credential)};
+    (*count)++;
+}
+
+static int fl_ms_scram_qcmp(const void *x, const void *y) {
+    const fl_ms_scram_node_t *a = x;
+    return fl_ms_scram_cmp(a->user, a->mechanism, y);
+}
+
+bool fl_ms_scram_sort(fl_ms_scram_node_t *nodes, size_t count, size_t *dup) {
+    if (count > 1) qsort(nodes, count, sizeof(*nodes), fl_ms_scram_qcmp);
+    for (size_t i = 1; i < count; i++) {
+        if (fl_ms_scram_qcmp(&nodes[i - 1], &nodes[i]) != 0) continue;
+        *dup = i - 1;
+        return false;
+    }
+    return true;
 }

@@ -3,7 +3,8 @@
  * tables with their schemas, partitions, bucket assignments and the id
  * counters in Apache Fluss's znodes (layout and payloads in
  * metastore_zk_codec.h), behind the interface the embedded backend has;
- * the ACLs in metastore_zk_acl.c.
+ * the ACLs in metastore_zk_acl.c, the SCRAM credentials in
+ * metastore_zk_scram.c.
  *
  * The cache: the whole metadata in memory, in the shapes of metastore.h,
  * loaded at open and on becoming active (metastore_zk_election.c), then
@@ -298,7 +299,8 @@ int fl_msz_reload(fl_ms_zk_t *m, fl_error_t *err) {
     fl_ms_database_t *dbs = NULL;
     fl_ms_table_t *tables = NULL;
     fl_ms_acl_node_t *acls = NULL;
-    size_t db_count = 0, table_count = 0, table_cap = 0, acl_count = 0;
+    fl_ms_scram_node_t *scrams = NULL;
+    size_t db_count = 0, table_count = 0, table_cap = 0, acl_count = 0, scram_count = 0;
     char *path = fl_zk_path(m->conn, FL_ZK_DATABASES);
     struct String_vector kids;
     int rc = fl_zk_children(m->conn, path, &kids, NULL, err);
@@ -312,10 +314,12 @@ int fl_msz_reload(fl_ms_zk_t *m, fl_error_t *err) {
     }
     deallocate_String_vector(&kids);
     if (!rc) rc = fl_msz_acls_load(m, &acls, &acl_count, err);
+    if (!rc) rc = fl_msz_scram_load(m, &scrams, &scram_count, err);
 done:
     fl_buf_free(&buf);
     if (rc) {
         fl_msz_clear_arrays(dbs, db_count, tables, table_count);
+        fl_msz_acls_free(acls, acl_count);
         return rc;
     }
     if (db_count > 1) qsort(dbs, db_count, sizeof(*dbs), fl_msz_db_cmp);
@@ -329,6 +333,9 @@ done:
     fl_msz_acls_free(m->acls, m->acl_count);
     m->acls = acls;
     m->acl_count = m->acl_cap = acl_count;
+    fl_ms_scram_free(m->scrams, m->scram_count);
+    m->scrams = scrams;
+    m->scram_count = m->scram_cap = scram_count;
     m->reload_needed = false;
     return 0;
 }
@@ -417,6 +424,7 @@ static void fl_msz_close(fl_metastore_t *ms) {
     fl_ms_zk_t *m = FL_MSZ(ms);
     fl_msz_clear_arrays(m->dbs, m->db_count, m->tables, m->table_count);
     fl_msz_acls_free(m->acls, m->acl_count);
+    fl_ms_scram_free(m->scrams, m->scram_count);
     fl_zk_conn_close(m->conn);
     fl_free(m);
 }
@@ -848,6 +856,9 @@ static const struct fl_metastore_ops fl_msz_ops = {
     .acl_count = fl_msz_acl_count,
     .acl_at = fl_msz_acl_at,
     .acl_put = fl_msz_acl_put,
+    .scram_count = fl_msz_scram_count,
+    .scram_at = fl_msz_scram_at,
+    .scram_put = fl_msz_scram_put,
 };
 
 int fl_metastore_zk_open(const char *connect_string, const char *root, int session_timeout_ms,

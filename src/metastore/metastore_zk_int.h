@@ -1,7 +1,8 @@
 /*
  * metastore_zk_int.h — what the files of the ZooKeeper metastore share:
  * the session (metastore_zk_conn.c), the multi-op builder, and the store's
- * struct (metastore_zk.c; election and LeaderAndIsr in their own files).
+ * struct (metastore_zk.c; election, LeaderAndIsr, ACLs and SCRAM
+ * credentials in their own files).
  * Not for callers: they use metastore_zk.h.
  */
 #ifndef FL_METASTORE_ZK_INT_H
@@ -27,6 +28,8 @@
 #define FL_ZK_ACLS "/fluss-acls"
 #define FL_ZK_ACL_CHANGES "/fluss-acl-changes"
 #define FL_ZK_ACL_CHANGE_PREFIX FL_ZK_ACL_CHANGES "/acl_changes_"
+/* fluss-c's own: /fluss-scram/<mechanism>/<user> */
+#define FL_ZK_SCRAM "/fluss-scram"
 /* The epoch znode holds INITIAL - 1 until a first coordinator becomes
  * active (Fluss main's CoordinatorContext.INITIAL_COORDINATOR_EPOCH = 0). */
 #define FL_ZK_EPOCH_INITIAL 0
@@ -102,6 +105,8 @@ typedef struct fl_ms_zk {
     fl_ms_table_t *tables;
     size_t acl_count, acl_cap; /* metastore_zk_acl.c */
     fl_ms_acl_node_t *acls;    /* ordered by (resource_type, resource_name) */
+    size_t scram_count, scram_cap; /* metastore_zk_scram.c */
+    fl_ms_scram_node_t *scrams;    /* ordered by (user, mechanism) */
 } fl_ms_zk_t;
 
 #define FL_MSZ(ms) ((fl_ms_zk_t *)(ms))
@@ -128,5 +133,14 @@ size_t fl_msz_acl_count(fl_metastore_t *ms);
 const fl_ms_acl_node_t *fl_msz_acl_at(fl_metastore_t *ms, size_t i);
 int fl_msz_acl_put(fl_metastore_t *ms, int32_t type, const char *name, const char *json,
                    fl_error_t *err);
+
+/* ---- SCRAM credentials (metastore_zk_scram.c) ---- */
+/* Reads every /fluss-scram/<mechanism>/<user> (all or nothing), in the
+ * cache's order; free with fl_ms_scram_free. */
+int fl_msz_scram_load(fl_ms_zk_t *m, fl_ms_scram_node_t **out, size_t *count, fl_error_t *err);
+size_t fl_msz_scram_count(fl_metastore_t *ms);
+const fl_ms_scram_node_t *fl_msz_scram_at(fl_metastore_t *ms, size_t i);
+int fl_msz_scram_put(fl_metastore_t *ms, const char *user, const char *mechanism,
+                     const char *credential, fl_error_t *err);
 
 #endif

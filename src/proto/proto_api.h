@@ -90,7 +90,10 @@
     X(TIER_LAKE_BUCKET, 1903, 0, 0, FL_ROLE_TS)                           \
     X(LAKE_TIER_NOW, 1904, 0, 0, FL_ROLE_CS)                              \
     X(NOTIFY_ACLS, 1905, 0, 0, FL_ROLE_TS)                                \
-    X(FORWARDED, 1906, 0, 0, FL_ROLE_CS)
+    X(FORWARDED, 1906, 0, 0, FL_ROLE_CS)                                  \
+    X(ALTER_SCRAM_CREDENTIALS, 1907, 0, 0, FL_ROLE_CS)                    \
+    X(LIST_SCRAM_USERS, 1908, 0, 0, FL_ROLE_CS)                           \
+    X(NOTIFY_SCRAM_CREDENTIALS, 1909, 0, 0, FL_ROLE_TS)
 
 enum fl_api_key {
 #define FL_API_ENUM_(name, key, lo, hi, roles) FL_API_##name = (key),

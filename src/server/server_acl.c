@@ -175,7 +175,7 @@ void fl_coordinator_acls_push(fl_coordinator_server_t *cs, int32_t tablet_id) {
     Fluss__NotifyAclsRequest req = FLUSS__NOTIFY_ACLS_REQUEST__INIT;
     req.n_acl = n;
     req.acl = ptrs;
-    fl_push_acls(cs->push, &req.base, tablet_id);
+    fl_push_message(cs->push, FL_API_NOTIFY_ACLS, &req.base, tablet_id);
     fl_free(ptrs);
     fl_free(items);
     fl_authz_release(v);

@@ -5,6 +5,7 @@
  * sweep.
  */
 #include "server_coordinator.h"
+#include "server_scram.h"
 #include "server_security.h"
 
 #include "coordinator_election.h"
@@ -40,6 +41,7 @@ int fl_coordinator_server_new(const fl_coordinator_config_t *cfg, fl_coordinator
         rc = fl_catalog_init(&cs->catalog, cs->ms, &cfg->defaults, cfg->tablet_ids,
                              cfg->tablet_count, err);
     if (!rc) rc = fl_coordinator_acls_load(cs, err);
+    if (!rc) rc = fl_coordinator_scram_load(cs, err);
     if (!rc && !cs->cfg.remote_dir[0])
         snprintf(cs->cfg.remote_dir, sizeof(cs->cfg.remote_dir), "%.4000s/../remote", cfg->meta_dir);
     if (!rc) {
@@ -189,6 +191,7 @@ void fl_coordinator_server_tablet_up(fl_coordinator_server_t *cs, const fl_endpo
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
         fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), client_ep->id);
     fl_coordinator_acls_push(cs, client_ep->id);
+    fl_coordinator_scram_push(cs, client_ep->id);
     pthread_mutex_unlock(&cs->lock);
     fl_push_flush(cs->push);
     FL_INFO("coordinator: tablet server %d is up (%s:%d, internal %s:%d, rack %s)",
@@ -260,6 +263,7 @@ static void fl_resync_job(void *arg) {
         for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
             fl_push_table_to(cs->push, cs->ms->ops->table_at(cs->ms, i), ids[k]);
         fl_coordinator_acls_push(cs, ids[k]);
+        fl_coordinator_scram_push(cs, ids[k]);
         pthread_mutex_unlock(&cs->lock);
     }
     if (n) fl_push_flush(cs->push);
@@ -308,6 +312,7 @@ int fl_coordinator_server_start(fl_coordinator_server_t *cs, fl_error_t *err) {
     for (size_t i = 0; i < cs->ms->ops->table_count(cs->ms); i++)
         fl_push_table(cs->push, cs->ms->ops->table_at(cs->ms, i));
     fl_coordinator_acls_push(cs, -1);
+    fl_coordinator_scram_push(cs, -1);
     pthread_mutex_unlock(&cs->lock);
     fl_push_flush(cs->push);
     if ((rc = fl_rpc_server_accept(cs->rpc, err))) return rc;

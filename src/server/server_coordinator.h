@@ -55,6 +55,8 @@ typedef struct fl_coordinator_config {
     /* authorization (server_authz.h; NULL: authorizer.enabled is false);
      * this role's own, not owned */
     struct fl_authz *authz;
+    /* SCRAM users (server_scram.h); this role's own, not owned */
+    struct fl_scram_users *scram;
     fl_table_defaults_t defaults;
     size_t tablet_count;           /* tablet servers the catalog assigns buckets to */
     int32_t tablet_ids[FL_CATALOG_TABLET_SERVERS_MAX];

@@ -112,6 +112,9 @@ static const fl_api_entry_t fl_api_entries[] = {
     {FL_API_LIST_ACLS, FL_ROLE_CS | FL_ROLE_TS, &fluss__list_acls_request__descriptor, fl_api_list_acls, 0},
     {FL_API_DROP_ACLS, FL_ROLE_CS, &fluss__drop_acls_request__descriptor, fl_api_drop_acls, FL_API_CATALOG | FL_API_WORKER},
     {FL_API_NOTIFY_ACLS, FL_ROLE_TS, &fluss__notify_acls_request__descriptor, fl_api_notify_acls, FL_API_INTERNAL | FL_API_TS_CONTROL},
+    {FL_API_ALTER_SCRAM_CREDENTIALS, FL_ROLE_CS, &fluss__alter_scram_credentials_request__descriptor, fl_api_alter_scram_credentials, FL_API_CATALOG | FL_API_WORKER},
+    {FL_API_LIST_SCRAM_USERS, FL_ROLE_CS, &fluss__list_scram_users_request__descriptor, fl_api_list_scram_users, FL_API_CATALOG},
+    {FL_API_NOTIFY_SCRAM_CREDENTIALS, FL_ROLE_TS, &fluss__notify_scram_credentials_request__descriptor, fl_api_notify_scram_credentials, FL_API_INTERNAL | FL_API_TS_CONTROL},
     /* a tablet server's forward of a client's request: fl_server_handle
      * unwraps it */
     {FL_API_FORWARDED, FL_ROLE_CS, &fluss__forwarded_request__descriptor, NULL, FL_API_INTERNAL},
@@ -389,7 +392,12 @@ static int fl_server_handle_as(fl_server_role_t *role, fl_rpc_conn_t *conn,
     else fl_req_who_of(role, conn, principal, &who);
     if (e->key == FL_API_FORWARDED) return fl_server_unwrap(role, conn, req, rout);
     if (e->key == FL_API_AUTHENTICATE) {
-        if (conn) fl_security_authenticate(role->security, conn, req, out);
+        if (conn) {
+            struct fl_scram_users *users = role->role == FL_ROLE_CS
+                                               ? (role->cs ? role->cs->cfg.scram : NULL)
+                                               : (role->ts ? role->ts->cfg.scram : NULL);
+            fl_security_authenticate(role->security, users, conn, req, out);
+        }
         else fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION,
                                    "AUTHENTICATE needs a connection");
         return 0;

@@ -149,12 +149,16 @@ FL_API_HANDLER(fl_api_get_kv_snapshot_metadata) {
     fl_bucket_dir(ctx->cs, t, p, req->bucket_id, dir, sizeof(dir));
     fl_kv_snapshot_t s;
     fl_error_t e;
+    char part[48] = "";
+    if (req->has_partition_id)
+        snprintf(part, sizeof(part), "partitionId=%lld", (long long)req->partition_id);
     if (fl_kv_snapshot_read(dir, req->snapshot_id, &s, &e))
         return fl_err_set(err, FLUSS_ERR_KV_SNAPSHOT_NOT_EXIST,
-                          "Failed to get kv snapshot metadata for table bucket %lld/%d and "
-                          "snapshot id %lld. Error: %s",
-                          (long long)req->table_id, req->bucket_id, (long long)req->snapshot_id,
-                          e.msg);
+                          "Failed to get kv snapshot metadata for table bucket "
+                          "TableBucket{tableId=%lld, %s%sbucket=%d} and snapshot id %lld. "
+                          "Error: Kv snapshot not found",
+                          (long long)req->table_id, part, part[0] ? ", " : "", req->bucket_id,
+                          (long long)req->snapshot_id);
     Fluss__GetKvSnapshotMetadataResponse resp = FLUSS__GET_KV_SNAPSHOT_METADATA_RESPONSE__INIT;
     resp.log_offset = s.log_offset;
     size_t n = s.file_count;
@@ -294,6 +298,16 @@ FL_API_HANDLER(fl_api_release_kv_snapshot_lease) {
 
 FL_API_HANDLER(fl_api_drop_kv_snapshot_lease) {
     const Fluss__DropKvSnapshotLeaseRequest *req = (const Fluss__DropKvSnapshotLeaseRequest *)m;
+    /* READ on every table the lease holds (no such lease: no check) */
+    if (FL_AUTHZ(ctx) && !ctx->who.trusted) {
+        int64_t *ids = NULL;
+        size_t n = fl_kv_leases_tables(ctx->cs->leases, req->lease_id, &ids);
+        int arc = 0;
+        for (size_t i = 0; i < n && !arc; i++)
+            arc = fl_cs_authorize_table_id(ctx, FL_ACL_OP_READ, ids[i], false, err);
+        fl_free(ids);
+        if (arc) return arc;
+    }
     int rc = fl_kv_leases_drop(ctx->cs->leases, req->lease_id, err);
     if (rc) return rc;
     Fluss__DropKvSnapshotLeaseResponse resp = FLUSS__DROP_KV_SNAPSHOT_LEASE_RESPONSE__INIT;

@@ -24,6 +24,7 @@
 #include "server_disk.h"
 #include "server_local.h"
 #include "server_authz.h"
+#include "server_scram.h"
 #include "server_security.h"
 #include "server_node.h"
 #include "server_tablet.h"
@@ -577,6 +578,11 @@ int main(int argc, char **argv) {
         if (fl_authz_new(&cfg, &authz[i], &err)) goto fatal;
     ccfg.authz = authz[0];
     for (long i = 0; i < tablet_servers; i++) tcfgs[i].authz = authz[1 + i];
+    /* SCRAM users: each role its own copy */
+    static fl_scram_users_t *scram[1 + FL_TABLET_SERVERS_LOCAL_MAX];
+    for (long i = 0; i <= tablet_servers; i++) scram[i] = fl_scram_users_new();
+    ccfg.scram = scram[0];
+    for (long i = 0; i < tablet_servers; i++) tcfgs[i].scram = scram[1 + i];
     if (mode != FL_MODE_LOCAL) {
         int rc = fl_cluster_process(mode == FL_MODE_COORDINATOR, &cfg, &ccfg, &tcfgs[0], data_dir,
                                     &sigs, &err);
@@ -607,6 +613,7 @@ int main(int argc, char **argv) {
     fl_listener_security_free(cs_security);
     fl_listener_security_free(ts_security);
     for (long i = 0; i <= tablet_servers; i++) fl_authz_free(authz[i]);
+    for (long i = 0; i <= tablet_servers; i++) fl_scram_users_free(scram[i]);
     fl_config_free(&cfg);
     fl_test_io_faults_end(io_faults);
     FL_INFO("stopped");

@@ -188,6 +188,10 @@ FL_API_HANDLER(fl_api_prepare_lake_table_snapshot);
 FL_API_HANDLER(fl_api_commit_lake_table_snapshot);
 /* server_metadata.c: */
 FL_API_HANDLER(fl_api_get_metadata);
+/* server_scram.c: */
+FL_API_HANDLER(fl_api_alter_scram_credentials);
+FL_API_HANDLER(fl_api_list_scram_users);
+FL_API_HANDLER(fl_api_notify_scram_credentials);
 /* server_acl.c: */
 FL_API_HANDLER(fl_api_create_acls);
 FL_API_HANDLER(fl_api_list_acls);

@@ -555,11 +555,11 @@ void fl_push_send(void *ctx, int16_t api_key, const uint8_t *body, size_t len, f
     if (!t) cb(arg, &(fl_rpc_reply_t){.status = FLUSS_ERR__TRANSPORT});
 }
 
-void fl_push_acls(fl_push_t *p, const ProtobufCMessage *m, int32_t tablet_id) {
+void fl_push_message(fl_push_t *p, int16_t api_key, const ProtobufCMessage *m, int32_t tablet_id) {
     pthread_mutex_lock(&p->mu);
     for (size_t i = 0; i < p->tablet_count; i++)
         if (tablet_id < 0 || p->tablets[i].ep.id == tablet_id)
-            fl_push_enqueue(p, p->tablets[i].ep.id, FL_API_NOTIFY_ACLS, m);
+            fl_push_enqueue(p, p->tablets[i].ep.id, api_key, m);
     pthread_mutex_unlock(&p->mu);
 }
 

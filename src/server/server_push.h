@@ -99,9 +99,10 @@ void fl_push_kv_snapshot_offset(fl_push_t *p, const fl_ms_bucket_t *b, int64_t t
 void fl_push_remote_log_offsets(fl_push_t *p, const fl_ms_bucket_t *b, int64_t table_id,
                                 int64_t partition_id, int32_t bucket, int64_t start,
                                 int64_t end);
-/* Queues NOTIFY_ACLS (m: every ACL of the cluster) to every registered
- * tablet server, or to tablet_id only when it is >= 0. */
-void fl_push_acls(fl_push_t *p, const ProtobufCMessage *m, int32_t tablet_id);
+/* Queues a message that holds its whole subject (NOTIFY_ACLS: every ACL;
+ * NOTIFY_SCRAM_CREDENTIALS: every credential) to every registered tablet
+ * server, or to tablet_id only when it is >= 0. */
+void fl_push_message(fl_push_t *p, int16_t api_key, const ProtobufCMessage *m, int32_t tablet_id);
 /* Queues the messages for a dropped table. */
 void fl_push_table_dropped(fl_push_t *p, const char *db, const char *name, int64_t table_id);
 /* Sends what is queued and waits for the answers (1 s at most). */

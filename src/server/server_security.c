@@ -13,6 +13,7 @@
 #include "common_log.h"
 #include "proto_api.h"
 #include "server_node.h"
+#include "server_scram.h"
 
 #define FL_SASL_AUTH_TIMEOUT_MS_DEFAULT (10 * 1000)
 #define FL_SASL_FAILURE_DELAY_MS_DEFAULT 200
@@ -67,10 +68,10 @@ static int fl_sec_mechanisms(const fl_config_t *cfg, fl_listener_security_t *s, 
         p = *end ? end + 1 : end;
         if (!m[0]) continue;
         for (char *c = m; *c; c++) *c = (char)toupper((unsigned char)*c);
-        if (strcmp(m, "PLAIN") != 0)
+        if (strcmp(m, "PLAIN") != 0 && !fl_scram_mechanism(m))
             return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
                               "security.sasl.enabled.mechanisms: mechanism '%s' is not "
-                              "supported (PLAIN)", m);
+                              "supported (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)", m);
         bool dup = false;
         for (size_t i = 0; i < s->mechanism_count; i++) dup |= strcmp(s->mechanisms[i], m) == 0;
         if (dup) continue;
@@ -125,7 +126,11 @@ int fl_listener_security_load(const fl_config_t *cfg, const char *listener,
     snprintf(s->listener, sizeof(s->listener), "%s", listener);
     s->protocol = proto;
     int64_t frame;
-    if ((rc = fl_sec_mechanisms(cfg, s, err)) || (rc = fl_sec_plain_users(cfg, s, err)) ||
+    bool plain = false;
+    if (!(rc = fl_sec_mechanisms(cfg, s, err)))
+        for (size_t i = 0; i < s->mechanism_count; i++)
+            plain |= strcmp(s->mechanisms[i], "PLAIN") == 0;
+    if (rc || (plain && (rc = fl_sec_plain_users(cfg, s, err))) ||
         (rc = fl_config_duration_ms(cfg, "security.sasl.authentication.timeout",
                                     FL_SASL_AUTH_TIMEOUT_MS_DEFAULT, &s->auth_timeout_ms, err)) ||
         (rc = fl_config_duration_ms(cfg, "security.sasl.failure.delay",
@@ -162,11 +167,17 @@ void fl_listener_security_gate(const fl_listener_security_t *sec, fl_rpc_server_
 
 /* ---- sessions ---- */
 
+static void fl_sasl_session_free(void *p) {
+    fl_sasl_session_t *s = p;
+    fl_scram_server_free(s->scram);
+    fl_free(s);
+}
+
 fl_sasl_session_t *fl_sasl_session_of(fl_rpc_conn_t *conn) {
     fl_sasl_session_t *s = fl_rpc_conn_attachment(conn);
     if (!s) {
         s = fl_calloc(1, sizeof(*s));
-        fl_rpc_conn_attach(conn, s, fl_free);
+        fl_rpc_conn_attach(conn, s, fl_sasl_session_free);
     }
     return s;
 }
@@ -185,8 +196,62 @@ static void fl_sec_mechanism_list(const fl_listener_security_t *sec, char *out, 
     if (n < cap) snprintf(out + n, cap - n, "]");
 }
 
-void fl_security_authenticate(const fl_listener_security_t *sec, fl_rpc_conn_t *conn,
-                              const fl_frame_request_t *req, fl_buf_t *out) {
+/* One step of a SCRAM exchange (ours): the first message gets the
+ * server-first as its challenge, the final one the server-final; a
+ * failure ends the exchange (the client may start again). */
+static void fl_security_scram(const fl_listener_security_t *sec, fl_scram_users_t *users,
+                              fl_rpc_conn_t *conn, fl_sasl_session_t *s, int hash,
+                              const char *proto, const Fluss__AuthenticateRequest *ar,
+                              int32_t request_id, fl_buf_t *out) {
+    fl_error_t err;
+    fl_err_clear(&err);
+    uint8_t *reply = NULL;
+    size_t reply_len = 0;
+    int rc;
+    bool final = false;
+    if (s->scram && strcasecmp(s->mechanism, proto) != 0) {
+        fl_scram_server_free(s->scram);
+        s->scram = NULL;
+    }
+    if (!s->scram) {
+        s->scram = fl_scram_server_new(hash, fl_scram_users_secret(users));
+        snprintf(s->mechanism, sizeof(s->mechanism), "%s", fl_scram_mechanism_name(hash));
+        rc = fl_scram_server_first(s->scram, ar->token.data, ar->token.len, fl_scram_users_lookup,
+                                   users, &reply, &reply_len, &err);
+    } else {
+        final = true;
+        rc = fl_scram_server_final(s->scram, ar->token.data, ar->token.len, &reply, &reply_len,
+                                   &err);
+    }
+    if (rc) {
+        fl_scram_server_free(s->scram);
+        s->scram = NULL;
+        fl_free(reply);
+        FL_INFO("security: a %s authentication on listener %s failed", s->mechanism,
+                sec->listener);
+        fl_server_reply_error(out, request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION, err.msg);
+        fl_rpc_conn_hold(conn, sec->failure_delay_ms);
+        return;
+    }
+    if (final) {
+        snprintf(s->principal, sizeof(s->principal), "%s", fl_scram_server_user(s->scram));
+        s->authenticated = true;
+        fl_scram_server_free(s->scram);
+        s->scram = NULL;
+        fl_rpc_conn_admit(conn);
+        FL_DEBUG("security: User:%s authenticated (%s) on listener %s", s->principal,
+                 s->mechanism, sec->listener);
+    }
+    Fluss__AuthenticateResponse resp = FLUSS__AUTHENTICATE_RESPONSE__INIT;
+    resp.has_challenge = 1;
+    resp.challenge.data = reply;
+    resp.challenge.len = reply_len;
+    fl_server_reply(out, request_id, &resp.base);
+    fl_free(reply);
+}
+
+void fl_security_authenticate(const fl_listener_security_t *sec, fl_scram_users_t *users,
+                              fl_rpc_conn_t *conn, const fl_frame_request_t *req, fl_buf_t *out) {
     Fluss__AuthenticateRequest *ar =
         fluss__authenticate_request__unpack(NULL, req->body_len, req->body);
     char msg[FL_ERROR_MSG_MAX];
@@ -227,6 +292,17 @@ void fl_security_authenticate(const fl_listener_security_t *sec, fl_rpc_conn_t *
     if (s->authenticated) {
         /* as 0.9.1: a finished exchange answers again with no challenge */
         fl_server_reply(out, req->request_id, &resp.base);
+        fluss__authenticate_request__free_unpacked(ar, NULL);
+        return;
+    }
+    int hash = fl_scram_mechanism(proto);
+    if (hash) {
+        if (!users) {
+            fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION,
+                                  "SCRAM is not available on this server.");
+        } else {
+            fl_security_scram(sec, users, conn, s, hash, proto, ar, req->request_id, out);
+        }
         fluss__authenticate_request__free_unpacked(ar, NULL);
         return;
     }

@@ -5,7 +5,8 @@
  * Keys (Fluss 0.9.1 unless marked ours):
  *   security.protocol.map           "NAME:PROTOCOL,..." (PLAINTEXT, SASL);
  *                                   a listener not named is PLAINTEXT
- *   security.sasl.enabled.mechanisms  list, default PLAIN
+ *   security.sasl.enabled.mechanisms  list, default PLAIN; ours also
+ *                                   SCRAM-SHA-256, SCRAM-SHA-512
  *   security.sasl.listener.name.<listener>.plain.jaas.config, then
  *   security.sasl.plain.jaas.config   the PLAIN users (auth_jaas.h)
  *   security.sasl.authentication.timeout  (ours, default 10 s) a
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "auth_plain.h"
+#include "auth_scram.h"
 #include "common_error.h"
 #include "rpc_server.h"
 #include "server_config.h"
@@ -74,6 +76,7 @@ typedef struct fl_sasl_session {
     bool authenticated;
     char mechanism[32];
     char principal[FL_PRINCIPAL_MAX];
+    fl_scram_server_t *scram; /* a SCRAM exchange under way */
 } fl_sasl_session_t;
 
 /* The session of conn, made on first use (on conn's loop). */
@@ -81,10 +84,12 @@ fl_sasl_session_t *fl_sasl_session_of(fl_rpc_conn_t *conn);
 /* The authenticated principal of conn, or NULL. */
 const char *fl_sasl_principal(const fl_rpc_conn_t *conn);
 
+struct fl_scram_users;
 /* AUTHENTICATE as 0.9.1 answers it, for a listener that authenticates
- * with sec (NULL: PLAINTEXT). Appends the answer frame to out; on a
- * failure also holds it back by sec's delay. */
-void fl_security_authenticate(const fl_listener_security_t *sec, fl_rpc_conn_t *conn,
-                              const fl_frame_request_t *req, fl_buf_t *out);
+ * with sec (NULL: PLAINTEXT); SCRAM (ours) in two steps against users.
+ * Appends the answer frame to out; on a failure also holds it back by
+ * sec's delay. */
+void fl_security_authenticate(const fl_listener_security_t *sec, struct fl_scram_users *users,
+                              fl_rpc_conn_t *conn, const fl_frame_request_t *req, fl_buf_t *out);
 
 #endif

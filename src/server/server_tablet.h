@@ -52,6 +52,8 @@ typedef struct fl_tablet_config {
     /* authorization (server_authz.h; NULL: authorizer.enabled is false);
      * this role's own, not owned */
     struct fl_authz *authz;
+    /* SCRAM users (server_scram.h); this role's own, not owned */
+    struct fl_scram_users *scram;
     char internal_listener_name[64]; /* internal.listener.name: where peers are reached */
     int64_t replica_max_lag_ms;    /* log.replica.max-lag-time (30 s) */
     int32_t replica_min_isr;       /* log.replica.min-in-sync-replicas-number (1) */

@@ -45,6 +45,7 @@ import asyncio
 import json
 import os
 import socket
+import struct
 import subprocess
 import time
 from pathlib import Path
@@ -724,3 +725,41 @@ def test_bad_security_config_refused_at_start(tmp_path, args, words):
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode != 0, proc.stderr[-2000:]
     assert words in proc.stderr, proc.stderr[-2000:]
+
+
+def _rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.skipif(not IS_OURS, reason="fluss-c's pre-authentication limits")
+def test_x3_oversized_preauth_frames_cost_nothing(sasl):
+    """X3: 1,000 connections announcing a 100 MiB frame before they
+    authenticated are each closed unanswered, and the server's RSS does not
+    grow with them (the frame is refused from its length, before a byte of
+    it is buffered). Under ASan freed memory sits in quarantine, so the
+    bound is checked on the release build only."""
+    pid = sasl.server.proc.pid
+    # warm up: one of each, so first-use allocations are not counted
+    for _ in range(20):
+        with sasl.raw() as c:
+            c.sock.sendall(struct.pack(">iHHi", 100 << 20, 1003, 0, 1))
+            sw.wait_answer_or_close(c, 2.0)
+    before = _rss_kib(pid)
+    closed = answered = 0
+    for _ in range(1000):
+        with sasl.raw() as c:
+            c.sock.sendall(struct.pack(">iHHi", 100 << 20, 1003, 0, 1) + b"x" * 512)
+            what, data = sw.wait_answer_or_close(c, 2.0)
+            closed += what == "closed"
+            answered += bool(data)
+    after = _rss_kib(pid)
+    asan = "asan" in str(Path(os.environ.get("FLUSSD", "")))
+    print(json.dumps({"test": "X3", "attempts": 1000, "closed": closed, "answered": answered,
+                      "rss_growth_kib": after - before, "asan": asan}))
+    assert closed == 1000 and answered == 0
+    if not asan:
+        assert after - before < 1024, (before, after)

@@ -8,6 +8,10 @@
  * (one per resource) are put, replaced, deleted and read back byte for
  * byte after a reopen; a file from before ACLs loads, a malformed "acls"
  * entry is refused, and a store latched by a failed write refuses them.
+ * SCRAM credentials (one per user and mechanism) go the same way: put,
+ * replaced, deleted, in order after a reopen, absent from the file when
+ * there are none; old files load, malformed "scram" entries are refused,
+ * a latched store writes none.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -594,6 +598,216 @@ static void test_acl_put_latched(void **state) {
     ms->ops->close(ms);
 }
 
+/* ---- SCRAM credentials ---- */
+
+#define S256 FL_MS_SCRAM_SHA_256
+#define S512 FL_MS_SCRAM_SHA_512
+/* The authenticator's text: opaque to the store. */
+#define CRED(salt) "salt=" salt ",iterations=4096,stored_key=c3Rv,server_key=c2Vy"
+
+static void check_scram(fl_metastore_t *ms, size_t i, const char *user, const char *mech,
+                        const char *cred) {
+    const fl_ms_scram_node_t *n = ms->ops->scram_at(ms, i);
+    if (!n) fail_msg("scram %zu missing", i);
+    assert_string_equal(n->user, user);
+    assert_string_equal(n->mechanism, mech);
+    assert_string_equal(n->credential, cred);
+}
+
+static void test_scram_persist(void **state) {
+    const char *dir = *state;
+    fl_error_t err;
+    fl_metastore_t *ms = open_ok(dir);
+    assert_int_equal(ms->ops->scram_count(ms), 0);
+    assert_null(ms->ops->scram_at(ms, 0));
+    /* text with what JSON escapes: quotes, a newline, non-ASCII */
+    const char *odd = "line\nbreak \"q\" h\u00e9 \\";
+    char longest[FL_MS_SCRAM_USER_MAX + 2];
+    memset(longest, 'u', FL_MS_SCRAM_USER_MAX + 1);
+    longest[FL_MS_SCRAM_USER_MAX + 1] = '\0';
+    assert_int_equal(ms->ops->scram_put(ms, "bob", S512, CRED("b5"), &err), 0);
+    assert_int_equal(ms->ops->scram_put(ms, "alice", S512, CRED("a5"), &err), 0);
+    assert_int_equal(ms->ops->scram_put(ms, "alice", S256, CRED("a2"), &err), 0);
+    assert_int_equal(ms->ops->scram_put(ms, "j\u00f6rg", S256, odd, &err), 0);
+    assert_int_equal(ms->ops->scram_put(ms, "gone", S256, CRED("g"), &err), 0);
+    assert_int_equal(ms->ops->scram_put(ms, longest + 1, S256, "", &err), 0); /* 512 bytes */
+    /* replaced, deleted, and a delete of nothing is no error and no write */
+    assert_int_equal(ms->ops->scram_put(ms, "alice", S256, CRED("a2'"), &err), 0);
+    assert_int_equal(ms->ops->scram_put(ms, "gone", S256, NULL, &err), 0);
+    size_t before_len, after_len;
+    char *before = read_file(dir, "metadata.json", &before_len);
+    assert_int_equal(ms->ops->scram_put(ms, "gone", S256, NULL, &err), 0);
+    assert_int_equal(ms->ops->scram_put(ms, "bob", S256, NULL, &err), 0);
+    assert_int_equal(ms->ops->scram_put(ms, "never", S512, NULL, &err), 0);
+    char *after = read_file(dir, "metadata.json", &after_len);
+    assert_int_equal(before_len, after_len);
+    assert_memory_equal(before, after, before_len);
+    free(before);
+    free(after);
+    /* what has no place in the store */
+    static const char *const bad_mechs[] = {"SCRAM-SHA-1", "scram-sha-256", "SCRAM-SHA-256 ",
+                                            "PLAIN", ""};
+    for (size_t i = 0; i < sizeof(bad_mechs) / sizeof(bad_mechs[0]); i++) {
+        assert_int_equal(ms->ops->scram_put(ms, "x", bad_mechs[i], CRED("x"), &err),
+                         FLUSS_ERR__INVALID_ARG);
+        assert_non_null(strstr(err.msg, "mechanism"));
+    }
+    assert_int_equal(ms->ops->scram_put(ms, "x", NULL, CRED("x"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(ms->ops->scram_put(ms, "", S256, CRED("x"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(ms->ops->scram_put(ms, longest, S256, CRED("x"), &err),
+                     FLUSS_ERR__INVALID_ARG); /* 513 bytes */
+    assert_non_null(strstr(err.msg, "512"));
+    assert_int_equal(ms->ops->scram_put(ms, "bad\xff", S256, CRED("x"), &err),
+                     FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(ms->ops->scram_put(ms, "x", S256, "bad\xc3", &err), FLUSS_ERR__INVALID_ARG);
+    char *huge = malloc(FL_MS_SCRAM_CREDENTIAL_MAX + 2);
+    memset(huge, 'c', FL_MS_SCRAM_CREDENTIAL_MAX + 1);
+    huge[FL_MS_SCRAM_CREDENTIAL_MAX + 1] = '\0';
+    assert_int_equal(ms->ops->scram_put(ms, "x", S256, huge, &err), FLUSS_ERR__INVALID_ARG);
+    free(huge);
+    /* the refused ones wrote nothing */
+    after = read_file(dir, "metadata.json", &after_len);
+    assert_int_equal(before_len, after_len);
+    free(after);
+
+    /* by user, then mechanism */
+    assert_int_equal(ms->ops->scram_count(ms), 5);
+    check_scram(ms, 0, "alice", S256, CRED("a2'"));
+    check_scram(ms, 1, "alice", S512, CRED("a5"));
+    check_scram(ms, 2, "bob", S512, CRED("b5"));
+    check_scram(ms, 3, "j\u00f6rg", S256, odd);
+    check_scram(ms, 4, longest + 1, S256, "");
+    assert_null(ms->ops->scram_at(ms, 5));
+    ms->ops->close(ms);
+
+    /* the file holds them as documented, beside the ACLs */
+    char *file = read_file(dir, "metadata.json", &after_len);
+    assert_non_null(strstr(file, "\"scram\":[{\"user\":\"alice\",\"mechanism\":\"SCRAM-SHA-256\","
+                                 "\"credential\":\"" CRED("a2'") "\"},"));
+    free(file);
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->acl_put(ms, 4, "db.t", "{}", &err), 0);
+    ms->ops->close(ms);
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->acl_count(ms), 1);
+    assert_int_equal(ms->ops->scram_count(ms), 5);
+    check_scram(ms, 0, "alice", S256, CRED("a2'"));
+    check_scram(ms, 1, "alice", S512, CRED("a5"));
+    check_scram(ms, 2, "bob", S512, CRED("b5"));
+    check_scram(ms, 3, "j\u00f6rg", S256, odd);
+    check_scram(ms, 4, longest + 1, S256, "");
+    /* all deleted: the file has no "scram" any more */
+    for (size_t n = ms->ops->scram_count(ms); n > 0; n--) {
+        const fl_ms_scram_node_t *a = ms->ops->scram_at(ms, 0);
+        char user[FL_MS_SCRAM_USER_MAX + 1], mech[32];
+        snprintf(user, sizeof(user), "%s", a->user);
+        snprintf(mech, sizeof(mech), "%s", a->mechanism);
+        assert_int_equal(ms->ops->scram_put(ms, user, mech, NULL, &err), 0);
+    }
+    assert_int_equal(ms->ops->scram_count(ms), 0);
+    ms->ops->close(ms);
+    file = read_file(dir, "metadata.json", &after_len);
+    assert_null(strstr(file, "\"scram\""));
+    free(file);
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->scram_count(ms), 0);
+    assert_int_equal(ms->ops->acl_count(ms), 1);
+    ms->ops->close(ms);
+}
+
+static void test_scram_old_and_malformed_files(void **state) {
+    const char *dir = *state;
+    /* a file from before SCRAM (and one from before ACLs) */
+    const char *v1 = "{\"version\":1,\"counters\":[3,0,0],\"databases\":[],\"tables\":[],"
+                     "\"acls\":[{\"type\":4,\"name\":\"b\",\"json\":\"{}\"}]}";
+    write_file(dir, "metadata.json", v1, strlen(v1));
+    fl_metastore_t *ms = open_ok(dir);
+    assert_int_equal(ms->ops->scram_count(ms), 0);
+    assert_int_equal(ms->ops->acl_count(ms), 1);
+    ms->ops->close(ms);
+    /* one written by hand out of order still loads, in order */
+    const char *unordered =
+        "{\"version\":1,\"counters\":[0,0,0],\"databases\":[],\"tables\":[],"
+        "\"scram\":[{\"user\":\"b\",\"mechanism\":\"SCRAM-SHA-256\",\"credential\":\"1\"},"
+        "{\"user\":\"a\",\"mechanism\":\"SCRAM-SHA-512\",\"credential\":\"2\"},"
+        "{\"user\":\"a\",\"mechanism\":\"SCRAM-SHA-256\",\"credential\":\"\"}]}";
+    write_file(dir, "metadata.json", unordered, strlen(unordered));
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->scram_count(ms), 3);
+    check_scram(ms, 0, "a", S256, "");
+    check_scram(ms, 1, "a", S512, "2");
+    check_scram(ms, 2, "b", S256, "1");
+    ms->ops->close(ms);
+
+#define E(u, m, c) "{\"user\":" u ",\"mechanism\":" m ",\"credential\":" c "}"
+    char long_user[FL_MS_SCRAM_USER_MAX + 128];
+    snprintf(long_user, sizeof(long_user), "\"scram\":[" E("\"%0*d\"", "\"SCRAM-SHA-256\"",
+                                                          "\"c\"") "]",
+             FL_MS_SCRAM_USER_MAX + 1, 7);
+    const char *const bad[] = {
+        "\"scram\":{}",
+        "\"scram\":[1]",
+        "\"scram\":[" E("\"\"", "\"SCRAM-SHA-256\"", "\"c\"") "]",
+        "\"scram\":[" E("7", "\"SCRAM-SHA-256\"", "\"c\"") "]",
+        "\"scram\":[" E("\"a\"", "\"SCRAM-SHA-1\"", "\"c\"") "]",
+        "\"scram\":[" E("\"a\"", "\"scram-sha-256\"", "\"c\"") "]",
+        "\"scram\":[" E("\"a\"", "256", "\"c\"") "]",
+        "\"scram\":[" E("\"a\"", "\"SCRAM-SHA-512\"", "{}") "]",
+        "\"scram\":[" E("\"a\"", "\"SCRAM-SHA-512\"", "null") "]",
+        "\"scram\":[{\"user\":\"a\",\"mechanism\":\"SCRAM-SHA-512\"}]",
+        "\"scram\":[{\"mechanism\":\"SCRAM-SHA-512\",\"credential\":\"c\"}]",
+        "\"scram\":[" E("\"a\"", "\"SCRAM-SHA-512\"", "\"c\"") ","
+        E("\"a\"", "\"SCRAM-SHA-512\"", "\"d\"") "]",
+        long_user,
+    };
+#undef E
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char doc[1024];
+        int n = snprintf(doc, sizeof(doc),
+                         "{\"version\":1,\"counters\":[0,0,0],\"databases\":[],\"tables\":[],%s}",
+                         bad[i]);
+        assert_true(n > 0 && (size_t)n < sizeof(doc));
+        expect_corrupt(dir, doc, (size_t)n);
+        fl_metastore_t *none = NULL;
+        fl_error_t err;
+        assert_int_equal(fl_metastore_embedded_open(dir, &none, &err), FLUSS_ERR__CORRUPT);
+        if (!strstr(err.msg, "scram"))
+            fail_msg("%s: error does not name the scram entries: %s", bad[i], err.msg);
+    }
+}
+
+static void test_scram_put_latched(void **state) {
+    const char *dir = *state;
+    fl_error_t err;
+    fl_metastore_t *ms = open_ok(dir);
+    assert_int_equal(ms->ops->scram_put(ms, "alice", S256, CRED("1"), &err), 0);
+    /* the next write's fsync fails: the store latches */
+    char spec[4300];
+    snprintf(spec, sizeof(spec), "rate=1,ops=fsync,path=%s", dir);
+    fl_vfs_fault_config_t cfg;
+    if (fl_vfs_fault_parse(spec, &cfg, &err)) fail_msg("%s", err.msg);
+    fl_vfs_fault_t *vf = fl_vfs_fault_new(&cfg);
+    fl_vfs_install(fl_vfs_fault_ops(), vf);
+    assert_int_equal(ms->ops->scram_put(ms, "alice", S256, CRED("2"), &err),
+                     FLUSS_ERR_STORAGE_EXCEPTION);
+    fl_vfs_install(NULL, NULL);
+    fl_vfs_fault_free(vf);
+    /* the last durable state shows, and nothing more is written */
+    assert_int_equal(ms->ops->scram_count(ms), 1);
+    check_scram(ms, 0, "alice", S256, CRED("1"));
+    assert_int_equal(ms->ops->scram_put(ms, "bob", S512, CRED("3"), &err),
+                     FLUSS_ERR_STORAGE_EXCEPTION);
+    assert_non_null(strstr(err.msg, "read-only"));
+    assert_int_equal(ms->ops->scram_put(ms, "alice", S256, NULL, &err),
+                     FLUSS_ERR_STORAGE_EXCEPTION);
+    assert_int_equal(ms->ops->scram_count(ms), 1);
+    ms->ops->close(ms);
+    ms = open_ok(dir);
+    assert_int_equal(ms->ops->scram_count(ms), 1);
+    check_scram(ms, 0, "alice", S256, CRED("1"));
+    ms->ops->close(ms);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup, teardown),
@@ -605,6 +819,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_acls_persist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_acls_old_and_malformed_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_acl_put_latched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scram_persist, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scram_old_and_malformed_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scram_put_latched, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,11 @@
  * never reissue after a reopen; LeaderAndIsr updates are conditional on
  * the znode version; ACL documents live at Fluss's /fluss-acls/<TYPE>/<name>
  * byte for byte, every change leaves a /fluss-acl-changes notification, a
- * second store reads them back, and a fenced coordinator writes none.
+ * second store reads them back, and a fenced coordinator writes none;
+ * SCRAM credentials live at /fluss-scram/<mechanism>/<user> byte for byte,
+ * user names ZooKeeper cannot take are refused clearly, a second store
+ * reads them back, a fenced coordinator writes none, and a znode name
+ * this store cannot hold fails the load instead of vanishing.
  * Each test works under its own root prefix.
  */
 #define _GNU_SOURCE
@@ -204,6 +208,11 @@ static char *dump(fl_metastore_t *ms) {
         put(&out, "acl %d %s %s\n", a->resource_type, a->resource_name, a->json);
     }
     assert_null(ms->ops->acl_at(ms, ms->ops->acl_count(ms)));
+    for (size_t i = 0; i < ms->ops->scram_count(ms); i++) {
+        const fl_ms_scram_node_t *n = ms->ops->scram_at(ms, i);
+        put(&out, "scram %s %s %s\n", n->user, n->mechanism, n->credential);
+    }
+    assert_null(ms->ops->scram_at(ms, ms->ops->scram_count(ms)));
     put(&out, "end\n");
     fl_buf_append(&out, "", 1);
     return (char *)out.data;
@@ -390,6 +399,33 @@ static void test_same_as_embedded(void **state) {
     assert_int_equal(z->ops->acl_count(z), 3);
     same(e, z, "after acls");
 
+    /* SCRAM credentials */
+    char too_long[FL_MS_SCRAM_USER_MAX + 2];
+    memset(too_long, 'u', sizeof(too_long) - 1);
+    too_long[sizeof(too_long) - 1] = '\0';
+    BOTH(e->ops->scram_put(e, "bob", FL_MS_SCRAM_SHA_512, "b", &e1),
+         z->ops->scram_put(z, "bob", FL_MS_SCRAM_SHA_512, "b", &e2));
+    BOTH(e->ops->scram_put(e, "alice", FL_MS_SCRAM_SHA_512, "a5", &e1),
+         z->ops->scram_put(z, "alice", FL_MS_SCRAM_SHA_512, "a5", &e2));
+    BOTH(e->ops->scram_put(e, "alice", FL_MS_SCRAM_SHA_256, "a2", &e1),
+         z->ops->scram_put(z, "alice", FL_MS_SCRAM_SHA_256, "a2", &e2));
+    BOTH(e->ops->scram_put(e, "alice", FL_MS_SCRAM_SHA_256, "a2'", &e1),
+         z->ops->scram_put(z, "alice", FL_MS_SCRAM_SHA_256, "a2'", &e2));
+    BOTH(e->ops->scram_put(e, "bob", FL_MS_SCRAM_SHA_512, NULL, &e1),
+         z->ops->scram_put(z, "bob", FL_MS_SCRAM_SHA_512, NULL, &e2));
+    BOTH(e->ops->scram_put(e, "bob", FL_MS_SCRAM_SHA_512, NULL, &e1),
+         z->ops->scram_put(z, "bob", FL_MS_SCRAM_SHA_512, NULL, &e2));
+    BOTH(e->ops->scram_put(e, "x", "SCRAM-SHA-1", "c", &e1),
+         z->ops->scram_put(z, "x", "SCRAM-SHA-1", "c", &e2));
+    BOTH(e->ops->scram_put(e, "", FL_MS_SCRAM_SHA_256, "c", &e1),
+         z->ops->scram_put(z, "", FL_MS_SCRAM_SHA_256, "c", &e2));
+    BOTH(e->ops->scram_put(e, too_long, FL_MS_SCRAM_SHA_256, "c", &e1),
+         z->ops->scram_put(z, too_long, FL_MS_SCRAM_SHA_256, "c", &e2));
+    BOTH(e->ops->scram_put(e, too_long + 1, FL_MS_SCRAM_SHA_256, "c", &e1),
+         z->ops->scram_put(z, too_long + 1, FL_MS_SCRAM_SHA_256, "c", &e2));
+    assert_int_equal(z->ops->scram_count(z), 3);
+    same(e, z, "after scram");
+
     /* reopened, both read back the same */
     e->ops->close(e);
     z->ops->close(z);
@@ -574,6 +610,180 @@ static void test_acls(void **state) {
     assert_int_equal(raw_delete("/acl/fluss-acls/DATABASE/outside"), ZOK);
     assert_int_equal(b->ops->acl_put(b, 3, "outside", NULL, &err), 0);
     assert_int_equal(b->ops->acl_count(b), 4);
+    b->ops->close(b);
+}
+
+/* ---- SCRAM credentials ---- */
+
+#define S256 FL_MS_SCRAM_SHA_256
+#define S512 FL_MS_SCRAM_SHA_512
+#define CRED(salt) "salt=" salt ",iterations=4096,stored_key=c3Rv,server_key=c2Vy"
+
+static void check_scram(fl_metastore_t *ms, size_t i, const char *user, const char *mech,
+                        const char *cred) {
+    const fl_ms_scram_node_t *n = ms->ops->scram_at(ms, i);
+    if (!n) fail_msg("scram %zu missing", i);
+    assert_string_equal(n->user, user);
+    assert_string_equal(n->mechanism, mech);
+    assert_string_equal(n->credential, cred);
+}
+
+static void test_scram(void **state) {
+    (void)state;
+    fl_error_t err;
+    fl_metastore_t *a = zk_open_active("/scram", "a");
+    assert_int_equal(a->ops->scram_count(a), 0);
+    const char *odd = "line\nbreak \"q\" h\u00e9 \\";
+    char longest[FL_MS_SCRAM_USER_MAX + 2]; /* longest + 1: the longest name taken */
+    memset(longest, 'u', sizeof(longest) - 1);
+    longest[sizeof(longest) - 1] = '\0';
+    assert_int_equal(a->ops->scram_put(a, "bob", S512, CRED("b5"), &err), 0);
+    assert_int_equal(a->ops->scram_put(a, "alice", S512, CRED("a5"), &err), 0);
+    assert_int_equal(a->ops->scram_put(a, "alice", S256, CRED("a2"), &err), 0);
+    assert_int_equal(a->ops->scram_put(a, "j\u00f6rg", S256, odd, &err), 0);
+    assert_int_equal(a->ops->scram_put(a, longest + 1, S256, "", &err), 0);
+    assert_int_equal(a->ops->scram_put(a, "gone", S256, CRED("g"), &err), 0);
+    assert_int_equal(a->ops->scram_put(a, "alice", S256, CRED("a2'"), &err), 0); /* replaced */
+    assert_int_equal(a->ops->scram_put(a, "gone", S256, NULL, &err), 0);
+    /* deleting nothing: no error */
+    assert_int_equal(a->ops->scram_put(a, "gone", S256, NULL, &err), 0);
+    assert_int_equal(a->ops->scram_put(a, "bob", S256, NULL, &err), 0);
+
+    /* what has no znode, refused by name before ZooKeeper is asked */
+    static const char *const bad_users[] = {
+        "",       "a/b",      "/",       ".",         "..",
+        "x\ny",   "x\x7f",    "\x01",    "x\xc2\x85" /* U+0085 */,
+        "x\xee\x80\x80" /* U+E000, private use */, "x\xef\xbf\xb0" /* U+FFF0 */,
+        "x\xf0\x9f\x98\x80" /* U+1F600: two UTF-16 units ZooKeeper refuses */,
+        "bad\xff", "\xc0\xaf" /* overlong '/' */, "\xed\xa0\x80" /* a surrogate */,
+        "cut\xe2\x82",
+    };
+    for (size_t i = 0; i < sizeof(bad_users) / sizeof(bad_users[0]); i++) {
+        fl_err_clear(&err);
+        int rc = a->ops->scram_put(a, bad_users[i], S256, CRED("x"), &err);
+        if (rc != FLUSS_ERR__INVALID_ARG) fail_msg("user %zu: rc %d (%s)", i, rc, err.msg);
+        assert_non_null(strstr(err.msg, "SCRAM user name"));
+    }
+    assert_int_equal(a->ops->scram_put(a, "a/b", S256, CRED("x"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_non_null(strstr(err.msg, "'/'"));
+    assert_int_equal(a->ops->scram_put(a, "x\xee\x80\x80", S256, CRED("x"), &err),
+                     FLUSS_ERR__INVALID_ARG);
+    assert_non_null(strstr(err.msg, "U+E000"));
+    assert_int_equal(a->ops->scram_put(a, longest, S256, CRED("x"), &err), FLUSS_ERR__INVALID_ARG);
+    assert_int_equal(a->ops->scram_put(a, "x", "SCRAM-SHA-1", CRED("x"), &err),
+                     FLUSS_ERR__INVALID_ARG);
+    assert_non_null(strstr(err.msg, "mechanism"));
+    assert_int_equal(a->ops->scram_put(a, "x", NULL, CRED("x"), &err), FLUSS_ERR__INVALID_ARG);
+    char *huge = malloc(FL_MS_SCRAM_CREDENTIAL_MAX + 2);
+    memset(huge, 'c', FL_MS_SCRAM_CREDENTIAL_MAX + 1);
+    huge[FL_MS_SCRAM_CREDENTIAL_MAX + 1] = '\0';
+    assert_int_equal(a->ops->scram_put(a, "x", S256, huge, &err), FLUSS_ERR__INVALID_ARG);
+    free(huge);
+    /* the rule is ZooKeeper's own: those names cannot be znodes at all */
+    assert_int_equal(raw_create("/scram/fluss-scram/SCRAM-SHA-256/ok", "c"), ZOK);
+    assert_int_equal(raw_delete("/scram/fluss-scram/SCRAM-SHA-256/ok"), ZOK);
+    assert_int_not_equal(raw_create("/scram/fluss-scram/SCRAM-SHA-256/x\xee\x80\x80", "c"), ZOK);
+    assert_int_not_equal(raw_create("/scram/fluss-scram/SCRAM-SHA-256/x\xf0\x9f\x98\x80", "c"),
+                         ZOK);
+    assert_int_not_equal(raw_create("/scram/fluss-scram/SCRAM-SHA-256/x\xc2\x85", "c"), ZOK);
+
+    /* by user, then mechanism */
+    assert_int_equal(a->ops->scram_count(a), 5);
+    check_scram(a, 0, "alice", S256, CRED("a2'"));
+    check_scram(a, 1, "alice", S512, CRED("a5"));
+    check_scram(a, 2, "bob", S512, CRED("b5"));
+    check_scram(a, 3, "j\u00f6rg", S256, odd);
+    check_scram(a, 4, longest + 1, S256, "");
+
+    /* at their paths, the credential's exact bytes */
+    expect_raw("/scram/fluss-scram/SCRAM-SHA-256/alice", CRED("a2'"));
+    expect_raw("/scram/fluss-scram/SCRAM-SHA-512/alice", CRED("a5"));
+    expect_raw("/scram/fluss-scram/SCRAM-SHA-512/bob", CRED("b5"));
+    expect_raw("/scram/fluss-scram/SCRAM-SHA-256/j\u00f6rg", odd);
+    assert_int_equal(raw_delete("/scram/fluss-scram/SCRAM-SHA-256/gone"), ZNONODE);
+    char names[8][64];
+    assert_int_equal(raw_children("/scram/fluss-scram/SCRAM-SHA-512", names, 8), 2);
+    assert_string_equal(names[0], "alice");
+    assert_string_equal(names[1], "bob");
+
+    /* a second store on the same ZooKeeper reads the same; as a standby it
+     * writes nothing */
+    fl_metastore_t *b = zk_open("/scram");
+    char *x = dump(a), *y = dump(b);
+    assert_string_equal(x, y);
+    free(x);
+    free(y);
+    assert_int_equal(b->ops->scram_count(b), 5);
+    check_scram(b, 3, "j\u00f6rg", S256, odd);
+    check_scram(b, 4, longest + 1, S256, "");
+    assert_int_equal(b->ops->scram_put(b, "alice", S256, NULL, &err),
+                     FLUSS_ERR_NOT_COORDINATOR_LEADER_EXCEPTION);
+
+    /* a's seat goes to b: a's writes are fenced */
+    assert_int_equal(raw_delete("/scram/coordinators/active"), ZOK);
+    bool active = false;
+    assert_int_equal(fl_metastore_zk_elect(b, "b", "INTERNAL://127.0.0.1:9124", 5000, &active,
+                                           &err), 0);
+    assert_true(active);
+    assert_int_equal(a->ops->scram_put(a, "alice", S256, CRED("stale"), &err),
+                     FLUSS_ERR_INVALID_COORDINATOR_EXCEPTION);
+    assert_int_equal(a->ops->scram_put(a, "mallory", S256, CRED("m"), &err),
+                     FLUSS_ERR_NOT_COORDINATOR_LEADER_EXCEPTION);
+    check_scram(a, 0, "alice", S256, CRED("a2'"));
+    assert_int_equal(a->ops->scram_count(a), 5);
+    expect_raw("/scram/fluss-scram/SCRAM-SHA-256/alice", CRED("a2'"));
+    assert_int_equal(raw_delete("/scram/fluss-scram/SCRAM-SHA-256/mallory"), ZNONODE);
+    a->ops->close(a);
+
+    /* b deletes, replaces and adds; a reopened store sees exactly that */
+    assert_int_equal(b->ops->scram_put(b, "alice", S512, NULL, &err), 0);
+    assert_int_equal(b->ops->scram_put(b, "bob", S512, CRED("b5'"), &err), 0);
+    assert_int_equal(b->ops->scram_put(b, "carol", S256, CRED("c2"), &err), 0);
+    assert_int_equal(raw_delete("/scram/fluss-scram/SCRAM-SHA-512/alice"), ZNONODE);
+    fl_metastore_t *c = zk_open("/scram");
+    x = dump(b);
+    y = dump(c);
+    assert_string_equal(x, y);
+    free(x);
+    free(y);
+    assert_int_equal(c->ops->scram_count(c), 5);
+    check_scram(c, 0, "alice", S256, CRED("a2'"));
+    check_scram(c, 1, "bob", S512, CRED("b5'"));
+    check_scram(c, 2, "carol", S256, CRED("c2"));
+    c->ops->close(c);
+
+    /* another writer changed a znode b never saw: b's writes go by what
+     * ZooKeeper holds, not its cache */
+    assert_int_equal(raw_create("/scram/fluss-scram/SCRAM-SHA-512/outside", "x"), ZOK);
+    assert_int_equal(b->ops->scram_put(b, "outside", S512, CRED("o"), &err), 0);
+    expect_raw("/scram/fluss-scram/SCRAM-SHA-512/outside", CRED("o"));
+    assert_int_equal(b->ops->scram_count(b), 6);
+    assert_int_equal(raw_delete("/scram/fluss-scram/SCRAM-SHA-512/outside"), ZOK);
+    assert_int_equal(b->ops->scram_put(b, "outside", S512, NULL, &err), 0);
+    assert_int_equal(b->ops->scram_count(b), 5);
+
+    /* a mechanism this store does not know is not read */
+    assert_int_equal(raw_create("/scram/fluss-scram/SCRAM-SHA-1", ""), ZOK);
+    assert_int_equal(raw_create("/scram/fluss-scram/SCRAM-SHA-1/zed", "z"), ZOK);
+    c = zk_open("/scram");
+    assert_int_equal(c->ops->scram_count(c), 5);
+    c->ops->close(c);
+    /* a user name this store cannot hold, made by someone else: the load
+     * fails and says where, instead of dropping the credential */
+    char path[1024];
+    snprintf(path, sizeof(path), "/scram/fluss-scram/SCRAM-SHA-256/%0*d",
+             FL_MS_SCRAM_USER_MAX + 1, 1);
+    assert_int_equal(raw_create(path, "c"), ZOK);
+    fl_metastore_t *none = NULL;
+    assert_int_equal(fl_metastore_zk_open(g_connect, "/scram", 6000, 15000, &none, &err),
+                     FLUSS_ERR__CORRUPT);
+    assert_null(none);
+    assert_non_null(strstr(err.msg, "/scram/fluss-scram/SCRAM-SHA-256"));
+    assert_non_null(strstr(err.msg, "SCRAM user name"));
+    assert_int_equal(raw_delete(path), ZOK);
+    c = zk_open("/scram");
+    assert_int_equal(c->ops->scram_count(c), 5);
+    c->ops->close(c);
     b->ops->close(b);
 }
 
@@ -866,6 +1076,7 @@ int main(void) {
         cmocka_unit_test(test_counters_never_reissue),
         cmocka_unit_test(test_leader_isr),
         cmocka_unit_test(test_acls),
+        cmocka_unit_test(test_scram),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
