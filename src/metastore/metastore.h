@@ -198,6 +198,15 @@ fl_ms_bucket_t *fl_ms_bucket_mut(fl_ms_table_t *t, int64_t partition_id, int32_t
  * bucket_epoch. */
 void fl_ms_bucket_set_leader(fl_ms_bucket_t *dst, const fl_ms_bucket_t *b);
 
+/* ACL records, shared by the backends' caches. */
+/* Orders (type, name) against a node: by type, then name. */
+int fl_ms_acl_cmp(int32_t type, const char *name, const fl_ms_acl_node_t *n);
+void fl_ms_acl_free(fl_ms_acl_node_t *nodes, size_t count);
+/* Sets (json NULL: removes) (type, name) in an array kept in that order;
+ * grows it as needed. */
+void fl_ms_acl_set(fl_ms_acl_node_t **nodes, size_t *count, size_t *cap, int32_t type,
+                   const char *name, const char *json);
+
 /* SCRAM records, shared by the backends' caches. */
 bool fl_ms_scram_mechanism_ok(const char *mechanism);
 /* Orders (user, mechanism) against a node: by user, then mechanism. */

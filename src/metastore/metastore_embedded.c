@@ -749,29 +749,11 @@ static int fl_mse_acl_put(fl_metastore_t *ms, int32_t type, const char *name, co
     if (!name || !name[0] || !fl_mse_utf8(name) || (json && !fl_mse_utf8(json)))
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
                           "ACL resource name or document is empty or not UTF-8");
-    fl_ms_acl_node_t key = {.resource_type = type, .resource_name = (char *)name};
     size_t at = 0;
-    while (at < m->acl_count && fl_mse_acl_cmp(&m->acls[at], &key) < 0) at++;
-    bool found = at < m->acl_count && fl_mse_acl_cmp(&m->acls[at], &key) == 0;
+    while (at < m->acl_count && fl_ms_acl_cmp(type, name, &m->acls[at]) > 0) at++;
+    bool found = at < m->acl_count && fl_ms_acl_cmp(type, name, &m->acls[at]) == 0;
     if (!json && !found) return 0; /* nothing to delete: no write */
-    if (!json) {
-        fl_mse_acl_clear(&m->acls[at]);
-        memmove(&m->acls[at], &m->acls[at + 1], (m->acl_count - at - 1) * sizeof(*m->acls));
-        m->acl_count--;
-    } else if (found) {
-        fl_free(m->acls[at].json);
-        m->acls[at].json = fl_strdup(json);
-    } else {
-        if (m->acl_count == m->acl_cap) {
-            m->acl_cap = m->acl_cap ? m->acl_cap * 2 : 8;
-            m->acls = fl_realloc(m->acls, m->acl_cap * sizeof(*m->acls));
-        }
-        memmove(&m->acls[at + 1], &m->acls[at], (m->acl_count - at) * sizeof(*m->acls));
-        m->acls[at] = (fl_ms_acl_node_t){.resource_type = type,
-                                         .resource_name = fl_strdup(name),
-                                         .json = fl_strdup(json)};
-        m->acl_count++;
-    }
+    fl_ms_acl_set(&m->acls, &m->acl_count, &m->acl_cap, type, name, json);
     /* a failed write reloads the last durable state (and latches) */
     return fl_mse_persist(m, err);
 }

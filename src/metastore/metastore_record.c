@@ -1,7 +1,7 @@
 /*
  * metastore_record.c — ownership helpers for metastore records, shared by
- * every backend, and the ordered SCRAM credential array both backends'
- * caches keep.
+ * every backend, and the ordered ACL and SCRAM credential arrays both
+ * backends' caches keep.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +116,46 @@ void fl_ms_bucket_set_leader(fl_ms_bucket_t *dst, const fl_ms_bucket_t *b) {
 }
 
 /* ---- SCRAM credentials ---- */
+
+int fl_ms_acl_cmp(int32_t type, const char *name, const fl_ms_acl_node_t *n) {
+    if (type != n->resource_type) return type < n->resource_type ? -1 : 1;
+    return strcmp(name, n->resource_name);
+}
+
+void fl_ms_acl_free(fl_ms_acl_node_t *nodes, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        fl_free(nodes[i].resource_name);
+        fl_free(nodes[i].json);
+    }
+    fl_free(nodes);
+}
+
+void fl_ms_acl_set(fl_ms_acl_node_t **nodes, size_t *count, size_t *cap, int32_t type,
+                   const char *name, const char *json) {
+    fl_ms_acl_node_t *a = *nodes;
+    size_t at = 0;
+    while (at < *count && fl_ms_acl_cmp(type, name, &a[at]) > 0) at++;
+    bool found = at < *count && fl_ms_acl_cmp(type, name, &a[at]) == 0;
+    if (!json) {
+        if (!found) return;
+        fl_free(a[at].resource_name);
+        fl_free(a[at].json);
+        memmove(&a[at], &a[at + 1], (*count - at - 1) * sizeof(*a));
+        (*count)--;
+    } else if (found) {
+        fl_free(a[at].json);
+        a[at].json = fl_strdup(json);
+    } else {
+        if (*count == *cap) {
+            *cap = *cap ? *cap * 2 : 8;
+            *nodes = a = fl_realloc(a, *cap * sizeof(*a));
+        }
+        memmove(&a[at + 1], &a[at], (*count - at) * sizeof(*a));
+        a[at] = (fl_ms_acl_node_t){
+            .resource_type = type, .resource_name = fl_strdup(name), .json = fl_strdup(json)};
+        (*count)++;
+    }
+}
 
 bool fl_ms_scram_mechanism_ok(const char *mechanism) {
     return mechanism && (strcmp(mechanism, FL_MS_SCRAM_SHA_256) == 0 ||

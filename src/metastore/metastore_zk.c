@@ -319,7 +319,7 @@ done:
     fl_buf_free(&buf);
     if (rc) {
         fl_msz_clear_arrays(dbs, db_count, tables, table_count);
-        fl_msz_acls_free(acls, acl_count);
+        fl_ms_acl_free(acls, acl_count);
         return rc;
     }
     if (db_count > 1) qsort(dbs, db_count, sizeof(*dbs), fl_msz_db_cmp);
@@ -330,7 +330,7 @@ done:
     m->tables = tables;
     m->table_count = table_count;
     m->table_cap = table_cap;
-    fl_msz_acls_free(m->acls, m->acl_count);
+    fl_ms_acl_free(m->acls, m->acl_count);
     m->acls = acls;
     m->acl_count = m->acl_cap = acl_count;
     fl_ms_scram_free(m->scrams, m->scram_count);
@@ -423,7 +423,7 @@ static void fl_msz_add_buckets(fl_ms_zk_t *m, fl_zk_txn_t *t, int64_t table_id,
 static void fl_msz_close(fl_metastore_t *ms) {
     fl_ms_zk_t *m = FL_MSZ(ms);
     fl_msz_clear_arrays(m->dbs, m->db_count, m->tables, m->table_count);
-    fl_msz_acls_free(m->acls, m->acl_count);
+    fl_ms_acl_free(m->acls, m->acl_count);
     fl_ms_scram_free(m->scrams, m->scram_count);
     fl_zk_conn_close(m->conn);
     fl_free(m);
@@ -831,6 +831,17 @@ static int fl_msz_reserve_table_ids(fl_metastore_t *ms, int64_t table_id, int64_
     /* a reload in between may have moved the table */
     if (!rc && (t = fl_msz_table_mut(m, table_id))) t->autoinc_next = *first + count;
     return rc;
+}
+
+/* The ACL and SCRAM caches (written in metastore_zk_acl.c and
+ * metastore_zk_scram.c, reloaded with the rest). */
+static size_t fl_msz_acl_count(fl_metastore_t *ms) { return FL_MSZ(ms)->acl_count; }
+static const fl_ms_acl_node_t *fl_msz_acl_at(fl_metastore_t *ms, size_t i) {
+    return i < FL_MSZ(ms)->acl_count ? &FL_MSZ(ms)->acls[i] : NULL;
+}
+static size_t fl_msz_scram_count(fl_metastore_t *ms) { return FL_MSZ(ms)->scram_count; }
+static const fl_ms_scram_node_t *fl_msz_scram_at(fl_metastore_t *ms, size_t i) {
+    return i < FL_MSZ(ms)->scram_count ? &FL_MSZ(ms)->scrams[i] : NULL;
 }
 
 static const struct fl_metastore_ops fl_msz_ops = {

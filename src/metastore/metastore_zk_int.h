@@ -2,7 +2,8 @@
  * metastore_zk_int.h — what the files of the ZooKeeper metastore share:
  * the session (metastore_zk_conn.c), the multi-op builder, and the store's
  * struct (metastore_zk.c; election, LeaderAndIsr, ACLs and SCRAM
- * credentials in their own files).
+ * credentials in their own files, both written through the one-znode
+ * write of metastore_zk_node.c).
  * Not for callers: they use metastore_zk.h.
  */
 #ifndef FL_METASTORE_ZK_INT_H
@@ -124,13 +125,38 @@ int fl_msz_reload(fl_ms_zk_t *m, fl_error_t *err);
 int fl_msz_commit(fl_ms_zk_t *m, fl_zk_txn_t *t, int *zrc, size_t *failed, fl_error_t *err);
 fl_ms_table_t *fl_msz_table_mut(fl_ms_zk_t *m, int64_t id);
 
+/* ---- one znode of text, written conditionally (metastore_zk_node.c) ---- */
+/* Attempts of a write that raced another writer (Fluss's MAX_UPDATE_RETRIES). */
+#define FL_MSZ_NODE_RETRIES 10
+/* Appends ops after the node's own, in the same multi (the ACL change
+ * notification); may first create znodes they need, outside it. */
+typedef int fl_msz_node_extra_fn(fl_ms_zk_t *m, fl_zk_txn_t *x, const void *ctx,
+                                 fl_error_t *err);
+/* Sets the znode at path (root included) to text, or deletes it when
+ * text is NULL (a missing one: 0, nothing written), creating its parents
+ * first; then extra (may be NULL) adds its ops. Conditional on the
+ * version read just before, fenced by the epoch, read again when another
+ * writer raced us, up to FL_MSZ_NODE_RETRIES times; still racing:
+ * STATE, "Failed to update <what> after ..." (what_fmt and its
+ * arguments name the record). */
+int fl_msz_node_put(fl_ms_zk_t *m, const char *path, const char *text,
+                    fl_msz_node_extra_fn *extra, const void *ctx, fl_error_t *err,
+                    const char *what_fmt, ...) __attribute__((format(printf, 7, 8)));
+/* Reads the znode at path as a NUL-terminated string (fl_malloc'd, into
+ * *text; NULL when the znode is gone). A NUL inside is CORRUPT, naming
+ * what (e.g. "ACL document"). buf is scratch. */
+int fl_msz_node_text(fl_ms_zk_t *m, const char *path, const char *what, fl_buf_t *buf,
+                     char **text, fl_error_t *err);
+typedef int fl_msz_node_child_fn(fl_ms_zk_t *m, const char *child, void *ctx, fl_error_t *err);
+/* Calls each for every child name of the znode at dir (root included),
+ * in strcmp order, until one fails; a missing dir has none. */
+int fl_msz_node_children(fl_ms_zk_t *m, const char *dir, fl_msz_node_child_fn *each, void *ctx,
+                         fl_error_t *err);
+
 /* ---- ACLs (metastore_zk_acl.c) ---- */
-/* Reads every /fluss-acls/<TYPE>/<name> (all or nothing); free with
- * fl_msz_acls_free. */
+/* Reads every /fluss-acls/<TYPE>/<name> (all or nothing), in the
+ * cache's order; free with fl_ms_acl_free. */
 int fl_msz_acls_load(fl_ms_zk_t *m, fl_ms_acl_node_t **out, size_t *count, fl_error_t *err);
-void fl_msz_acls_free(fl_ms_acl_node_t *acls, size_t count);
-size_t fl_msz_acl_count(fl_metastore_t *ms);
-const fl_ms_acl_node_t *fl_msz_acl_at(fl_metastore_t *ms, size_t i);
 int fl_msz_acl_put(fl_metastore_t *ms, int32_t type, const char *name, const char *json,
                    fl_error_t *err);
 
@@ -138,8 +164,6 @@ int fl_msz_acl_put(fl_metastore_t *ms, int32_t type, const char *name, const cha
 /* Reads every /fluss-scram/<mechanism>/<user> (all or nothing), in the
  * cache's order; free with fl_ms_scram_free. */
 int fl_msz_scram_load(fl_ms_zk_t *m, fl_ms_scram_node_t **out, size_t *count, fl_error_t *err);
-size_t fl_msz_scram_count(fl_metastore_t *ms);
-const fl_ms_scram_node_t *fl_msz_scram_at(fl_metastore_t *ms, size_t i);
 int fl_msz_scram_put(fl_metastore_t *ms, const char *user, const char *mechanism,
                      const char *credential, fl_error_t *err);
 

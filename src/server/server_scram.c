@@ -174,10 +174,10 @@ static int fl_scram_upsert(fl_coordinator_server_t *cs, const Fluss__PbScramUpse
                           "Unknown SCRAM mechanism '%s' (SCRAM-SHA-256, SCRAM-SHA-512).",
                           u->mechanism);
     int32_t iterations = u->has_iterations ? u->iterations : FL_SCRAM_ITERATIONS_MIN;
-    if (iterations < FL_SCRAM_ITERATIONS_MIN || iterations > 1000000)
+    if (iterations < FL_SCRAM_ITERATIONS_MIN || iterations > FL_SCRAM_ITERATIONS_MAX)
         return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION,
-                          "SCRAM iterations must be between %d and 1000000, not %d.",
-                          FL_SCRAM_ITERATIONS_MIN, iterations);
+                          "SCRAM iterations must be between %d and %d, not %d.",
+                          FL_SCRAM_ITERATIONS_MIN, FL_SCRAM_ITERATIONS_MAX, iterations);
     if (u->password.len == 0)
         return fl_err_set(err, FLUSS_ERR_INVALID_CONFIG_EXCEPTION, "An empty password.");
     fl_scram_credential_t c;
