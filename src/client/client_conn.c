@@ -15,7 +15,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <sys/time.h>
 #include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #include "auth_scram.h"
 #include "common_alloc.h"
@@ -130,6 +136,83 @@ static int fl_client_authenticate(fl_client_conn_t *c, const fl_client_auth_t *a
     return rc;
 }
 
+static int fl_tls_err(fl_error_t *err, const char *what, const char *detail) {
+    unsigned long e = ERR_get_error();
+    char msg[256] = "";
+    if (e) ERR_error_string_n(e, msg, sizeof(msg));
+    ERR_clear_error();
+    return fl_err_set(err, FLUSS_ERR__TRANSPORT, "TLS: %s%s%s%s%s", what, detail[0] ? " " : "",
+                      detail, msg[0] ? ": " : "", msg);
+}
+
+/* The client context of one connection: the server verified against
+ * ca_file, the client's certificate if given, TLS 1.2 at least. */
+static SSL_CTX *fl_tls_client_ctx(const fl_client_auth_t *a, fl_error_t *err) {
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx) {
+        fl_tls_err(err, "context", "");
+        return NULL;
+    }
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    if (SSL_CTX_load_verify_locations(ctx, a->ca_file, NULL) != 1) {
+        fl_tls_err(err, "CA file", a->ca_file);
+        goto fail;
+    }
+    if (a->cert_file[0]) {
+        if (SSL_CTX_use_certificate_chain_file(ctx, a->cert_file) != 1) {
+            fl_tls_err(err, "certificate file", a->cert_file);
+            goto fail;
+        }
+        if (SSL_CTX_use_PrivateKey_file(ctx, a->key_file, SSL_FILETYPE_PEM) != 1 ||
+            SSL_CTX_check_private_key(ctx) != 1) {
+            fl_tls_err(err, "key file", a->key_file);
+            goto fail;
+        }
+    }
+    return ctx;
+fail:
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+/* TLS over the connected socket: the handshake (bounded by the
+ * connection's timeout), the server's certificate checked against host
+ * (an IP address or a DNS name). */
+static int fl_tls_connect(fl_client_conn_t *c, const char *host, const fl_client_auth_t *a,
+                          fl_error_t *err) {
+    ERR_clear_error();
+    SSL_CTX *ctx = fl_tls_client_ctx(a, err);
+    if (!ctx) return FLUSS_ERR__TRANSPORT;
+    c->ssl = SSL_new(ctx);
+    SSL_CTX_free(ctx);
+    if (!c->ssl) return fl_tls_err(err, "new connection", "");
+    unsigned char ip[16];
+    bool is_ip = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
+    X509_VERIFY_PARAM *vp = SSL_get0_param(c->ssl);
+    if (is_ip ? X509_VERIFY_PARAM_set1_ip_asc(vp, host) != 1
+              : (SSL_set_tlsext_host_name(c->ssl, host) != 1 || SSL_set1_host(c->ssl, host) != 1))
+        return fl_tls_err(err, "server name", host);
+    SSL_set_fd(c->ssl, c->fd);
+    struct timeval tv = {.tv_sec = c->timeout_ms / 1000, .tv_usec = (c->timeout_ms % 1000) * 1000};
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    int rc = SSL_connect(c->ssl);
+    struct timeval zero = {0};
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &zero, sizeof(zero));
+    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &zero, sizeof(zero));
+    if (rc != 1) {
+        long vr = SSL_get_verify_result(c->ssl);
+        if (vr != X509_V_OK)
+            return fl_err_set(err, FLUSS_ERR__TRANSPORT,
+                              "TLS: the server's certificate is not trusted: %s",
+                              X509_verify_cert_error_string(vr));
+        return fl_tls_err(err, "handshake with", host);
+    }
+    return 0;
+}
+
 int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int timeout_ms,
                         const fl_client_auth_t *auth, fl_error_t *err) {
     memset(c, 0, sizeof(*c));
@@ -158,6 +241,11 @@ int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int tim
     if (rc) return rc;
     int one = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (auth) c->auth = *auth;
+    if (auth && auth->tls && (rc = fl_tls_connect(c, host, auth, err))) {
+        fl_client_conn_close(c);
+        return rc;
+    }
 
     Fluss__ApiVersionsRequest req = FLUSS__API_VERSIONS_REQUEST__INIT;
     req.client_software_name = "fluss-c";
@@ -173,7 +261,6 @@ int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int tim
     c->server_type = av->has_server_type ? av->server_type : 0;
     protobuf_c_message_free_unpacked(resp, NULL);
     if (auth && auth->mechanism[0]) {
-        c->auth = *auth;
         if ((rc = fl_client_authenticate(c, auth, err))) {
             fl_client_conn_close(c);
             return rc;
@@ -183,6 +270,10 @@ int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int tim
 }
 
 void fl_client_conn_close(fl_client_conn_t *c) {
+    if (c->ssl) {
+        SSL_free(c->ssl); /* no close_notify: the socket goes anyway */
+        c->ssl = NULL;
+    }
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
 }
@@ -192,6 +283,14 @@ static int fl_send_all(fl_client_conn_t *c, const uint8_t *p, size_t n, int64_t 
     while (n > 0) {
         int rc = fl_wait(c->fd, POLLOUT, deadline, err);
         if (rc) return rc;
+        if (c->ssl) {
+            ERR_clear_error();
+            int w = SSL_write(c->ssl, p, n > (1u << 30) ? (1 << 30) : (int)n);
+            if (w <= 0) return fl_tls_err(err, "write", "");
+            p += w;
+            n -= (size_t)w;
+            continue;
+        }
         ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
         if (w < 0) {
             if (errno == EINTR || errno == EAGAIN) continue;
@@ -206,8 +305,23 @@ static int fl_send_all(fl_client_conn_t *c, const uint8_t *p, size_t n, int64_t 
 static int fl_recv_all(fl_client_conn_t *c, uint8_t *p, size_t n, int64_t deadline,
                        fl_error_t *err) {
     while (n > 0) {
-        int rc = fl_wait(c->fd, POLLIN, deadline, err);
+        /* bytes TLS already decrypted need no wait */
+        int rc = c->ssl && SSL_pending(c->ssl) > 0 ? 0 : fl_wait(c->fd, POLLIN, deadline, err);
         if (rc) return rc;
+        if (c->ssl) {
+            ERR_clear_error();
+            int r = SSL_read(c->ssl, p, n > (1u << 30) ? (1 << 30) : (int)n);
+            if (r <= 0) {
+                int e = SSL_get_error(c->ssl, r);
+                if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) continue;
+                if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0))
+                    return fl_err_set(err, FLUSS_ERR__TRANSPORT, "the server closed the connection");
+                return fl_tls_err(err, "read", "");
+            }
+            p += r;
+            n -= (size_t)r;
+            continue;
+        }
         ssize_t r = recv(c->fd, p, n, 0);
         if (r == 0) return fl_err_set(err, FLUSS_ERR__TRANSPORT, "the server closed the connection");
         if (r < 0) {
@@ -242,8 +356,13 @@ int fl_client_conn_send(fl_client_conn_t *c, int16_t api_key, const ProtobufCMes
     return 0;
 }
 
+int fl_client_conn_buffered(const fl_client_conn_t *c) {
+    return c->fd >= 0 && c->ssl && SSL_pending(c->ssl) > 0;
+}
+
 int fl_client_conn_readable(const fl_client_conn_t *c) {
     if (c->fd < 0) return 0;
+    if (c->ssl && SSL_pending(c->ssl) > 0) return 1;
     struct pollfd p = {c->fd, POLLIN, 0};
     return poll(&p, 1, 0) > 0;
 }
