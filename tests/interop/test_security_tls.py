@@ -163,7 +163,8 @@ def ssl_server(tmp_path_factory, pki):
     shutil.copy(pki.server[0], cert)
     shutil.copy(pki.server[1], key)
     srv = start(tmp_path_factory, "ssl", "SSL", (cert, key),
-                ["-D", "security.ssl.reload.interval=1s"])
+                ["-D", "security.ssl.reload.interval=1s",
+                 "-D", "security.sasl.authentication.timeout=2s"])
     srv.served = (cert, key)
     yield srv
     stop(srv)
@@ -198,6 +199,23 @@ def test_plaintext_client_refused_server_stays_up(ssl_server, pki):
     assert r.returncode == 0, r.stderr
     print(json.dumps({"test": "X7", "case": "plaintext-on-ssl", "accepted": 0,
                       "server_up": 1}))
+
+
+def test_handshake_deadline(ssl_server):
+    """A connection that never finishes its handshake is closed at the
+    gate's deadline (security.sasl.authentication.timeout, 2 s here)."""
+    host, port = ssl_server.bootstrap.rsplit(":", 1)
+    t0 = time.time()
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(b"\x16\x03\x01")  # the start of a ClientHello, never finished
+        try:
+            got = s.recv(1)
+        except ConnectionResetError:
+            got = b""
+    waited = time.time() - t0
+    assert got == b"" and 1.5 <= waited < 6, (got, waited)
+    print(json.dumps({"test": "X7", "case": "handshake-deadline", "closed_after_s":
+                      round(waited, 2), "accepted": 0}))
 
 
 @pytest.mark.parametrize("version", ["-tls1", "-tls1_1"])
