@@ -16,7 +16,6 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -145,6 +144,11 @@ static int fl_tls_err(fl_error_t *err, const char *what, const char *detail) {
                       detail, msg[0] ? ": " : "", msg);
 }
 
+typedef int (*fl_tls_op_fn)(struct ssl_st *ssl, void *p, int n);
+static int fl_tls_op_handshake(SSL *ssl, void *p, int n);
+static int fl_tls_run(fl_client_conn_t *c, fl_tls_op_fn op, void *p, int n, int64_t deadline,
+                      size_t *done, fl_error_t *err);
+
 /* The client context of one connection: the server verified against
  * ca_file, the client's certificate if given, TLS 1.2 at least. */
 static SSL_CTX *fl_tls_client_ctx(const fl_client_auth_t *a, fl_error_t *err) {
@@ -194,21 +198,25 @@ static int fl_tls_connect(fl_client_conn_t *c, const char *host, const fl_client
     if (is_ip ? X509_VERIFY_PARAM_set1_ip_asc(vp, host) != 1
               : (SSL_set_tlsext_host_name(c->ssl, host) != 1 || SSL_set1_host(c->ssl, host) != 1))
         return fl_tls_err(err, "server name", host);
-    SSL_set_fd(c->ssl, c->fd);
-    struct timeval tv = {.tv_sec = c->timeout_ms / 1000, .tv_usec = (c->timeout_ms % 1000) * 1000};
-    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    int rc = SSL_connect(c->ssl);
-    struct timeval zero = {0};
-    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &zero, sizeof(zero));
-    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &zero, sizeof(zero));
+    BIO *rb = BIO_new(BIO_s_mem()), *wb = BIO_new(BIO_s_mem());
+    if (!rb || !wb) {
+        BIO_free(rb);
+        BIO_free(wb);
+        return fl_tls_err(err, "no memory", "");
+    }
+    BIO_set_mem_eof_return(rb, -1);
+    SSL_set_bio(c->ssl, rb, wb);
+    SSL_set_connect_state(c->ssl);
+    size_t none = 0;
+    int rc = fl_tls_run(c, fl_tls_op_handshake, NULL, 0, fl_time_mono_ms() + c->timeout_ms, &none,
+                        err) == 0 ? 1 : -1;
     if (rc != 1) {
         long vr = SSL_get_verify_result(c->ssl);
         if (vr != X509_V_OK)
             return fl_err_set(err, FLUSS_ERR__TRANSPORT,
                               "TLS: the server's certificate is not trusted: %s",
                               X509_verify_cert_error_string(vr));
-        return fl_tls_err(err, "handshake with", host);
+        return err->code ? err->code : FLUSS_ERR__TRANSPORT;
     }
     return 0;
 }
@@ -278,20 +286,13 @@ void fl_client_conn_close(fl_client_conn_t *c) {
     c->fd = -1;
 }
 
-static int fl_send_all(fl_client_conn_t *c, const uint8_t *p, size_t n, int64_t deadline,
-                       fl_error_t *err) {
+/* Plaintext bytes out, until the deadline (MSG_NOSIGNAL: a library must
+ * not raise SIGPIPE in its caller). */
+static int fl_sock_send_all(int fd, const uint8_t *p, size_t n, int64_t deadline, fl_error_t *err) {
     while (n > 0) {
-        int rc = fl_wait(c->fd, POLLOUT, deadline, err);
+        int rc = fl_wait(fd, POLLOUT, deadline, err);
         if (rc) return rc;
-        if (c->ssl) {
-            ERR_clear_error();
-            int w = SSL_write(c->ssl, p, n > (1u << 30) ? (1 << 30) : (int)n);
-            if (w <= 0) return fl_tls_err(err, "write", "");
-            p += w;
-            n -= (size_t)w;
-            continue;
-        }
-        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
         if (w < 0) {
             if (errno == EINTR || errno == EAGAIN) continue;
             return fl_err_set(err, FLUSS_ERR__TRANSPORT, "send: %s", strerror(errno));
@@ -302,34 +303,104 @@ static int fl_send_all(fl_client_conn_t *c, const uint8_t *p, size_t n, int64_t 
     return 0;
 }
 
-static int fl_recv_all(fl_client_conn_t *c, uint8_t *p, size_t n, int64_t deadline,
-                       fl_error_t *err) {
-    while (n > 0) {
-        /* bytes TLS already decrypted need no wait */
-        int rc = c->ssl && SSL_pending(c->ssl) > 0 ? 0 : fl_wait(c->fd, POLLIN, deadline, err);
+/* Some bytes in (*got > 0), after waiting until the deadline. */
+static int fl_sock_recv_some(int fd, uint8_t *p, size_t n, int64_t deadline, size_t *got,
+                             fl_error_t *err) {
+    for (;;) {
+        int rc = fl_wait(fd, POLLIN, deadline, err);
         if (rc) return rc;
-        if (c->ssl) {
-            ERR_clear_error();
-            int r = SSL_read(c->ssl, p, n > (1u << 30) ? (1 << 30) : (int)n);
-            if (r <= 0) {
-                int e = SSL_get_error(c->ssl, r);
-                if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) continue;
-                if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0))
-                    return fl_err_set(err, FLUSS_ERR__TRANSPORT, "the server closed the connection");
-                return fl_tls_err(err, "read", "");
-            }
-            p += r;
-            n -= (size_t)r;
-            continue;
-        }
-        ssize_t r = recv(c->fd, p, n, 0);
+        ssize_t r = recv(fd, p, n, 0);
         if (r == 0) return fl_err_set(err, FLUSS_ERR__TRANSPORT, "the server closed the connection");
         if (r < 0) {
             if (errno == EINTR || errno == EAGAIN) continue;
             return fl_err_set(err, FLUSS_ERR__TRANSPORT, "recv: %s", strerror(errno));
         }
+        *got = (size_t)r;
+        return 0;
+    }
+}
+
+/* TLS over memory BIOs: the SSL object never touches the socket, so the
+ * socket I/O above (deadlines, no SIGPIPE) serves both. */
+static int fl_tls_flush_out(fl_client_conn_t *c, int64_t deadline, fl_error_t *err) {
+    BIO *w = SSL_get_wbio(c->ssl);
+    uint8_t buf[16384];
+    int n;
+    while ((n = BIO_read(w, buf, sizeof(buf))) > 0) {
+        int rc = fl_sock_send_all(c->fd, buf, (size_t)n, deadline, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int fl_tls_fill_in(fl_client_conn_t *c, int64_t deadline, fl_error_t *err) {
+    uint8_t buf[16384];
+    size_t r = 0;
+    int rc = fl_sock_recv_some(c->fd, buf, sizeof(buf), deadline, &r, err);
+    if (rc) return rc;
+    if (BIO_write(SSL_get_rbio(c->ssl), buf, (int)r) != (int)r)
+        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "TLS: no memory for input");
+    return 0;
+}
+
+/* Runs op (a handshake, read or write step) until it is done, moving
+ * bytes between the BIOs and the socket; *done what SSL_read/_write gave
+ * (0 for a handshake). */
+static int fl_tls_op_handshake(SSL *ssl, void *p, int n) {
+    (void)p, (void)n;
+    int rc = SSL_do_handshake(ssl);
+    return rc == 1 ? 0 : rc;
+}
+static int fl_tls_op_read(SSL *ssl, void *p, int n) { return SSL_read(ssl, p, n); }
+static int fl_tls_op_write(SSL *ssl, void *p, int n) { return SSL_write(ssl, p, n); }
+
+static int fl_tls_run(fl_client_conn_t *c, fl_tls_op_fn op, void *p, int n, int64_t deadline,
+                      size_t *done, fl_error_t *err) {
+    for (;;) {
+        ERR_clear_error();
+        int r = op(c->ssl, p, n);
+        int rc = fl_tls_flush_out(c, deadline, err);
+        if (rc) return rc;
+        if (r > 0 || (r == 0 && op == fl_tls_op_handshake)) {
+            *done = (size_t)r;
+            return 0;
+        }
+        int e = SSL_get_error(c->ssl, r);
+        if (e == SSL_ERROR_WANT_READ) {
+            if ((rc = fl_tls_fill_in(c, deadline, err))) return rc;
+            continue;
+        }
+        if (e == SSL_ERROR_WANT_WRITE) continue;
+        if (e == SSL_ERROR_ZERO_RETURN)
+            return fl_err_set(err, FLUSS_ERR__TRANSPORT, "the server closed the connection");
+        return fl_tls_err(err, op == fl_tls_op_handshake ? "handshake" : "I/O", "");
+    }
+}
+
+static int fl_send_all(fl_client_conn_t *c, const uint8_t *p, size_t n, int64_t deadline,
+                       fl_error_t *err) {
+    if (!c->ssl) return fl_sock_send_all(c->fd, p, n, deadline, err);
+    while (n > 0) {
+        int chunk = n > (1u << 30) ? (1 << 30) : (int)n;
+        size_t w = 0;
+        int rc = fl_tls_run(c, fl_tls_op_write, (void *)p, chunk, deadline, &w, err);
+        if (rc) return rc;
+        p += w;
+        n -= w;
+    }
+    return 0;
+}
+
+static int fl_recv_all(fl_client_conn_t *c, uint8_t *p, size_t n, int64_t deadline,
+                       fl_error_t *err) {
+    while (n > 0) {
+        size_t r = 0;
+        int chunk = n > (1u << 30) ? (1 << 30) : (int)n;
+        int rc = c->ssl ? fl_tls_run(c, fl_tls_op_read, p, chunk, deadline, &r, err)
+                        : fl_sock_recv_some(c->fd, p, n, deadline, &r, err);
+        if (rc) return rc;
         p += r;
-        n -= (size_t)r;
+        n -= r;
     }
     return 0;
 }
@@ -357,12 +428,13 @@ int fl_client_conn_send(fl_client_conn_t *c, int16_t api_key, const ProtobufCMes
 }
 
 int fl_client_conn_buffered(const fl_client_conn_t *c) {
-    return c->fd >= 0 && c->ssl && SSL_pending(c->ssl) > 0;
+    return c->fd >= 0 && c->ssl &&
+           (SSL_pending(c->ssl) > 0 || BIO_ctrl_pending(SSL_get_rbio(c->ssl)) > 0);
 }
 
 int fl_client_conn_readable(const fl_client_conn_t *c) {
     if (c->fd < 0) return 0;
-    if (c->ssl && SSL_pending(c->ssl) > 0) return 1;
+    if (fl_client_conn_buffered(c)) return 1;
     struct pollfd p = {c->fd, POLLIN, 0};
     return poll(&p, 1, 0) > 0;
 }
