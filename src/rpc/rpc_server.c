@@ -6,6 +6,12 @@
  *
  * A connection is freed when its handle has closed and no deferred
  * response holds it: the open handle counts as one reference.
+ *
+ * A TLS listener's connections (fl_rpc_server_tls) carry an fl_rpc_tls_t:
+ * the socket reads into its raw buffer, the ciphertext goes through
+ * SSL_read into `in`, and a flush encrypts `out` (flattened) with
+ * SSL_write and writes the write BIO's bytes. Plaintext connections have
+ * none and take the paths above unchanged.
  */
 #include "rpc_server.h"
 
