@@ -40,11 +40,19 @@ int fluss_client_new(const char *bootstrap, int timeout_ms, fluss_client_t **out
  * as the Java client's keys name them. */
 typedef struct fluss_client_opts {
     int timeout_ms;                /* every call (0 = 30 s) */
-    /* client.security.protocol: NULL or "PLAINTEXT", or "SASL" */
+    /* client.security.protocol: NULL or "PLAINTEXT", or "SASL"; ours
+     * "SSL" (TLS) and "SASL_SSL" (TLS, then SASL) */
     const char *security_protocol;
     const char *sasl_mechanism;    /* client.security.sasl.mechanism: NULL = PLAIN */
     const char *sasl_username;     /* client.security.sasl.username */
     const char *sasl_password;     /* client.security.sasl.password */
+    /* TLS (ours), PEM files read at every connection: the CAs the server's
+     * certificate must chain to (required for SSL / SASL_SSL; its name or
+     * IP address must match the host connected to), and optionally this
+     * client's certificate chain and key */
+    const char *ssl_ca_file;
+    const char *ssl_cert_file;
+    const char *ssl_key_file;
 } fluss_client_opts_t;
 
 /* As fluss_client_new, with opts (NULL: the defaults); every connection

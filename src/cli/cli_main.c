@@ -21,7 +21,8 @@ static const char *g_bootstrap = NULL;
 
 static void usage_main(FILE *f) {
     fprintf(f,
-            "usage: fluss [--bootstrap-server HOST:PORT] [--sasl-username NAME] COMMAND ...\n"
+            "usage: fluss [--bootstrap-server HOST:PORT] [--sasl-username NAME] [--tls-ca FILE]\n"
+            "             [--tls-cert FILE --tls-key FILE] COMMAND ...\n"
             "\n"
             "Commands:\n"
             "  db create NAME [--comment TEXT] [--property K=V]... [--if-not-exists]\n"
@@ -52,6 +53,9 @@ static void usage_main(FILE *f) {
             "On a SASL listener: --sasl-username NAME (or $FLUSS_SASL_USERNAME) and the\n"
             "password in $FLUSS_SASL_PASSWORD (never on the command line); mechanism\n"
             "PLAIN, or $FLUSS_SASL_MECHANISM (SCRAM-SHA-256, SCRAM-SHA-512).\n"
+            "On a TLS listener (SSL, SASL_SSL): --tls-ca FILE (or $FLUSS_TLS_CA), the PEM\n"
+            "CAs of the server's certificate; a client certificate with --tls-cert FILE\n"
+            "--tls-key FILE (or $FLUSS_TLS_CERT, $FLUSS_TLS_KEY).\n"
             "Run 'fluss db --help' or 'fluss table create --help' for details.\n");
 }
 
@@ -338,6 +342,12 @@ int main(int argc, char **argv) {
             g_bootstrap = argv[i] + 19;
         } else if (strcmp(argv[i], "--sasl-username") == 0 && i + 1 < argc) {
             setenv("FLUSS_SASL_USERNAME", argv[++i], 1);
+        } else if (strcmp(argv[i], "--tls-ca") == 0 && i + 1 < argc) {
+            setenv("FLUSS_TLS_CA", argv[++i], 1);
+        } else if (strcmp(argv[i], "--tls-cert") == 0 && i + 1 < argc) {
+            setenv("FLUSS_TLS_CERT", argv[++i], 1);
+        } else if (strcmp(argv[i], "--tls-key") == 0 && i + 1 < argc) {
+            setenv("FLUSS_TLS_KEY", argv[++i], 1);
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage_main(stdout);
             return 0;

@@ -78,6 +78,16 @@ int fl_cli_connect(const char *bootstrap, fluss_client_t **client) {
         o.sasl_password = getenv("FLUSS_SASL_PASSWORD");
         if (!o.sasl_password) o.sasl_password = "";
     }
+    /* TLS (ours) when a CA is named: SSL, or SASL_SSL with a user */
+    const char *ca = getenv("FLUSS_TLS_CA");
+    if (ca && *ca) {
+        o.security_protocol = o.security_protocol ? "SASL_SSL" : "SSL";
+        o.ssl_ca_file = ca;
+        o.ssl_cert_file = getenv("FLUSS_TLS_CERT");
+        o.ssl_key_file = getenv("FLUSS_TLS_KEY");
+        if (o.ssl_cert_file && !*o.ssl_cert_file) o.ssl_cert_file = NULL;
+        if (o.ssl_key_file && !*o.ssl_key_file) o.ssl_key_file = NULL;
+    }
     if (fluss_client_open(b, &o, client, &err) != 0) {
         fprintf(stderr, "fluss: cannot connect to %s: %s\n", b, err.message);
         return 1;

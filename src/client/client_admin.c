@@ -54,10 +54,31 @@ static int fl_client_auth_from(const fluss_client_opts_t *o, fl_client_auth_t *a
     if (!o || !o->security_protocol || !*o->security_protocol ||
         strcasecmp(o->security_protocol, "PLAINTEXT") == 0)
         return 0;
-    if (strcasecmp(o->security_protocol, "SASL") != 0)
+    bool sasl = strcasecmp(o->security_protocol, "SASL") == 0 ||
+                strcasecmp(o->security_protocol, "SASL_SSL") == 0;
+    a->tls = strcasecmp(o->security_protocol, "SSL") == 0 ||
+             strcasecmp(o->security_protocol, "SASL_SSL") == 0;
+    if (!sasl && !a->tls)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
-                          "client.security.protocol '%s' is not supported (PLAINTEXT, SASL)",
-                          o->security_protocol);
+                          "client.security.protocol '%s' is not supported (PLAINTEXT, SASL, SSL, "
+                          "SASL_SSL)", o->security_protocol);
+    if (a->tls) {
+        if (!o->ssl_ca_file || !*o->ssl_ca_file)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "%s needs ssl_ca_file (the CA of the server's certificate)",
+                              o->security_protocol);
+        if (!o->ssl_cert_file != !o->ssl_key_file)
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
+                              "a client certificate needs both ssl_cert_file and ssl_key_file");
+        if (strlen(o->ssl_ca_file) >= sizeof(a->ca_file) ||
+            (o->ssl_cert_file && strlen(o->ssl_cert_file) >= sizeof(a->cert_file)) ||
+            (o->ssl_key_file && strlen(o->ssl_key_file) >= sizeof(a->key_file)))
+            return fl_err_set(err, FLUSS_ERR__INVALID_ARG, "TLS file name too long");
+        snprintf(a->ca_file, sizeof(a->ca_file), "%s", o->ssl_ca_file);
+        snprintf(a->cert_file, sizeof(a->cert_file), "%s", o->ssl_cert_file ? o->ssl_cert_file : "");
+        snprintf(a->key_file, sizeof(a->key_file), "%s", o->ssl_key_file ? o->ssl_key_file : "");
+    }
+    if (!sasl) return 0;
     const char *mech = o->sasl_mechanism && *o->sasl_mechanism ? o->sasl_mechanism : "PLAIN";
     if (!o->sasl_username || !o->sasl_password)
         return fl_err_set(err, FLUSS_ERR__INVALID_ARG,

@@ -15,7 +15,12 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 #include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #include "auth_scram.h"
 #include "common_alloc.h"
@@ -130,6 +135,92 @@ static int fl_client_authenticate(fl_client_conn_t *c, const fl_client_auth_t *a
     return rc;
 }
 
+static int fl_tls_err(fl_error_t *err, const char *what, const char *detail) {
+    unsigned long e = ERR_get_error();
+    char msg[256] = "";
+    if (e) ERR_error_string_n(e, msg, sizeof(msg));
+    ERR_clear_error();
+    return fl_err_set(err, FLUSS_ERR__TRANSPORT, "TLS: %s%s%s%s%s", what, detail[0] ? " " : "",
+                      detail, msg[0] ? ": " : "", msg);
+}
+
+typedef int (*fl_tls_op_fn)(struct ssl_st *ssl, void *p, int n);
+static int fl_tls_op_handshake(SSL *ssl, void *p, int n);
+static int fl_tls_run(fl_client_conn_t *c, fl_tls_op_fn op, void *p, int n, int64_t deadline,
+                      size_t *done, fl_error_t *err);
+
+/* The client context of one connection: the server verified against
+ * ca_file, the client's certificate if given, TLS 1.2 at least. */
+static SSL_CTX *fl_tls_client_ctx(const fl_client_auth_t *a, fl_error_t *err) {
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx) {
+        fl_tls_err(err, "context", "");
+        return NULL;
+    }
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    if (SSL_CTX_load_verify_locations(ctx, a->ca_file, NULL) != 1) {
+        fl_tls_err(err, "CA file", a->ca_file);
+        goto fail;
+    }
+    if (a->cert_file[0]) {
+        if (SSL_CTX_use_certificate_chain_file(ctx, a->cert_file) != 1) {
+            fl_tls_err(err, "certificate file", a->cert_file);
+            goto fail;
+        }
+        if (SSL_CTX_use_PrivateKey_file(ctx, a->key_file, SSL_FILETYPE_PEM) != 1 ||
+            SSL_CTX_check_private_key(ctx) != 1) {
+            fl_tls_err(err, "key file", a->key_file);
+            goto fail;
+        }
+    }
+    return ctx;
+fail:
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+/* TLS over the connected socket: the handshake (bounded by the
+ * connection's timeout), the server's certificate checked against host
+ * (an IP address or a DNS name). */
+static int fl_tls_connect(fl_client_conn_t *c, const char *host, const fl_client_auth_t *a,
+                          fl_error_t *err) {
+    ERR_clear_error();
+    SSL_CTX *ctx = fl_tls_client_ctx(a, err);
+    if (!ctx) return FLUSS_ERR__TRANSPORT;
+    c->ssl = SSL_new(ctx);
+    SSL_CTX_free(ctx);
+    if (!c->ssl) return fl_tls_err(err, "new connection", "");
+    unsigned char ip[16];
+    bool is_ip = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
+    X509_VERIFY_PARAM *vp = SSL_get0_param(c->ssl);
+    if (is_ip ? X509_VERIFY_PARAM_set1_ip_asc(vp, host) != 1
+              : (SSL_set_tlsext_host_name(c->ssl, host) != 1 || SSL_set1_host(c->ssl, host) != 1))
+        return fl_tls_err(err, "server name", host);
+    BIO *rb = BIO_new(BIO_s_mem()), *wb = BIO_new(BIO_s_mem());
+    if (!rb || !wb) {
+        BIO_free(rb);
+        BIO_free(wb);
+        return fl_tls_err(err, "no memory", "");
+    }
+    BIO_set_mem_eof_return(rb, -1);
+    SSL_set_bio(c->ssl, rb, wb);
+    SSL_set_connect_state(c->ssl);
+    size_t none = 0;
+    int rc = fl_tls_run(c, fl_tls_op_handshake, NULL, 0, fl_time_mono_ms() + c->timeout_ms, &none,
+                        err) == 0 ? 1 : -1;
+    if (rc != 1) {
+        long vr = SSL_get_verify_result(c->ssl);
+        if (vr != X509_V_OK)
+            return fl_err_set(err, FLUSS_ERR__TRANSPORT,
+                              "TLS: the server's certificate is not trusted: %s",
+                              X509_verify_cert_error_string(vr));
+        return err->code ? err->code : FLUSS_ERR__TRANSPORT;
+    }
+    return 0;
+}
+
 int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int timeout_ms,
                         const fl_client_auth_t *auth, fl_error_t *err) {
     memset(c, 0, sizeof(*c));
@@ -158,6 +249,11 @@ int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int tim
     if (rc) return rc;
     int one = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (auth) c->auth = *auth;
+    if (auth && auth->tls && (rc = fl_tls_connect(c, host, auth, err))) {
+        fl_client_conn_close(c);
+        return rc;
+    }
 
     Fluss__ApiVersionsRequest req = FLUSS__API_VERSIONS_REQUEST__INIT;
     req.client_software_name = "fluss-c";
@@ -173,7 +269,6 @@ int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int tim
     c->server_type = av->has_server_type ? av->server_type : 0;
     protobuf_c_message_free_unpacked(resp, NULL);
     if (auth && auth->mechanism[0]) {
-        c->auth = *auth;
         if ((rc = fl_client_authenticate(c, auth, err))) {
             fl_client_conn_close(c);
             return rc;
@@ -183,16 +278,21 @@ int fl_client_conn_open(fl_client_conn_t *c, const char *host, int port, int tim
 }
 
 void fl_client_conn_close(fl_client_conn_t *c) {
+    if (c->ssl) {
+        SSL_free(c->ssl); /* no close_notify: the socket goes anyway */
+        c->ssl = NULL;
+    }
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
 }
 
-static int fl_send_all(fl_client_conn_t *c, const uint8_t *p, size_t n, int64_t deadline,
-                       fl_error_t *err) {
+/* Plaintext bytes out, until the deadline (MSG_NOSIGNAL: a library must
+ * not raise SIGPIPE in its caller). */
+static int fl_sock_send_all(int fd, const uint8_t *p, size_t n, int64_t deadline, fl_error_t *err) {
     while (n > 0) {
-        int rc = fl_wait(c->fd, POLLOUT, deadline, err);
+        int rc = fl_wait(fd, POLLOUT, deadline, err);
         if (rc) return rc;
-        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
         if (w < 0) {
             if (errno == EINTR || errno == EAGAIN) continue;
             return fl_err_set(err, FLUSS_ERR__TRANSPORT, "send: %s", strerror(errno));
@@ -203,19 +303,104 @@ static int fl_send_all(fl_client_conn_t *c, const uint8_t *p, size_t n, int64_t 
     return 0;
 }
 
-static int fl_recv_all(fl_client_conn_t *c, uint8_t *p, size_t n, int64_t deadline,
-                       fl_error_t *err) {
-    while (n > 0) {
-        int rc = fl_wait(c->fd, POLLIN, deadline, err);
+/* Some bytes in (*got > 0), after waiting until the deadline. */
+static int fl_sock_recv_some(int fd, uint8_t *p, size_t n, int64_t deadline, size_t *got,
+                             fl_error_t *err) {
+    for (;;) {
+        int rc = fl_wait(fd, POLLIN, deadline, err);
         if (rc) return rc;
-        ssize_t r = recv(c->fd, p, n, 0);
+        ssize_t r = recv(fd, p, n, 0);
         if (r == 0) return fl_err_set(err, FLUSS_ERR__TRANSPORT, "the server closed the connection");
         if (r < 0) {
             if (errno == EINTR || errno == EAGAIN) continue;
             return fl_err_set(err, FLUSS_ERR__TRANSPORT, "recv: %s", strerror(errno));
         }
+        *got = (size_t)r;
+        return 0;
+    }
+}
+
+/* TLS over memory BIOs: the SSL object never touches the socket, so the
+ * socket I/O above (deadlines, no SIGPIPE) serves both. */
+static int fl_tls_flush_out(fl_client_conn_t *c, int64_t deadline, fl_error_t *err) {
+    BIO *w = SSL_get_wbio(c->ssl);
+    uint8_t buf[16384];
+    int n;
+    while ((n = BIO_read(w, buf, sizeof(buf))) > 0) {
+        int rc = fl_sock_send_all(c->fd, buf, (size_t)n, deadline, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int fl_tls_fill_in(fl_client_conn_t *c, int64_t deadline, fl_error_t *err) {
+    uint8_t buf[16384];
+    size_t r = 0;
+    int rc = fl_sock_recv_some(c->fd, buf, sizeof(buf), deadline, &r, err);
+    if (rc) return rc;
+    if (BIO_write(SSL_get_rbio(c->ssl), buf, (int)r) != (int)r)
+        return fl_err_set(err, FLUSS_ERR__NO_MEMORY, "TLS: no memory for input");
+    return 0;
+}
+
+/* Runs op (a handshake, read or write step) until it is done, moving
+ * bytes between the BIOs and the socket; *done what SSL_read/_write gave
+ * (0 for a handshake). */
+static int fl_tls_op_handshake(SSL *ssl, void *p, int n) {
+    (void)p, (void)n;
+    int rc = SSL_do_handshake(ssl);
+    return rc == 1 ? 0 : rc;
+}
+static int fl_tls_op_read(SSL *ssl, void *p, int n) { return SSL_read(ssl, p, n); }
+static int fl_tls_op_write(SSL *ssl, void *p, int n) { return SSL_write(ssl, p, n); }
+
+static int fl_tls_run(fl_client_conn_t *c, fl_tls_op_fn op, void *p, int n, int64_t deadline,
+                      size_t *done, fl_error_t *err) {
+    for (;;) {
+        ERR_clear_error();
+        int r = op(c->ssl, p, n);
+        int rc = fl_tls_flush_out(c, deadline, err);
+        if (rc) return rc;
+        if (r > 0 || (r == 0 && op == fl_tls_op_handshake)) {
+            *done = (size_t)r;
+            return 0;
+        }
+        int e = SSL_get_error(c->ssl, r);
+        if (e == SSL_ERROR_WANT_READ) {
+            if ((rc = fl_tls_fill_in(c, deadline, err))) return rc;
+            continue;
+        }
+        if (e == SSL_ERROR_WANT_WRITE) continue;
+        if (e == SSL_ERROR_ZERO_RETURN)
+            return fl_err_set(err, FLUSS_ERR__TRANSPORT, "the server closed the connection");
+        return fl_tls_err(err, op == fl_tls_op_handshake ? "handshake" : "I/O", "");
+    }
+}
+
+static int fl_send_all(fl_client_conn_t *c, const uint8_t *p, size_t n, int64_t deadline,
+                       fl_error_t *err) {
+    if (!c->ssl) return fl_sock_send_all(c->fd, p, n, deadline, err);
+    while (n > 0) {
+        int chunk = n > (1u << 30) ? (1 << 30) : (int)n;
+        size_t w = 0;
+        int rc = fl_tls_run(c, fl_tls_op_write, (void *)p, chunk, deadline, &w, err);
+        if (rc) return rc;
+        p += w;
+        n -= w;
+    }
+    return 0;
+}
+
+static int fl_recv_all(fl_client_conn_t *c, uint8_t *p, size_t n, int64_t deadline,
+                       fl_error_t *err) {
+    while (n > 0) {
+        size_t r = 0;
+        int chunk = n > (1u << 30) ? (1 << 30) : (int)n;
+        int rc = c->ssl ? fl_tls_run(c, fl_tls_op_read, p, chunk, deadline, &r, err)
+                        : fl_sock_recv_some(c->fd, p, n, deadline, &r, err);
+        if (rc) return rc;
         p += r;
-        n -= (size_t)r;
+        n -= r;
     }
     return 0;
 }
@@ -242,8 +427,14 @@ int fl_client_conn_send(fl_client_conn_t *c, int16_t api_key, const ProtobufCMes
     return 0;
 }
 
+int fl_client_conn_buffered(const fl_client_conn_t *c) {
+    return c->fd >= 0 && c->ssl &&
+           (SSL_pending(c->ssl) > 0 || BIO_ctrl_pending(SSL_get_rbio(c->ssl)) > 0);
+}
+
 int fl_client_conn_readable(const fl_client_conn_t *c) {
     if (c->fd < 0) return 0;
+    if (fl_client_conn_buffered(c)) return 1;
     struct pollfd p = {c->fd, POLLIN, 0};
     return poll(&p, 1, 0) > 0;
 }

@@ -7,20 +7,28 @@
 #define FL_CLIENT_CONN_H
 
 #include <protobuf-c/protobuf-c.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common_error.h"
 
 /* How a connection authenticates (client.security.protocol SASL): an
- * empty mechanism is PLAINTEXT. */
+ * empty mechanism is PLAINTEXT. With tls (SSL, SASL_SSL: ours) the
+ * connection speaks TLS first, verifying the server with ca_file. */
 typedef struct fl_client_auth {
     char mechanism[32];
     char username[256];
     char password[256];
+    bool tls;
+    char ca_file[1024];
+    char cert_file[1024]; /* "" for none */
+    char key_file[1024];
 } fl_client_auth_t;
 
+struct ssl_st;
 typedef struct fl_client_conn {
     int fd;
+    struct ssl_st *ssl; /* a TLS connection's, else NULL */
     fl_client_auth_t auth; /* what it authenticated with, for sibling connections */
     int32_t next_request_id;
     int timeout_ms;
@@ -51,6 +59,9 @@ int fl_client_conn_send(fl_client_conn_t *c, int16_t api_key, const ProtobufCMes
 int fl_client_conn_recv(fl_client_conn_t *c, int64_t deadline_ms,
                         const ProtobufCMessageDescriptor *resp_desc, int32_t *request_id,
                         ProtobufCMessage **resp, fl_error_t *err);
+/* 1 when TLS holds bytes already read from the socket (a poll of the fd
+ * would not show them), else 0. */
+int fl_client_conn_buffered(const fl_client_conn_t *c);
 /* 1 when a response (or EOF) can be read without blocking, else 0. */
 int fl_client_conn_readable(const fl_client_conn_t *c);
 /* Splits "host:port". */

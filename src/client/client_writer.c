@@ -574,7 +574,15 @@ static void fl_writer_poll(fluss_append_writer_t *w, bool wait) {
         size_t n = fl_writer_poll_set(w, fds, nodes);
         if (n == 0) return;
         int timeout = wait ? w->o.request_timeout_ms : 0;
+        /* answers TLS decrypted already: poll(2) cannot see them */
+        for (size_t i = 0; i < n; i++)
+            if (fl_client_conn_buffered(&w->conns[nodes[i]].conn)) timeout = 0;
         int rc = poll(fds, n, timeout);
+        for (size_t i = 0; i < n; i++)
+            if (fl_client_conn_buffered(&w->conns[nodes[i]].conn)) {
+                fds[i].revents |= POLLIN;
+                if (rc == 0) rc = 1;
+            }
         if (rc < 0) continue;
         if (rc == 0) {
             if (!wait) return;
@@ -840,7 +848,9 @@ static void fl_writer_wait_answers(fluss_append_writer_t *w, int timeout_ms) {
     int nodes[64];
     size_t n = fl_writer_poll_set(w, fds, nodes);
     if (n == 0) return;
-    if (poll(fds, n, timeout_ms) <= 0) return;
+    bool buffered = false;
+    for (size_t i = 0; i < n; i++) buffered |= fl_client_conn_buffered(&w->conns[nodes[i]].conn);
+    if (!buffered && poll(fds, n, timeout_ms) <= 0) return;
     for (size_t i = 0; i < n; i++)
         if (fds[i].revents)
             fl_writer_recv_node(w, nodes[i], fl_time_mono_ms() + w->o.request_timeout_ms);

@@ -6,6 +6,12 @@
  *
  * A connection is freed when its handle has closed and no deferred
  * response holds it: the open handle counts as one reference.
+ *
+ * A TLS listener's connections (fl_rpc_server_tls) carry an fl_rpc_tls_t:
+ * the socket reads into its raw buffer, the ciphertext goes through
+ * SSL_read into `in`, and a flush encrypts `out` (flattened) with
+ * SSL_write and writes the write BIO's bytes. Plaintext connections have
+ * none and take the paths above unchanged.
  */
 #include "rpc_server.h"
 
@@ -15,6 +21,10 @@
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include "common_alloc.h"
 #include "common_log.h"
@@ -35,7 +45,21 @@ typedef struct fl_rpc_listener {
     bool accepting; /* the loop accepts (uv_listen), not only the backlog */
     bool gated;     /* new connections start behind gate */
     fl_rpc_gate_t gate;
+    fl_rpc_tls_ctx_fn tls_ctx_fn; /* a TLS listener (fl_rpc_server_tls) */
+    void *tls_arg;
+    bool tls_admit; /* the handshake lifts the gate */
 } fl_rpc_listener_t;
+
+/* A TLS connection's state (NULL for plaintext ones): the SSL object over
+ * two memory BIOs, the socket's ciphertext read into raw. */
+typedef struct fl_rpc_tls {
+    SSL *ssl;
+    BIO *rbio, *wbio; /* owned by ssl */
+    bool handshaken;
+    bool has_cn;
+    char cn[256];
+    uint8_t raw[FL_RPC_READ_CHUNK];
+} fl_rpc_tls_t;
 
 struct fl_rpc_conn {
     uv_tcp_t tcp;
@@ -69,6 +93,7 @@ struct fl_rpc_conn {
     fl_rpc_local_release_fn release;
     void *local_arg;
     fl_rpc_listener_t local_listener; /* carries the listener context */
+    fl_rpc_tls_t *tls; /* a TLS listener's connection */
 };
 
 struct fl_rpc_shard {
@@ -193,6 +218,10 @@ static void fl_rpc_conn_free(fl_rpc_conn_t *c) {
     fl_buf_free(&c->in);
     fl_rpc_out_free(&c->out);
     fl_rpc_out_free(&c->writing);
+    if (c->tls) {
+        SSL_free(c->tls->ssl);
+        fl_free(c->tls);
+    }
     fl_free(c);
 }
 
@@ -296,6 +325,11 @@ static void fl_rpc_conn_close(fl_rpc_conn_t *c) {
 static void fl_rpc_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
     (void)suggested;
     fl_rpc_conn_t *c = h->data;
+    if (c->tls) {
+        buf->base = (char *)c->tls->raw;
+        buf->len = sizeof(c->tls->raw);
+        return;
+    }
     size_t want = FL_RPC_READ_CHUNK;
     size_t frame_max = c->frame_max;
     if (c->in.len >= FL_FRAME_LEN_BYTES) {
@@ -341,7 +375,13 @@ static void fl_rpc_on_write(uv_write_t *req, int status) {
     fl_rpc_update_reading(c);
 }
 
+static void fl_rpc_tls_flush(fl_rpc_conn_t *c);
+
 static void fl_rpc_conn_flush(fl_rpc_conn_t *c) {
+    if (c->tls) {
+        fl_rpc_tls_flush(c);
+        return;
+    }
     if (atomic_load(&c->closing) || c->in_flight) return;
     if (c->hold_until_ms) return; /* fl_rpc_on_hold_timer writes it */
     if (fl_rpc_out_len(&c->out) == 0) {
@@ -422,6 +462,8 @@ static void fl_rpc_process(fl_rpc_conn_t *c) {
     fl_buf_consume(&c->in, pos);
 }
 
+static int fl_rpc_tls_on_read(fl_rpc_conn_t *c, size_t nread);
+
 static void fl_rpc_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     (void)buf;
     fl_rpc_conn_t *c = s->data;
@@ -435,7 +477,11 @@ static void fl_rpc_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
         return;
     }
     if (nread == 0) return;
-    c->in.len += (size_t)nread;
+    if (c->tls) {
+        if (fl_rpc_tls_on_read(c, (size_t)nread)) return;
+    } else {
+        c->in.len += (size_t)nread;
+    }
     c->last_active_ms = fl_time_mono_ms();
     fl_rpc_process(c);
     if (atomic_load(&c->closing)) return;
@@ -459,7 +505,170 @@ static void fl_rpc_shard_adopt(fl_rpc_shard_t *sh, fl_rpc_conn_t *c) {
     sh->conns = c;
     atomic_fetch_add(&sh->conn_count, 1);
     c->last_active_ms = fl_time_mono_ms();
+    if (c->tls && !c->tls->ssl) {
+        fl_rpc_conn_close(c); /* no TLS context to serve it with */
+        return;
+    }
     fl_rpc_update_reading(c);
+}
+
+/* ---- TLS connections ---- */
+
+static void fl_rpc_tls_new(fl_rpc_conn_t *c, fl_rpc_listener_t *l) {
+    fl_rpc_tls_t *t = fl_calloc(1, sizeof(*t));
+    c->tls = t;
+    SSL_CTX *ctx = l->tls_ctx_fn(l->tls_arg);
+    if (!ctx) return;
+    t->ssl = SSL_new(ctx);
+    SSL_CTX_free(ctx); /* the SSL holds its own reference */
+    if (!t->ssl) return;
+    t->rbio = BIO_new(BIO_s_mem());
+    t->wbio = BIO_new(BIO_s_mem());
+    if (!t->rbio || !t->wbio) {
+        BIO_free(t->rbio);
+        BIO_free(t->wbio);
+        SSL_free(t->ssl);
+        t->ssl = NULL;
+        return;
+    }
+    BIO_set_mem_eof_return(t->rbio, -1);
+    SSL_set_bio(t->ssl, t->rbio, t->wbio);
+    SSL_set_accept_state(t->ssl);
+}
+
+/* The verified peer certificate's common name, once the handshake is done. */
+static void fl_rpc_tls_peer(fl_rpc_tls_t *t) {
+    X509 *peer = SSL_get0_peer_certificate(t->ssl);
+    if (!peer || SSL_get_verify_result(t->ssl) != X509_V_OK) return;
+    int n = X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName, t->cn,
+                                      (int)sizeof(t->cn));
+    t->has_cn = n > 0 && (size_t)n < sizeof(t->cn) && strlen(t->cn) == (size_t)n;
+}
+
+static void fl_rpc_tls_log_error(const char *what) {
+    unsigned long e = ERR_get_error();
+    char msg[256] = "";
+    if (e) ERR_error_string_n(e, msg, sizeof(msg));
+    ERR_clear_error();
+    FL_INFO("rpc: closing a TLS connection: %s%s%s", what, msg[0] ? ": " : "", msg);
+}
+
+/* nread bytes of ciphertext in t->raw: through the SSL object, plaintext
+ * appended to c->in. Non-zero when the connection was closed. */
+static int fl_rpc_tls_on_read(fl_rpc_conn_t *c, size_t nread) {
+    fl_rpc_tls_t *t = c->tls;
+    if (BIO_write(t->rbio, t->raw, (int)nread) != (int)nread) {
+        fl_rpc_conn_close(c);
+        return 1;
+    }
+    if (!t->handshaken) {
+        ERR_clear_error();
+        int rc = SSL_do_handshake(t->ssl);
+        if (rc != 1) {
+            int e = SSL_get_error(t->ssl, rc);
+            fl_rpc_tls_flush(c); /* the alert, if any */
+            if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return 0;
+            fl_rpc_tls_log_error("handshake failed");
+            c->close_after_write = true;
+            fl_rpc_tls_flush(c);
+            if (!atomic_load(&c->closing) && !c->in_flight) fl_rpc_conn_close(c);
+            return 1;
+        }
+        t->handshaken = true;
+        fl_rpc_tls_peer(t);
+        if (c->listener->tls_admit) fl_rpc_conn_admit(c);
+    }
+    for (;;) {
+        uint8_t *p = fl_buf_try_reserve(&c->in, FL_RPC_READ_CHUNK);
+        if (!p) {
+            FL_WARN("rpc: closing connection: no memory for input");
+            fl_rpc_conn_close(c);
+            return 1;
+        }
+        ERR_clear_error();
+        int r = SSL_read(t->ssl, p, FL_RPC_READ_CHUNK);
+        if (r > 0) {
+            c->in.len += (size_t)r;
+            continue;
+        }
+        int e = SSL_get_error(t->ssl, r);
+        if (e == SSL_ERROR_WANT_READ) break;
+        if (e != SSL_ERROR_ZERO_RETURN) fl_rpc_tls_log_error("read failed");
+        fl_rpc_tls_flush(c);
+        fl_rpc_conn_close(c);
+        return 1;
+    }
+    return 0;
+}
+
+/* Encrypts what the handlers answered (flattened: the zero-copy writev is
+ * plaintext's) and writes the ciphertext the SSL object has for the peer
+ * (handshake messages, alerts, records) with one uv_write. */
+static void fl_rpc_tls_flush(fl_rpc_conn_t *c) {
+    fl_rpc_tls_t *t = c->tls;
+    if (atomic_load(&c->closing) || !t->ssl) return;
+    if (!c->hold_until_ms && fl_rpc_out_len(&c->out) && t->handshaken) {
+        fl_rpc_out_flatten(&c->out);
+        size_t pos = 0;
+        while (pos < c->out.buf.len) {
+            size_t n = c->out.buf.len - pos;
+            if (n > (1u << 24)) n = 1u << 24;
+            ERR_clear_error();
+            int w = SSL_write(t->ssl, c->out.buf.data + pos, (int)n);
+            if (w <= 0) {
+                fl_rpc_tls_log_error("write failed");
+                fl_rpc_conn_close(c);
+                return;
+            }
+            pos += (size_t)w;
+        }
+        fl_rpc_out_reset(&c->out);
+    }
+    if (c->in_flight) return;
+    size_t pending = BIO_ctrl_pending(t->wbio);
+    if (pending == 0) {
+        if (c->close_after_write && fl_rpc_out_len(&c->out) == 0) fl_rpc_conn_close(c);
+        return;
+    }
+    fl_rpc_out_reset(&c->writing);
+    uint8_t *p = fl_buf_try_reserve(&c->writing.buf, pending);
+    if (!p) {
+        fl_rpc_conn_close(c);
+        return;
+    }
+    int got = BIO_read(t->wbio, p, (int)pending);
+    if (got <= 0) {
+        fl_rpc_conn_close(c);
+        return;
+    }
+    c->writing.buf.len = (size_t)got;
+    c->iov[0] = uv_buf_init((char *)c->writing.buf.data, (unsigned)got);
+    c->in_flight = (size_t)got;
+    c->write_req.data = c;
+    if (uv_write(&c->write_req, (uv_stream_t *)&c->tcp, c->iov, 1, fl_rpc_on_write) < 0) {
+        c->in_flight = 0;
+        fl_rpc_conn_close(c);
+    }
+}
+
+int fl_rpc_server_tls(fl_rpc_server_t *srv, void *listener_ctx, fl_rpc_tls_ctx_fn ctx_fn, void *arg,
+                      bool admit_on_handshake) {
+    int n = 0;
+    for (size_t i = 0; i < srv->listener_count; i++) {
+        fl_rpc_listener_t *l = srv->listeners[i];
+        if (l->ctx != listener_ctx) continue;
+        l->tls_ctx_fn = ctx_fn;
+        l->tls_arg = arg;
+        l->tls_admit = admit_on_handshake;
+        n++;
+    }
+    return n;
+}
+
+bool fl_rpc_conn_tls(const fl_rpc_conn_t *c) { return c->tls != NULL; }
+
+const char *fl_rpc_conn_tls_peer_cn(const fl_rpc_conn_t *c) {
+    return c->tls && c->tls->has_cn ? c->tls->cn : NULL;
 }
 
 static fl_rpc_conn_t *fl_rpc_conn_new(fl_rpc_shard_t *sh, fl_rpc_listener_t *l) {
@@ -474,6 +683,7 @@ static fl_rpc_conn_t *fl_rpc_conn_new(fl_rpc_shard_t *sh, fl_rpc_listener_t *l) 
         if (l->gate.frame_max < c->frame_max) c->frame_max = l->gate.frame_max;
         if (l->gate.deadline_ms > 0) c->deadline_ms = fl_time_mono_ms() + l->gate.deadline_ms;
     }
+    if (l->tls_ctx_fn) fl_rpc_tls_new(c, l);
     atomic_init(&c->refs, 1);
     uv_tcp_init(fl_rpc_loop_uv(sh->loop), &c->tcp);
     c->tcp.data = c;

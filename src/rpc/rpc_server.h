@@ -176,4 +176,23 @@ void *fl_rpc_conn_attachment(const fl_rpc_conn_t *conn);
  * connection. Fixed at accept. */
 const char *fl_rpc_conn_peer_ip(const fl_rpc_conn_t *conn);
 
+/* TLS listeners (ours): the connections of the listener whose context is
+ * listener_ctx speak TLS. ctx_fn(arg) gives each new connection an
+ * SSL_CTX with a reference the connection owns (SSL_CTX_up_ref), or NULL
+ * to refuse it; a certificate reload lives behind it. Bytes are pumped
+ * through memory BIOs: what is read goes through SSL_read into the input
+ * (frames parsed as for plaintext), answers are flattened and go through
+ * SSL_write. The handshake comes first, under the listener's gate (its
+ * deadline); a failed one closes the connection. admit_on_handshake lifts
+ * the gate once the handshake is done (TLS without SASL). Returns how
+ * many listeners matched; before the loops accept. */
+struct ssl_ctx_st;
+typedef struct ssl_ctx_st *(*fl_rpc_tls_ctx_fn)(void *arg);
+int fl_rpc_server_tls(fl_rpc_server_t *srv, void *listener_ctx, fl_rpc_tls_ctx_fn ctx_fn, void *arg,
+                      bool admit_on_handshake);
+/* Whether conn speaks TLS, and the common name of the certificate its
+ * peer presented (verified in the handshake), NULL if none. On its loop. */
+bool fl_rpc_conn_tls(const fl_rpc_conn_t *conn);
+const char *fl_rpc_conn_tls_peer_cn(const fl_rpc_conn_t *conn);
+
 #endif

@@ -372,7 +372,7 @@ static int fl_server_handle_as(fl_server_role_t *role, fl_rpc_conn_t *conn,
     const char *principal = NULL;
     if (role->security && conn) {
         principal = fl_sasl_principal(conn);
-        if (!principal && e->key != FL_API_API_VERSIONS && e->key != FL_API_AUTHENTICATE) {
+        if (role->security->sasl && !principal && e->key != FL_API_API_VERSIONS && e->key != FL_API_AUTHENTICATE) {
             FL_DEBUG("rpc: %s before authentication: refused, closing", info->name);
             fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION,
                                   "The connection has not completed authentication yet. This "

@@ -50,10 +50,12 @@ int fl_security_protocol_of(const fl_config_t *cfg, const char *listener, fl_sec
         fl_sec_protocol_t pr;
         if (strcasecmp(proto, "PLAINTEXT") == 0) pr = FL_SEC_PLAINTEXT;
         else if (strcasecmp(proto, "SASL") == 0) pr = FL_SEC_SASL;
+        else if (strcasecmp(proto, "SSL") == 0) pr = FL_SEC_SSL;
+        else if (strcasecmp(proto, "SASL_SSL") == 0) pr = FL_SEC_SASL_SSL;
         else
             return fl_err_set(err, FLUSS_ERR__INVALID_ARG,
                               "security.protocol.map: no authentication protocol '%s' "
-                              "(PLAINTEXT, SASL)", proto);
+                              "(PLAINTEXT, SASL, SSL, SASL_SSL)", proto);
         if (strcmp(name, listener) == 0) *out = pr;
     }
     return 0;
@@ -125,9 +127,15 @@ int fl_listener_security_load(const fl_config_t *cfg, const char *listener,
     fl_listener_security_t *s = fl_calloc(1, sizeof(*s));
     snprintf(s->listener, sizeof(s->listener), "%s", listener);
     s->protocol = proto;
+    s->sasl = proto == FL_SEC_SASL || proto == FL_SEC_SASL_SSL;
     int64_t frame;
     bool plain = false;
-    if (!(rc = fl_sec_mechanisms(cfg, s, err)))
+    if ((proto == FL_SEC_SSL || proto == FL_SEC_SASL_SSL) &&
+        (rc = fl_server_tls_load(cfg, listener, &s->tls, err))) {
+        fl_listener_security_free(s);
+        return rc;
+    }
+    if (s->sasl && !(rc = fl_sec_mechanisms(cfg, s, err)))
         for (size_t i = 0; i < s->mechanism_count; i++)
             plain |= strcmp(s->mechanisms[i], "PLAIN") == 0;
     if (rc || (plain && (rc = fl_sec_plain_users(cfg, s, err))) ||
@@ -146,7 +154,7 @@ int fl_listener_security_load(const fl_config_t *cfg, const char *listener,
                           "security.sasl.max-request-size must be at least 1 kb");
     }
     s->preauth_frame_max = (size_t)frame;
-    FL_INFO("security: listener %s authenticates with SASL (%s), %zu PLAIN user(s)", listener,
+    if (s->sasl) FL_INFO("security: listener %s authenticates with SASL (%s), %zu PLAIN user(s)", listener,
             s->mechanisms[0], fl_plain_users_count(s->plain_users));
     *out = s;
     return 0;
@@ -155,6 +163,7 @@ int fl_listener_security_load(const fl_config_t *cfg, const char *listener,
 void fl_listener_security_free(fl_listener_security_t *s) {
     if (!s) return;
     fl_plain_users_free(s->plain_users);
+    fl_server_tls_free(s->tls);
     fl_free(s);
 }
 
@@ -163,6 +172,9 @@ void fl_listener_security_gate(const fl_listener_security_t *sec, fl_rpc_server_
     if (!sec) return;
     fl_rpc_gate_t g = {.frame_max = sec->preauth_frame_max, .deadline_ms = sec->auth_timeout_ms};
     fl_rpc_server_gate(srv, listener_ctx, &g);
+    /* the gate's deadline covers the TLS handshake; without SASL the
+     * handshake is the whole authentication */
+    if (sec->tls) fl_rpc_server_tls(srv, listener_ctx, fl_server_tls_ctx, sec->tls, !sec->sasl);
 }
 
 /* ---- sessions ---- */
@@ -183,8 +195,13 @@ fl_sasl_session_t *fl_sasl_session_of(fl_rpc_conn_t *conn) {
 }
 
 const char *fl_sasl_principal(const fl_rpc_conn_t *conn) {
-    const fl_sasl_session_t *s = conn ? fl_rpc_conn_attachment(conn) : NULL;
-    return s && s->authenticated ? s->principal : NULL;
+    if (!conn) return NULL;
+    const fl_sasl_session_t *s = fl_rpc_conn_attachment(conn);
+    if (s && s->authenticated) return s->principal;
+    /* SSL: the handshake admitted it; the certificate's CN, if any (on a
+     * SASL_SSL listener only SASL admits) */
+    if (fl_rpc_conn_tls(conn) && !fl_rpc_conn_gated(conn)) return fl_rpc_conn_tls_peer_cn(conn);
+    return NULL;
 }
 
 /* ---- AUTHENTICATE ---- */
@@ -263,14 +280,16 @@ void fl_security_authenticate(const fl_listener_security_t *sec, fl_scram_users_
     }
     const char *proto = ar->protocol ? ar->protocol : "";
     Fluss__AuthenticateResponse resp = FLUSS__AUTHENTICATE_RESPONSE__INIT;
-    if (!sec) {
-        /* PLAINTEXT: complete from the start; only its own name matches */
-        if (strcasecmp(proto, "PLAINTEXT") == 0) {
+    if (!sec || !sec->sasl) {
+        /* PLAINTEXT (SSL, ours): complete from the start; only its own name
+         * matches */
+        const char *own = sec ? "SSL" : "PLAINTEXT";
+        if (strcasecmp(proto, own) == 0) {
             fl_server_reply(out, req->request_id, &resp.base);
         } else {
             snprintf(msg, sizeof(msg),
-                     "Authenticate protocol not match: protocol of server is 'PLAINTEXT' while "
-                     "protocol of client is '%.200s'", proto);
+                     "Authenticate protocol not match: protocol of server is '%s' while "
+                     "protocol of client is '%.200s'", own, proto);
             fl_server_reply_error(out, req->request_id, FLUSS_ERR_AUTHENTICATE_EXCEPTION, msg);
         }
         fluss__authenticate_request__free_unpacked(ar, NULL);

@@ -3,8 +3,10 @@
  * Fluss's keys, and the per-connection session of a SASL listener.
  *
  * Keys (Fluss 0.9.1 unless marked ours):
- *   security.protocol.map           "NAME:PROTOCOL,..." (PLAINTEXT, SASL);
- *                                   a listener not named is PLAINTEXT
+ *   security.protocol.map           "NAME:PROTOCOL,..." (PLAINTEXT, SASL;
+ *                                   ours SSL: TLS, SASL_SSL: TLS then
+ *                                   SASL); a listener not named is
+ *                                   PLAINTEXT. TLS keys: server_tls.h
  *   security.sasl.enabled.mechanisms  list, default PLAIN; ours also
  *                                   SCRAM-SHA-256, SCRAM-SHA-512
  *   security.sasl.listener.name.<listener>.plain.jaas.config, then
@@ -35,10 +37,13 @@
 #include "common_error.h"
 #include "rpc_server.h"
 #include "server_config.h"
+#include "server_tls.h"
 
 typedef enum fl_sec_protocol {
     FL_SEC_PLAINTEXT = 0,
     FL_SEC_SASL = 1,
+    FL_SEC_SSL = 2,      /* ours: TLS; the principal is the client certificate's CN */
+    FL_SEC_SASL_SSL = 3, /* ours: TLS, then SASL as FL_SEC_SASL */
 } fl_sec_protocol_t;
 
 #define FL_SASL_MECHANISMS_MAX 4
@@ -53,6 +58,8 @@ typedef struct fl_listener_security {
     int64_t auth_timeout_ms;
     int64_t failure_delay_ms;
     size_t preauth_frame_max;
+    bool sasl;            /* SASL or SASL_SSL */
+    fl_server_tls_t *tls; /* SSL or SASL_SSL */
 } fl_listener_security_t;
 
 /* The protocol security.protocol.map gives listener (PLAINTEXT if it is
@@ -81,7 +88,8 @@ typedef struct fl_sasl_session {
 
 /* The session of conn, made on first use (on conn's loop). */
 fl_sasl_session_t *fl_sasl_session_of(fl_rpc_conn_t *conn);
-/* The authenticated principal of conn, or NULL. */
+/* The authenticated principal of conn, or NULL: the SASL user, or on an
+ * SSL listener the verified client certificate's common name. */
 const char *fl_sasl_principal(const fl_rpc_conn_t *conn);
 
 struct fl_scram_users;
