@@ -148,7 +148,7 @@ TSAN_INTEROP = tests/interop/test_core.py tests/interop/test_replication.py test
                tests/interop/test_security_sasl.py
 test-tsan: build-tsan venv
 	cd $(BUILD_TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	    ctest --output-on-failure -R 'rpc_client|rpc_gate|rpc_tls|server_authz|replica_concurrency|replica_offline|replica_kv|common_vfs_fault|common_workq|kv_tablet|kv_lease|kv_row_count|producer_offsets|server_auto_partition|server_push|metadata_cache'
+	    ctest --output-on-failure -R 'rpc_client|rpc_gate|rpc_tls|server_authz|server_scram|replica_concurrency|replica_offline|replica_kv|common_vfs_fault|common_workq|kv_tablet|kv_lease|kv_row_count|producer_offsets|server_auto_partition|server_push|metadata_cache'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" FLUSSD=$(BUILD_TSAN)/flussd \
 	    FLUSSD_ARGS="-D netty.server.num-network-threads=2 -D netty.server.num-worker-threads=2" \
 	    .venv/bin/python -m pytest $(TSAN_INTEROP) -q
