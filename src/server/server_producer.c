@@ -134,11 +134,15 @@ FL_API_HANDLER(fl_api_get_producer_offsets) {
     }
     /* only the tables the caller may READ, silently */
     if (FL_AUTHZ(ctx) && !ctx->who.trusted) {
+        /* an entry's buckets come grouped by table: one check per table */
         size_t k = 0;
+        bool allowed = false;
         for (size_t i = 0; i < e.n; i++) {
             fl_error_t denied;
-            if (fl_cs_authorize_table_id(ctx, FL_ACL_OP_READ, e.b[i].table_id, false, &denied) == 0)
-                e.b[k++] = e.b[i];
+            if (i == 0 || e.b[i].table_id != e.b[i - 1].table_id)
+                allowed = fl_cs_authorize_table_id(ctx, FL_ACL_OP_READ, e.b[i].table_id, false,
+                                                   &denied) == 0;
+            if (allowed) e.b[k++] = e.b[i];
         }
         e.n = k;
     }
@@ -166,7 +170,8 @@ FL_API_HANDLER(fl_api_delete_producer_offsets) {
                                          &e, &found, err);
         if (rc) return rc;
         for (size_t i = 0; found && i < e.n && !rc; i++)
-            rc = fl_cs_authorize_table_id(ctx, FL_ACL_OP_WRITE, e.b[i].table_id, false, err);
+            if (i == 0 || e.b[i].table_id != e.b[i - 1].table_id)
+                rc = fl_cs_authorize_table_id(ctx, FL_ACL_OP_WRITE, e.b[i].table_id, false, err);
         if (found) fl_producer_entry_free(&e);
         if (rc) return rc;
     }
