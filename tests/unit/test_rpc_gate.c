@@ -27,6 +27,7 @@
 #include "common_time.h"
 #include "proto_frame.h"
 #include "rpc_server.h"
+#include "test_rpc_util.h"
 
 enum { API_ECHO = 1, API_ADMIT = 2, API_HOLD = 3, API_LAST = 4 };
 
@@ -51,12 +52,6 @@ static int handler(void *ctx, fl_rpc_conn_t *conn, const fl_frame_request_t *req
     }
 }
 
-typedef struct srv {
-    fl_rpc_loop_t *loop;
-    fl_rpc_server_t *srv;
-    int port;
-} srv_t;
-
 static int ctx_gated;
 
 static void srv_start(srv_t *s) {
@@ -70,20 +65,6 @@ static void srv_start(srv_t *s) {
     assert_int_equal(fl_rpc_server_gate(s->srv, &ctx_gated, &g), 1);
     assert_int_equal(fl_rpc_server_gate(s->srv, &attachments_freed, &g), 0);
     assert_int_equal(fl_rpc_loop_start(s->loop), 0);
-}
-
-static void srv_stop(srv_t *s) {
-    fl_rpc_server_close(s->srv);
-    fl_rpc_loop_destroy(s->loop);
-    fl_rpc_server_destroy(s->srv);
-}
-
-static int dial(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    return fd;
 }
 
 static void put_request(fl_buf_t *b, int16_t api, int32_t id, size_t body_len) {

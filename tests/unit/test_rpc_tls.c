@@ -28,6 +28,7 @@
 #include "common_time.h"
 #include "proto_frame.h"
 #include "rpc_server.h"
+#include "test_rpc_util.h"
 
 enum { API_ECHO = 1, API_HOLD = 3, API_GATED = 5 };
 
@@ -77,12 +78,6 @@ static void make_server_ctx(void) {
     EVP_PKEY_free(key);
 }
 
-typedef struct srv {
-    fl_rpc_loop_t *loop;
-    fl_rpc_server_t *srv;
-    int port;
-} srv_t;
-
 static void srv_start(srv_t *s) {
     s->loop = fl_rpc_loop_new("t-tls");
     fl_rpc_limits_t lim = {.frame_max = 8 << 20, .out_pending_max = 64 << 20,
@@ -94,20 +89,6 @@ static void srv_start(srv_t *s) {
     assert_int_equal(fl_rpc_server_gate(s->srv, &ctx_tls, &g), 1);
     assert_int_equal(fl_rpc_server_tls(s->srv, &ctx_tls, ctx_fn, NULL, true), 1);
     assert_int_equal(fl_rpc_loop_start(s->loop), 0);
-}
-
-static void srv_stop(srv_t *s) {
-    fl_rpc_server_close(s->srv);
-    fl_rpc_loop_destroy(s->loop);
-    fl_rpc_server_destroy(s->srv);
-}
-
-static int dial(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    return fd;
 }
 
 static SSL *tls_dial(int port, SSL_CTX *cctx, int *fd) {
