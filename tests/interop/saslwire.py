@@ -41,6 +41,24 @@ AUTHZID_DIFFERS = ("Authentication failed: Client requested an authorization id 
                    "different from username")
 
 
+class Target:
+    """A server under test: its client listeners (coordinator, tablet
+    server) and, for ours, the OurServer process (None for the reference)."""
+
+    def __init__(self, host, coordinator_port, tablet_port, server=None):
+        self.host = host
+        self.coordinator_port = coordinator_port
+        self.tablet_port = tablet_port
+        self.server = server
+
+    @property
+    def bootstrap(self):
+        return f"{self.host}:{self.coordinator_port}"
+
+    def ports(self):
+        return {"coordinator": self.coordinator_port, "tablet": self.tablet_port}
+
+
 def tokens_message(n: int) -> str:
     return f"Invalid SASL/PLAIN response: expected 3 tokens, got {n}"
 

@@ -105,21 +105,10 @@ JAVA_TIMEOUT_S = 300
 # the servers under test (one per module, plus one without the authorizer)
 # ---------------------------------------------------------------------------
 
-class AclTarget:
-    def __init__(self, host, coordinator_port, tablet_port, server=None):
-        self.host = host
-        self.coordinator_port = coordinator_port
-        self.tablet_port = tablet_port
-        self.server = server  # OurServer, or None for the reference
-
-    @property
-    def bootstrap(self):
-        return f"{self.host}:{self.coordinator_port}"
-
+class AclTarget(sw.Target):
     def raw(self, role="coordinator", user="root", timeout=10.0):
         """A connection authenticated as `user` (SASL/PLAIN)."""
-        port = self.coordinator_port if role == "coordinator" else self.tablet_port
-        conn = RawConnection(self.host, port, timeout)
+        conn = RawConnection(self.host, self.ports()[role], timeout)
         rtype, body = sw.authenticate(conn, "PLAIN", sw.plain_token(user, USERS[user]))
         assert rtype == RESPONSE_SUCCESS, (
             f"{user} does not authenticate on the {role}: {decode_error(body)}")

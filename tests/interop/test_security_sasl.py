@@ -81,20 +81,7 @@ PREAUTH_FRAME_MAX = 64 * 1024  # ours: the largest frame before authentication
 # the server under test (one per module)
 # ---------------------------------------------------------------------------
 
-class SaslTarget:
-    def __init__(self, host, coordinator_port, tablet_port, server=None):
-        self.host = host
-        self.coordinator_port = coordinator_port
-        self.tablet_port = tablet_port
-        self.server = server  # OurServer, or None for the reference
-
-    @property
-    def bootstrap(self):
-        return f"{self.host}:{self.coordinator_port}"
-
-    def ports(self):
-        return {"coordinator": self.coordinator_port, "tablet": self.tablet_port}
-
+class SaslTarget(sw.Target):
     def raw(self, role="coordinator", timeout=5.0):
         return RawConnection(self.host, self.ports()[role], timeout)
 
